@@ -1,0 +1,123 @@
+// The chain reader's contract: what the rest of the service may ask of the chain.
+// Implemented once (reader.ts) over Solana JSON-RPC; features depend on this interface only.
+import type { Address } from '@solana/kit';
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+
+/** Why a chain read failed. `unreachable`: transport or RPC error (retryable). `malformed`: data does not decode. */
+export class ChainError extends Error {
+  constructor(
+    readonly kind: 'unreachable' | 'malformed',
+    message: string,
+    readonly account?: string,
+  ) {
+    super(message);
+    this.name = 'ChainError';
+  }
+}
+
+export interface HandleAccount {
+  address: Address; // the Handle PDA
+  name: string;
+  owner: Address;
+  handleType: number; // 3 = Agent
+  tokenized: boolean;
+  mint: Address | null;
+  registrationEpoch: bigint;
+  registeredAt: number; // unix seconds
+  registeredSlot: bigint;
+}
+
+/** Who controls a handle right now: the owner, or the holder of the NFT in its associated token account. */
+export interface HandleAuthority {
+  authority: Address | null; // null: tokenized and the NFT is not held in an associated token account (e.g. burned)
+  source: 'owner' | 'nft-holder';
+  reason?: 'nft-burned' | 'nft-not-in-ata';
+}
+
+export interface PrimaryPointerAccount {
+  address: Address;
+  wallet: Address;
+  handle: Address;
+  handleEpoch: bigint;
+  setAt: number;
+  setSlot: bigint;
+}
+
+export interface RecordAccount {
+  address: Address;
+  handle: Address;
+  kind: 'address' | 'text';
+  key: string;
+  value: string;
+  authority: Address;
+  handleEpoch: bigint;
+  verified: boolean; // as stored; see `live` helpers for staleness
+  verifiedAt: number;
+  updatedAt: number;
+  updatedSlot: bigint;
+}
+
+export interface AttestationAccount {
+  address: Address;
+  handle: Address;
+  issuer: Address;
+  platform: string;
+  subject: string;
+  issuedAt: number;
+  expiresAt: number; // 0 = never
+  revoked: boolean;
+}
+
+export interface DomainAccount {
+  address: Address;
+  namespace: Address;
+  label: string;
+  tld: string;
+  owner: Address;
+  tokenized: boolean;
+  mint: Address | null;
+  registeredAt: number;
+  registeredSlot: bigint;
+}
+
+export interface InvoiceAccount {
+  address: Address;
+  payee: Address;
+  paidBy: Address | null;
+  mint: Address | null; // null = native
+  amount: bigint;
+  fee: bigint;
+  expiresAt: number;
+  status: 0 | 1 | 2; // Open, Paid, Cancelled
+  boundHandle: Address | null;
+  createdAt: number;
+  createdSlot: bigint;
+  paidAt: number;
+  id: bigint;
+  memo: string;
+}
+
+/** A value together with the slot the RPC answered at. */
+export interface AtSlot<T> {
+  value: T;
+  slot: bigint;
+}
+
+export interface ChainReader {
+  readonly rpcUrl: string;
+  readonly programId: Address;
+  /** Handle by normalized name; null when no account exists. Throws ChainError. */
+  getHandle(name: string, commitment?: Commitment): Promise<AtSlot<HandleAccount | null>>;
+  getHandleByAddress(handle: Address, commitment?: Commitment): Promise<HandleAccount | null>;
+  getHandleAuthority(handle: HandleAccount, commitment?: Commitment): Promise<HandleAuthority>;
+  getPrimary(wallet: Address, commitment?: Commitment): Promise<PrimaryPointerAccount | null>;
+  getRecords(handle: Address, commitment?: Commitment): Promise<RecordAccount[]>;
+  getAttestations(handle: Address, commitment?: Commitment): Promise<AttestationAccount[]>;
+  getDomain(label: string, tld: string, commitment?: Commitment): Promise<AtSlot<DomainAccount | null>>;
+  getInvoice(invoice: Address, commitment?: Commitment): Promise<InvoiceAccount | null>;
+  getSlot(commitment?: Commitment): Promise<bigint>;
+  getGenesisHash(): Promise<string>;
+  /** Node version string, for /version. */
+  getVersion(): Promise<{ 'solana-core': string; 'feature-set'?: number }>;
+}
