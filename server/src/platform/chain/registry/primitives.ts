@@ -1,0 +1,117 @@
+// Shared field codecs and the decode error for the registry program's layouts (docs/registry-program.md).
+import {
+  addCodecSizePrefix,
+  getAddressCodec,
+  getI64Codec,
+  getNullableCodec,
+  getU32Codec,
+  getU8Codec,
+  getUtf8Codec,
+  isSolanaError,
+  SOLANA_ERROR__CODECS__CANNOT_DECODE_EMPTY_BYTE_ARRAY,
+  SOLANA_ERROR__CODECS__INVALID_BYTE_LENGTH,
+  SOLANA_ERROR__CODECS__INVALID_UTF8_BYTES,
+  transformCodec,
+  type Address,
+  type Codec,
+  type FixedSizeCodec,
+} from '@solana/kit';
+import { sha256 } from '@noble/hashes/sha2.js';
+
+export type RegistryDecodeErrorReason =
+  | 'too-short' // fewer bytes than the layout needs
+  | 'wrong-discriminator' // not this account/instruction
+  | 'unknown-instruction' // instruction discriminator matches no registry instruction
+  | 'invalid-utf8'
+  | 'invalid-value' // a bool/enum byte or a time out of range
+  | 'trailing-bytes' // bytes after the layout (non-zero for accounts, any for instructions)
+  | 'missing-accounts'; // an instruction with fewer accounts than it needs
+
+/** Thrown by every registry decoder: the bytes are not a well-formed value of the expected layout. */
+export class RegistryDecodeError extends Error {
+  constructor(
+    readonly reason: RegistryDecodeErrorReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'RegistryDecodeError';
+  }
+}
+
+/** First 8 bytes of sha256(preimage): Anchor's discriminator rule. */
+export function discriminatorOf(preimage: string): Uint8Array {
+  return sha256(new TextEncoder().encode(preimage)).slice(0, 8);
+}
+
+/** `u32` byte length + UTF-8. Fatal on bad UTF-8 and lossless (keeps NULs and a leading BOM). */
+export const stringCodec: Codec<string> = addCodecSizePrefix(
+  getUtf8Codec({ fatal: true, removeNullCharacters: false, ignoreBOM: true }),
+  getU32Codec(),
+);
+
+/** One byte, strictly 0 or 1: anything else is malformed rather than silently `true`. */
+export const strictBoolCodec: FixedSizeCodec<boolean, boolean, 1> = transformCodec(
+  getU8Codec(),
+  (value: boolean) => (value ? 1 : 0),
+  (byte: number) => {
+    if (byte === 0) return false;
+    if (byte === 1) return true;
+    throw new RegistryDecodeError('invalid-value', `bool byte must be 0 or 1, got ${byte}`);
+  },
+);
+
+/** 32 bytes, all zero for none: fixed size so memcmp filters keep fixed offsets. */
+export const optionalAddressCodec: FixedSizeCodec<Address | null, Address | null, 32> = getNullableCodec(
+  getAddressCodec(),
+  { prefix: null, noneValue: 'zeroes' },
+);
+
+/** i64 Unix seconds as a JS number; values outside the safe-integer range are malformed. */
+export const unixTimeCodec: FixedSizeCodec<number, number, 8> = transformCodec(
+  getI64Codec(),
+  (value: number) => {
+    if (!Number.isSafeInteger(value)) throw new RangeError(`time must be a safe integer, got ${value}`);
+    return BigInt(value);
+  },
+  (raw: bigint | number) => {
+    const n = Number(raw);
+    if (!Number.isSafeInteger(n)) throw new RegistryDecodeError('invalid-value', `time out of range: ${raw}`);
+    return n;
+  },
+);
+
+/** A u8 that must be one of `allowed` (enums such as handleType, status). */
+export function u8EnumCodec<T extends number>(field: string, allowed: readonly T[]): FixedSizeCodec<T, T, 1> {
+  return transformCodec(
+    getU8Codec(),
+    (value: T) => {
+      if (!allowed.includes(value)) throw new RangeError(`${field} must be one of ${allowed.join(', ')}`);
+      return value;
+    },
+    (byte: number) => {
+      if (!allowed.includes(byte as T)) throw new RegistryDecodeError('invalid-value', `${field} byte ${byte} is not valid`);
+      return byte as T;
+    },
+  );
+}
+
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Maps any decode failure to a RegistryDecodeError with a reason, so callers see one error type. */
+export function toDecodeError(err: unknown, what: string): RegistryDecodeError {
+  if (err instanceof RegistryDecodeError) return err;
+  if (isSolanaError(err, SOLANA_ERROR__CODECS__INVALID_UTF8_BYTES)) {
+    return new RegistryDecodeError('invalid-utf8', `${what}: invalid UTF-8 in a string field`);
+  }
+  if (
+    isSolanaError(err, SOLANA_ERROR__CODECS__INVALID_BYTE_LENGTH) ||
+    isSolanaError(err, SOLANA_ERROR__CODECS__CANNOT_DECODE_EMPTY_BYTE_ARRAY)
+  ) {
+    return new RegistryDecodeError('too-short', `${what}: ${err.message}`);
+  }
+  return new RegistryDecodeError('invalid-value', `${what}: ${err instanceof Error ? err.message : String(err)}`);
+}
