@@ -1,0 +1,232 @@
+// Connect sign-in: the shapes that cross the wire, the exact strings a wallet signs, and the codes a malformed
+// request answers with (docs/connect.md, spec "Connect"). Pure: no I/O.
+//
+// Every signed string is `v2` and audience-bound: the audience is the presenting API key's id (the portal's
+// own key uses the portal domain). The server always re-derives the expected bytes from the presenting key;
+// the unbound `v1` strings are never produced and never accepted.
+
+import { z } from 'zod';
+import { ApiError, type V1ErrorCode } from './errors';
+import { isBase58Address, parseHandle } from './names';
+
+// ---------------------------------------------------------------------------------------------------------
+// Fixed texts and defaults
+
+/** What a challenge and a session prove (spec: `proves`). */
+export const PROVES = 'wallet-control+attestations' as const;
+
+/** Fixed disclaimer carried by every challenge and session object. */
+export const DISCLAIMER =
+  'Proves current control of this handle or wallet and the listed attestations only; ' +
+  'it is not proof of legal identity, personhood or KYC.';
+
+export const SIGNATURE_ENCODING = 'base58' as const;
+
+/** Defaults from the spec's Limits table; both are configurable per deployment. */
+export const CONNECT_DEFAULTS = {
+  challengeTtlSeconds: 5 * 60,
+  sessionTtlSeconds: 24 * 60 * 60,
+} as const;
+
+// ---------------------------------------------------------------------------------------------------------
+// The strings a wallet signs
+
+/** `/verify`, address control: `sigil-connect:v2:wallet-control:<audience>:<address>:<nonce>`. */
+export function walletControlString(audience: string, address: string, nonce: string): string {
+  return `sigil-connect:v2:wallet-control:${audience}:${address}:${nonce}`;
+}
+
+/** The registry's own handle-control statement, which the v2 string wraps: `sigil-handles:ctl:v1:<handle>:<epoch>:<nonce>`. */
+export function handleControlStatement(handle: string, epoch: bigint | number, nonce: string): string {
+  return `sigil-handles:ctl:v1:${handle}:${BigInt(epoch).toString()}:${nonce}`;
+}
+
+/**
+ * `/verify`, handle control: `sigil-connect:v2:handle-control:<audience>:` + `sigil-handles:ctl:v1:<handle>:<epoch>:<nonce>`.
+ * `epoch` is the handle's current registration epoch (docs/registry-program.md), so a signature made for a
+ * previous registration of the same name never verifies.
+ */
+export function handleControlString(audience: string, handle: string, epoch: bigint | number, nonce: string): string {
+  return `sigil-connect:v2:handle-control:${audience}:${handleControlStatement(handle, epoch, nonce)}`;
+}
+
+/** `/verify-tx`: the memo data, `sigil-verify:<audience>:<nonce>`. */
+export function memoString(audience: string, nonce: string): string {
+  return `sigil-verify:${audience}:${nonce}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Shared field schemas
+
+const nonceField = z.string().min(1).max(128).meta({ description: 'The challenge nonce, as issued.' });
+// 64 bytes take at most 88 characters in base58 and exactly 88 in padded base64; leave room, bound the work.
+const signatureField = z.string().min(1).max(128);
+
+export const ConnectModeSchema = z.enum(['tx', 'signin']).meta({
+  description:
+    '`tx`: address-control challenge proven by a signed (never broadcast) memo transaction. `signin`: ' +
+    'address-control challenge proven by a sign-in-with-Solana message. Both require `wallet`.',
+});
+export type ConnectMode = z.infer<typeof ConnectModeSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests
+
+/**
+ * Challenge request as it crosses the wire. Deliberately loose (both fields optional, plain strings): the
+ * cross-field rules and the grammar live in `parseChallengeRequest`, which answers our chosen codes.
+ */
+export const ChallengeRequestSchema = z
+  .object({
+    handle: z.string().max(64).optional().meta({ description: 'Handle to prove, optional leading `@`.', example: '@alice' }),
+    wallet: z.string().max(64).optional().meta({ description: 'Wallet to prove (base58).' }),
+    mode: ConnectModeSchema.optional(),
+  })
+  .meta({ id: 'ConnectChallengeRequest', description: 'Exactly one of `handle` or `wallet`; `mode` requires `wallet`.' });
+export type ChallengeRequest = z.infer<typeof ChallengeRequestSchema>;
+
+/** A validated challenge request. */
+export type ParsedChallengeRequest =
+  | { kind: 'handle'; handle: string }
+  | { kind: 'wallet'; wallet: string; mode: ConnectMode | null };
+
+export const VerifyRequestSchema = z
+  .object({
+    nonce: nonceField,
+    signature: signatureField.meta({ description: 'base58 ed25519 signature over the challenge bytes (raw or SIMD-0048 envelope).' }),
+    signer: z.string().max(64).optional().meta({ description: 'base58 public key; required unless the challenge was created from `{wallet}`.' }),
+  })
+  .meta({ id: 'ConnectVerifyRequest' });
+export type VerifyRequest = z.infer<typeof VerifyRequestSchema>;
+
+export const VerifyTxRequestSchema = z
+  .object({
+    nonce: nonceField,
+    // A memo transaction is well under the 1232-byte packet limit; 4 KiB of base64 bounds hostile input.
+    signedTransaction: z.string().min(1).max(4096).meta({ description: 'base64 serialized signed transaction (legacy or v0).' }),
+  })
+  .meta({ id: 'ConnectVerifyTxRequest' });
+export type VerifyTxRequest = z.infer<typeof VerifyTxRequestSchema>;
+
+export const VerifySigninRequestSchema = z
+  .object({
+    nonce: nonceField,
+    signedMessage: z.string().min(1).max(8192).meta({ description: 'base64 of the exact signed bytes.' }),
+    signature: signatureField.meta({ description: '64-byte ed25519 signature, base58 (base64 accepted).' }),
+  })
+  .meta({ id: 'ConnectVerifySigninRequest' });
+export type VerifySigninRequest = z.infer<typeof VerifySigninRequestSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Responses
+
+export const ConnectSourceSchema = z.enum(['owner', 'nft-holder', 'wallet']).meta({
+  description:
+    '`owner`: untokenized handle, signer is its owner. `nft-holder`: tokenized handle, signer holds the NFT in its ' +
+    'associated token account. `wallet`: address-control session.',
+});
+export type ConnectSource = z.infer<typeof ConnectSourceSchema>;
+
+export const ChallengeSchema = z
+  .strictObject({
+    nonce: z.string().meta({ description: 'Single-use id, passed back on verify.' }),
+    handle: z.string().nullable().meta({ description: 'Canonical handle proved; null for an address-control challenge.' }),
+    challenge: z.string().meta({ description: 'Exact string to sign (raw UTF-8 bytes, no wrapping, no hashing).' }),
+    audience: z.string().meta({ description: 'Key id of the presenting API key (the portal key uses the portal domain).' }),
+    memo: z.string().optional().meta({ description: 'Only with mode `tx`: `sigil-verify:<audience>:<nonce>`.' }),
+    signature_encoding: z.literal(SIGNATURE_ENCODING),
+    expires_at: z.number().int().meta({ description: 'Unix seconds.' }),
+    proves: z.literal(PROVES),
+    disclaimer: z.literal(DISCLAIMER),
+  })
+  .meta({ id: 'ConnectChallenge' });
+export type Challenge = z.infer<typeof ChallengeSchema>;
+
+const sessionReadShape = {
+  handle: z.string().nullable().meta({ description: 'Signed-in handle; null for an address-control session.' }),
+  address: z.string().meta({ description: 'The wallet that signed.' }),
+  verified: z.array(z.string()).meta({
+    description: 'Platform slugs the handle holds a live attestation for (read best-effort).',
+    example: ['x', 'github'],
+  }),
+  source: ConnectSourceSchema,
+  proves: z.literal(PROVES),
+  disclaimer: z.literal(DISCLAIMER),
+};
+
+/** Verify responses (`/verify`, `/verify-tx`, `/verify-signin`): the session with its token. */
+export const SessionSchema = z
+  .strictObject({
+    token: z.string().meta({ description: 'Bearer session token (JWT).' }),
+    token_type: z.literal('Bearer'),
+    expires_at: z.number().int().meta({ description: 'Unix seconds.' }),
+    ...sessionReadShape,
+  })
+  .meta({ id: 'ConnectSession' });
+export type Session = z.infer<typeof SessionSchema>;
+
+/** `GET /v1/auth/session`: the same fields without token, token_type, expires_at; re-read live. */
+export const SessionReadSchema = z.strictObject(sessionReadShape).meta({ id: 'ConnectSessionRead' });
+export type SessionRead = z.infer<typeof SessionReadSchema>;
+
+// ---------------------------------------------------------------------------------------------------------
+// Parsing with the codes we chose (docs/connect.md)
+
+/** The code a failing field answers with; anything else (non-object body, unknown shape) is BAD_REQUEST. */
+const FIELD_CODES: Record<string, V1ErrorCode> = {
+  handle: 'INVALID_HANDLE',
+  wallet: 'INVALID_WALLET',
+  mode: 'INVALID_CHALLENGE_REQUEST',
+  signer: 'INVALID_WALLET',
+  signature: 'INVALID_SIGNATURE_ENCODING',
+};
+
+function parseWithCodes<T>(schema: z.ZodType<T>, body: unknown, nonObjectCode: V1ErrorCode = 'BAD_REQUEST'): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue && typeof issue.path[0] === 'string' ? issue.path[0] : '';
+  if (!field) throw new ApiError(nonObjectCode, 'request body must be a JSON object');
+  throw new ApiError(FIELD_CODES[field] ?? 'BAD_REQUEST', `${field}: ${issue!.message}`);
+}
+
+/**
+ * Validates a challenge request: exactly one of `handle`/`wallet` (INVALID_CHALLENGE_REQUEST), `mode` only with
+ * `wallet` (INVALID_CHALLENGE_REQUEST), `wallet` a base58 32-byte address (INVALID_WALLET), `handle` a handle by
+ * the name grammar (INVALID_HANDLE). Whether the handle is registered is the service's (HANDLE_NOT_REGISTERED).
+ */
+export function parseChallengeRequest(body: unknown): ParsedChallengeRequest {
+  const req = parseWithCodes(ChallengeRequestSchema, body, 'INVALID_CHALLENGE_REQUEST');
+  const hasHandle = req.handle !== undefined;
+  const hasWallet = req.wallet !== undefined;
+  if (hasHandle === hasWallet) {
+    throw new ApiError('INVALID_CHALLENGE_REQUEST', 'send exactly one of `handle` or `wallet`');
+  }
+  if (hasHandle) {
+    if (req.mode !== undefined) throw new ApiError('INVALID_CHALLENGE_REQUEST', '`mode` requires `wallet`, not `handle`');
+    const handle = parseHandle(req.handle!);
+    if (handle === null) throw new ApiError('INVALID_HANDLE', 'handle: not a valid handle');
+    return { kind: 'handle', handle };
+  }
+  if (!isBase58Address(req.wallet!)) throw new ApiError('INVALID_WALLET', 'wallet: expected a base58 32-byte address');
+  return { kind: 'wallet', wallet: req.wallet!, mode: req.mode ?? null };
+}
+
+/** `/verify` body. A present `signer` must be a base58 address (INVALID_WALLET). */
+export function parseVerifyRequest(body: unknown): VerifyRequest {
+  const req = parseWithCodes(VerifyRequestSchema, body);
+  if (req.signer !== undefined && !isBase58Address(req.signer)) {
+    throw new ApiError('INVALID_WALLET', 'signer: expected a base58 32-byte address');
+  }
+  return req;
+}
+
+/** `/verify-tx` body (shape only; the transaction itself is the proof, checked by the service). */
+export function parseVerifyTxRequest(body: unknown): VerifyTxRequest {
+  return parseWithCodes(VerifyTxRequestSchema, body);
+}
+
+/** `/verify-signin` body (shape only; encodings and the message are checked by the service). */
+export function parseVerifySigninRequest(body: unknown): VerifySigninRequest {
+  return parseWithCodes(VerifySigninRequestSchema, body);
+}
