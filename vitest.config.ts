@@ -6,6 +6,8 @@ export default defineConfig({
     include: ['contract/src/**/*.test.ts', 'server/src/**/*.test.ts', 'client-sdk/src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: ['**/node_modules/**', 'test/bench/**'],
     pool: 'forks',
+    // Probes Postgres once per run for the dialect matrix (test/support/db.ts).
+    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

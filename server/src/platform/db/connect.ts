@@ -1,0 +1,107 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Closes the pool / file. Idempotent. */
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…` / `postgresql://…` → Postgres; `sqlite:<path>` → SQLite at that path. */
+  url?: string;
+  /** SQLite file used when `url` is absent (`:memory:` allowed). Default: `<repo>/data/sigil.sqlite`. */
+  sqliteFile?: string;
+  /** Postgres pool size (default 10). */
+  poolSize?: number;
+}
+
+/** Where the SQLite file lives when nothing is configured: `data/` at the repository root. */
+export const DEFAULT_SQLITE_FILE = fileURLToPath(new URL('../../../../data/sigil.sqlite', import.meta.url));
+
+/** How long a SQLite writer waits for another process's write lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+const PG_INT8_OID = 20;
+
+/**
+ * int8 (bigint, count(*)) comes back from pg as a string by default. Our bigints are epoch ms and counts,
+ * which fit a JS number, so read them as numbers — the same type better-sqlite3 gives. A value beyond
+ * 2^53 fails the query loudly instead of silently losing precision (amounts are decimal strings, never int8).
+ */
+export function parseInt8(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) {
+    throw new RangeError(`int8 value ${text} does not fit a JS number; store it as a decimal string`);
+  }
+  return value;
+}
+
+// Per-pool parsers, so we never mutate pg's process-wide type registry.
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === PG_INT8_OID && format !== 'binary') return parseInt8;
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+} as pg.CustomTypesConfig;
+
+export type DatabaseTarget = { dialect: 'postgres'; url: string } | { dialect: 'sqlite'; file: string };
+
+/** Decides the dialect from the options. Exported so config validation can reuse the same rule. */
+export function resolveDatabaseTarget(options: DatabaseOptions = {}): DatabaseTarget {
+  const { url } = options;
+  if (url !== undefined && url !== '') {
+    if (/^postgres(ql)?:\/\//i.test(url)) return { dialect: 'postgres', url };
+    if (/^sqlite:/i.test(url)) {
+      const file = url.replace(/^sqlite:(\/\/)?/i, '');
+      if (file === '') throw new Error('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:data/sigil.sqlite');
+      return { dialect: 'sqlite', file: file === ':memory:' ? file : resolve(file) };
+    }
+    throw new Error('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+  }
+  const file = options.sqliteFile ?? DEFAULT_SQLITE_FILE;
+  return { dialect: 'sqlite', file: file === ':memory:' ? file : resolve(file) };
+}
+
+/**
+ * Opens the database. Does not migrate: call `migrateToLatest(db)` after (main.ts does, at start).
+ * One handle per process: on SQLite, Kysely serializes everything through one connection, which is what
+ * makes in-process use safe (see docs/data.md on why a second in-process connection is a trap).
+ */
+export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
+  const target = resolveDatabaseTarget(options);
+  let db: Kysely<Database>;
+  if (target.dialect === 'postgres') {
+    const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10, types: pgTypes });
+    // An idle client losing its server (restart, failover) emits 'error' on the pool; without a listener that
+    // would crash the process. The next checkout gets a fresh connection.
+    pool.on('error', () => {});
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
+    const sqlite = new BetterSqlite3(target.file);
+    sqlite.pragma('journal_mode = WAL'); // readers never block the writer, and vice versa
+    sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`); // other processes' writes: wait, don't fail
+    sqlite.pragma('foreign_keys = ON'); // off by default in SQLite; Postgres always enforces them
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    db,
+    dialect: target.dialect,
+    close: () => (closing ??= db.destroy()),
+  };
+}
+
+/** Which dialect a Kysely instance talks to (for the few statements that differ). */
+export function dialectOf(db: Kysely<any>): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
+}

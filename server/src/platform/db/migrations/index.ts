@@ -1,0 +1,11 @@
+import type { Migration } from 'kysely';
+import * as m0001 from './0001_platform';
+
+/**
+ * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
+ * prefix. To add one: create `000N_<what>.ts` exporting `up` (and `down`), import it here, add one line.
+ * Never edit or rename a migration that has shipped; write a new one.
+ */
+export const migrations: Record<string, Migration> = {
+  '0001_platform': m0001,
+};
