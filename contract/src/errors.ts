@@ -17,6 +17,9 @@ export const PUBLIC_ERRORS = {
   METHOD_NOT_ALLOWED: [405, 'method not allowed'],
   RPC_UNREACHABLE: [502, 'rpc unreachable'],
   BAD_REQUEST: [400, 'bad request'],
+  // not in the spec's table: transport-level refusals, so public routes never answer a non-catalog body
+  PAYLOAD_TOO_LARGE: [413, 'payload too large'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'unsupported media type'],
   INTERNAL: [500, 'internal error'],
 } as const satisfies Record<string, readonly [number, string]>;
 
@@ -29,6 +32,7 @@ export const V1_ERRORS = {
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   INTERNAL_ERROR: 500,
   RPC_ERROR: 502,
   // auth, keys, limits
