@@ -1,8 +1,9 @@
-// The data layer's public face. Features import from '@sigil/server/platform/db' (or this folder).
+// The data layer's public face: import from here ('…/platform/db/index'), not from the files behind it.
 export { createDatabase, dialectOf, resolveDatabaseTarget, parseInt8, DEFAULT_SQLITE_FILE, SQLITE_BUSY_TIMEOUT_MS } from './connect';
 export type { Dialect, DatabaseHandle, DatabaseOptions, DatabaseTarget } from './connect';
 export { migrateToLatest } from './migrate';
 export type { MigrateOptions } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
+export { readKv, writeKv } from './kv';
 export type * from './schema';
