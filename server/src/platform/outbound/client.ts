@@ -1,0 +1,250 @@
+// The hardened outbound HTTP client shared by webhook deliveries and agent manifest fetches (docs/outbound.md).
+// - Every URL passes the destination policy; IP literals are judged before dispatch.
+// - Names are resolved inside the connection's own lookup, every answer is vetted, and the socket connects to
+//   exactly those vetted answers: there is no second lookup a rebinding name could win.
+// - Redirects are never followed (undici's request API does not follow them; a 3xx is a result).
+// - post() never reads a response body; getJson() caps it while streaming.
+import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import {
+  checkUrl,
+  DestinationError,
+  resolveVetted,
+  systemResolver,
+  type PolicyOptions,
+  type Resolver,
+} from './destination-policy';
+
+export type OutboundErrorKind =
+  | 'timeout'
+  | 'connect_failed'
+  | 'connection_closed'
+  | 'dns_failed'
+  | 'blocked_destination'
+  | 'tls_failed'
+  // getJson only
+  | 'http_status'
+  | 'not_json'
+  | 'body_too_large'
+  | 'invalid_json';
+
+/** A failed outbound request, by fixed class (the webhook delivery log stores `kind`). */
+export class OutboundError extends Error {
+  constructor(
+    readonly kind: OutboundErrorKind,
+    message: string,
+    /** Time spent before failing, ms. */
+    readonly ms: number,
+    /** getJson `http_status`: the status received. */
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'OutboundError';
+  }
+}
+
+export interface OutboundClientOptions {
+  /** Name resolution; defaults to the system resolver. Tests inject answers here. */
+  resolver?: Resolver;
+  /** Local development and tests only: allow loopback destinations on any port. Refused when NODE_ENV=production. */
+  allowLoopback?: boolean;
+  /** Whole-request deadline: DNS + connect + TLS + response headers (and, for getJson, the body). Default 10 s. */
+  timeoutMs?: number;
+  /** Default getJson body cap in bytes. Default 64 KiB. */
+  maxBodyBytes?: number;
+  /** Extra trusted CA certificates (PEM) — for local HTTPS receivers in tests. The system store is replaced. */
+  ca?: string | Buffer | Array<string | Buffer>;
+  /** User-Agent header sent with every request. */
+  userAgent?: string;
+}
+
+export interface PostResult {
+  status: number;
+  /** Milliseconds from the start of the attempt to the response headers. */
+  ms: number;
+}
+
+export interface JsonResult {
+  status: number;
+  json: unknown;
+  ms: number;
+}
+
+export interface OutboundClient {
+  /** POSTs `body`; resolves with the HTTP status of any answer (3xx included, not followed); rejects with OutboundError. */
+  post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<PostResult>;
+  /** GETs a JSON document: 2xx only, JSON content type only, at most `maxBytes`; rejects with OutboundError. */
+  getJson(url: string, options?: { maxBytes?: number; timeoutMs?: number }): Promise<JsonResult>;
+  close(): Promise<void>;
+}
+
+const TLS_ERROR_CODES = new Set([
+  'EPROTO',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_REVOKED',
+  'CERT_SIGNATURE_FAILURE',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'HOSTNAME_MISMATCH',
+]);
+
+/** Maps whatever node/undici threw to a fixed class. */
+function classify(err: unknown): { kind: OutboundErrorKind; message: string } {
+  for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof OutboundError) return { kind: e.kind, message: e.message };
+    if (e instanceof DestinationError) return { kind: e.kind, message: e.message };
+    const code = e.code ?? '';
+    if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') {
+      return { kind: 'timeout', message: 'timed out' };
+    }
+    if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return { kind: 'dns_failed', message: 'host did not resolve' };
+    if (TLS_ERROR_CODES.has(code) || code.startsWith('ERR_TLS_') || code.startsWith('ERR_SSL_')) {
+      return { kind: 'tls_failed', message: `TLS failed (${code})` };
+    }
+    if (code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EADDRNOTAVAIL') {
+      return { kind: 'connect_failed', message: `connection failed (${code})` };
+    }
+    if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') {
+      return { kind: 'connection_closed', message: 'the receiver closed the connection before answering' };
+    }
+  }
+  return { kind: 'connect_failed', message: `request failed (${(err as Error)?.message ?? String(err)})` };
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
+
+export function createOutboundClient(options: OutboundClientOptions = {}): OutboundClient {
+  const allowLoopback = options.allowLoopback === true;
+  if (allowLoopback && process.env.NODE_ENV === 'production') {
+    throw new Error('outbound: allowLoopback is a local-development setting and cannot be enabled when NODE_ENV=production');
+  }
+  const policy: PolicyOptions = { allowLoopback };
+  const resolver = options.resolver ?? systemResolver;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const defaultMaxBytes = options.maxBodyBytes ?? 65_536;
+  const userAgent = options.userAgent ?? 'sigil-outbound/1';
+
+  // The connection's own lookup: one resolution, every answer vetted, and net connects to exactly what we
+  // return (with autoSelectFamily it tries them in order). Errors surface as the connect error.
+  const lookup = (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
+    resolveVetted(hostname, resolver, policy).then(
+      (answers) => {
+        const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
+        const usable = family ? answers.filter((a) => a.family === family) : answers;
+        if (usable.length === 0) {
+          callback(new DestinationError('dns_failed', `${hostname} has no IPv${family} address`) as NodeJS.ErrnoException, '');
+        } else if (lookupOptions.all) {
+          callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+        } else {
+          callback(null, usable[0]!.address, usable[0]!.family);
+        }
+      },
+      (err) => callback(err as NodeJS.ErrnoException, ''),
+    );
+  };
+
+  const agent = new Agent({
+    connect: {
+      lookup: lookup as never,
+      timeout: timeoutMs,
+      rejectUnauthorized: true, // explicit: NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment must not weaken it
+      ...(options.ca ? { ca: options.ca } : {}),
+    },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    // Idle sockets are dropped quickly, so a later delivery resolves and vets the name again.
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 10_000,
+  });
+
+  function target(url: string, started: number): URL {
+    const check = checkUrl(url, policy);
+    if (!check.ok) throw new OutboundError('blocked_destination', check.message, performance.now() - started);
+    return check.url;
+  }
+
+  async function post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<PostResult> {
+    const started = performance.now();
+    const dest = target(url, started);
+    const signal = AbortSignal.timeout(timeoutMs);
+    try {
+      const res = await agent.request({
+        origin: dest.origin,
+        path: dest.pathname + dest.search,
+        method: 'POST',
+        headers: { 'user-agent': userAgent, ...headers },
+        body,
+        signal,
+      });
+      const ms = Math.round(performance.now() - started);
+      // Never read: a body that already arrived with the headers leaves the socket reusable; anything still
+      // streaming is cut off with the connection.
+      res.body.destroy();
+      return { status: res.statusCode, ms };
+    } catch (err) {
+      throw toOutboundError(err, signal, started);
+    }
+  }
+
+  async function getJson(url: string, opts: { maxBytes?: number; timeoutMs?: number } = {}): Promise<JsonResult> {
+    const started = performance.now();
+    const maxBytes = opts.maxBytes ?? defaultMaxBytes;
+    const dest = target(url, started);
+    const signal = AbortSignal.timeout(opts.timeoutMs ?? timeoutMs);
+    try {
+      const res = await agent.request({
+        origin: dest.origin,
+        path: dest.pathname + dest.search,
+        method: 'GET',
+        headers: { 'user-agent': userAgent, accept: 'application/json' },
+        signal,
+      });
+      const ms = () => Math.round(performance.now() - started);
+      const fail = (kind: OutboundErrorKind, message: string): never => {
+        res.body.destroy();
+        throw new OutboundError(kind, message, ms(), res.statusCode);
+      };
+      if (res.statusCode < 200 || res.statusCode > 299) fail('http_status', `answered HTTP ${res.statusCode}`);
+      const contentType = String(res.headers['content-type'] ?? '');
+      if (!JSON_CONTENT_TYPE.test(contentType)) fail('not_json', `content type ${JSON.stringify(contentType.slice(0, 80))} is not JSON`);
+      const declared = Number(res.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) fail('body_too_large', `body of ${declared} bytes exceeds ${maxBytes}`);
+
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for await (const chunk of res.body) {
+        total += (chunk as Buffer).length;
+        if (total > maxBytes) fail('body_too_large', `body exceeds ${maxBytes} bytes`);
+        chunks.push(chunk as Buffer);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+      } catch {
+        throw new OutboundError('invalid_json', 'body is not valid JSON', ms(), res.statusCode);
+      }
+      return { status: res.statusCode, json, ms: ms() };
+    } catch (err) {
+      throw toOutboundError(err, signal, started);
+    }
+  }
+
+  return { post, getJson, close: () => agent.close() };
+}
+
+function toOutboundError(err: unknown, signal: AbortSignal, started: number): OutboundError {
+  if (err instanceof OutboundError) return err;
+  const ms = Math.round(performance.now() - started);
+  // Our deadline fired: whatever undici reports (abort), the attempt timed out.
+  if (signal.aborted) return new OutboundError('timeout', 'timed out', ms);
+  const { kind, message } = classify(err);
+  return new OutboundError(kind, message, ms);
+}
