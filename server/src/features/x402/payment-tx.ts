@@ -1,0 +1,279 @@
+// Pure checks of a finalized x402 payment transaction against its quote (no I/O: the caller fetches the
+// transaction with getTransaction(signature, {encoding: 'base64', maxSupportedTransactionVersion: 0,
+// commitment: 'finalized'}) and hands the answer here). Every rule and its code are in docs/x402.md.
+import {
+  address,
+  decodeTransactionFromRpcResponse,
+  getInstructionsFromCompiledTransactionMessage,
+  getSignatureFromTransaction,
+  getU32Decoder,
+  getU64Decoder,
+  isSignerRole,
+  isWritableRole,
+  type AccountMeta,
+  type Address,
+  type Base64EncodedDataResponse,
+  type DecodedRpcTransaction,
+  type Signature,
+  type Transaction,
+} from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
+import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from '@solana-program/token';
+import {
+  X402_COMPUTE_UNIT_LIMIT_MAX,
+  X402_COMPUTE_UNIT_PRICE_MAX,
+  X402_REDEEM_WINDOW_SECONDS,
+} from '@sigil/contract/x402';
+
+/** `@solana-program/token-2022` does not install beside kit 8, so its address lives here. */
+export const TOKEN_2022_PROGRAM_ADDRESS = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+
+// Instruction discriminators (first data byte) and exact data lengths of the fixed payment shape.
+const SET_COMPUTE_UNIT_LIMIT = 2; // [2, u32 units]
+const SET_COMPUTE_UNIT_PRICE = 3; // [3, u64 micro-lamports]
+const TRANSFER_CHECKED = 12; // [12, u64 amount, u8 decimals]
+
+/** What the challenge quoted; the payment must match it. */
+export interface PaymentQuote {
+  payTo: Address;
+  /** The mint. */
+  asset: Address;
+  /** Smallest units. */
+  amount: bigint;
+  reference: Address;
+  /** The payer bound with X-Payer. */
+  payer: Address;
+  /** The asset's token program, when the deployment knows it; otherwise the transfer's program is used. */
+  tokenProgram?: Address;
+  /** Unix seconds when the reference was issued; when given, the reference's own 600 s window is checked. */
+  issuedAt?: number;
+}
+
+interface TokenBalanceLike {
+  readonly accountIndex: number;
+  readonly mint: string;
+  readonly uiTokenAmount: { readonly amount: string };
+}
+
+/** The parts of a getTransaction answer (kit types) that the checks read. */
+export interface PaymentTransactionResponse {
+  readonly blockTime: bigint | number | null;
+  readonly meta: {
+    readonly err: unknown;
+    readonly preTokenBalances?: readonly TokenBalanceLike[];
+    readonly postTokenBalances?: readonly TokenBalanceLike[];
+    readonly loadedAddresses?: { readonly readonly: readonly Address[]; readonly writable: readonly Address[] };
+  } | null;
+  readonly transaction: readonly [string, 'base64'];
+  readonly version?: 'legacy' | 0 | 1;
+}
+
+export type PaymentTxErrorCode =
+  | 'PAYMENT_FAILED'
+  | 'PAYMENT_STALE'
+  | 'PAYMENT_WRONG_ASSET'
+  | 'PAYMENT_WRONG_DESTINATION'
+  | 'PAYMENT_AMOUNT_TOO_LOW'
+  | 'PAYER_MISMATCH'
+  | 'PAYMENT_LAYOUT_INVALID'
+  | 'REFERENCE_MISSING'
+  | 'REFERENCE_MISMATCH'
+  | 'REFERENCE_EXPIRED'
+  | 'MULTISIG_AUTHORITY_UNSUPPORTED'
+  | 'PAYMENT_UNVERIFIABLE';
+
+export type PaymentCheckResult =
+  | { ok: true; amount: bigint; credited: bigint; payer: Address; signature: Signature }
+  | { ok: false; code: PaymentTxErrorCode; message: string };
+
+export interface PaymentCheckOptions {
+  /** Unix seconds; defaults to the wall clock. */
+  now?: number;
+}
+
+function fail(code: PaymentTxErrorCode, message: string): PaymentCheckResult {
+  return { ok: false, code, message };
+}
+
+const u32 = getU32Decoder();
+const u64 = getU64Decoder();
+
+/** Decimal string of a token amount → bigint, or null when the RPC gave something unreadable. */
+function readTokenAmount(balance: TokenBalanceLike | undefined): bigint | null {
+  const amount = balance?.uiTokenAmount?.amount;
+  return typeof amount === 'string' && /^[0-9]{1,20}$/.test(amount) ? BigInt(amount) : null;
+}
+
+/**
+ * Checks a finalized payment transaction against its quote. Order (the first failing rule answers):
+ * reference window → decode → on-chain failure → layout (lookup tables, exactly
+ * SetComputeUnitLimit + SetComputeUnitPrice + TransferChecked, caps) → multisig → payer → asset →
+ * destination → reference → instruction amount → credited amount → payment age.
+ */
+export async function checkPaymentTransaction(
+  tx: PaymentTransactionResponse,
+  quote: PaymentQuote,
+  options: PaymentCheckOptions = {},
+): Promise<PaymentCheckResult> {
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+
+  // A dead reference cannot be redeemed whatever the payment looks like: the client needs a fresh challenge.
+  if (quote.issuedAt !== undefined && now - quote.issuedAt > X402_REDEEM_WINDOW_SECONDS) {
+    return fail('REFERENCE_EXPIRED', `reference was issued more than ${X402_REDEEM_WINDOW_SECONDS} s ago`);
+  }
+
+  let decoded: DecodedRpcTransaction & { transaction: Transaction };
+  let signature: Signature;
+  try {
+    if (!Array.isArray(tx.transaction) || tx.transaction[1] !== 'base64') throw new Error('not base64');
+    // The kit type brands the string; the shape was just checked, the decoder checks the bytes.
+    const transaction = tx.transaction as unknown as Base64EncodedDataResponse;
+    decoded = decodeTransactionFromRpcResponse({ transaction, version: tx.version });
+    signature = getSignatureFromTransaction(decoded.transaction);
+  } catch {
+    return fail('PAYMENT_UNVERIFIABLE', 'payment transaction does not decode');
+  }
+  if (!tx.meta) return fail('PAYMENT_UNVERIFIABLE', 'payment transaction has no status metadata');
+  if (tx.meta.err !== null && tx.meta.err !== undefined) {
+    return fail('PAYMENT_FAILED', 'payment transaction failed on chain; pay again');
+  }
+
+  const message = decoded.compiledMessage;
+  // v1 messages carry their own compute configuration: not the fixed shape.
+  if (message.version === 1) return fail('PAYMENT_LAYOUT_INVALID', 'version 1 transactions are not accepted');
+  const loaded = tx.meta.loadedAddresses;
+  if (
+    (message.version === 0 && (message.addressTableLookups?.length ?? 0) > 0) ||
+    (loaded !== undefined && loaded.readonly.length + loaded.writable.length > 0)
+  ) {
+    return fail('PAYMENT_LAYOUT_INVALID', 'address lookup tables are not accepted');
+  }
+
+  let instructions: ReturnType<typeof getInstructionsFromCompiledTransactionMessage>;
+  try {
+    instructions = getInstructionsFromCompiledTransactionMessage(message);
+  } catch {
+    return fail('PAYMENT_UNVERIFIABLE', 'payment transaction instructions do not decode');
+  }
+  const layout = checkLayout(instructions);
+  if (typeof layout === 'string') return fail('PAYMENT_LAYOUT_INVALID', layout);
+  const { transfer, tokenProgram } = layout;
+
+  const [, mint, destination, authority, ...trailing] = transfer.accounts;
+  // A single-owner authority must sign; a successful transfer whose authority did not sign was authorised by
+  // the signers that follow it, i.e. a multisig.
+  if (!isSignerRole(authority!.role) || trailing.some((a) => isSignerRole(a.role) && a.address !== quote.reference)) {
+    return fail('MULTISIG_AUTHORITY_UNSUPPORTED', 'multisig transfer authorities are not supported');
+  }
+  if (authority!.address !== quote.payer) {
+    return fail('PAYER_MISMATCH', 'payment is not signed by the wallet bound with X-Payer');
+  }
+  if (quote.tokenProgram !== undefined && tokenProgram !== quote.tokenProgram) {
+    return fail('PAYMENT_WRONG_ASSET', 'payment uses a different token program than the quoted asset');
+  }
+  if (mint!.address !== quote.asset) return fail('PAYMENT_WRONG_ASSET', 'payment transfers a different mint');
+  const [expectedDestination] = await findAssociatedTokenPda({ owner: quote.payTo, mint: quote.asset, tokenProgram });
+  if (destination!.address !== expectedDestination) {
+    return fail('PAYMENT_WRONG_DESTINATION', "payment is not to the associated token account of payTo");
+  }
+
+  const referenceProblem = checkReference(instructions, transfer, trailing, quote.reference);
+  if (referenceProblem) return referenceProblem;
+
+  const amount = u64.decode(transfer.data!, 1);
+  if (amount < quote.amount) {
+    return fail('PAYMENT_AMOUNT_TOO_LOW', `payment transfers ${amount}, ${quote.amount} required`);
+  }
+
+  // The balance actually credited: a transfer-fee mint can leave payTo short of the instruction amount.
+  const destinationIndex = message.staticAccounts.indexOf(destination!.address);
+  const byIndex = (list: readonly TokenBalanceLike[] | undefined) =>
+    list?.find((b) => b.accountIndex === destinationIndex && b.mint === quote.asset);
+  const pre = readTokenAmount(byIndex(tx.meta.preTokenBalances));
+  const post = readTokenAmount(byIndex(tx.meta.postTokenBalances));
+  if (pre === null || post === null) {
+    return fail('PAYMENT_UNVERIFIABLE', "payTo's token balance change is not readable");
+  }
+  const credited = post - pre;
+  if (credited < quote.amount) {
+    return fail('PAYMENT_AMOUNT_TOO_LOW', `payTo was credited ${credited}, ${quote.amount} required (transfer fees count)`);
+  }
+
+  if (tx.blockTime === null || tx.blockTime === undefined) {
+    return fail('PAYMENT_UNVERIFIABLE', 'payment has no block time');
+  }
+  if (now - Number(tx.blockTime) > X402_REDEEM_WINDOW_SECONDS) {
+    return fail('PAYMENT_STALE', `payment is older than ${X402_REDEEM_WINDOW_SECONDS} s; pay again`);
+  }
+
+  return { ok: true, amount, credited, payer: authority!.address, signature };
+}
+
+type ResolvedInstruction = ReturnType<typeof getInstructionsFromCompiledTransactionMessage>[number];
+type TransferInstruction = ResolvedInstruction & { accounts: readonly AccountMeta[]; data: Uint8Array };
+
+/** The fixed shape, or a message saying why not. */
+function checkLayout(
+  instructions: readonly ResolvedInstruction[],
+): string | { transfer: TransferInstruction; tokenProgram: Address } {
+  const programs = instructions.map((ix) => ix.programAddress);
+  const isToken = (p: Address) => p === TOKEN_PROGRAM_ADDRESS || p === TOKEN_2022_PROGRAM_ADDRESS;
+  const foreign = programs.find((p) => p !== COMPUTE_BUDGET_PROGRAM_ADDRESS && !isToken(p));
+  if (foreign) return `only compute-budget and token instructions are allowed; found program ${foreign}`;
+  if (instructions.length !== 3) {
+    return `expected exactly 3 instructions (SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked), found ${instructions.length}`;
+  }
+  const [limitIx, priceIx, transferIx] = instructions as [ResolvedInstruction, ResolvedInstruction, ResolvedInstruction];
+
+  const limitData = limitIx.data;
+  if (limitIx.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || limitData?.length !== 5 || limitData[0] !== SET_COMPUTE_UNIT_LIMIT) {
+    return 'instruction 1 must be SetComputeUnitLimit';
+  }
+  const units = u32.decode(limitData, 1);
+  if (units > X402_COMPUTE_UNIT_LIMIT_MAX) return `compute-unit limit ${units} is above ${X402_COMPUTE_UNIT_LIMIT_MAX}`;
+
+  const priceData = priceIx.data;
+  if (priceIx.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || priceData?.length !== 9 || priceData[0] !== SET_COMPUTE_UNIT_PRICE) {
+    return 'instruction 2 must be SetComputeUnitPrice';
+  }
+  const price = u64.decode(priceData, 1);
+  if (price > X402_COMPUTE_UNIT_PRICE_MAX) {
+    return `compute-unit price ${price} micro-lamports is above ${X402_COMPUTE_UNIT_PRICE_MAX}`;
+  }
+
+  const transferData = transferIx.data;
+  if (!isToken(transferIx.programAddress) || transferData?.length !== 10 || transferData[0] !== TRANSFER_CHECKED) {
+    return 'instruction 3 must be a token TransferChecked';
+  }
+  if ((transferIx.accounts?.length ?? 0) < 4) return 'TransferChecked has too few accounts';
+  return { transfer: transferIx as TransferInstruction, tokenProgram: transferIx.programAddress };
+}
+
+/**
+ * The reference must be appended exactly once to the transfer, read-only and not a signer, and appear in no
+ * other instruction. Missing / writable / signer / repeated / elsewhere → REFERENCE_MISSING; another account
+ * in its place or beside it (a different reference, or more than one) → REFERENCE_MISMATCH.
+ */
+function checkReference(
+  instructions: readonly ResolvedInstruction[],
+  transfer: ResolvedInstruction,
+  trailing: readonly AccountMeta[],
+  reference: Address,
+): PaymentCheckResult | null {
+  const mine = trailing.filter((a) => a.address === reference);
+  const others = trailing.filter((a) => a.address !== reference);
+  if (mine.length === 0) {
+    return others.length > 0
+      ? fail('REFERENCE_MISMATCH', 'payment carries a reference issued for a different request')
+      : fail('REFERENCE_MISSING', 'payment does not carry the issued reference on its transfer');
+  }
+  if (mine.length > 1) return fail('REFERENCE_MISSING', 'reference is appended more than once');
+  const meta = mine[0]!;
+  if (isWritableRole(meta.role)) return fail('REFERENCE_MISSING', 'reference must be read-only');
+  if (isSignerRole(meta.role)) return fail('REFERENCE_MISSING', 'reference must not be a signer');
+  if (instructions.some((ix) => ix !== transfer && ix.accounts?.some((a) => a.address === reference))) {
+    return fail('REFERENCE_MISSING', 'reference appears in another instruction');
+  }
+  if (others.length > 0) return fail('REFERENCE_MISMATCH', 'payment carries more than one reference');
+  return null;
+}
