@@ -30,9 +30,10 @@ export interface HandleAccount {
 
 /** Who controls a handle right now: the owner, or the holder of the NFT in its associated token account. */
 export interface HandleAuthority {
-  authority: Address | null; // null: tokenized and the NFT is not held in an associated token account (e.g. burned)
+  authority: Address | null; // null: released, or tokenized and the NFT is not held in an associated token account
   source: 'owner' | 'nft-holder';
-  reason?: 'nft-burned' | 'nft-not-in-ata';
+  /** Why authority is null: released (owner zeroed), NFT burned (no holder), or NFT held outside the holder's ATA. */
+  reason?: 'released' | 'nft-burned' | 'nft-not-in-ata';
 }
 
 export interface PrimaryPointerAccount {
@@ -69,6 +70,14 @@ export interface AttestationAccount {
   revoked: boolean;
 }
 
+export interface NamespaceAccount {
+  address: Address; // the Namespace PDA
+  authority: Address;
+  active: boolean;
+  createdAt: number;
+  tld: string;
+}
+
 export interface DomainAccount {
   address: Address;
   namespace: Address;
@@ -96,6 +105,14 @@ export interface InvoiceAccount {
   paidAt: number;
   id: bigint;
   memo: string;
+}
+
+/** One JSON-RPC call, reported to `onRpcCall` (the HTTP layer turns it into Prometheus metrics). */
+export interface RpcCallEvent {
+  method: string;
+  durationMs: number;
+  /** Absent on success; `unreachable` (transport, timeout, RPC error) or `malformed` (undecodable answer). */
+  error?: 'unreachable' | 'malformed';
 }
 
 /** A value together with the slot the RPC answered at. */

@@ -15,6 +15,7 @@ import type {
   DomainAccount,
   HandleAccount,
   InvoiceAccount,
+  NamespaceAccount,
   PrimaryPointerAccount,
   RecordAccount,
 } from '../types';
@@ -29,15 +30,6 @@ import {
   unixTimeCodec,
   bytesEqual,
 } from './primitives';
-
-/** Namespace (TLD) account: not in types.ts because only the registry reads it so far. */
-export interface NamespaceAccount {
-  address: Address;
-  authority: Address;
-  active: boolean;
-  createdAt: number;
-  tld: string;
-}
 
 // On-chain data = the service's account shape without its address, plus the PDA bump.
 type Data<T> = Omit<T, 'address'> & { bump: number };

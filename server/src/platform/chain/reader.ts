@@ -1,0 +1,326 @@
+// The one chain reader: every JSON-RPC call the service makes goes through here (docs/chain-reads.md).
+// Transport failures and RPC errors become ChainError('unreachable'); undecodable data ChainError('malformed').
+import {
+  address as toAddress,
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
+  getBase58Decoder,
+  isSolanaError,
+  SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
+  type Address,
+  type Base58EncodedBytes,
+  type RpcTransport,
+} from '@solana/kit';
+import { findAssociatedTokenPda, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  ACCOUNT_DISCRIMINATORS,
+  ACCOUNT_OFFSETS,
+  decodeAttestation,
+  decodeDomain,
+  decodeHandle,
+  decodeInvoice,
+  decodePrimaryPointer,
+  decodeRecord,
+  findDomainPda,
+  findHandlePda,
+  findNamespacePda,
+  findPrimaryPointerPda,
+  RegistryDecodeError,
+} from './registry';
+import { isHandleReleased } from './live';
+import {
+  ChainError,
+  type AtSlot,
+  type AttestationAccount,
+  type ChainReader,
+  type Commitment,
+  type DomainAccount,
+  type HandleAccount,
+  type HandleAuthority,
+  type InvoiceAccount,
+  type PrimaryPointerAccount,
+  type RecordAccount,
+  type RpcCallEvent,
+} from './types';
+
+export { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified, primaryTrusted } from './live';
+
+export const TOKEN_2022_PROGRAM_ADDRESS = toAddress('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
+const TOKEN_ACCOUNT_SIZE = 165;
+
+/** Default commitment per read; see docs/chain-reads.md for why. */
+export const DEFAULT_COMMITMENT = {
+  resolution: 'confirmed',
+  payments: 'finalized',
+} as const satisfies Record<string, Commitment>;
+
+export interface ChainReaderOptions {
+  rpcUrl: string;
+  programId: Address | string;
+  /** Upper bound for one JSON-RPC call, transport included; a slower answer is `unreachable`. */
+  timeoutMs: number;
+  /** Called once per JSON-RPC call (the HTTP layer records Prometheus metrics from it). */
+  onRpcCall?: (event: RpcCallEvent) => void;
+  /** Replaces the HTTP transport (tests). The timeout still applies. */
+  transport?: RpcTransport;
+}
+
+type EncodedAccount = { data: readonly [string, string] | unknown; owner: Address } | null;
+
+class TimeoutError extends Error {}
+
+export function createChainReader(opts: ChainReaderOptions): ChainReader {
+  const programId = toAddress(opts.programId);
+  const inner = opts.transport ?? createDefaultRpcTransport({ url: opts.rpcUrl });
+
+  // Abort the request (real HTTP) and also race a timer, so even a transport that ignores the signal cannot hang us.
+  const transport = (<TResponse>(config: Parameters<RpcTransport>[0]) => {
+    const controller = new AbortController();
+    const onOuterAbort = () => controller.abort(config.signal?.reason);
+    config.signal?.addEventListener('abort', onOuterAbort, { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new TimeoutError(`no answer within ${opts.timeoutMs} ms`));
+      }, opts.timeoutMs);
+    });
+    return Promise.race([inner<TResponse>({ ...config, signal: controller.signal }), timeout]).finally(() => {
+      clearTimeout(timer);
+      config.signal?.removeEventListener('abort', onOuterAbort);
+    });
+  }) as RpcTransport;
+  const rpc = createSolanaRpcFromTransport(transport);
+
+  function report(method: string, started: number, error?: RpcCallEvent['error']) {
+    opts.onRpcCall?.({ method, durationMs: performance.now() - started, ...(error ? { error } : {}) });
+  }
+
+  /** One RPC call: send, then decode; each failure kind is reported and mapped to ChainError. */
+  async function read<R, T>(method: string, send: () => Promise<R>, decode: (raw: R) => T | Promise<T>): Promise<T> {
+    const started = performance.now();
+    let raw: R;
+    try {
+      raw = await send();
+    } catch (err) {
+      report(method, started, 'unreachable');
+      throw new ChainError('unreachable', `${method}: ${describe(err)}`);
+    }
+    try {
+      const value = await decode(raw);
+      report(method, started);
+      return value;
+    } catch (err) {
+      report(method, started, 'malformed');
+      if (err instanceof ChainError) throw err;
+      throw new ChainError('malformed', `${method}: ${describe(err)}`);
+    }
+  }
+
+  /** Account bytes, or null when absent. The account must be owned by `owners` and base64-encoded. */
+  function accountBytes(account: EncodedAccount, at: Address, owners: readonly Address[]): Uint8Array | null {
+    if (account === null) return null;
+    if (!owners.includes(account.owner)) {
+      throw new ChainError('malformed', `account ${at} is owned by ${account.owner}, not ${owners.join(' or ')}`, at);
+    }
+    const data = account.data;
+    if (!Array.isArray(data) || data[1] !== 'base64' || typeof data[0] !== 'string') {
+      throw new ChainError('malformed', `account ${at}: data is not base64`, at);
+    }
+    return Buffer.from(data[0], 'base64');
+  }
+
+  /** Runs a registry decoder, turning its RegistryDecodeError into ChainError('malformed', account). */
+  function decodeAs<T>(at: Address, decode: () => T): T {
+    try {
+      return decode();
+    } catch (err) {
+      if (err instanceof RegistryDecodeError) throw new ChainError('malformed', `account ${at}: ${err.message}`, at);
+      throw err;
+    }
+  }
+
+  function getAccount(at: Address, commitment: Commitment) {
+    return () => rpc.getAccountInfo(at, { encoding: 'base64', commitment }).send();
+  }
+
+  // PDA derivation hashes and checks the curve: memoize the few thousand names a process sees (bounded).
+  const pdaMemo = new Map<string, Address>();
+  async function memoPda(key: string, derive: () => Promise<readonly [Address, number]>): Promise<Address> {
+    const hit = pdaMemo.get(key);
+    if (hit) return hit;
+    const [pda] = await derive();
+    if (pdaMemo.size >= 10_000) pdaMemo.clear();
+    pdaMemo.set(key, pda);
+    return pda;
+  }
+
+  async function programAccountsByHandle<T>(
+    kind: 'Record' | 'Attestation',
+    handle: Address,
+    commitment: Commitment,
+    decode: (at: Address, bytes: Uint8Array) => T,
+  ): Promise<T[]> {
+    const discriminator = getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS[kind]) as Base58EncodedBytes;
+    return read(
+      'getProgramAccounts',
+      () =>
+        rpc
+          .getProgramAccounts(programId, {
+            encoding: 'base64',
+            commitment,
+            filters: [
+              { memcmp: { offset: 0n, bytes: discriminator, encoding: 'base58' } },
+              { memcmp: { offset: BigInt(ACCOUNT_OFFSETS[kind].handle), bytes: handle as unknown as Base58EncodedBytes, encoding: 'base58' } },
+            ],
+          })
+          .send(),
+      (accounts) =>
+        (accounts as readonly { pubkey: Address; account: EncodedAccount }[]).map(({ pubkey, account }) => {
+          const bytes = accountBytes(account, pubkey, [programId])!;
+          const value = decodeAs(pubkey, () => decode(pubkey, bytes));
+          return value;
+        }),
+    );
+  }
+
+  function stripBump<T extends { bump: number }>(value: T): Omit<T, 'bump'> {
+    const { bump: _bump, ...rest } = value;
+    return rest;
+  }
+
+  const reader: ChainReader = {
+    rpcUrl: opts.rpcUrl,
+    programId,
+
+    async getHandle(name, commitment = DEFAULT_COMMITMENT.resolution) {
+      const pda = await memoPda(`handle:${name}`, () => findHandlePda(programId, name));
+      return read('getAccountInfo', getAccount(pda, commitment), ({ context, value }): AtSlot<HandleAccount | null> => {
+        const bytes = accountBytes(value as EncodedAccount, pda, [programId]);
+        if (!bytes) return { value: null, slot: context.slot };
+        const handle = stripBump(decodeAs(pda, () => decodeHandle(pda, bytes)));
+        // The PDA commits to the name; a different stored name means the account is not what it claims.
+        if (handle.name !== name) throw new ChainError('malformed', `account ${pda}: stores name "${handle.name}"`, pda);
+        return { value: handle, slot: context.slot };
+      });
+    },
+
+    async getHandleByAddress(handle, commitment = DEFAULT_COMMITMENT.resolution) {
+      return read('getAccountInfo', getAccount(handle, commitment), ({ value }) => {
+        const bytes = accountBytes(value as EncodedAccount, handle, [programId]);
+        return bytes ? stripBump(decodeAs(handle, () => decodeHandle(handle, bytes))) : null;
+      });
+    },
+
+    async getHandleAuthority(handle, commitment = DEFAULT_COMMITMENT.resolution): Promise<HandleAuthority> {
+      if (!handle.tokenized) {
+        if (isHandleReleased(handle)) return { authority: null, source: 'owner', reason: 'released' };
+        return { authority: handle.owner, source: 'owner' };
+      }
+      const mint = handle.mint;
+      if (!mint) throw new ChainError('malformed', `handle ${handle.address} is tokenized without a mint`, handle.address);
+
+      const holder = await read(
+        'getTokenLargestAccounts',
+        async () => {
+          try {
+            return await rpc.getTokenLargestAccounts(mint, { commitment }).send();
+          } catch (err) {
+            // The node answers "invalid params" when the mint account is gone or not a mint: nobody holds the NFT.
+            if (isSolanaError(err, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) return null;
+            throw err;
+          }
+        },
+        (answer) => answer?.value.find((entry) => BigInt(entry.amount) >= 1n)?.address ?? null,
+      );
+      if (!holder) return { authority: null, source: 'nft-holder', reason: 'nft-burned' };
+
+      const token = await read('getAccountInfo', getAccount(holder, commitment), ({ value }) => {
+        const account = value as EncodedAccount;
+        const bytes = accountBytes(account, holder, [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]);
+        if (!bytes) return null; // closed between the two reads
+        if (bytes.length < TOKEN_ACCOUNT_SIZE) throw new ChainError('malformed', `token account ${holder}: ${bytes.length} bytes`, holder);
+        const decoded = getTokenDecoder().decode(bytes);
+        if (decoded.mint !== mint) throw new ChainError('malformed', `token account ${holder} is for mint ${decoded.mint}`, holder);
+        return { owner: decoded.owner, amount: decoded.amount, tokenProgram: account!.owner };
+      });
+      if (!token || token.amount < 1n) return { authority: null, source: 'nft-holder', reason: 'nft-burned' };
+
+      const [ata] = await findAssociatedTokenPda({ owner: token.owner, mint, tokenProgram: token.tokenProgram });
+      if (ata !== holder) return { authority: null, source: 'nft-holder', reason: 'nft-not-in-ata' };
+      return { authority: token.owner, source: 'nft-holder' };
+    },
+
+    async getPrimary(wallet, commitment = DEFAULT_COMMITMENT.resolution): Promise<PrimaryPointerAccount | null> {
+      const pda = await memoPda(`primary:${wallet}`, () => findPrimaryPointerPda(programId, wallet));
+      return read('getAccountInfo', getAccount(pda, commitment), ({ value }) => {
+        const bytes = accountBytes(value as EncodedAccount, pda, [programId]);
+        if (!bytes) return null;
+        const pointer = stripBump(decodeAs(pda, () => decodePrimaryPointer(pda, bytes)));
+        if (pointer.wallet !== wallet) throw new ChainError('malformed', `account ${pda}: stores wallet ${pointer.wallet}`, pda);
+        return pointer;
+      });
+    },
+
+    async getRecords(handle, commitment = DEFAULT_COMMITMENT.resolution): Promise<RecordAccount[]> {
+      const records = await programAccountsByHandle('Record', handle, commitment, (at, bytes) => stripBump(decodeRecord(at, bytes)));
+      // Deterministic order for callers and caches: address records first, then by key.
+      return records.sort((a, b) => (a.kind === b.kind ? (a.key < b.key ? -1 : a.key > b.key ? 1 : 0) : a.kind === 'address' ? -1 : 1));
+    },
+
+    async getAttestations(handle, commitment = DEFAULT_COMMITMENT.resolution): Promise<AttestationAccount[]> {
+      const attestations = await programAccountsByHandle('Attestation', handle, commitment, (at, bytes) =>
+        stripBump(decodeAttestation(at, bytes)),
+      );
+      return attestations.sort((a, b) => (a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0));
+    },
+
+    async getDomain(label, tld, commitment = DEFAULT_COMMITMENT.resolution) {
+      const namespace = await memoPda(`namespace:${tld}`, () => findNamespacePda(programId, tld));
+      const pda = await memoPda(`domain:${namespace}:${label}`, () => findDomainPda(programId, namespace, label));
+      return read('getAccountInfo', getAccount(pda, commitment), ({ context, value }): AtSlot<DomainAccount | null> => {
+        const bytes = accountBytes(value as EncodedAccount, pda, [programId]);
+        if (!bytes) return { value: null, slot: context.slot };
+        const domain = stripBump(decodeAs(pda, () => decodeDomain(pda, bytes)));
+        if (domain.label !== label || domain.tld !== tld || domain.namespace !== namespace) {
+          throw new ChainError('malformed', `account ${pda}: stores ${domain.label}.${domain.tld}`, pda);
+        }
+        return { value: domain, slot: context.slot };
+      });
+    },
+
+    async getInvoice(invoice, commitment = DEFAULT_COMMITMENT.payments): Promise<InvoiceAccount | null> {
+      return read('getAccountInfo', getAccount(invoice, commitment), ({ value }) => {
+        const bytes = accountBytes(value as EncodedAccount, invoice, [programId]);
+        return bytes ? stripBump(decodeAs(invoice, () => decodeInvoice(invoice, bytes))) : null;
+      });
+    },
+
+    getSlot(commitment = DEFAULT_COMMITMENT.resolution) {
+      return read('getSlot', () => rpc.getSlot({ commitment }).send(), (slot) => BigInt(slot));
+    },
+
+    getGenesisHash() {
+      return read('getGenesisHash', () => rpc.getGenesisHash().send(), (hash) => {
+        if (typeof hash !== 'string' || hash.length === 0) throw new ChainError('malformed', 'getGenesisHash: not a hash');
+        return hash as string;
+      });
+    },
+
+    getVersion() {
+      return read('getVersion', () => rpc.getVersion().send(), (version) => {
+        if (typeof version?.['solana-core'] !== 'string') throw new ChainError('malformed', 'getVersion: no solana-core');
+        const featureSet = version['feature-set'];
+        return featureSet === undefined || featureSet === null
+          ? { 'solana-core': version['solana-core'] }
+          : { 'solana-core': version['solana-core'], 'feature-set': Number(featureSet) };
+      });
+    },
+  };
+  return reader;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
