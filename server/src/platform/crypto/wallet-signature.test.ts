@@ -8,6 +8,7 @@ import {
   offchainMessageContentRestrictedAsciiOf1232BytesMax,
   offchainMessageContentUtf8Of1232BytesMax,
   type OffchainMessageApplicationDomain,
+  type OffchainMessageV0,
 } from '@solana/offchain-messages';
 import { walletControlString } from '@sigil/contract/connect';
 import {
@@ -36,16 +37,11 @@ const ZERO_DOMAIN = '11111111111111111111111111111111' as OffchainMessageApplica
 // Envelopes built the way signers build them, independently of the verifier's candidate builder.
 const SIGNING_DOMAIN_HEX = 'ff736f6c616e61206f6666636861696e'; // \xff "solana offchain"
 function kitV0(text: string, signer: string, domain: string = ZERO_DOMAIN): Uint8Array {
-  return new Uint8Array(
-    getOffchainMessageV0Encoder().encode({
-      version: 0,
-      applicationDomain: domain as OffchainMessageApplicationDomain,
-      requiredSignatories: [{ address: signer as Address }],
-      content: /^[\x20-\x7e]+$/.test(text)
-        ? offchainMessageContentRestrictedAsciiOf1232BytesMax(text)
-        : offchainMessageContentUtf8Of1232BytesMax(text),
-    }),
-  );
+  const base = { version: 0, applicationDomain: domain as OffchainMessageApplicationDomain, requiredSignatories: [{ address: signer as Address }] } as const;
+  const message: OffchainMessageV0 = /^[\x20-\x7e]+$/.test(text)
+    ? { ...base, content: offchainMessageContentRestrictedAsciiOf1232BytesMax(text) }
+    : { ...base, content: offchainMessageContentUtf8Of1232BytesMax(text) };
+  return new Uint8Array(getOffchainMessageV0Encoder().encode(message));
 }
 function kitV1(text: string, signer: string): Uint8Array {
   return new Uint8Array(getOffchainMessageV1Encoder().encode({ version: 1, requiredSignatories: [{ address: signer as Address }], content: text }));
