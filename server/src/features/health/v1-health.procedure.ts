@@ -1,0 +1,10 @@
+import { V1HealthSchema } from '@sigil/contract/public';
+import { rest } from '../../trpc/meta';
+import { publicProcedure } from '../../trpc/procedures';
+import { v1Health as describe } from './service';
+
+/** GET /v1/health (ungated): status, payment rails, and which RPC host and program this deployment reads. */
+export const v1Health = publicProcedure
+  .meta(rest('GET', '/v1/health', { summary: 'Deployment health', tags: ['platform'] }))
+  .output(V1HealthSchema)
+  .query(({ ctx }) => describe(ctx.config));

@@ -1,0 +1,155 @@
+// Configuration: read once from the environment at start, validated with zod. A bad value stops the process with
+// one line naming the variable (see main.ts). To add a variable: add one entry to `ENV` below (its zod schema,
+// with its default) and one line to `toConfig`. Nothing else reads process.env.
+import { readFileSync } from 'node:fs';
+import { isAddress } from '@solana/kit';
+import { z } from 'zod';
+import { resolveDatabaseTarget } from './db/connect';
+
+const nonEmpty = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).trim().min(1, 'must not be empty');
+const integer = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
+
+const httpUrl = nonEmpty.refine((v) => {
+  try {
+    const u = new URL(v);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}, 'must be an http(s) URL');
+
+/** Optional http(s) URL: unset or empty means "not configured". */
+const optionalHttpUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .pipe(httpUrl.optional());
+
+const port = integer.min(0, 'must be 0-65535').max(65535, 'must be 0-65535');
+
+const programId = nonEmpty.refine((v) => isAddress(v), 'must be a base58 public key (32 bytes)');
+
+const suffixList = z
+  .string()
+  .trim()
+  .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
+  .pipe(
+    z
+      .array(z.string().regex(/^[a-z0-9]{1,32}$/, 'each suffix must be 1-32 characters a-z0-9'))
+      .min(1, 'must list at least one suffix'),
+  );
+
+/** Every environment variable the service reads, with its rule and default. */
+const ENV = {
+  PORT: port.default(8787),
+  HOST: nonEmpty.default('127.0.0.1'),
+  NODE_ENV: z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }).default('development'),
+  LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be fatal, error, warn, info, debug, trace or silent' })
+    .default('info'),
+  SIGIL_PUBLIC_URL: httpUrl.optional(),
+  // No defaults for what the service reads: a deployment must say which chain and program (dev.ts sets both).
+  SIGIL_RPC_URL: httpUrl,
+  SIGIL_RPC_TIMEOUT_MS: integer.min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(5000),
+  SIGIL_PROGRAM_ID: programId,
+  SIGIL_CHAIN_NAME: nonEmpty.regex(/^[a-z0-9-]{1,32}$/, 'must be lowercase a-z0-9-').default('x1'),
+  SIGIL_DOMAIN_SUFFIXES: suffixList.default(['x1', 'xnt', 'xen']),
+  SIGIL_SOL_RPC_URL: optionalHttpUrl,
+  SIGIL_ETH_RPC_URL: optionalHttpUrl,
+  // Unset: the SQLite file under data/ (platform/db decides the path). The db module's own rule validates it.
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .optional()
+    .superRefine((url, ctx) => {
+      if (!url) return;
+      try {
+        resolveDatabaseTarget({ url });
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message.replace(/^DATABASE_URL /, '') });
+      }
+    }),
+} satisfies Record<string, z.ZodType>;
+
+/** The service's version, from server/package.json. */
+export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+export type EnvName = keyof typeof ENV;
+const envSchema = z.object(ENV);
+type Env = z.output<typeof envSchema>;
+
+/** A configuration value that does not pass; `variable` names the environment variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly reason: string,
+  ) {
+    super(`invalid configuration: ${variable} ${reason}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function toConfig(env: Env) {
+  const port = env.PORT;
+  return {
+    port,
+    host: env.HOST,
+    nodeEnv: env.NODE_ENV,
+    logLevel: env.LOG_LEVEL,
+    /** The base URL clients see (docs, examples, audiences). Defaults to the listen address. */
+    publicUrl: (env.SIGIL_PUBLIC_URL ?? `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${port}`).replace(/\/+$/, ''),
+    rpcUrl: env.SIGIL_RPC_URL,
+    rpcTimeoutMs: env.SIGIL_RPC_TIMEOUT_MS,
+    programId: env.SIGIL_PROGRAM_ID,
+    chainName: env.SIGIL_CHAIN_NAME,
+    domainSuffixes: env.SIGIL_DOMAIN_SUFFIXES as readonly string[],
+    solRpcUrl: env.SIGIL_SOL_RPC_URL,
+    ethRpcUrl: env.SIGIL_ETH_RPC_URL,
+    /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */
+    databaseUrl: env.DATABASE_URL || undefined,
+  };
+}
+
+export type Config = Readonly<ReturnType<typeof toConfig>>;
+
+/**
+ * Pure: validates `env` (e.g. process.env) and returns the configuration. Throws ConfigError naming the first bad
+ * variable. Empty strings count as unset, so `FOO= cmd` behaves like not setting FOO.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const input: Record<string, string> = {};
+  for (const name of Object.keys(ENV)) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') input[name] = value;
+  }
+  const parsed = envSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const variable = String(issue.path[0] ?? 'environment');
+    const got = input[variable];
+    throw new ConfigError(variable, `${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got.slice(0, 80))})`}`);
+  }
+  return Object.freeze(toConfig(parsed.data));
+}
+
+/** A syntactically valid program id for tests that never touch a chain. */
+export const TEST_PROGRAM_ID = '8mX76L5CgmVY1Eks7ucFupmhRy1YraFpmUpeiEcj6dJF';
+
+/** A test/dev helper: defaults plus overrides, validated like the real thing. */
+export function testConfig(overrides: Record<string, string | undefined> = {}): Config {
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PORT: '0',
+    SIGIL_RPC_URL: 'http://127.0.0.1:8899',
+    SIGIL_PROGRAM_ID: TEST_PROGRAM_ID,
+    ...overrides,
+  });
+}
+
+/** Rails accepted for x402 payment: the native rail once x402 is configured (issue 5), else none. */
+export function paymentRails(config: Config): string[] {
+  const x402Configured = false; // issue 5 adds the x402 variables; then: `config.x402 !== undefined`
+  return x402Configured ? [`${config.chainName}-native`] : [];
+}

@@ -1,0 +1,76 @@
+// Prometheus metrics (prom-client), one registry per app instance so tests can build several apps side by side.
+// HTTP metrics are labelled by route template (`/resolve/{name}`), never by raw path, to keep cardinality bounded.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One JSON-RPC call as reported by the chain reader's `onRpcCall` hook. */
+export interface RpcCallEvent {
+  /** JSON-RPC method, e.g. `getAccountInfo`. */
+  method: string;
+  durationMs: number;
+  /** Absent on success; `unreachable` (transport, timeout, RPC error) or `malformed` (undecodable answer). */
+  error?: 'unreachable' | 'malformed';
+}
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Record one finished HTTP request. `route` is a template or a fixed label such as `unmatched`. */
+  observeHttp(method: string, route: string, status: number, seconds: number): void;
+  /** Pass this as the chain reader's `onRpcCall` hook. */
+  recordRpcCall(event: RpcCallEvent): void;
+  /** The exposition text for GET /metrics. */
+  render(): Promise<string>;
+  readonly contentType: string;
+}
+
+export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (opts.defaultMetrics) collectDefaultMetrics({ register: registry, prefix: 'sigil_' });
+
+  const requests = new Counter({
+    name: 'sigil_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status code.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'sigil_http_request_duration_seconds',
+    help: 'HTTP request latency in seconds, by method and route template.',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const rpcCalls = new Counter({
+    name: 'sigil_rpc_calls_total',
+    help: 'Chain JSON-RPC calls made, by method.',
+    labelNames: ['method'] as const,
+    registers: [registry],
+  });
+  const rpcErrors = new Counter({
+    name: 'sigil_rpc_errors_total',
+    help: 'Chain JSON-RPC calls that failed, by method and kind (unreachable | malformed).',
+    labelNames: ['method', 'kind'] as const,
+    registers: [registry],
+  });
+  const rpcDuration = new Histogram({
+    name: 'sigil_rpc_call_duration_seconds',
+    help: 'Chain JSON-RPC call latency in seconds, by method.',
+    labelNames: ['method'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    observeHttp(method, route, status, seconds) {
+      requests.inc({ method, route, status: String(status) });
+      duration.observe({ method, route }, seconds);
+    },
+    recordRpcCall(event) {
+      rpcCalls.inc({ method: event.method });
+      rpcDuration.observe({ method: event.method }, event.durationMs / 1000);
+      if (event.error) rpcErrors.inc({ method: event.method, kind: event.error });
+    },
+    render: () => registry.metrics(),
+  };
+}

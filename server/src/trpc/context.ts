@@ -1,0 +1,37 @@
+// What every procedure receives. Built once per request by the HTTP layer (platform/http), for both faces.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Kysely } from 'kysely';
+import type { Config } from '../platform/config';
+import type { Database } from '../platform/db/schema';
+import type { ChainReader } from '../platform/chain/types';
+import type { Lifecycle } from '../platform/lifecycle';
+import type { Logger } from '../platform/log';
+import type { Metrics } from '../platform/metrics';
+
+/** Process-wide dependencies, shared by every request. Features add theirs here (e.g. a limiter, an outbound client). */
+export interface AppServices {
+  config: Config;
+  chain: ChainReader;
+  /** Absent only in tests that need no database. */
+  db?: Kysely<Database>;
+  metrics: Metrics;
+  lifecycle: Lifecycle;
+}
+
+/** Per-request facts. The named procedures (apiKeyProcedure, sessionProcedure, meteredProcedure) read these. */
+export interface RequestContext extends AppServices {
+  requestId: string;
+  /** `rest` for the documented paths (trpc-to-openapi), `trpc` for /trpc. */
+  face: 'rest' | 'trpc';
+  method: string;
+  /** The exact request body bytes (x402 hashes them); undefined when the request had no body. */
+  rawBody: Buffer | undefined;
+  /** Lower-cased header names, as Node gives them. */
+  headers: IncomingHttpHeaders;
+  /** The peer address (proxy headers are not trusted unless configured later). */
+  clientIp: string;
+  /** Logger bound to this request (every line carries `requestId`). */
+  log: Logger;
+  /** REST only: path parameters, percent-decoded exactly once (platform/http/rest.ts). */
+  pathParams?: Record<string, string>;
+}

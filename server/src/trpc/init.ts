@@ -1,0 +1,75 @@
+// The one tRPC instance. Procedures throw domain errors (PublicError, ApiError from @sigil/contract/errors; a
+// ChainError from the reader counts as one too); the middleware below turns them into TRPCErrors that carry the
+// domain error as `cause`, and the two faces render them: REST in platform/http/errors.ts, tRPC in errorFormatter.
+import { initTRPC, TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { HTTP_STATUS_TRPC_ERROR_CODE, type OpenApiMeta } from 'trpc-to-openapi';
+import { ApiError, PublicError } from '@sigil/contract/errors';
+import { ChainError } from '../platform/chain/types';
+import { domainErrorOf, statusOfDomainError } from '../platform/http/errors';
+import type { RequestContext } from './context';
+
+function trpcCodeForStatus(status: number): TRPC_ERROR_CODE_KEY {
+  const exact = (HTTP_STATUS_TRPC_ERROR_CODE as Record<number, TRPC_ERROR_CODE_KEY | undefined>)[status];
+  if (exact) return exact;
+  return status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'BAD_REQUEST';
+}
+
+const t = initTRPC
+  .context<RequestContext>()
+  .meta<OpenApiMeta>()
+  .create({
+    // Never put stacks in error shapes, whatever NODE_ENV says.
+    isDev: false,
+    errorFormatter({ shape, error }) {
+      const domain = domainErrorOf(error);
+      const status = domain ? statusOfDomainError(domain) : shape.data.httpStatus;
+      let message = shape.message;
+      if (domain instanceof ChainError) message = domain.kind === 'malformed' ? 'malformed account' : 'rpc unreachable';
+      else if (domain) message = domain.message;
+      else if (error.code === 'INTERNAL_SERVER_ERROR') message = 'internal error'; // never echo an unexpected exception
+      else if (error.code === 'BAD_REQUEST' && error.cause?.name === 'ZodError') message = 'invalid input';
+      return {
+        message,
+        code: shape.code,
+        data: {
+          code: shape.data.code,
+          httpStatus: status,
+          path: shape.data.path,
+          /** Our code: a /v1 code (`INVALID_KEY`), a public error key (`HANDLE_NOT_REGISTERED`), or `RPC_ERROR`. */
+          errorCode: domain instanceof ApiError ? domain.code : domain instanceof PublicError ? domain.key : domain ? 'RPC_ERROR' : undefined,
+          input: domain instanceof PublicError ? domain.input : undefined,
+        },
+      };
+    },
+  });
+
+/** Domain errors become TRPCErrors with the matching status and the domain error as `cause`. */
+const domainErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok) {
+    const domain = domainErrorOf(result.error);
+    if (domain && result.error.cause === domain && result.error.code === 'INTERNAL_SERVER_ERROR') {
+      throw new TRPCError({ code: trpcCodeForStatus(statusOfDomainError(domain)), message: domain.message, cause: domain });
+    }
+  }
+  return result;
+});
+
+/**
+ * REST path parameters arrive from trpc-to-openapi still percent-encoded; the HTTP layer decodes them once into
+ * `ctx.pathParams`, and this hands the decoded values to the input parser in place of the raw ones.
+ */
+const decodedPathParams = t.middleware(async ({ ctx, next, getRawInput }) => {
+  if (!ctx.pathParams) return next();
+  const raw = await getRawInput();
+  const base = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+  return next({ getRawInput: async () => ({ ...base, ...ctx.pathParams }) });
+});
+
+export const router = t.router;
+export const mergeRouters = t.mergeRouters;
+export const middleware = t.middleware;
+export const createCallerFactory = t.createCallerFactory;
+/** Every named procedure starts here. */
+export const baseProcedure = t.procedure.use(domainErrors).use(decodedPathParams);

@@ -1,0 +1,10 @@
+// The root router: every procedure of the service, served as tRPC at /trpc and as REST at each procedure's
+// `meta.openapi` path. Adding a feature = its router file + one line here.
+import { healthRouter } from '../features/health/router';
+import { router } from './init';
+
+export const appRouter = router({
+  health: healthRouter,
+});
+
+export type AppRouter = typeof appRouter;
