@@ -26,7 +26,42 @@ export interface KvTable {
   updated_at: number;
 }
 
+// ── keys ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** API keys (features/keys, docs/keys.md). The secret itself is never stored. */
+export interface ApiKeysTable {
+  /** `key_…` (time-sortable base58), or the portal domain for the portal's own key. */
+  id: string;
+  /** The owning wallet address (the portal key: its domain). */
+  account: string;
+  name: string | null;
+  tier: 'free' | 'partner';
+  /** hex SHA-256 of the secret; unique. */
+  secret_hash: string;
+  /** First characters of the secret, for display. */
+  secret_prefix: string;
+  /** epoch ms */
+  created_at: number;
+  /** epoch ms; null while active */
+  revoked_at: number | null;
+  /** epoch ms; written at most every 10 s per key */
+  last_used_at: number | null;
+}
+
+// ── ratelimit ──────────────────────────────────────────────────────────────────────────────────────
+
+/** Fixed-window counters (features/ratelimit, docs/rate-limits.md). PK (key_id, unit, window_start). */
+export interface RateCountersTable {
+  key_id: string;
+  unit: 'minute' | 'day';
+  /** epoch ms, start of the UTC minute / UTC day */
+  window_start: number;
+  count: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
+  api_keys: ApiKeysTable;
+  rate_counters: RateCountersTable;
 }

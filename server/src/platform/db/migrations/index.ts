@@ -1,5 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001_platform';
+import * as m0002 from './0002_api_keys';
+import * as m0003 from './0003_rate_counters';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -8,4 +10,6 @@ import * as m0001 from './0001_platform';
  */
 export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
+  '0002_api_keys': m0002,
+  '0003_rate_counters': m0003,
 };
