@@ -38,8 +38,10 @@ export class OutboundError extends Error {
     readonly ms: number,
     /** getJson `http_status`: the status received. */
     readonly status?: number,
+    /** The underlying error, for logs. */
+    cause?: unknown,
   ) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'OutboundError';
   }
 }
@@ -185,9 +187,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
         signal,
       });
       const ms = Math.round(performance.now() - started);
-      // Never read: a body that already arrived with the headers leaves the socket reusable; anything still
-      // streaming is cut off with the connection.
-      res.body.destroy();
+      await discardBody(res.body);
       return { status: res.statusCode, ms };
     } catch (err) {
       throw toOutboundError(err, signal, started);
@@ -209,7 +209,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
       });
       const ms = () => Math.round(performance.now() - started);
       const fail = (kind: OutboundErrorKind, message: string): never => {
-        res.body.destroy();
+        res.body.on('error', () => {}).destroy();
         throw new OutboundError(kind, message, ms(), res.statusCode);
       };
       if (res.statusCode < 200 || res.statusCode > 299) fail('http_status', `answered HTTP ${res.statusCode}`);
@@ -240,11 +240,25 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
   return { post, getJson, close: () => agent.close() };
 }
 
+// The response body is never parsed, stored or logged. Up to DRAIN_LIMIT bytes arriving within DRAIN_MS are
+// drained into the void in the background, so a keep-alive connection can serve the next delivery; a larger
+// or slower body is cut off with its connection. post() has already returned: a receiver streaming a huge
+// body cannot slow it down.
+const DRAIN_LIMIT = 8 * 1024;
+const DRAIN_MS = 1_000;
+
+function discardBody(body: { dump(opts: { limit: number; signal: AbortSignal }): Promise<unknown> }): Promise<unknown> {
+  const drained = body.dump({ limit: DRAIN_LIMIT, signal: AbortSignal.timeout(DRAIN_MS) }).catch(() => {});
+  // Wait one macrotask at most: a body that came with the headers is drained by then and the socket is free
+  // for the caller's next delivery; anything slower goes on in the background.
+  return Promise.race([drained, new Promise((resolve) => setImmediate(resolve))]);
+}
+
 function toOutboundError(err: unknown, signal: AbortSignal, started: number): OutboundError {
   if (err instanceof OutboundError) return err;
   const ms = Math.round(performance.now() - started);
   // Our deadline fired: whatever undici reports (abort), the attempt timed out.
   if (signal.aborted) return new OutboundError('timeout', 'timed out', ms);
   const { kind, message } = classify(err);
-  return new OutboundError(kind, message, ms);
+  return new OutboundError(kind, message, ms, undefined, err);
 }
