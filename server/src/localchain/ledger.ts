@@ -1,0 +1,280 @@
+// The local chain's notion of time and history on top of LiteSVM (which has neither blocks nor commitments):
+// slots and their block times, per-slot blockhashes, an account-version log so that reads at `confirmed` /
+// `finalized` see the state of an older slot, and the transaction history the RPC methods serve.
+import { sha256 } from '@noble/hashes/sha2.js';
+import { getBase58Decoder, type Address, type Blockhash, type Signature } from '@solana/kit';
+import { Clock, type LiteSVM } from 'litesvm';
+
+export type Commitment = 'processed' | 'confirmed' | 'finalized';
+export const COMMITMENTS: readonly Commitment[] = ['processed', 'confirmed', 'finalized'];
+
+/** Real clusters keep a blockhash usable for 150 blocks; we have one block per slot. */
+export const BLOCKHASH_VALIDITY_SLOTS = 150n;
+export const SLOTS_PER_EPOCH = 432_000n;
+
+/** An account as stored (null = does not exist). */
+export interface AccountSnapshot {
+  lamports: bigint;
+  owner: Address;
+  data: Uint8Array;
+  executable: boolean;
+}
+
+export interface TokenBalance {
+  accountIndex: number;
+  mint: Address;
+  owner: Address;
+  programId: Address;
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: number | null; uiAmountString: string };
+}
+
+/** A compiled instruction as the RPC reports it (indices into the transaction's account keys). */
+export interface ReportedInstruction {
+  programIdIndex: number;
+  accounts: number[];
+  data: Uint8Array;
+  stackHeight: number | null;
+}
+
+/** Solana's JSON form of a TransactionError, e.g. "BlockhashNotFound" or {InstructionError: [0, {Custom: 1}]}. */
+export type TransactionErrorJson = string | Record<string, unknown>;
+
+export interface TransactionMeta {
+  fee: bigint;
+  err: TransactionErrorJson | null;
+  preBalances: bigint[];
+  postBalances: bigint[];
+  preTokenBalances: TokenBalance[];
+  postTokenBalances: TokenBalance[];
+  logMessages: string[];
+  innerInstructions: { index: number; instructions: ReportedInstruction[] }[];
+  loadedAddresses: { writable: Address[]; readonly: Address[] };
+  computeUnitsConsumed: bigint;
+}
+
+export interface TransactionRecord {
+  signature: Signature;
+  slot: bigint;
+  blockTime: number;
+  /** The transaction exactly as sent (wire format). */
+  wire: Uint8Array;
+  version: 'legacy' | 0;
+  /** Static keys, then loaded writable, then loaded readonly: what meta indices refer to. */
+  accountKeys: Address[];
+  meta: TransactionMeta;
+  /** Memo program texts, for getSignaturesForAddress's `memo` field. */
+  memos: string[];
+}
+
+interface AccountVersion {
+  slot: bigint;
+  account: AccountSnapshot | null;
+}
+
+export interface LedgerOptions {
+  finalityLagSlots: number;
+  slotMs: number;
+  /** Unix seconds of slot 0. */
+  genesisUnix: number;
+  genesisHash: string;
+}
+
+const base58 = getBase58Decoder();
+
+/** Runs tasks one at a time: transactions are atomic with respect to every RPC read. */
+export class SerialQueue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(task: () => T | Promise<T>): Promise<T> {
+    const next = this.tail.then(task, task);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+export function snapshotOf(svm: LiteSVM, address: Address): AccountSnapshot | null {
+  const account = svm.getAccount(address);
+  if (!account.exists) return null;
+  return {
+    lamports: account.lamports,
+    owner: account.programAddress,
+    data: new Uint8Array(account.data),
+    executable: account.executable,
+  };
+}
+
+/** Writes (or, with null, deletes) an account in the SVM. */
+export function restoreAccount(svm: LiteSVM, address: Address, account: AccountSnapshot | null): void {
+  const value = account ?? { lamports: 0n, owner: '11111111111111111111111111111111' as Address, data: new Uint8Array(), executable: false };
+  svm.setAccount({
+    address,
+    lamports: value.lamports as never,
+    programAddress: value.owner,
+    data: value.data,
+    executable: value.executable,
+    space: BigInt(value.data.length),
+  });
+}
+
+export class Ledger {
+  readonly queue = new SerialQueue();
+  private currentSlot = 0n;
+  private readonly blockhashSlots = new Map<string, bigint>();
+  private readonly blockhashesBySlot = new Map<bigint, Blockhash>();
+  private readonly versions = new Map<Address, AccountVersion[]>();
+  private readonly transactions = new Map<Signature, TransactionRecord>();
+  /** Signatures per address, oldest first. */
+  private readonly byAddress = new Map<Address, Signature[]>();
+  private transactionCount = 0n;
+
+  constructor(
+    readonly svm: LiteSVM,
+    readonly options: LedgerOptions,
+  ) {
+    this.enterSlot(0n);
+  }
+
+  get slot(): bigint {
+    return this.currentSlot;
+  }
+
+  get finalityLagSlots(): bigint {
+    return BigInt(this.options.finalityLagSlots);
+  }
+
+  get totalTransactions(): bigint {
+    return this.transactionCount;
+  }
+
+  /** The slot a read at this commitment sees. */
+  slotAt(commitment: Commitment): bigint {
+    const lag = commitment === 'processed' ? 0n : commitment === 'confirmed' ? 1n : this.finalityLagSlots;
+    return this.currentSlot > lag ? this.currentSlot - lag : 0n;
+  }
+
+  /** Status of something that landed in `slot`, as seen now. */
+  statusOf(slot: bigint): Commitment {
+    if (slot <= this.slotAt('finalized')) return 'finalized';
+    if (slot <= this.slotAt('confirmed')) return 'confirmed';
+    return 'processed';
+  }
+
+  blockTime(slot: bigint): number {
+    return this.options.genesisUnix + Math.floor((Number(slot) * this.options.slotMs) / 1000);
+  }
+
+  blockhashOf(slot: bigint): Blockhash | undefined {
+    return this.blockhashesBySlot.get(slot);
+  }
+
+  latestBlockhash(commitment: Commitment = 'finalized'): { blockhash: Blockhash; lastValidBlockHeight: bigint; slot: bigint } {
+    const slot = this.slotAt(commitment);
+    return { blockhash: this.blockhashesBySlot.get(slot)!, lastValidBlockHeight: slot + BLOCKHASH_VALIDITY_SLOTS, slot };
+  }
+
+  /** A blockhash is usable while its slot is at most 150 slots behind the current one. */
+  isBlockhashValid(blockhash: string): boolean {
+    const slot = this.blockhashSlots.get(blockhash);
+    return slot !== undefined && this.currentSlot - slot <= BLOCKHASH_VALIDITY_SLOTS;
+  }
+
+  /** Moves the chain forward by n slots (each slot = one block, with its own blockhash and block time). */
+  advance(n = 1): bigint {
+    for (let i = 0; i < n; i++) this.enterSlot(this.currentSlot + 1n);
+    return this.currentSlot;
+  }
+
+  private enterSlot(slot: bigint): void {
+    this.currentSlot = slot;
+    const hash = base58.decode(
+      sha256(new TextEncoder().encode(`sigil-localchain:block:${this.options.genesisHash}:${slot}`)),
+    ) as Blockhash;
+    this.blockhashSlots.set(hash, slot);
+    this.blockhashesBySlot.set(slot, hash);
+    // Forget blockhashes nobody may use any more, so a long-running chain does not grow without bound.
+    const expired = slot - BLOCKHASH_VALIDITY_SLOTS - 1n;
+    const old = this.blockhashesBySlot.get(expired);
+    if (old) {
+      this.blockhashesBySlot.delete(expired);
+      this.blockhashSlots.delete(old);
+    }
+    const unix = BigInt(this.blockTime(slot));
+    const epoch = slot / SLOTS_PER_EPOCH;
+    const epochStart = BigInt(this.blockTime(epoch * SLOTS_PER_EPOCH));
+    this.svm.setClock(new Clock(slot, epochStart, epoch, epoch + 1n, unix));
+  }
+
+  // ---- accounts -------------------------------------------------------------------------------------------------
+
+  /** Records what a landed transaction wrote, so older commitments keep seeing the previous state. */
+  recordWrites(slot: bigint, writes: { address: Address; before: AccountSnapshot | null; after: AccountSnapshot | null }[]): void {
+    for (const { address, before, after } of writes) {
+      let log = this.versions.get(address);
+      if (!log) {
+        // The state before the first recorded write holds for every earlier slot.
+        log = [{ slot: -1n, account: before }];
+        this.versions.set(address, log);
+      }
+      const last = log[log.length - 1]!;
+      if (last.slot === slot) last.account = after;
+      else log.push({ slot, account: after });
+    }
+  }
+
+  /** The account as of the commitment's slot. Accounts never written by a transaction are read from the SVM. */
+  readAccount(address: Address, commitment: Commitment): AccountSnapshot | null {
+    const log = this.versions.get(address);
+    if (!log || commitment === 'processed') return snapshotOf(this.svm, address);
+    const slot = this.slotAt(commitment);
+    for (let i = log.length - 1; i >= 0; i--) {
+      if (log[i]!.slot <= slot) return log[i]!.account;
+    }
+    return log[0]!.account;
+  }
+
+  /** Every account owned by `owner` at the commitment, with its address. */
+  accountsOwnedBy(owner: Address, commitment: Commitment): { address: Address; account: AccountSnapshot }[] {
+    const candidates = new Set<Address>(this.svm.getProgramAccounts(owner).map((a) => a.address));
+    if (commitment !== 'processed') for (const address of this.versions.keys()) candidates.add(address);
+    const out: { address: Address; account: AccountSnapshot }[] = [];
+    for (const address of candidates) {
+      const account = this.readAccount(address, commitment);
+      if (account && account.owner === owner) out.push({ address, account });
+    }
+    return out;
+  }
+
+  // ---- history --------------------------------------------------------------------------------------------------
+
+  hasTransaction(signature: string): boolean {
+    return this.transactions.has(signature as Signature);
+  }
+
+  recordTransaction(record: TransactionRecord): void {
+    this.transactions.set(record.signature, record);
+    this.transactionCount++;
+    for (const address of new Set(record.accountKeys)) {
+      let list = this.byAddress.get(address);
+      if (!list) this.byAddress.set(address, (list = []));
+      list.push(record.signature);
+    }
+  }
+
+  /** The transaction if it is visible at the commitment. */
+  getTransaction(signature: string, commitment: Commitment = 'processed'): TransactionRecord | null {
+    const record = this.transactions.get(signature as Signature);
+    if (!record || record.slot > this.slotAt(commitment)) return null;
+    return record;
+  }
+
+  /** Signatures touching the address, newest first, visible at the commitment. */
+  signaturesFor(address: Address, commitment: Commitment): TransactionRecord[] {
+    const list = this.byAddress.get(address) ?? [];
+    const maxSlot = this.slotAt(commitment);
+    const out: TransactionRecord[] = [];
+    for (let i = list.length - 1; i >= 0; i--) {
+      const record = this.transactions.get(list[i]!)!;
+      if (record.slot <= maxSlot) out.push(record);
+    }
+    return out;
+  }
+}
