@@ -1,5 +1,7 @@
 // The HTTP application: both faces of the one router, docs, metrics, request ids and error shaping, assembled
 // on one Fastify instance. No listening, no signals: main.ts owns the process; tests call buildApp directly.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AnyTRPCRouter } from '@trpc/server';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
@@ -37,12 +39,15 @@ function sendShaped(reply: FastifyReply, shaped: ShapedError): FastifyReply {
   return reply.code(shaped.status).type('application/json; charset=utf-8').send(JSON.stringify(shaped.body));
 }
 
-function safePath(rawUrl: string): string {
-  try {
-    return pathOf(rawUrl);
-  } catch {
-    return '/';
+/** Answer to bytes that are not HTTP at all (no request object exists): a 400 in the public shape, then close. */
+function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const body = '{"error":"bad request"}';
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
   }
+  socket.destroy(err);
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
@@ -52,16 +57,24 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const router = deps.router ?? appRouter;
   const services: AppServices = { config, chain: deps.chain, db: deps.db, metrics, lifecycle: deps.lifecycle ?? new Lifecycle() };
 
+  let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
-    // URLs Fastify cannot even route (e.g. a malformed %-sequence): same shapes as everything else.
+    // A whole path is one wildcard parameter of the REST catch-all route: allow long ones (e.g. several ids).
+    routerOptions: { maxParamLength: 2048 },
+    // URLs Fastify's router refuses (a malformed %-sequence anywhere in the path): the REST routing rules decide
+    // the answer, so a 404 stays a 404 and a bad path parameter gets the same 400 as anywhere else.
     frameworkErrors: (error, request, reply) => {
       reply.header(REQUEST_ID_HEADER, request.id);
-      sendShaped(reply, shapeFrameworkError(faceOf(safePath(request.url)), error));
+      const face = faceOf(pathOf(request.url));
+      const decision = face === 'trpc' ? undefined : decideRest(request.method, request.url);
+      request.routeLabel = decision?.routeLabel ?? 'unmatched';
+      sendShaped(reply, decision && 'error' in decision ? decision.error : shapeFrameworkError(face, error));
     },
+    clientErrorHandler: clientError,
   });
 
   registerBodyParsers(app);
@@ -76,14 +89,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   // Anything thrown outside a procedure (body parser, hooks): shaped by face, never Fastify's default body.
   app.setErrorHandler((error, request, reply) => {
-    const face = faceOf(safePath(request.url));
+    const face = faceOf(pathOf(request.url));
     const shaped = face === 'trpc' ? shapeFrameworkError(face, error) : shapeRestError(face, error);
     if (shaped.unexpected) request.log.error({ err: error }, 'unexpected error');
     return sendShaped(reply, shaped);
   });
   app.setNotFoundHandler((request, reply) => {
     request.routeLabel = 'unmatched';
-    return sendShaped(reply, genericError(faceOf(safePath(request.url)), 404));
+    return sendShaped(reply, genericError(faceOf(pathOf(request.url)), 404));
   });
 
   const contextFor = (request: FastifyRequest, face: RequestContext['face'], route?: RestRoute): RequestContext => ({
@@ -99,7 +112,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   registerTrpc(app, { router, createContext: (request) => contextFor(request, 'trpc') });
-  registerRest(app, { router, createContext: (request, route) => contextFor(request, 'rest', route) });
+  decideRest = registerRest(app, { router, createContext: (request, route) => contextFor(request, 'rest', route) });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
 
   app.get('/metrics', async (_request, reply) => {

@@ -1,15 +1,7 @@
 // Prometheus metrics (prom-client), one registry per app instance so tests can build several apps side by side.
 // HTTP metrics are labelled by route template (`/resolve/{name}`), never by raw path, to keep cardinality bounded.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-
-/** One JSON-RPC call as reported by the chain reader's `onRpcCall` hook. */
-export interface RpcCallEvent {
-  /** JSON-RPC method, e.g. `getAccountInfo`. */
-  method: string;
-  durationMs: number;
-  /** Absent on success; `unreachable` (transport, timeout, RPC error) or `malformed` (undecodable answer). */
-  error?: 'unreachable' | 'malformed';
-}
+import type { RpcCallEvent } from './chain/types';
 
 export interface Metrics {
   readonly registry: Registry;

@@ -42,10 +42,14 @@ export interface RestOptions {
   createContext: (request: FastifyRequest, route: RestRoute) => unknown | Promise<unknown>;
 }
 
-/** Path of a raw request URL, as trpc-to-openapi computes it (so both agree on what matches). */
+/** Path of a raw request URL, as trpc-to-openapi computes it (so both agree on what matches); `/` if unparsable. */
 export function pathOf(rawUrl: string): string {
-  const url = new URL(rawUrl.startsWith('/') ? `http://127.0.0.1${rawUrl}` : rawUrl);
-  return normalizePath(url.pathname);
+  try {
+    const url = new URL(rawUrl.startsWith('/') ? `http://127.0.0.1${rawUrl}` : rawUrl);
+    return normalizePath(url.pathname);
+  } catch {
+    return '/';
+  }
 }
 
 function send(reply: FastifyReply, shaped: ShapedError): FastifyReply {
@@ -93,7 +97,49 @@ interface InFlight {
   error?: unknown;
 }
 
-export function registerRest(app: FastifyInstance, opts: RestOptions): void {
+export type RestDecision = { routeLabel: string } & ({ route: RestRoute } | { error: ShapedError });
+
+/**
+ * Routing rules of the REST face as a pure function of method and raw URL: which route matches, or which error
+ * answers (404 unknown, 405 wrong method, 400 malformed percent-encoding). The only place path parameters are
+ * decoded. Also used when Fastify's own router refuses a URL it cannot decode (see app.ts frameworkErrors).
+ */
+function restDecider(lookup: ReturnType<typeof createProcedureCache>) {
+  return (requestMethod: string, rawUrl: string): RestDecision => {
+    const path = pathOf(rawUrl);
+    const face = faceOf(path) === 'v1' ? 'v1' : 'public';
+    // HEAD is GET without a body (Node drops the body of a HEAD response).
+    const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
+    const match = (REST_METHODS as readonly string[]).includes(method) ? lookup(method as OpenApiMethod, path) : undefined;
+
+    if (!match?.procedure) {
+      const allowed = REST_METHODS.filter((m) => lookup(m, path));
+      const lower = path.toLowerCase();
+      const getOnly = GET_ONLY_PREFIXES.some((p) => lower === p || lower.startsWith(`${p}/`));
+      if (allowed.length === 0 && getOnly && method !== 'GET') allowed.push('GET');
+      if (allowed.length > 0) {
+        const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
+        return { routeLabel: 'unmatched', error: { ...genericError(face, 405), headers: { allow: allow.join(', ') } } };
+      }
+      return { routeLabel: 'unmatched', error: genericError(face, 404) };
+    }
+
+    const template = normalizePath((match.procedure.procedure._def.meta as { openapi: { path: string } }).openapi.path);
+    const pathParams: Record<string, string> = {};
+    for (const [name, encoded] of Object.entries(match.pathInput as Record<string, string>)) {
+      try {
+        pathParams[name] = decodeURIComponent(encoded);
+      } catch {
+        const message = `path parameter "${name}" has malformed percent-encoding`;
+        return { routeLabel: template, error: genericError(face, 400, { message, input: encoded }) };
+      }
+    }
+    return { routeLabel: template, route: { template, face, pathParams } };
+  };
+}
+
+/** Registers the REST face; returns its routing decision function (app.ts reuses it for URLs Fastify rejects). */
+export function registerRest(app: FastifyInstance, opts: RestOptions): (method: string, rawUrl: string) => RestDecision {
   const router = opts.router as unknown as OpenApiRouter;
   const lookup = createProcedureCache(router);
   const inFlight = new WeakMap<IncomingMessage, InFlight>();
@@ -111,37 +157,14 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): void {
     },
   } as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
 
-  /** Decides 404 / 405 / 400 before the body is read; on a match, records the route for the handler. */
+  const decide = restDecider(lookup);
+
+  /** Before the body is read: answer 404 / 405 / 400 now, or record the matched route for the handler. */
   async function route(request: FastifyRequest, reply: FastifyReply) {
-    const path = pathOf(request.url);
-    const face = faceOf(path) === 'v1' ? 'v1' : 'public';
-    request.routeLabel = 'unmatched';
-    // HEAD is GET without a body (Node drops the body of a HEAD response).
-    const method = request.method === 'HEAD' ? 'GET' : request.method;
-    const match = (REST_METHODS as readonly string[]).includes(method) ? lookup(method as OpenApiMethod, path) : undefined;
-
-    if (!match?.procedure) {
-      const allowed = REST_METHODS.filter((m) => lookup(m, path));
-      const lower = path.toLowerCase();
-      if (allowed.length === 0 && GET_ONLY_PREFIXES.some((p) => lower === p || lower.startsWith(`${p}/`))) allowed.push('GET');
-      if (allowed.length > 0) {
-        const allow = allowed.includes('GET') ? [...allowed, 'HEAD'] : allowed;
-        return send(reply.header('allow', allow.join(', ')), genericError(face, 405));
-      }
-      return send(reply, genericError(face, 404));
-    }
-
-    const template = normalizePath((match.procedure.procedure._def.meta as { openapi: { path: string } }).openapi.path);
-    request.routeLabel = template;
-    const pathParams: Record<string, string> = {};
-    for (const [name, encoded] of Object.entries(match.pathInput as Record<string, string>)) {
-      try {
-        pathParams[name] = decodeURIComponent(encoded);
-      } catch {
-        return send(reply, genericError(face, 400, { message: `path parameter "${name}" has malformed percent-encoding`, input: encoded }));
-      }
-    }
-    request.restRoute = { template, face, pathParams };
+    const decision = decide(request.method, request.url);
+    request.routeLabel = decision.routeLabel;
+    if ('error' in decision) return send(reply, decision.error);
+    request.restRoute = decision.route;
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
@@ -165,4 +188,5 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): void {
   }
 
   app.route({ method: app.supportedMethods, url: '/*', onRequest: route, handler: serve });
+  return decide;
 }

@@ -1,0 +1,90 @@
+// The process: config → db (migrated) → chain reader → HTTP → workers; on SIGTERM/SIGINT the reverse: stop
+// accepting and finish in-flight requests, stop workers, close the db, exit 0.
+import { pathToFileURL } from 'node:url';
+import { buildApp } from './app';
+import { createChainReader } from './platform/chain/reader';
+import { ConfigError, loadConfig, type Config } from './platform/config';
+import { createDatabase, migrateToLatest, type DatabaseHandle } from './platform/db/index';
+import { Lifecycle } from './platform/lifecycle';
+import { createLogger } from './platform/log';
+import { createMetrics } from './platform/metrics';
+
+/** Longest a shutdown may take before the process gives up waiting and exits 1. */
+const SHUTDOWN_GRACE_MS = 15_000;
+
+function configOrExit(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      // One line, no stack: the operator needs the variable and the reason, nothing else.
+      process.stderr.write(`sigil: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+export async function main(): Promise<void> {
+  const config = configOrExit();
+  const logger = createLogger(config);
+  const metrics = createMetrics({ defaultMetrics: true });
+  const lifecycle = new Lifecycle();
+
+  let database: DatabaseHandle | undefined;
+  try {
+    database = createDatabase({ url: config.databaseUrl });
+    const applied = await migrateToLatest(database.db);
+    logger.info({ dialect: database.dialect, applied }, 'database ready');
+  } catch (err) {
+    logger.fatal({ err }, 'database unavailable');
+    await database?.close();
+    process.exit(1);
+  }
+
+  const chain = createChainReader({
+    rpcUrl: config.rpcUrl,
+    programId: config.programId,
+    timeoutMs: config.rpcTimeoutMs,
+    onRpcCall: metrics.recordRpcCall,
+  });
+
+  const app = buildApp({ config, chain, db: database.db, logger, metrics, lifecycle });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    logger.fatal({ err }, 'cannot listen');
+    await database.close();
+    process.exit(1);
+  }
+  // Workers start here (issues 4-6) and register their stop callbacks on `lifecycle`.
+
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    logger.info({ signal }, 'shutting down');
+    const deadline = setTimeout(() => {
+      logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_GRACE_MS);
+    deadline.unref();
+    try {
+      await app.close(); // stops accepting, waits for in-flight requests, closes idle keep-alive sockets
+      await lifecycle.stopAll((name, err) => logger.error({ err, name }, 'stop callback failed'));
+      await database!.close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+// Run when executed directly (`node --import tsx server/src/main.ts`), not when imported.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  void main();
+}

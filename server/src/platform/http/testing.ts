@@ -1,0 +1,162 @@
+// Test fixtures for the HTTP layer: an app on a real loopback port with captured log lines, a fake ChainReader,
+// and a probe router whose procedures exercise every error-shaping path. Used by tests only.
+import http from 'node:http';
+import { Writable } from 'node:stream';
+import { TRPCError } from '@trpc/server';
+import { z } from 'zod';
+import { ApiError, PublicError } from '@sigil/contract/errors';
+import { buildApp, type AppDeps } from '../../app';
+import { ChainError, type ChainReader } from '../chain/types';
+import { testConfig, type Config } from '../config';
+import { createLogger } from '../log';
+import { mergeRouters, router } from '../../trpc/init';
+import { rest } from '../../trpc/meta';
+import { publicProcedure } from '../../trpc/procedures';
+import { appRouter } from '../../trpc/router';
+
+const unsupported = () => {
+  throw new Error('not used by this test');
+};
+
+/** A ChainReader that answers the three version reads; override any method. */
+export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
+  return {
+    rpcUrl: 'http://127.0.0.1:8899',
+    programId: 'Sigi1111111111111111111111111111111111111111' as ChainReader['programId'],
+    getHandle: unsupported,
+    getHandleByAddress: unsupported,
+    getHandleAuthority: unsupported,
+    getPrimary: unsupported,
+    getRecords: unsupported,
+    getAttestations: unsupported,
+    getDomain: unsupported,
+    getInvoice: unsupported,
+    getSlot: async () => 1234n,
+    getGenesisHash: async () => 'GenesisHash1111111111111111111111111111111111',
+    getVersion: async () => ({ 'solana-core': '2.1.0', 'feature-set': 7 }),
+    ...overrides,
+  };
+}
+
+const Echo = z.object({ value: z.string() });
+
+function thrower(kind: string): never {
+  switch (kind) {
+    case 'public':
+      throw new PublicError('HANDLE_NOT_REGISTERED', 'alice');
+    case 'api':
+      throw new ApiError('RATE_LIMITED', 'slow down', { 'retry-after': '7' });
+    case 'chain-unreachable':
+      throw new ChainError('unreachable', 'connect ECONNREFUSED 10.1.2.3:8899');
+    case 'chain-malformed':
+      throw new ChainError('malformed', 'handle account too short', 'Acct111');
+    case 'trpc':
+      throw new TRPCError({ code: 'FORBIDDEN', message: 'internal reason /srv/secret.ts' });
+    default:
+      throw new Error('boom at /srv/app/secret.ts:42 password=hunter2');
+  }
+}
+
+/** Procedures that exist only in tests: echo path params, validate input, read the raw body, throw on demand. */
+export const probeRouter = router({
+  probe: router({
+    echo: publicProcedure
+      .meta(rest('GET', '/test/echo/{value}', { summary: 'echo' }))
+      .input(Echo)
+      .output(Echo)
+      .query(({ input }) => input),
+    echoV1: publicProcedure
+      .meta(rest('GET', '/v1/test/echo/{value}', { summary: 'echo' }))
+      .input(Echo)
+      .output(Echo)
+      .query(({ input }) => input),
+    count: publicProcedure
+      .meta(rest('GET', '/test/count', { summary: 'coerced query' }))
+      .input(z.object({ n: z.coerce.number().int().min(1) }))
+      .output(z.object({ n: z.number() }))
+      .query(({ input }) => input),
+    countV1: publicProcedure
+      .meta(rest('GET', '/v1/test/count', { summary: 'coerced query' }))
+      .input(z.object({ n: z.coerce.number().int().min(1) }))
+      .output(z.object({ n: z.number() }))
+      .query(({ input }) => input),
+    body: publicProcedure
+      .meta(rest('POST', '/v1/test/body', { summary: 'json body' }))
+      .input(z.object({ name: z.string().min(1) }))
+      .output(z.object({ name: z.string(), rawBody: z.string(), requestId: z.string() }))
+      .mutation(({ input, ctx }) => ({ name: input.name, rawBody: ctx.rawBody?.toString('utf8') ?? '', requestId: ctx.requestId })),
+    throws: publicProcedure
+      .meta(rest('GET', '/test/throw/{value}', { summary: 'throws' }))
+      .input(Echo)
+      .output(Echo)
+      .query(({ input }) => thrower(input.value)),
+    throwsV1: publicProcedure
+      .meta(rest('GET', '/v1/test/throw/{value}', { summary: 'throws' }))
+      .input(Echo)
+      .output(Echo)
+      .query(({ input }) => thrower(input.value)),
+  }),
+});
+
+export const testRouter = mergeRouters(appRouter, probeRouter);
+
+export interface TestApp {
+  base: string;
+  /** Parsed JSON log lines written so far. */
+  logs: Record<string, unknown>[];
+  config: Config;
+  close(): Promise<void>;
+}
+
+/** buildApp on 127.0.0.1:0 with the probe router and a log capture. */
+export async function startTestApp(opts: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {}): Promise<TestApp> {
+  const config = testConfig({ LOG_LEVEL: 'info', ...opts.env });
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const app = buildApp({ config, chain: fakeChain(), logger: createLogger(config, sink), router: testRouter, ...opts.deps });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as { port: number };
+  return { base: `http://127.0.0.1:${port}`, logs, config, close: () => app.close() };
+}
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json(): any;
+}
+
+/** One request through node:http, path sent byte-for-byte (fetch would normalize some of what we test). */
+export function rawRequest(
+  base: string,
+  method: string,
+  path: string,
+  opts: { headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<RawResponse> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const headers = { ...opts.headers };
+    if (opts.body !== undefined) headers['content-length'] = String(Buffer.byteLength(opts.body));
+    const req = http.request({ host: url.hostname, port: url.port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text,
+          json: () => JSON.parse(text),
+        });
+      });
+    });
+    req.on('error', reject);
+    if (opts.body !== undefined) req.end(opts.body);
+    else req.end();
+  });
+}
