@@ -1,0 +1,87 @@
+// Receiver side of Sigil pay webhooks: verify the `Sigil-Signature` header of a delivery.
+// Header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + '.' + raw body)>`; the HMAC key is the secret
+// string exactly as issued (`whsec_…`, UTF-8). See README "Receiving pay webhooks".
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SIGNATURE_HEADER = 'Sigil-Signature';
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+export type VerifyWebhookFailure =
+  /** The header is absent or not `t=<digits>,v1=<64 hex>[,v1=…]`. */
+  | 'malformed_header'
+  /** `t` is further than the tolerance from now (a replay, or a badly wrong clock). */
+  | 'timestamp_out_of_tolerance'
+  /** No v1 signature matches any of the given secrets. */
+  | 'signature_mismatch'
+  /** No secret was given. */
+  | 'no_secret';
+
+export type VerifyWebhookResult =
+  | { ok: true; /** Which of the given secrets matched (for rotation bookkeeping). */ secretIndex: number; timestamp: number }
+  | { ok: false; reason: VerifyWebhookFailure };
+
+export interface VerifyWebhookOptions {
+  /** Accept `t` within this many seconds of now (either side). Default 300. */
+  toleranceSeconds?: number;
+  /** Current time in unix seconds (tests, or a trusted clock). Default: the system clock. */
+  now?: number;
+}
+
+const HEX_SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * Verifies a delivery. Pass the raw request body bytes exactly as received (a Buffer/Uint8Array; a string is
+ * taken as its UTF-8 encoding — never a re-serialized JSON object), the `Sigil-Signature` header, and the
+ * webhook secret, or several during a rotation overlap. Every `v1` in the header is tried against every
+ * secret with a constant-time comparison.
+ */
+export function verifyWebhook(
+  rawBody: Uint8Array | string,
+  signatureHeader: string | null | undefined,
+  secrets: string | readonly string[],
+  options: VerifyWebhookOptions = {},
+): VerifyWebhookResult {
+  const secretList = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((s) => s.length > 0);
+  if (secretList.length === 0) return { ok: false, reason: 'no_secret' };
+
+  const parsed = parseSignatureHeader(signatureHeader);
+  if (!parsed) return { ok: false, reason: 'malformed_header' };
+
+  const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - parsed.timestamp) > tolerance) return { ok: false, reason: 'timestamp_out_of_tolerance' };
+
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  const candidates = parsed.signatures.map((hex) => Buffer.from(hex, 'hex'));
+  for (let i = 0; i < secretList.length; i++) {
+    const expected = createHmac('sha256', secretList[i]!).update(`${parsed.timestamp}.`).update(body).digest();
+    // Every candidate is compared (no early exit on the first mismatch): timing reveals nothing about which
+    // bytes matched. Lengths are equal by construction (32 bytes), as timingSafeEqual requires.
+    let matched = false;
+    for (const candidate of candidates) matched = timingSafeEqual(candidate, expected) || matched;
+    if (matched) return { ok: true, secretIndex: i, timestamp: parsed.timestamp };
+  }
+  return { ok: false, reason: 'signature_mismatch' };
+}
+
+/** `t=…,v1=…[,v1=…]` → timestamp and v1 signatures; unknown keys (future schemes) are ignored. */
+export function parseSignatureHeader(header: string | null | undefined): { timestamp: number; signatures: string[] } | null {
+  if (typeof header !== 'string' || header.length === 0 || header.length > 4096) return null;
+  let timestamp: number | null = null;
+  const signatures: string[] = [];
+  for (const part of header.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) return null;
+    const key = part.slice(0, eq).trim();
+    const value = part.slice(eq + 1).trim();
+    if (key === 't') {
+      if (timestamp !== null || !/^\d{1,12}$/.test(value)) return null;
+      timestamp = Number(value);
+    } else if (key === 'v1') {
+      if (!HEX_SHA256.test(value)) return null;
+      signatures.push(value);
+    }
+  }
+  if (timestamp === null || signatures.length === 0) return null;
+  return { timestamp, signatures };
+}
