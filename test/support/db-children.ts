@@ -9,10 +9,11 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * Starts one process per job, waits until every one has opened its database, then tells them all "go" at once,
  * so the race happens between real OS processes (each with its own SQLite connection / Postgres pool).
  * Resolves with each child's JSON result, in job order.
+ * `script` is another child speaking the same protocol (print "ready", wait for "go" on stdin, print one JSON line).
  */
-export async function runTogether<T = unknown>(jobs: ChildJob[], timeoutMs = 60_000): Promise<T[]> {
+export async function runTogether<T = unknown, J = ChildJob>(jobs: J[], timeoutMs = 60_000, script: string = CHILD): Promise<T[]> {
   const children = jobs.map((job) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify(job)], {
+    const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(job)], {
       cwd: REPO_ROOT,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
