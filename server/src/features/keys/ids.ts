@@ -1,0 +1,31 @@
+// Prefixed, time-sortable ids: `<prefix>` + 22 base58 characters encoding 16 bytes =
+// 48-bit big-endian epoch ms ‖ 80 random bits. Fixed width, and the base58 alphabet is in ASCII order, so ids
+// sort (as plain strings, in SQL too) by creation time; 80 random bits make collisions within a millisecond
+// negligible. Generic on purpose: other features (`whsub_`, …) can use `prefixedId`.
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+/** 58^22 > 2^128, so 16 bytes always fit in 22 characters. */
+export const SORTABLE_ID_LENGTH = 22;
+
+/** Fixed-width base58 of a big-endian byte string (left-padded with '1', base58's zero). */
+function fixedWidthBase58(bytes: Uint8Array, width: number): string {
+  let value = BigInt('0x' + (Buffer.from(bytes).toString('hex') || '0'));
+  let out = '';
+  while (value > 0n) {
+    out = ALPHABET[Number(value % 58n)] + out;
+    value /= 58n;
+  }
+  return out.padStart(width, '1');
+}
+
+export function prefixedId(prefix: string, now: number = Date.now()): string {
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(now, 0, 6);
+  randomBytes(10).copy(bytes, 6);
+  return prefix + fixedWidthBase58(bytes, SORTABLE_ID_LENGTH);
+}
+
+export function newKeyId(now?: number): string {
+  return prefixedId('key_', now);
+}
