@@ -1,0 +1,101 @@
+// The reader against the real local chain (LiteSVM + registry emulator) and its seeded demo scenario:
+// the same layouts written by the emulator are read back over HTTP JSON-RPC, and faults map to ChainError kinds.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Address } from '@solana/kit';
+import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
+import { createChainReader, isAttestationLive, isRecordVerified, primaryTrusted } from './reader';
+import { ChainError, type ChainReader, type RpcCallEvent } from './types';
+
+let chain: LocalChain;
+let scenario: Scenario;
+let reader: ChainReader;
+const events: RpcCallEvent[] = [];
+
+beforeAll(async () => {
+  chain = await startLocalChain({ autoAdvance: false, scenario: true });
+  scenario = chain.scenario!;
+  reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000, onRpcCall: (e) => events.push(e) });
+}, 60_000);
+afterAll(() => chain?.close());
+
+const wallet = (name: string) => scenario.wallets[name]!.address;
+
+async function reverse(address: Address): Promise<string | null> {
+  const pointer = await reader.getPrimary(address);
+  if (!pointer) return null;
+  const handle = await reader.getHandleByAddress(pointer.handle);
+  if (!handle) return null;
+  return primaryTrusted(pointer, handle, await reader.getHandleAuthority(handle)) ? handle.name : null;
+}
+
+describe('chain reader over the local chain', () => {
+  it('reads a plain handle, its verified records and live attestations', async () => {
+    const { value: alice, slot } = await reader.getHandle('alice');
+    expect(slot).toBeGreaterThan(0n);
+    expect(alice).toMatchObject({ name: 'alice', owner: wallet('alice'), tokenized: false, registrationEpoch: 1n });
+    const authority = await reader.getHandleAuthority(alice!);
+    expect(authority).toEqual({ authority: wallet('alice'), source: 'owner' });
+
+    const records = await reader.getRecords(alice!.address);
+    const verified = Object.fromEntries(
+      records.filter((r) => r.kind === 'address').map((r) => [r.key, isRecordVerified(r, alice!, authority)]),
+    );
+    expect(verified).toEqual({ BTC: false, ETH: true, SOL: true, X1: true });
+    expect(records.find((r) => r.key === 'X1')?.value).toBe(wallet('alice'));
+
+    const now = Math.floor(Date.now() / 1000);
+    const attestations = await reader.getAttestations(alice!.address);
+    expect(attestations.map((a) => [a.platform, a.subject, isAttestationLive(a, now)])).toEqual([
+      ['github', 'alice-dev', true],
+      ['x', 'alice_onchain', true],
+    ]);
+    expect(events.every((e) => e.error === undefined)).toBe(true);
+  });
+
+  it('tokenized handle: authority follows the NFT holder in its ATA, not the recorded owner', async () => {
+    const { value: vault } = await reader.getHandle(scenario.cases.tokenizedHeldByOther!);
+    expect(vault).toMatchObject({ owner: wallet('carol'), tokenized: true });
+    expect(await reader.getHandleAuthority(vault!)).toEqual({ authority: wallet('dave'), source: 'nft-holder' });
+  });
+
+  it('reverse trust rules: holder yes; lost authority, pre-registration pointer, no pointer: no', async () => {
+    expect(await reverse(scenario.reverse.plainWithPrimary!)).toBe('alice');
+    expect(await reverse(scenario.reverse.tokenizedHolder!)).toBe('vault');
+    expect(await reverse(scenario.reverse.tokenizedOwnerLostAuthority!)).toBeNull();
+    expect(await reverse(scenario.reverse.primarySetBeforeRegistration!)).toBeNull();
+    expect(await reverse(scenario.reverse.primaryLostAuthority!)).toBeNull();
+    expect(await reverse(scenario.reverse.noPrimary!)).toBeNull();
+    expect((await reader.getHandle('phoenix')).value?.registrationEpoch).toBe(2n);
+  });
+
+  it('domains, invoices (finalized), cluster identity', async () => {
+    expect((await reader.getDomain('forge', 'xnt')).value).toMatchObject({ label: 'forge', tld: 'xnt', owner: wallet('alice') });
+    expect((await reader.getDomain('forge', 'xen')).value).toBeNull();
+    const paid = await reader.getInvoice(scenario.invoices['alice-2']!.account);
+    expect(paid).toMatchObject({ status: 1, paidBy: wallet('payer1'), id: 2n, memo: 'Consulting call' });
+    expect(await reader.getGenesisHash()).toBe(scenario.genesisHash);
+    expect(typeof (await reader.getVersion())['solana-core']).toBe('string');
+    expect(await reader.getSlot('finalized')).toBeLessThanOrEqual(await reader.getSlot('processed'));
+  });
+
+  it('faults: malformed account data → malformed; RPC error, HTTP 500, unreachable, slow → unreachable', async () => {
+    const { value: alice } = await reader.getHandle('alice');
+    const kindOf = (p: Promise<unknown>) => p.then(() => 'ok', (e) => (e instanceof ChainError ? e.kind : `other: ${e}`));
+    try {
+      chain.faults.replace({ malformedAccounts: [alice!.address] });
+      expect(await kindOf(reader.getHandle('alice'))).toBe('malformed');
+      chain.faults.replace({ rpcError: { code: -32005, message: 'Node is unhealthy' } });
+      expect(await kindOf(reader.getSlot())).toBe('unreachable');
+      chain.faults.replace({ httpStatus: 500 });
+      expect(await kindOf(reader.getSlot())).toBe('unreachable');
+      chain.faults.replace({ unreachable: true });
+      expect(await kindOf(reader.getSlot())).toBe('unreachable');
+      const quick = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 150 });
+      chain.faults.replace({ delayMs: 1000 });
+      expect(await kindOf(quick.getSlot())).toBe('unreachable');
+    } finally {
+      chain.faults.clear();
+    }
+    expect(await kindOf(reader.getHandle('alice'))).toBe('ok');
+  });
+});
