@@ -82,6 +82,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  // Graceful close: Fastify stops listening and waits for in-flight requests, but a kept-alive connection would
+  // hold it open after its last response. Once closing, every response tells the client to close the connection.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply, payload) => {
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);

@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, paymentRails, TEST_PROGRAM_ID, testConfig } from './config';
+
+const required = { SIGIL_RPC_URL: 'http://127.0.0.1:8899', SIGIL_PROGRAM_ID: TEST_PROGRAM_ID };
+
+function failure(env: Record<string, string | undefined>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('applies the defaults', () => {
+    expect(loadConfig(required)).toEqual({
+      port: 8787,
+      host: '127.0.0.1',
+      nodeEnv: 'development',
+      logLevel: 'info',
+      publicUrl: 'http://127.0.0.1:8787',
+      rpcUrl: 'http://127.0.0.1:8899',
+      rpcTimeoutMs: 5000,
+      programId: TEST_PROGRAM_ID,
+      chainName: 'x1',
+      domainSuffixes: ['x1', 'xnt', 'xen'],
+      solRpcUrl: undefined,
+      ethRpcUrl: undefined,
+      databaseUrl: undefined,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      ...required,
+      PORT: '9000',
+      HOST: '0.0.0.0',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      SIGIL_PUBLIC_URL: 'https://api.sigil.example/',
+      SIGIL_RPC_TIMEOUT_MS: '2500',
+      SIGIL_CHAIN_NAME: 'x1-testnet',
+      SIGIL_DOMAIN_SUFFIXES: ' X1, xnt ',
+      SIGIL_SOL_RPC_URL: 'https://sol.example',
+      SIGIL_ETH_RPC_URL: 'https://eth.example',
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test',
+    });
+    expect(config).toMatchObject({
+      port: 9000,
+      host: '0.0.0.0',
+      nodeEnv: 'production',
+      logLevel: 'warn',
+      publicUrl: 'https://api.sigil.example',
+      rpcTimeoutMs: 2500,
+      chainName: 'x1-testnet',
+      domainSuffixes: ['x1', 'xnt'],
+      solRpcUrl: 'https://sol.example',
+      ethRpcUrl: 'https://eth.example',
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/test',
+    });
+  });
+
+  it('treats empty values as unset', () => {
+    const config = loadConfig({ ...required, PORT: '', SIGIL_SOL_RPC_URL: '  ', DATABASE_URL: '' });
+    expect(config.port).toBe(8787);
+    expect(config.solRpcUrl).toBeUndefined();
+    expect(config.databaseUrl).toBeUndefined();
+  });
+
+  it('is frozen', () => {
+    expect(Object.isFrozen(loadConfig(required))).toBe(true);
+  });
+
+  it.each([
+    [{ SIGIL_RPC_URL: undefined }, 'SIGIL_RPC_URL', 'invalid configuration: SIGIL_RPC_URL is required'],
+    [{ SIGIL_PROGRAM_ID: undefined }, 'SIGIL_PROGRAM_ID', 'invalid configuration: SIGIL_PROGRAM_ID is required'],
+    [{ PORT: 'abc' }, 'PORT', 'invalid configuration: PORT must be an integer (got "abc")'],
+    [{ PORT: '70000' }, 'PORT', 'invalid configuration: PORT must be 0-65535 (got "70000")'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'invalid configuration: LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (got "loud")'],
+    [{ NODE_ENV: 'staging' }, 'NODE_ENV', 'invalid configuration: NODE_ENV must be development, production or test (got "staging")'],
+    [{ SIGIL_RPC_URL: 'ftp://x' }, 'SIGIL_RPC_URL', 'invalid configuration: SIGIL_RPC_URL must be an http(s) URL (got "ftp://x")'],
+    [{ SIGIL_PUBLIC_URL: 'not a url' }, 'SIGIL_PUBLIC_URL', 'invalid configuration: SIGIL_PUBLIC_URL must be an http(s) URL (got "not a url")'],
+    [{ SIGIL_PROGRAM_ID: 'abc' }, 'SIGIL_PROGRAM_ID', 'invalid configuration: SIGIL_PROGRAM_ID must be a base58 public key (32 bytes) (got "abc")'],
+    [{ SIGIL_RPC_TIMEOUT_MS: '10' }, 'SIGIL_RPC_TIMEOUT_MS', 'invalid configuration: SIGIL_RPC_TIMEOUT_MS must be at least 100 (got "10")'],
+    [{ SIGIL_CHAIN_NAME: 'X 1' }, 'SIGIL_CHAIN_NAME', 'invalid configuration: SIGIL_CHAIN_NAME must be lowercase a-z0-9- (got "X 1")'],
+    [{ SIGIL_DOMAIN_SUFFIXES: 'x1,.bad' }, 'SIGIL_DOMAIN_SUFFIXES', 'invalid configuration: SIGIL_DOMAIN_SUFFIXES each suffix must be 1-32 characters a-z0-9 (got "x1,.bad")'],
+    [{ SIGIL_DOMAIN_SUFFIXES: ',,' }, 'SIGIL_DOMAIN_SUFFIXES', 'invalid configuration: SIGIL_DOMAIN_SUFFIXES must list at least one suffix (got ",,")'],
+    [{ SIGIL_SOL_RPC_URL: 'sol.example' }, 'SIGIL_SOL_RPC_URL', 'invalid configuration: SIGIL_SOL_RPC_URL must be an http(s) URL (got "sol.example")'],
+    [{ DATABASE_URL: 'mysql://db' }, 'DATABASE_URL', 'invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "mysql://db")'],
+  ])('%j → ConfigError naming %s', (overrides, variable, message) => {
+    const err = failure({ ...required, ...overrides });
+    expect(err.variable).toBe(variable);
+    expect(err.message).toBe(message);
+    expect(err.message).not.toContain('\n');
+  });
+
+  it('never echoes more than 80 characters of a bad value', () => {
+    expect(failure({ ...required, PORT: '9'.repeat(500) }).message.length).toBeLessThan(160);
+  });
+});
+
+describe('paymentRails', () => {
+  it('is empty until x402 is configured', () => {
+    expect(paymentRails(testConfig())).toEqual([]);
+  });
+});
