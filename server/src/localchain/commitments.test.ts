@@ -34,15 +34,15 @@ describe('commitment levels', () => {
     expect(await balance('confirmed')).toBe(0n);
     expect(await balance('finalized')).toBe(0n);
     expect(await status(signature)).toMatchObject({ confirmationStatus: 'processed', confirmations: 0n });
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send()).toBeNull();
+    expect(await chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).toBeNull();
     expect((await chain.rpc.getSignaturesForAddress(target, { commitment: 'confirmed' }).send()).map((s) => s.signature)).not.toContain(signature);
 
     await chain.advance(1);
     expect(await balance('confirmed')).toBe(1234n);
     expect(await balance('finalized')).toBe(0n);
     expect(await status(signature)).toMatchObject({ confirmationStatus: 'confirmed', confirmations: 1n });
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send()).not.toBeNull();
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 }).send()).toBeNull();
+    expect(await chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).not.toBeNull();
+    expect(await chain.rpc.getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).toBeNull();
     expect((await chain.rpc.getSignaturesForAddress(target, { commitment: 'confirmed' }).send())[0]).toMatchObject({
       signature,
       confirmationStatus: 'confirmed',
@@ -53,7 +53,7 @@ describe('commitment levels', () => {
     await chain.advance(1);
     expect(await balance('finalized')).toBe(1234n);
     expect(await status(signature)).toMatchObject({ confirmationStatus: 'finalized', confirmations: null });
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0 }).send()).not.toBeNull();
+    expect(await chain.rpc.getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).not.toBeNull();
   });
 
   it('each commitment sees the account version of its own slot across several writes', async () => {

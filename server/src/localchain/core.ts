@@ -58,7 +58,6 @@ export class ChainCore {
     this.ledger = new Ledger(this.svm, {
       finalityLagSlots: options.finalityLagSlots,
       slotMs: options.slotMs,
-      genesisUnix: Math.floor(Date.now() / 1000),
       genesisHash: this.genesisHash,
     });
     this.processor = new TransactionProcessor(this.svm, this.ledger, new RegistryEmulator(this.svm, this.ledger, options.programId));

@@ -35,7 +35,7 @@ export interface LocalChainOptions {
   host?: LoopbackHost;
   /** Slots between processed and finalized. Default 4. */
   finalityLagSlots?: number;
-  /** Length of a slot; block time advances by this per slot. Default 400. */
+  /** Length of a slot: the ticker's period, and how far block time moves per slot on advance(). Default 400. */
   slotMs?: number;
   /** Advance one slot every slotMs. Default true; tests pass false and call advance(). */
   autoAdvance?: boolean;
@@ -60,7 +60,7 @@ export interface LocalChain {
   readonly rpc: Rpc<SolanaRpcApi>;
   /** Current (processed) slot. */
   slot(commitment?: Commitment): bigint;
-  /** Moves n slots forward (default 1); resolves to the new processed slot. */
+  /** Moves n slots forward (default 1), block time by n × slotMs; resolves to the new processed slot. */
   advance(n?: number): Promise<bigint>;
   /** Advances until everything landed so far is finalized (finalityLagSlots slots). */
   finalizeAll(): Promise<bigint>;
@@ -100,6 +100,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
 
   const run = <T>(task: () => T | Promise<T>) => ledger.queue.run(task);
   const advance = (n = 1) => run(() => ledger.advance(n));
+  const tick = () => run(() => ledger.advance(1, { moveClock: false }));
   const send = (tx: Transaction, opts: { skipPreflight?: boolean } = {}) =>
     run(() => core.submit(new Uint8Array(getTransactionEncoder().encode(tx)), opts));
 
@@ -116,12 +117,14 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   };
 
   let autoAdvance = false;
-  if (options.scenario ?? true) scenario = await seedScenario(core, { send, advance, url });
+  // Seeding does not move the clock: the demo history is stamped with (about) the real time of startup.
+  const seedAdvance = (n = 1) => run(() => ledger.advance(n, { moveClock: false }));
+  if (options.scenario ?? true) scenario = await seedScenario(core, { send, advance: seedAdvance, url });
 
   let timer: NodeJS.Timeout | null = null;
   autoAdvance = options.autoAdvance ?? true;
   if (autoAdvance) {
-    timer = setInterval(() => void advance(1), slotMs);
+    timer = setInterval(() => void tick(), slotMs);
     timer.unref();
   }
 

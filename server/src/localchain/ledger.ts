@@ -74,8 +74,6 @@ interface AccountVersion {
 export interface LedgerOptions {
   finalityLagSlots: number;
   slotMs: number;
-  /** Unix seconds of slot 0. */
-  genesisUnix: number;
   genesisHash: string;
 }
 
@@ -125,6 +123,10 @@ export class Ledger {
   /** Signatures per address, oldest first. */
   private readonly byAddress = new Map<Address, Signature[]>();
   private transactionCount = 0n;
+  /** Unix seconds of each slot, by slot number. */
+  private readonly slotTimes: number[] = [];
+  /** How far the chain clock runs ahead of the wall clock (explicit advances move it; timer ticks do not). */
+  private clockOffsetMs = 0;
 
   constructor(
     readonly svm: LiteSVM,
@@ -158,8 +160,10 @@ export class Ledger {
     return 'processed';
   }
 
+  /** Unix seconds of a slot that exists (the current one for later slots). */
   blockTime(slot: bigint): number {
-    return this.options.genesisUnix + Math.floor((Number(slot) * this.options.slotMs) / 1000);
+    const index = Number(slot < this.currentSlot ? slot : this.currentSlot);
+    return this.slotTimes[index]!;
   }
 
   blockhashOf(slot: bigint): Blockhash | undefined {
@@ -177,14 +181,24 @@ export class Ledger {
     return slot !== undefined && this.currentSlot - slot <= BLOCKHASH_VALIDITY_SLOTS;
   }
 
-  /** Moves the chain forward by n slots (each slot = one block, with its own blockhash and block time). */
-  advance(n = 1): bigint {
-    for (let i = 0; i < n; i++) this.enterSlot(this.currentSlot + 1n);
+  /**
+   * Moves the chain forward by n slots (each slot = one block, with its own blockhash and block time).
+   * Block time = wall clock + offset, never decreasing. With `moveClock` (explicit advances in tests) every slot
+   * also pushes the offset by slotMs, so advancing 100 slots moves block time 40 s ahead deterministically; the
+   * real-time ticker and the scenario seeding pass false and keep block time on the wall clock.
+   */
+  advance(n = 1, options: { moveClock?: boolean } = {}): bigint {
+    for (let i = 0; i < n; i++) {
+      if (options.moveClock ?? true) this.clockOffsetMs += this.options.slotMs;
+      this.enterSlot(this.currentSlot + 1n);
+    }
     return this.currentSlot;
   }
 
   private enterSlot(slot: bigint): void {
     this.currentSlot = slot;
+    const previous = this.slotTimes[this.slotTimes.length - 1] ?? 0;
+    this.slotTimes.push(Math.max(previous, Math.floor((Date.now() + this.clockOffsetMs) / 1000)));
     const hash = base58.decode(
       sha256(new TextEncoder().encode(`sigil-localchain:block:${this.options.genesisHash}:${slot}`)),
     ) as Blockhash;

@@ -94,7 +94,7 @@ describe('registry instructions through sendTransaction', () => {
     await chain.advance(1);
     const sigs = await chain.rpc.getSignaturesForAddress(handle, { commitment: 'confirmed' }).send();
     expect(sigs.map((s) => s.signature)).toEqual([res.result, expect.any(String)]);
-    const got = await chain.rpc.getTransaction(res.result as never, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const got = await chain.rpc.getTransaction(res.result as never, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     expect(got!.meta!.fee).toBe(5000n);
     expect(got!.meta!.logMessages).toEqual([
       `Program ${programId} invoke [1]`,
@@ -116,7 +116,7 @@ describe('registry instructions through sendTransaction', () => {
     // bob pays and signs; alice is named as owner but the signature in her slot is bob's, over the same message.
     const ix = getRegisterInstruction({ programId, payer: bob.address, owner: alice.address, handle, name, handleType: 0 });
     const honest = await signedTransaction(chain, bob, [ix], { others: [alice] });
-    const forgedSignature = (await signBytes(bob.keyPair.privateKey, honest.messageBytes as Uint8Array)) as SignatureBytes;
+    const forgedSignature = (await signBytes(bob.keyPair.privateKey, honest.messageBytes as unknown as Uint8Array)) as SignatureBytes;
     const forged: Transaction = { ...honest, signatures: { ...honest.signatures, [alice.address]: forgedSignature } } as Transaction;
 
     const res = await rpcSend(forged, true); // even without preflight
@@ -197,7 +197,7 @@ describe('registry instructions through sendTransaction', () => {
       }),
     );
     expect(decodeHandle(handle, (await account(handle))!)).toMatchObject({ tokenized: true, mint: mint.address });
-    const got = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const got = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     expect(got!.meta!.postTokenBalances).toEqual([
       expect.objectContaining({ mint: mint.address, owner: owner.address, uiTokenAmount: { amount: '1', decimals: 0, uiAmount: 1, uiAmountString: '1' } }),
     ]);
@@ -232,7 +232,7 @@ describe('registry instructions through sendTransaction', () => {
       await signedTransaction(chain, payer, [getPayInvoiceInstruction({ programId, kind: 'native', payer: payer.address, invoice, payee: alice.address })]),
     );
     expect(decodeInvoice(invoice, (await account(invoice))!)).toMatchObject({ status: 1, paidBy: payer.address, amount: 300_000_000n });
-    const got = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const got = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     const keys = got!.transaction.message.accountKeys;
     const payee = keys.indexOf(alice.address);
     expect(got!.meta!.postBalances[payee]! - got!.meta!.preBalances[payee]!).toBe(300_000_000n);

@@ -52,11 +52,14 @@ describe('cluster methods', () => {
     expect(epoch.transactionCount).toBeGreaterThan(0n);
   });
 
-  it('getBlockTime follows slots; a future slot is an error', async () => {
-    const t0 = await chain.rpc.getBlockTime(0n).send();
-    const t10 = await chain.rpc.getBlockTime(10n).send();
-    expect(Number(t10 - t0)).toBe(4); // 10 slots × 400 ms
-    expect(Math.abs(Number(t0) - Date.now() / 1000)).toBeLessThan(60);
+  it('getBlockTime: wall-clock time, moved by slotMs per explicit advance; a future slot is an error', async () => {
+    const start = chain.slot();
+    const t0 = await chain.rpc.getBlockTime(start).send();
+    expect(Math.abs(Number(t0) - Date.now() / 1000)).toBeLessThan(5);
+    await chain.advance(10);
+    const t10 = await chain.rpc.getBlockTime(start + 10n).send();
+    expect(Number(t10 - t0)).toBeGreaterThanOrEqual(4); // 10 slots × 400 ms (+ wall-clock drift)
+    expect(Number(t10 - t0)).toBeLessThanOrEqual(5);
     await expect(chain.rpc.getBlockTime(chain.slot() + 5n).send()).rejects.toThrow(/Block not available/);
   });
 

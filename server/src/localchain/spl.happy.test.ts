@@ -75,7 +75,7 @@ describe.each([
         ),
       ]),
     );
-    const tx = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const tx = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     const keys = tx!.transaction.message.accountKeys;
     const pre = tx!.meta!.preTokenBalances!;
     const post = tx!.meta!.postTokenBalances!;
@@ -133,7 +133,7 @@ describe('fees and failures', () => {
     const tx = await build();
     const sig = await chain.rpc.sendTransaction(base64Wire(tx), { encoding: 'base64', skipPreflight: true }).send();
     await chain.advance(1);
-    const landed = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', maxSupportedTransactionVersion: 0 }).send();
+    const landed = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
     // kit turns every JSON number into a bigint
     expect(landed!.meta!.err).toEqual({ InstructionError: [0n, { Custom: 1n }] });
     expect(landed!.meta!.status).toEqual({ Err: { InstructionError: [0n, { Custom: 1n }] } });

@@ -1,0 +1,43 @@
+// Standalone local chain: `node --import tsx server/src/localchain/main.ts [--port 8899] [--lag 4] [--slot-ms 400]
+// [--no-scenario] [--manual]`. Listens on 127.0.0.1 only; Ctrl-C / SIGTERM closes it.
+import { parseArgs } from 'node:util';
+import { DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './index';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: String(DEFAULT_LOCAL_CHAIN_PORT) },
+    lag: { type: 'string', default: '4' },
+    'slot-ms': { type: 'string', default: '400' },
+    'no-scenario': { type: 'boolean', default: false },
+    manual: { type: 'boolean', default: false },
+  },
+});
+
+function int(name: string, raw: string, min: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`--${name} must be an integer >= ${min}, got "${raw}"`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const chain = await startLocalChain({
+  port: int('port', values.port, 0),
+  finalityLagSlots: int('lag', values.lag, 1),
+  slotMs: int('slot-ms', values['slot-ms'], 1),
+  scenario: !values['no-scenario'],
+  autoAdvance: !values.manual,
+});
+
+console.log(`local chain RPC   ${chain.url}`);
+console.log(`program id        ${chain.programId}`);
+if (chain.scenario) console.log(`demo scenario     ${chain.url}/scenario`);
+console.log(`faults (tests)    POST ${chain.url}/_control/faults`);
+
+const stop = async () => {
+  await chain.close();
+  process.exit(0);
+};
+process.once('SIGINT', stop);
+process.once('SIGTERM', stop);
