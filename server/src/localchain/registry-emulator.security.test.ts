@@ -12,6 +12,8 @@ import {
   type SignatureBytes,
   type Transaction,
 } from '@solana/kit';
+import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
+import { getAddMemoInstruction } from '@solana-program/memo';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTransferCheckedInstruction } from '@solana-program/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +37,7 @@ import {
   SYSVAR_INSTRUCTIONS_ADDRESS,
 } from '../platform/chain/registry';
 import { REGISTRY_ERRORS, startLocalChain, type LocalChain } from './index';
+import { MEMO_PROGRAM_ID } from './processor';
 import { secp256k1Addresses, secp256k1ProofData, SECP256K1_PROGRAM_ID, verifyRecordMessage } from './secp256k1';
 import { base64Wire, fundedWallet, signedTransaction } from './testing';
 
@@ -291,6 +294,27 @@ describe('registry instructions through sendTransaction', () => {
     );
     expect((await rpcSend(await signedTransaction(chain, alice, await proveWith(ethKey)))).error).toBeUndefined();
     expect(decodeRecord(ethRecord, (await account(ethRecord))!).verified).toBe(true);
+  });
+
+  it('a mixed transaction (compute budget + memo + registry) runs every part and charges exactly the reported fee', async () => {
+    const handle = await handlePda('emu_alice');
+    const [record] = await findRecordPda(programId, handle, 'text', 'bio');
+    const sig = await chain.sendAndConfirm(
+      await signedTransaction(chain, alice, [
+        getSetComputeUnitPriceInstruction({ microLamports: 1_000_000n }),
+        getSetComputeUnitLimitInstruction({ units: 50_000 }),
+        getAddMemoInstruction({ memo: 'set bio' }, { programAddress: MEMO_PROGRAM_ID }),
+        getSetRecordInstruction({ programId, authority: alice.address, handle, record, kind: 'text', key: 'bio', value: 'builder' }),
+      ]),
+    );
+    const got = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    expect(got!.meta!.fee).toBe(5000n + 50_000n); // 50k CU × 1 lamport
+    const rent = got!.meta!.postBalances[got!.transaction.message.accountKeys.indexOf(record)]!;
+    expect(got!.meta!.preBalances[0]! - got!.meta!.postBalances[0]!).toBe(got!.meta!.fee + rent);
+    expect(got!.meta!.logMessages).toEqual(expect.arrayContaining(['Program log: set bio', 'Program log: Instruction: SetRecord']));
+    expect(decodeRecord(record, (await account(record))!).value).toBe('builder');
+    const listed = await chain.rpc.getSignaturesForAddress(record, { commitment: 'confirmed' }).send();
+    expect(listed[0]!.memo).toBe('[7] set bio');
   });
 
   it('undecodable registry instruction data fails with InvalidInstructionData', async () => {

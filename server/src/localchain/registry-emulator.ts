@@ -4,6 +4,7 @@
 // Signatures were verified by the processor before we run; here we enforce signer/writable flags, PDAs, authority
 // and state rules, and fail with Anchor-style custom error codes (REGISTRY_ERRORS).
 import { AccountRole, type Address, type Instruction } from '@solana/kit';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { getTransferSolInstruction, getCreateAccountInstruction } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
@@ -123,9 +124,10 @@ class InstructionRun {
     return this.emulator.ledger.slot;
   }
 
+  /** The transaction-level index of an account this instruction lists, or -1 when it does not list it. */
   private indexOf(address: Address): number {
-    const ix = this.tx.instructions[this.ixIndex]!;
-    return ix.accountIndices.map((i) => this.tx.accountKeys[i]).indexOf(address) >= 0 ? this.tx.accountKeys.indexOf(address) : -1;
+    const listed = this.tx.instructions[this.ixIndex]!.accountIndices.find((i) => this.tx.accountKeys[i] === address);
+    return listed ?? -1;
   }
 
   requireSigner(address: Address, what: string): void {
@@ -225,6 +227,11 @@ export class RegistryEmulator implements ProgramEmulator {
     let computeUnits = 0n;
     for (let index = 0; index < tx.instructions.length; index++) {
       const ix = tx.instructions[index]!;
+      if (ix.programId === COMPUTE_BUDGET_PROGRAM_ADDRESS) {
+        // Compute-budget instructions only shape the fee, which the processor has charged already.
+        logs.push(`Program ${ix.programId} invoke [1]`, `Program ${ix.programId} success`);
+        continue;
+      }
       if (ix.programId !== this.programId) {
         const accounts = ix.accountIndices.map((i) => ({
           address: tx.accountKeys[i]!,
