@@ -59,9 +59,138 @@ export interface RateCountersTable {
   count: number;
 }
 
+// ── pay webhooks ───────────────────────────────────────────────────────────────────────────────────
+
+/** A pay webhook (features/webhooks, docs/webhooks.md). Times epoch ms; JSON columns are text. */
+export interface WebhookSubscriptionsTable {
+  /** `whsub_…` */
+  id: string;
+  /** The owning account: the registering API key's account. */
+  account: string;
+  /** The API key that registered it (named in the signed challenge). */
+  key_id: string;
+  scope_type: 'wallet' | 'name';
+  /** The wallet address, or `@name`. */
+  scope_value: string;
+  /** Name scope: the Handle account. */
+  handle_account: string | null;
+  /** Name scope: the owner / NFT holder proven at registration. */
+  authority_wallet: string | null;
+  /** Name scope: the live verified payment address at registration, if any. */
+  payment_wallet: string | null;
+  /** JSON array of the proven wallets whose payments are delivered. */
+  wallets: string;
+  url: string;
+  /** JSON array of concrete event types. */
+  event_types: string;
+  description: string | null;
+  status: 'active' | 'paused';
+  paused_reason: string | null;
+  /** `whsec_…` — kept in clear: every delivery is signed with it (HMAC). */
+  secret: string;
+  consecutive_dead: number;
+  /** Finalized slot at registration: earlier transactions never produce deliveries for it. */
+  watch_from_slot: number;
+  /** Per-webhook delivery rate window (epoch ms of the minute) and attempts started in it. */
+  rate_window_start: number;
+  rate_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A registration challenge: single use (used_at), 10 minutes. */
+export interface WebhookChallengesTable {
+  nonce: string;
+  account: string;
+  key_id: string;
+  scope_type: 'wallet' | 'name';
+  scope_value: string;
+  wallet: string | null;
+  url: string;
+  event_types: string;
+  description: string | null;
+  message: string;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+/** An indexed `sigil.pay-events/v1` payload; `id` (pev_) is the dedupe key. */
+export interface PayEventsTable {
+  id: string;
+  type: string;
+  signature: string;
+  slot: number;
+  ix_index: number;
+  inner_index: number;
+  /** The recipient of a payment / the payee of an invoice event. */
+  wallet: string;
+  binding_status: string | null;
+  binding_checks: number;
+  payload: string;
+  test: number;
+  created_at: number;
+}
+
+/** One event for one webhook; claimed by a delivery worker with a lease. */
+export interface WebhookDeliveriesTable {
+  /** `whdel_…` */
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event_type: string;
+  status: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  last_status: number | null;
+  last_error: string | null;
+  response_ms: number | null;
+  next_attempt_at: number | null;
+  lease_holder: string | null;
+  lease_expires_at: number | null;
+  test: number;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+/** Indexer progress per watched address (a wallet, or a token account owned by one). */
+export interface IndexerCursorsTable {
+  address: string;
+  kind: 'wallet' | 'token';
+  owner_wallet: string;
+  /** Transactions before this slot are not indexed for this address. */
+  start_slot: number;
+  /** Newest signature processed (getSignaturesForAddress `until`). */
+  last_signature: string | null;
+  last_slot: number | null;
+  updated_at: number;
+}
+
+/** What the indexer knows of an invoice (a closed invoice's account is gone: invoice.closed reads this). */
+export interface PayInvoicesTable {
+  address: string;
+  payee: string;
+  mint: string | null;
+  amount: string;
+  fee: string | null;
+  /** Unix seconds as a decimal string. */
+  expires_at: string;
+  bound: number;
+  handle_account: string | null;
+  /** 0 open, 1 paid, 2 cancelled. */
+  status: number;
+  create_indexed: number;
+  updated_at: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
   api_keys: ApiKeysTable;
   rate_counters: RateCountersTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_challenges: WebhookChallengesTable;
+  pay_events: PayEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  indexer_cursors: IndexerCursorsTable;
+  pay_invoices: PayInvoicesTable;
 }

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_platform';
 import * as m0002 from './0002_api_keys';
 import * as m0003 from './0003_rate_counters';
+import * as m0004 from './0004_pay_webhooks';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '0001_platform': m0001,
   '0002_api_keys': m0002,
   '0003_rate_counters': m0003,
+  '0004_pay_webhooks': m0004,
 };

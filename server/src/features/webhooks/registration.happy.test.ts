@@ -1,0 +1,149 @@
+// Registration and management services on both dialects, against a real local chain.
+import type { KeyPairSigner } from '@solana/kit';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect } from '../../../../test/support/db';
+import { startLocalChain, type LocalChain } from '../../localchain/index';
+import { createChainReader } from '../../platform/chain/reader';
+import type { ChainReader } from '../../platform/chain/types';
+import {
+  deleteWebhook,
+  getWebhook,
+  issueWebhookChallenge,
+  listDeliveries,
+  listWebhooks,
+  redeliver,
+  registerWebhook,
+  resumeWebhook,
+  rotateWebhookSecret,
+  sendTestEvent,
+  type WebhookCaller,
+  type WebhookServiceDeps,
+} from './service';
+import { fundedWallet, registerName, signEnvelope, signRaw } from './testing';
+
+let chain: LocalChain;
+let reader: ChainReader;
+let merchant: KeyPairSigner;
+let till: KeyPairSigner;
+let deps: WebhookServiceDeps;
+
+beforeAll(async () => {
+  chain = await startLocalChain({ autoAdvance: false, scenario: false });
+  reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5000 });
+  merchant = await fundedWallet(chain);
+  till = await fundedWallet(chain);
+  await registerName(chain, 'shop', merchant, till);
+  await chain.finalizeAll();
+  deps = { chain: reader, resolver: async () => [{ address: '93.184.216.34', family: 4 }] };
+});
+afterAll(() => chain.close());
+
+describeEachDialect('webhook registration and management', (ctx) => {
+  let n = 0;
+  const caller = (): WebhookCaller => ({ keyId: `key_${++n}`, account: `acct_${n}` });
+
+  it('registers a wallet scope with a raw signature; the message is the spec format; secret once', async () => {
+    const me = caller();
+    const challenge = await issueWebhookChallenge(ctx.db, deps, me, {
+      scope: merchant.address,
+      url: 'https://Shop.Example.com/hooks/sigil',
+      event_types: ['payment.*', 'invoice.paid'],
+      description: 'orders',
+    });
+    expect(challenge.message).toBe(
+      [
+        'sigil-pay-webhook:v1',
+        `key: ${me.keyId}`,
+        `scope: ${merchant.address}`,
+        'url: https://shop.example.com/hooks/sigil',
+        'events: payment.received,payment.binding_verified,invoice.paid',
+        `nonce: ${challenge.nonce}`,
+        `expires: ${new Date(challenge.expires_at * 1000).toISOString().replace('.000Z', 'Z')}`,
+      ].join('\n'),
+    );
+    expect(challenge.expires_at - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(599);
+    expect(challenge.expires_at - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(600);
+
+    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
+    expect(created.id).toMatch(/^whsub_[1-9A-HJ-NP-Za-km-z]{22}$/);
+    expect(created.secret).toMatch(/^whsec_[1-9A-HJ-NP-Za-km-z]{40,}$/);
+    expect(created).toMatchObject({
+      scope: { type: 'wallet', value: merchant.address, wallets: [merchant.address] },
+      url: 'https://shop.example.com/hooks/sigil',
+      event_types: ['payment.received', 'payment.binding_verified', 'invoice.paid'],
+      description: 'orders',
+      status: 'active',
+      paused_reason: null,
+    });
+    const fetched = await getWebhook(ctx.db, me, created.id);
+    expect(fetched).not.toHaveProperty('secret');
+    expect(await listWebhooks(ctx.db, me)).toEqual({ webhooks: [fetched] });
+  });
+
+  it('registers an @name with the payment address signing an off-chain envelope; both proven wallets recorded', async () => {
+    const me = caller();
+    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: '@Shop', url: 'https://shop.example.com/h' });
+    expect(challenge.message.split('\n')[2]).toBe('scope: @shop');
+    expect(challenge.message.split('\n')[4]).toBe(
+      'events: payment.received,payment.binding_verified,invoice.paid,invoice.created,invoice.cancelled,invoice.closed',
+    );
+    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signEnvelope(till, challenge.message) });
+    expect(created.scope).toEqual({ type: 'name', value: '@shop', wallets: [merchant.address, till.address] });
+  });
+
+  it('registers an @name signed by the owner with `wallet` given', async () => {
+    const me = caller();
+    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: '@shop', wallet: merchant.address, url: 'https://shop.example.com/h' });
+    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
+    expect(created.scope.wallets).toEqual([merchant.address, till.address]);
+  });
+
+  it('rotates the secret, deletes (then WEBHOOK_NOT_FOUND), lists deliveries with the page limit, queues a test event, redelivers', async () => {
+    const me = caller();
+    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: merchant.address, url: 'https://shop.example.com/h' });
+    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
+
+    const rotated = await rotateWebhookSecret(ctx.db, me, created.id);
+    expect(rotated.id).toBe(created.id);
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(created.secret);
+    const row = await ctx.db.selectFrom('webhook_subscriptions').select('secret').where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.secret).toBe(rotated.secret);
+
+    const test1 = await sendTestEvent(ctx.db, me, created.id);
+    const test2 = await sendTestEvent(ctx.db, me, created.id);
+    expect(test1).toMatchObject({ status: 'pending', attempts: 0, test: true, event_type: 'payment.received', webhook_id: created.id });
+    expect((await listDeliveries(ctx.db, me, created.id)).deliveries.map((d) => d.id)).toEqual([test2.id, test1.id]);
+    expect((await listDeliveries(ctx.db, me, created.id, { limit: '1' })).deliveries.map((d) => d.id)).toEqual([test2.id]);
+
+    // A pending delivery is answered as is; a dead one goes back to pending with attempts from zero.
+    expect(await redeliver(ctx.db, me, created.id, test1.id)).toMatchObject({ status: 'pending', attempts: 0 });
+    await ctx.db.updateTable('webhook_deliveries').set({ status: 'dead', attempts: 6, last_error: 'timeout' }).where('id', '=', test1.id).execute();
+    expect(await redeliver(ctx.db, me, created.id, test1.id)).toMatchObject({ status: 'pending', attempts: 0, last_error: null });
+
+    await deleteWebhook(ctx.db, me, created.id);
+    await expect(getWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
+    expect(await ctx.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', created.id).execute()).toEqual([]);
+  });
+
+  it('resumes only an auto-paused webhook and resets its dead-letter streak', async () => {
+    const me = caller();
+    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: merchant.address, url: 'https://shop.example.com/h' });
+    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
+    await expect(resumeWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE', status: 409 });
+    await ctx.db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: 'scope_changed: owner changed' })
+      .where('id', '=', created.id)
+      .execute();
+    await expect(resumeWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE' });
+    await ctx.db
+      .updateTable('webhook_subscriptions')
+      .set({ paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered', consecutive_dead: 50 })
+      .where('id', '=', created.id)
+      .execute();
+    expect(await resumeWebhook(ctx.db, me, created.id)).toMatchObject({ status: 'active', paused_reason: null });
+    const row = await ctx.db.selectFrom('webhook_subscriptions').select('consecutive_dead').where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.consecutive_dead).toBe(0);
+  });
+});

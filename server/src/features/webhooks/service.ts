@@ -1,0 +1,511 @@
+// Pay webhooks: registration by signed challenge, and management of an account's webhooks (docs/webhooks.md).
+// Every function takes the db first. Errors are ApiError with the spec's codes (statuses in contract/errors.ts).
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Address } from '@solana/kit';
+import { ApiError } from '@sigil/contract/errors';
+import {
+  AUTO_PAUSED_PREFIX,
+  buildWebhookChallengeMessage,
+  DELIVERY_ID_PREFIX,
+  DeliveryListQuerySchema,
+  parseWebhookChallengeRequest,
+  parseWebhookRegisterRequest,
+  WEBHOOK_ID_PREFIX,
+  WEBHOOK_LIMITS,
+  WEBHOOK_SECRET_PREFIX,
+  type DeliveryErrorClass,
+  type DeliveryRecord,
+  type PayEventType,
+  type Webhook,
+  type WebhookChallengeResponse,
+  type WebhookCreated,
+} from '@sigil/contract/webhooks';
+import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PAY_EVENT_ID_PREFIX, type PayEvent } from '@sigil/contract/pay-events';
+import { ChainError, type ChainReader } from '../../platform/chain/types';
+import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
+import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable, type WebhookDeliveriesTable } from '../../platform/db/index';
+import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
+import { prefixedId } from '../keys/ids';
+import { controllers, readNameControl, PAYMENT_RECORD_KEY } from './control';
+
+/** Who is calling: the API key and the account it belongs to (a webhook belongs to the account). */
+export interface WebhookCaller {
+  keyId: string;
+  account: string;
+}
+
+export interface WebhookServiceDeps {
+  chain: ChainReader;
+  /** DNS for the registration-time destination check; the system resolver by default. */
+  resolver?: Resolver;
+  /** Local development and tests only (docs/outbound.md): loopback receivers on any port. */
+  allowLoopback?: boolean;
+  /** Address-record key of the payment address (default X1). */
+  paymentRecordKey?: string;
+  now?: () => number;
+}
+
+// Postgres advisory-lock class for "one account's webhooks" (ASCII 'whks'); second int = hashtext(account).
+const WEBHOOKS_LOCK_CLASS = 0x77686b73;
+
+const randomBase58 = (bytes: number) => base58.encode(randomBytes(bytes));
+export const newWebhookSecret = () => WEBHOOK_SECRET_PREFIX + randomBase58(32);
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+export function toWebhook(row: Selectable<WebhookSubscriptionsTable>): Webhook {
+  return {
+    id: row.id,
+    scope: { type: row.scope_type, value: row.scope_value, wallets: JSON.parse(row.wallets) as string[] },
+    url: row.url,
+    event_types: JSON.parse(row.event_types) as PayEventType[],
+    description: row.description,
+    status: row.status,
+    paused_reason: row.paused_reason,
+    created_at: seconds(row.created_at),
+    updated_at: seconds(row.updated_at),
+  };
+}
+
+export function toDeliveryRecord(row: Selectable<WebhookDeliveriesTable>): DeliveryRecord {
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event_id: row.event_id,
+    event_type: row.event_type as PayEventType,
+    status: row.status,
+    attempts: row.attempts,
+    last_status: row.last_status,
+    last_error: row.last_error as DeliveryErrorClass | null,
+    response_ms: row.response_ms,
+    next_attempt_at: row.status === 'pending' && row.next_attempt_at !== null ? seconds(row.next_attempt_at) : null,
+    created_at: seconds(row.created_at),
+    delivered_at: row.delivered_at === null ? null : seconds(row.delivered_at),
+    test: row.test === 1,
+  };
+}
+
+async function countWebhooks(db: Kysely<Database>, account: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('webhook_subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account', '=', account)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+const limitReached = () =>
+  new ApiError('LIMIT_REACHED', `an account may hold at most ${WEBHOOK_LIMITS.perAccount} webhooks; delete one first`);
+
+function chainFailure(err: unknown): never {
+  if (err instanceof ChainError) {
+    if (err.kind === 'unreachable') throw new ApiError('RPC_ERROR', 'chain read failed; retry');
+    throw new ApiError('CONTROL_UNPROVEN', 'the name\'s on-chain accounts do not decode; control cannot be proven');
+  }
+  throw err;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Registration
+
+/**
+ * POST /v1/pay/webhooks/challenge: validates the request (field codes, WALLET_MISMATCH), vets the URL with the
+ * outbound destination policy (INVALID_URL / URL_REJECTED), refuses early when the account is full
+ * (LIMIT_REACHED), and stores a single-use, 10-minute challenge whose message the wallet signs.
+ */
+export async function issueWebhookChallenge(
+  db: Kysely<Database>,
+  deps: WebhookServiceDeps,
+  caller: WebhookCaller,
+  body: unknown,
+): Promise<WebhookChallengeResponse> {
+  const now = deps.now?.() ?? Date.now();
+  const req = parseWebhookChallengeRequest(body);
+  const verdict = await vetDestination(req.url, deps.resolver, { allowLoopback: deps.allowLoopback });
+  if (!verdict.ok) {
+    if (verdict.reason === 'invalid_url') throw new ApiError('INVALID_URL', `url: ${verdict.message}`);
+    throw new ApiError('URL_REJECTED', `url: ${verdict.message}`);
+  }
+  const url = verdict.url.href;
+  if (url.length > WEBHOOK_LIMITS.maxUrlLength) throw new ApiError('INVALID_URL', 'url: too long');
+  if ((await countWebhooks(db, caller.account)) >= WEBHOOK_LIMITS.perAccount) throw limitReached();
+
+  const nonce = randomBase58(24);
+  const expiresAt = seconds(now) + WEBHOOK_LIMITS.challengeTtlSeconds;
+  const message = buildWebhookChallengeMessage({
+    keyId: caller.keyId,
+    scope: req.scope.value,
+    url,
+    eventTypes: req.eventTypes,
+    nonce,
+    expiresAt,
+  });
+  await db
+    .insertInto('webhook_challenges')
+    .values({
+      nonce,
+      account: caller.account,
+      key_id: caller.keyId,
+      scope_type: req.scope.type,
+      scope_value: req.scope.value,
+      wallet: req.wallet,
+      url,
+      event_types: JSON.stringify(req.eventTypes),
+      description: req.description,
+      message,
+      expires_at: expiresAt * 1000,
+      used_at: null,
+      created_at: now,
+    })
+    .execute();
+  return { nonce, message, expires_at: expiresAt };
+}
+
+interface ProvenScope {
+  wallets: Address[];
+  handleAccount: string | null;
+  authorityWallet: string | null;
+  paymentWallet: string | null;
+}
+
+/** Which wallet signed, and does it control the scope? Throws the spec's codes. */
+async function proveControl(
+  deps: WebhookServiceDeps,
+  challenge: { scope_type: 'wallet' | 'name'; scope_value: string; wallet: string | null; message: string },
+  signature: Uint8Array,
+): Promise<ProvenScope> {
+  const verifies = (signer: string) => verifyWalletMessage({ message: challenge.message, signature, signer }).ok;
+  if (challenge.scope_type === 'wallet') {
+    if (challenge.wallet !== null && challenge.wallet !== challenge.scope_value) {
+      throw new ApiError('WALLET_MISMATCH', 'wallet: for a wallet scope the signing wallet must be that wallet');
+    }
+    if (!verifies(challenge.scope_value)) throw new ApiError('SIGNATURE_INVALID', 'signature does not verify over the message for the scope wallet');
+    return { wallets: [challenge.scope_value as Address], handleAccount: null, authorityWallet: null, paymentWallet: null };
+  }
+
+  // `@name`: the claimed signer must verify first (a bad signature is SIGNATURE_INVALID whatever the chain says).
+  if (challenge.wallet !== null && !verifies(challenge.wallet)) {
+    throw new ApiError('SIGNATURE_INVALID', 'signature does not verify over the message for `wallet`');
+  }
+  const name = challenge.scope_value.slice(1);
+  let control;
+  try {
+    control = await readNameControl(deps.chain, name, deps.paymentRecordKey ?? PAYMENT_RECORD_KEY);
+  } catch (err) {
+    chainFailure(err);
+  }
+  if (!control) throw new ApiError('NOT_FOUND', `${challenge.scope_value} is not registered`);
+  const candidates = controllers(control);
+  let signer: string | undefined;
+  if (challenge.wallet !== null) {
+    if (candidates.includes(challenge.wallet as Address)) signer = challenge.wallet;
+    else if (control.authority.authority === null && control.authority.reason === 'nft-not-in-ata') {
+      throw new ApiError('CONTROL_UNPROVEN', `${challenge.scope_value}: its NFT is not held in an associated token account, so its holder cannot be proven`);
+    } else throw new ApiError('NOT_CONTROLLER', `wallet does not control ${challenge.scope_value} (not its owner, NFT holder or verified payment address)`);
+  } else {
+    signer = candidates.find(verifies);
+    if (!signer) {
+      if (candidates.length === 0) throw new ApiError('CONTROL_UNPROVEN', `${challenge.scope_value} has no provable controller on chain`);
+      throw new ApiError('SIGNATURE_INVALID', `signature does not verify over the message for any controller of ${challenge.scope_value}`);
+    }
+  }
+  return {
+    wallets: candidates,
+    handleAccount: control.handle.address,
+    authorityWallet: control.authority.authority,
+    paymentWallet: control.paymentWallet,
+  };
+}
+
+/**
+ * POST /v1/pay/webhooks: `{nonce, signature}`. The challenge must be unused, unexpired and issued to this key
+ * (else CHALLENGE_INVALID); the signature (raw or off-chain envelope) must verify (SIGNATURE_INVALID); the signer
+ * must control the scope (WALLET_MISMATCH / NOT_CONTROLLER / CONTROL_UNPROVEN / NOT_FOUND / RPC_ERROR). Then the
+ * challenge is consumed and the webhook inserted in one transaction, with the per-account cap (LIMIT_REACHED).
+ */
+export async function registerWebhook(
+  db: Kysely<Database>,
+  deps: WebhookServiceDeps,
+  caller: WebhookCaller,
+  body: unknown,
+): Promise<WebhookCreated> {
+  const started = deps.now?.() ?? Date.now();
+  const req = parseWebhookRegisterRequest(body);
+  const invalid = () => new ApiError('CHALLENGE_INVALID', 'nonce is unknown, used or expired');
+  const challenge = await db
+    .selectFrom('webhook_challenges')
+    .selectAll()
+    .where('nonce', '=', req.nonce)
+    .where('key_id', '=', caller.keyId)
+    .where('account', '=', caller.account)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', started)
+    .executeTakeFirst();
+  if (!challenge) throw invalid();
+  const decoded = decodeSignature(req.signature);
+  if (!decoded.ok) throw new ApiError('SIGNATURE_INVALID', `signature: ${decoded.message}`);
+
+  const proven = await proveControl(deps, challenge, decoded.bytes);
+  let watchFromSlot: bigint;
+  try {
+    watchFromSlot = await deps.chain.getSlot('finalized');
+  } catch (err) {
+    chainFailure(err);
+  }
+
+  const now = deps.now?.() ?? Date.now();
+  const secret = newWebhookSecret();
+  const row: Selectable<WebhookSubscriptionsTable> = {
+    id: prefixedId(WEBHOOK_ID_PREFIX, now),
+    account: caller.account,
+    key_id: caller.keyId,
+    scope_type: challenge.scope_type,
+    scope_value: challenge.scope_value,
+    handle_account: proven.handleAccount,
+    authority_wallet: proven.authorityWallet,
+    payment_wallet: proven.paymentWallet,
+    wallets: JSON.stringify(proven.wallets),
+    url: challenge.url,
+    event_types: challenge.event_types,
+    description: challenge.description,
+    status: 'active',
+    paused_reason: null,
+    secret,
+    consecutive_dead: 0,
+    watch_from_slot: Number(watchFromSlot),
+    rate_window_start: 0,
+    rate_count: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  const postgres = dialectOf(db) === 'postgres';
+  await db.transaction().execute(async (trx) => {
+    // The consume decides (one statement, row count): a replayed or concurrent registration loses here.
+    const consumed = affectedRows(
+      await trx
+        .updateTable('webhook_challenges')
+        .set({ used_at: now })
+        .where('nonce', '=', req.nonce)
+        .where('key_id', '=', caller.keyId)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', now)
+        .executeTakeFirst(),
+    );
+    if (consumed !== 1) throw invalid();
+    if (postgres) await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${caller.account}))`.execute(trx);
+    await trx.insertInto('webhook_subscriptions').values(row).execute();
+    const { n } = await trx
+      .selectFrom('webhook_subscriptions')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account', '=', caller.account)
+      .executeTakeFirstOrThrow();
+    if (Number(n) > WEBHOOK_LIMITS.perAccount) throw limitReached(); // rolls back, the nonce included
+  });
+  return { ...toWebhook(row), secret };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Management
+
+async function ownRow(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<Selectable<WebhookSubscriptionsTable>> {
+  const row = await db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account', '=', caller.account)
+    .executeTakeFirst();
+  if (!row) throw new ApiError('WEBHOOK_NOT_FOUND', 'no such webhook on this account');
+  return row;
+}
+
+/** GET /v1/pay/webhooks: the account's webhooks, oldest first. */
+export async function listWebhooks(db: Kysely<Database>, caller: WebhookCaller): Promise<{ webhooks: Webhook[] }> {
+  const rows = await db.selectFrom('webhook_subscriptions').selectAll().where('account', '=', caller.account).orderBy('id').execute();
+  return { webhooks: rows.map(toWebhook) };
+}
+
+export async function getWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<Webhook> {
+  return toWebhook(await ownRow(db, caller, id));
+}
+
+/** GET /v1/pay/webhooks/{id}/deliveries?limit=1..200 (default 50): newest first. */
+export async function listDeliveries(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+  query: { limit?: unknown } = {},
+): Promise<{ deliveries: DeliveryRecord[] }> {
+  const parsed = DeliveryListQuerySchema.safeParse(query);
+  if (!parsed.success) throw new ApiError('BAD_REQUEST', `limit: must be an integer from 1 to ${WEBHOOK_LIMITS.deliveriesPageMax}`);
+  await ownRow(db, caller, id);
+  const rows = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', id)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(parsed.data.limit)
+    .execute();
+  return { deliveries: rows.map(toDeliveryRecord) };
+}
+
+/** POST …/rotate-secret: the new secret signs every attempt from now on, retries of older events included. */
+export async function rotateWebhookSecret(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+  now: number = Date.now(),
+): Promise<{ id: string; secret: string }> {
+  const secret = newWebhookSecret();
+  const changed = affectedRows(
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ secret, updated_at: now })
+      .where('id', '=', id)
+      .where('account', '=', caller.account)
+      .executeTakeFirst(),
+  );
+  if (changed !== 1) throw new ApiError('WEBHOOK_NOT_FOUND', 'no such webhook on this account');
+  return { id, secret };
+}
+
+/**
+ * POST …/resume: only an auto-paused webhook resumes (a scope change needs a fresh registration with a new proof);
+ * anything else is NOT_RESUMABLE. The dead-letter streak restarts from zero.
+ */
+export async function resumeWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string, now: number = Date.now()): Promise<Webhook> {
+  const changed = affectedRows(
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'active', paused_reason: null, consecutive_dead: 0, updated_at: now })
+      .where('id', '=', id)
+      .where('account', '=', caller.account)
+      .where('status', '=', 'paused')
+      .where('paused_reason', 'like', `${AUTO_PAUSED_PREFIX}%`)
+      .executeTakeFirst(),
+  );
+  const row = await ownRow(db, caller, id); // WEBHOOK_NOT_FOUND for another account's id
+  if (changed !== 1) {
+    throw new ApiError('NOT_RESUMABLE', row.status === 'active' ? 'webhook is active, not auto-paused' : 'webhook is not auto-paused (a scope change needs a new registration)');
+  }
+  return toWebhook(row);
+}
+
+/** DELETE /v1/pay/webhooks/{id}: removes it and its delivery log. */
+export async function deleteWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<void> {
+  const removed = affectedRows(
+    await db.deleteFrom('webhook_subscriptions').where('id', '=', id).where('account', '=', caller.account).executeTakeFirst(),
+  );
+  if (removed !== 1) throw new ApiError('WEBHOOK_NOT_FOUND', 'no such webhook on this account');
+}
+
+/**
+ * POST …/{id}/deliveries/{deliveryId}/redeliver: puts a delivered or dead delivery back in the queue as a fresh
+ * delivery (attempts from zero, due now). A pending one is already queued: answered as is.
+ */
+export async function redeliver(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+  deliveryId: string,
+  now: number = Date.now(),
+): Promise<DeliveryRecord> {
+  await ownRow(db, caller, id);
+  await db
+    .updateTable('webhook_deliveries')
+    .set({
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+      response_ms: null,
+      next_attempt_at: now,
+      lease_holder: null,
+      lease_expires_at: null,
+      delivered_at: null,
+    })
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', id)
+    .where('status', 'in', ['delivered', 'dead'])
+    .execute();
+  const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
+  if (!row) throw new ApiError('DELIVERY_NOT_FOUND', 'no such delivery on this webhook');
+  return toDeliveryRecord(row);
+}
+
+/** A sample payment for test events: fixed, obviously fake, valid shapes. */
+const TEST_SIGNATURE = '1'.repeat(64);
+
+/**
+ * POST …/{id}/test: queues a signed test event (`test: true`, type payment.received, a sample payment to the
+ * webhook's first wallet) through the normal delivery path. Answers the delivery record.
+ */
+export async function sendTestEvent(db: Kysely<Database>, caller: WebhookCaller, id: string, now: number = Date.now()): Promise<DeliveryRecord> {
+  const row = await ownRow(db, caller, id);
+  const wallet = (JSON.parse(row.wallets) as string[])[0]!;
+  const eventId = PAY_EVENT_ID_PREFIX + randomBase58(32);
+  const payload: PayEvent = {
+    schema: PAY_EVENTS_SCHEMA,
+    id: eventId,
+    type: 'payment.received',
+    notice: PAY_EVENT_NOTICE,
+    test: true,
+    chain: { signature: TEST_SIGNATURE, ixIndex: 0, innerIndex: -1, slot: 0, blockTime: new Date(now).toISOString(), commitment: 'finalized', finalized: true },
+    payment: {
+      kind: 'transfer',
+      payer: '11111111111111111111111111111111',
+      recipient: wallet,
+      recipientTokenAccount: null,
+      asset: 'native',
+      mint: null,
+      amount: '1',
+      fee: '0',
+      net: '1',
+      invoice: null,
+      reference: null,
+      references: [],
+      memo: 'sigil test event',
+      binding: { status: 'none', handles: [] },
+    },
+  };
+  const delivery: Selectable<WebhookDeliveriesTable> = {
+    id: prefixedId(DELIVERY_ID_PREFIX, now),
+    webhook_id: id,
+    event_id: eventId,
+    event_type: payload.type,
+    status: 'pending',
+    attempts: 0,
+    last_status: null,
+    last_error: null,
+    response_ms: null,
+    next_attempt_at: now,
+    lease_holder: null,
+    lease_expires_at: null,
+    test: 1,
+    created_at: now,
+    delivered_at: null,
+  };
+  await db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('pay_events')
+      .values({
+        id: eventId,
+        type: payload.type,
+        signature: TEST_SIGNATURE,
+        slot: 0,
+        ix_index: 0,
+        inner_index: -1,
+        wallet,
+        binding_status: null,
+        binding_checks: 0,
+        payload: JSON.stringify(payload),
+        test: 1,
+        created_at: now,
+      })
+      .execute();
+    await trx.insertInto('webhook_deliveries').values(delivery).execute();
+  });
+  return toDeliveryRecord(delivery);
+}

@@ -1,0 +1,154 @@
+// Test fixtures for pay webhooks: names with a distinct payment address on the local chain, wallet message
+// signing (raw and off-chain envelope), token mints (SPL, Token-2022 with a transfer fee). Never imported by
+// production code.
+import {
+  generateKeyPairSigner,
+  getAddressEncoder,
+  signBytes,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+} from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintToInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
+import { getOffchainMessageV0Encoder, offchainMessageContentUtf8Of1232BytesMax, type OffchainMessageApplicationDomain } from '@solana/offchain-messages';
+import { base58 } from '@scure/base';
+import {
+  findHandlePda,
+  findRecordPda,
+  getRegisterInstruction,
+  getSetRecordInstruction,
+  getTransferInstruction,
+  getVerifyRecordInstruction,
+} from '../../platform/chain/registry';
+import type { LocalChain } from '../../localchain/index';
+import { fundedWallet, signedTransaction } from '../../localchain/testing';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
+
+export { fundedWallet, signedTransaction };
+
+export async function exec(chain: LocalChain, payer: KeyPairSigner, instructions: Instruction[], others: KeyPairSigner[] = []) {
+  return chain.sendAndConfirm(await signedTransaction(chain, payer, instructions, { others }), { commitment: 'finalized' });
+}
+
+/** Registers `@name` for `owner`; with `paymentWallet`, sets and verifies its X1 address record. */
+export async function registerName(
+  chain: LocalChain,
+  name: string,
+  owner: KeyPairSigner,
+  paymentWallet?: KeyPairSigner,
+): Promise<Address> {
+  const programId = chain.programId;
+  const [handle] = await findHandlePda(programId, name);
+  await exec(chain, owner, [getRegisterInstruction({ programId, payer: owner.address, owner: owner.address, handle, name, handleType: 0 })]);
+  if (paymentWallet) await setPaymentAddress(chain, handle, owner, paymentWallet);
+  return handle;
+}
+
+export async function setPaymentAddress(chain: LocalChain, handle: Address, authority: KeyPairSigner, paymentWallet: KeyPairSigner) {
+  const programId = chain.programId;
+  const [record] = await findRecordPda(programId, handle, 'address', 'X1');
+  await exec(chain, authority, [
+    getSetRecordInstruction({ programId, authority: authority.address, handle, record, kind: 'address', key: 'X1', value: paymentWallet.address }),
+    getVerifyRecordInstruction({ programId, authority: authority.address, handle, record, verifier: paymentWallet.address }),
+  ], [paymentWallet]);
+}
+
+export async function transferName(chain: LocalChain, handle: Address, owner: KeyPairSigner, newOwner: Address) {
+  await exec(chain, owner, [getTransferInstruction({ programId: chain.programId, owner: owner.address, handle, newOwner })]);
+}
+
+/** base58 signature of the message's raw UTF-8 bytes. */
+export async function signRaw(signer: KeyPairSigner, message: string): Promise<string> {
+  return base58.encode(await signBytes(signer.keyPair.privateKey, new TextEncoder().encode(message)));
+}
+
+/** base58 signature over the SIMD-0048 v0 off-chain envelope of the message (how many wallets sign). */
+export async function signEnvelope(signer: KeyPairSigner, message: string): Promise<string> {
+  const envelope = getOffchainMessageV0Encoder().encode({
+    version: 0,
+    applicationDomain: '11111111111111111111111111111111' as OffchainMessageApplicationDomain,
+    requiredSignatories: [{ address: signer.address }],
+    content: offchainMessageContentUtf8Of1232BytesMax(message),
+  });
+  return base58.encode(await signBytes(signer.keyPair.privateKey, new Uint8Array(envelope)));
+}
+
+export async function ataOf(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
+  return (await findAssociatedTokenPda({ owner, mint, tokenProgram }))[0];
+}
+
+/** A plain mint (SPL Token or Token-2022 without extensions); `authority` can mint. */
+export async function createMint(chain: LocalChain, authority: KeyPairSigner, tokenProgram: Address, decimals = 6): Promise<Address> {
+  const mint = await generateKeyPairSigner();
+  const rent = await chain.rpc.getMinimumBalanceForRentExemption(82n).send();
+  await exec(chain, authority, [
+    getCreateAccountInstruction({ payer: authority, newAccount: mint, lamports: rent, space: 82n, programAddress: tokenProgram }),
+    getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: authority.address, freezeAuthority: null }, { programAddress: tokenProgram }),
+  ], [mint]);
+  return mint.address;
+}
+
+/**
+ * A Token-2022 mint with the TransferFeeConfig extension (`basisPoints`, `maximumFee`). The extension
+ * instruction is built by hand: @solana-program/token-2022 does not install beside kit 8.
+ * Layout: mint base (82) + padding to 165 + account type (1) + TLV(type u16 = 1, len u16 = 108, config) = 278.
+ */
+export async function createFeeMint(
+  chain: LocalChain,
+  authority: KeyPairSigner,
+  basisPoints: number,
+  maximumFee: bigint,
+  decimals = 6,
+): Promise<Address> {
+  const mint = await generateKeyPairSigner();
+  const space = 278n;
+  const rent = await chain.rpc.getMinimumBalanceForRentExemption(space).send();
+  // TransferFeeExtension (26) / InitializeTransferFeeConfig (0): COption<Pubkey> authority ×2 (1 byte tag + 32
+  // when Some), u16 basis points, u64 maximum fee.
+  const data = new Uint8Array(2 + 33 + 33 + 2 + 8);
+  const view = new DataView(data.buffer);
+  data[0] = 26;
+  data[1] = 0;
+  data[2] = 1;
+  data.set(getAddressEncoder().encode(authority.address), 3);
+  data[35] = 1;
+  data.set(getAddressEncoder().encode(authority.address), 36);
+  view.setUint16(68, basisPoints, true);
+  view.setBigUint64(70, maximumFee, true);
+  const initFee: Instruction = {
+    programAddress: TOKEN_2022_PROGRAM_ADDRESS,
+    accounts: [{ address: mint.address, role: 1 }],
+    data,
+  };
+  await exec(chain, authority, [
+    getCreateAccountInstruction({ payer: authority, newAccount: mint, lamports: rent, space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+    initFee,
+    getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: authority.address, freezeAuthority: null }, { programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+  ], [mint]);
+  return mint.address;
+}
+
+/** Creates `owner`'s ATA (paid by `payer`) and mints `amount` to it when given. */
+export async function fundTokens(
+  chain: LocalChain,
+  mintAuthority: KeyPairSigner,
+  mint: Address,
+  owner: Address,
+  tokenProgram: Address,
+  amount = 0n,
+): Promise<Address> {
+  const ata = await ataOf(owner, mint, tokenProgram);
+  const ixs: Instruction[] = [getCreateAssociatedTokenIdempotentInstruction({ payer: mintAuthority, ata, owner, mint, tokenProgram })];
+  if (amount > 0n) ixs.push(getMintToInstruction({ mint, token: ata, mintAuthority, amount }, { programAddress: tokenProgram }));
+  await exec(chain, mintAuthority, ixs);
+  return ata;
+}
+
+export { TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS };
