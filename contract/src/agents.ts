@@ -315,23 +315,27 @@ export function validateManifest(handleInput: string, manifest: unknown, options
     note: VALIDATE_NOTE,
   });
 
-  if (typeof manifest !== 'object' || manifest === null || Array.isArray(manifest)) {
-    return result([{ path: '(root)', message: 'the manifest must be a JSON object' }]);
+  const parsed = parseManifest(manifest);
+  if (!parsed.ok) return result(parsed.problems);
+  return result(identityProblems(name, parsed.manifest, options));
+}
+
+/** Shape check of a manifest document: the parsed manifest, or one path-addressed problem per distinct path. */
+export function parseManifest(document: unknown): { ok: true; manifest: AgentManifestV1 } | { ok: false; problems: ManifestProblem[] } {
+  if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+    return { ok: false, problems: [{ path: '(root)', message: 'the manifest must be a JSON object' }] };
   }
-  const parsed = AgentManifestV1Schema.safeParse(manifest, { reportInput: true });
-  if (!parsed.success) {
-    // Keep zod's order, one entry per distinct path.
-    const seen = new Set<string>();
-    const errors: ManifestProblem[] = [];
-    for (const issue of parsed.error.issues) {
-      const path = formatIssuePath(issue.path);
-      if (seen.has(path)) continue;
-      seen.add(path);
-      errors.push({ path, message: issueMessage(issue) });
-    }
-    return result(errors);
+  const parsed = AgentManifestV1Schema.safeParse(document, { reportInput: true });
+  if (parsed.success) return { ok: true, manifest: parsed.data };
+  const seen = new Set<string>();
+  const problems: ManifestProblem[] = [];
+  for (const issue of parsed.error.issues) {
+    const path = formatIssuePath(issue.path);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    problems.push({ path, message: issueMessage(issue) });
   }
-  return result(identityProblems(name, parsed.data, options));
+  return { ok: false, problems };
 }
 
 /** Identity problems of a well-shaped manifest: wrong name, network or handle account. */
