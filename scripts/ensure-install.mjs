@@ -12,8 +12,11 @@ const stamp = join(root, 'node_modules', '.sigil-install-stamp');
 const want = createHash('sha256').update(readFileSync(lock)).digest('hex');
 const have = existsSync(stamp) ? readFileSync(stamp, 'utf8').trim() : '';
 
-if (have !== want) {
+if (have !== want || !existsSync(join(root, 'node_modules'))) {
   console.log('sigil: installing dependencies from package-lock.json (first run takes a minute or two)…');
-  execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
-  writeFileSync(stamp, want + '\n');
+  // `npm install`, not `npm ci`: npm 11.19 leaves other platforms' optional packages (e.g. rollup's) out of the
+  // lockfile and then refuses `npm ci` on that same lockfile. `npm install` still installs the locked versions.
+  execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+  const now = createHash('sha256').update(readFileSync(lock)).digest('hex');
+  writeFileSync(stamp, now + '\n');
 }

@@ -19,6 +19,7 @@ import { createLogger, type Logger } from './platform/log';
 import { createMetrics, type Metrics } from './platform/metrics';
 import type { AppServices, RequestContext } from './trpc/context';
 import { appRouter } from './trpc/router';
+import { createResolveService } from './features/resolve/service';
 
 export interface AppDeps {
   config: Config;
@@ -55,7 +56,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const logger = deps.logger ?? createLogger(config);
   const metrics = deps.metrics ?? createMetrics();
   const router = deps.router ?? appRouter;
-  const services: AppServices = { config, chain: deps.chain, db: deps.db, metrics, lifecycle: deps.lifecycle ?? new Lifecycle() };
+  const services: AppServices = {
+    config,
+    chain: deps.chain,
+    db: deps.db,
+    metrics,
+    lifecycle: deps.lifecycle ?? new Lifecycle(),
+    resolve: createResolveService({ chain: deps.chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs }),
+  };
 
   let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });
   const app: FastifyInstance = Fastify({

@@ -55,6 +55,8 @@ const ENV = {
   SIGIL_PROGRAM_ID: programId,
   SIGIL_CHAIN_NAME: nonEmpty.regex(/^[a-z0-9-]{1,32}$/, 'must be lowercase a-z0-9-').default('x1'),
   SIGIL_DOMAIN_SUFFIXES: suffixList.default(['x1', 'xnt', 'xen']),
+  // How long a public resolve/reverse answer may be served from memory (the staleness bound); 0 disables.
+  SIGIL_RESOLVE_CACHE_MS: integer.min(0, 'must be 0 or more').max(60_000, 'must be at most 60000').default(1000),
   SIGIL_SOL_RPC_URL: optionalHttpUrl,
   SIGIL_ETH_RPC_URL: optionalHttpUrl,
   // Unset: the SQLite file under data/ (platform/db decides the path). The db module's own rule validates it.
@@ -104,6 +106,7 @@ function toConfig(env: Env) {
     programId: env.SIGIL_PROGRAM_ID,
     chainName: env.SIGIL_CHAIN_NAME,
     domainSuffixes: env.SIGIL_DOMAIN_SUFFIXES as readonly string[],
+    resolveCacheMs: env.SIGIL_RESOLVE_CACHE_MS,
     solRpcUrl: env.SIGIL_SOL_RPC_URL,
     ethRpcUrl: env.SIGIL_ETH_RPC_URL,
     /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */

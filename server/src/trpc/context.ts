@@ -7,6 +7,7 @@ import type { ChainReader } from '../platform/chain/types';
 import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { Metrics } from '../platform/metrics';
+import type { ResolveService } from '../features/resolve/service';
 
 /** Process-wide dependencies, shared by every request. Features add theirs here (e.g. a limiter, an outbound client). */
 export interface AppServices {
@@ -16,6 +17,8 @@ export interface AppServices {
   db?: Kysely<Database>;
   metrics: Metrics;
   lifecycle: Lifecycle;
+  /** Public resolution (cached chain reads). */
+  resolve: ResolveService;
 }
 
 /** Per-request facts. The named procedures (apiKeyProcedure, sessionProcedure, meteredProcedure) read these. */

@@ -1,0 +1,23 @@
+import { ResolutionSchema, ResolveInputSchema } from '@sigil/contract/public';
+import { rest } from '../../trpc/meta';
+import { publicProcedure } from '../../trpc/procedures';
+
+/** GET /resolve/{name}: a handle (`@` optional, any case) or a registry domain → its owner. */
+export const resolve = publicProcedure
+  .meta(
+    rest('GET', '/resolve/{name}', {
+      summary: 'Resolve a handle or domain',
+      description:
+        'Bare words and `@name` are handles; `label.x1|xnt|xen` is a domain; `@label.x1` matches both shapes and is refused with 409 (docs/names.md).',
+      tags: ['public'],
+      errors: {
+        400: 'invalid handle / invalid domain',
+        404: 'handle not registered / domain not registered',
+        409: 'ambiguous: both a handle and a domain shape',
+        502: 'malformed account / rpc unreachable (transient, retry)',
+      },
+    }),
+  )
+  .input(ResolveInputSchema)
+  .output(ResolutionSchema)
+  .query(({ ctx, input }) => ctx.resolve.resolve(input.name));

@@ -1,0 +1,22 @@
+import { ReverseInputSchema, ReverseResultSchema } from '@sigil/contract/public';
+import { rest } from '../../trpc/meta';
+import { publicProcedure } from '../../trpc/procedures';
+
+/** GET /reverse/{address}: a wallet → its primary handle, when the pointer passes the trust rules. */
+export const reverse = publicProcedure
+  .meta(
+    rest('GET', '/reverse/{address}', {
+      summary: 'Reverse-resolve a wallet to its primary handle',
+      description:
+        'Answers only when the primary pointer and the handle both exist, the pointer was set after the handle’s current registration, and the wallet still holds authority over the handle (owner, or NFT holder when tokenized).',
+      tags: ['public'],
+      errors: {
+        400: 'invalid address',
+        404: 'no primary set',
+        502: 'malformed account / malformed handle / rpc unreachable (transient, retry)',
+      },
+    }),
+  )
+  .input(ReverseInputSchema)
+  .output(ReverseResultSchema)
+  .query(({ ctx, input }) => ctx.resolve.reverse(input.address));

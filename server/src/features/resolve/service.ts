@@ -1,0 +1,123 @@
+// Public resolution: name → owner, wallet → primary handle (spec: Public resolution, Errors → Public resolve).
+// Reads go through the ChainReader only; answers are cached for a short, bounded time (docs/benchmarks.md).
+import type { Address } from '@solana/kit';
+import { PublicError, type PublicErrorKey } from '@sigil/contract/errors';
+import { NAME_CLASS_ERRORS, classifyName, isBase58Address } from '@sigil/contract/names';
+import type { Resolution, ReverseResult } from '@sigil/contract/public';
+import { ChainError, type ChainReader, type HandleAccount } from '../../platform/chain/types';
+import { primaryTrusted } from '../../platform/chain/reader';
+import { createReadCache, type ReadCache } from '../../platform/cache';
+
+/** The all-zero address: a released handle keeps its account with the owner zeroed. */
+const NO_OWNER = '11111111111111111111111111111111';
+
+/** A cached outcome: a definitive answer (found, or a 4xx refusal). Transient failures are thrown, never cached. */
+type Outcome<T> = { ok: true; value: T } | { ok: false; error: PublicErrorKey };
+
+export interface ResolveService {
+  resolve(input: string): Promise<Resolution>;
+  reverse(input: string): Promise<ReverseResult>;
+}
+
+export function createResolveService(deps: {
+  chain: ChainReader;
+  suffixes: readonly string[];
+  cacheTtlMs: number;
+}): ResolveService {
+  const { chain, suffixes } = deps;
+  const names: ReadCache<Outcome<Omit<Resolution, 'input'>>> = createReadCache({ ttlMs: deps.cacheTtlMs });
+  const primaries: ReadCache<Outcome<string>> = createReadCache({ ttlMs: deps.cacheTtlMs });
+
+  async function lookupName(input: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
+    const cls = classifyName(input, suffixes);
+    if (cls.kind !== 'handle' && cls.kind !== 'domain') return { ok: false, error: NAME_CLASS_ERRORS[cls.kind] };
+    const key = `${cls.kind}:${cls.name}`;
+    return names.get(key, () =>
+      withChainErrors('MALFORMED_ACCOUNT', () => (cls.kind === 'handle' ? readHandle(cls.name) : readDomain(cls.label, cls.tld))),
+    );
+  }
+
+  async function readHandle(name: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
+    const { value: handle } = await chain.getHandle(name, 'confirmed');
+    if (!handle || handle.owner === NO_OWNER) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
+    if (handle.tokenized) {
+      // Authority follows the NFT; a burned NFT leaves nobody in control, so the name is not resolvable.
+      const authority = await chain.getHandleAuthority(handle, 'confirmed');
+      if (!authority.authority) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
+    }
+    return {
+      ok: true,
+      value: {
+        name: handle.name,
+        namespace: 'handle',
+        owner: handle.owner,
+        tokenized: handle.tokenized,
+        verification: handle.tokenized ? 'nft-holder' : 'owner',
+      },
+    };
+  }
+
+  async function readDomain(label: string, tld: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
+    const { value: domain } = await chain.getDomain(label, tld, 'confirmed');
+    if (!domain || domain.owner === NO_OWNER) return { ok: false, error: 'DOMAIN_NOT_REGISTERED' };
+    return {
+      ok: true,
+      value: {
+        name: `${domain.label}.${domain.tld}`,
+        namespace: domain.tld,
+        owner: domain.owner,
+        tokenized: domain.tokenized,
+        verification: domain.tokenized ? 'nft-holder' : 'owner',
+      },
+    };
+  }
+
+  async function readPrimary(wallet: Address): Promise<Outcome<string>> {
+    const pointer = await withChainErrors('MALFORMED_ACCOUNT', () => chain.getPrimary(wallet, 'confirmed'));
+    if (!pointer) return { ok: false, error: 'NO_PRIMARY_SET' };
+    const handle: HandleAccount | null = await withChainErrors('MALFORMED_HANDLE', () =>
+      chain.getHandleByAddress(pointer.handle, 'confirmed'),
+    );
+    if (!handle || handle.owner === NO_OWNER) return { ok: false, error: 'NO_PRIMARY_SET' };
+    const authority = await withChainErrors('MALFORMED_HANDLE', () => chain.getHandleAuthority(handle, 'confirmed'));
+    // Trust rules: set after the handle's current registration, and the wallet still holds authority.
+    if (!primaryTrusted(pointer, handle, authority)) return { ok: false, error: 'NO_PRIMARY_SET' };
+    return { ok: true, value: handle.name };
+  }
+
+  return {
+    resolve: (input) =>
+      withInput(input, async () => {
+        const outcome = await lookupName(input);
+        if (!outcome.ok) throw new PublicError(outcome.error);
+        return { input, ...outcome.value };
+      }),
+    reverse: (input) =>
+      withInput(input, async () => {
+        if (!isBase58Address(input)) throw new PublicError('INVALID_ADDRESS');
+        const outcome = await primaries.get(input, () => readPrimary(input as Address));
+        if (!outcome.ok) throw new PublicError(outcome.error);
+        return { input, address: input, handle: outcome.value };
+      }),
+  };
+}
+
+/** Every public resolve/reverse error body echoes the raw input. */
+async function withInput<T>(input: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof PublicError && err.input === undefined) throw new PublicError(err.key, input);
+    throw err;
+  }
+}
+
+/** Maps chain failures to the public errors: unreachable → 502 rpc unreachable; undecodable → the given 502. */
+async function withChainErrors<T>(malformed: PublicErrorKey, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof ChainError) throw new PublicError(err.kind === 'malformed' ? malformed : 'RPC_UNREACHABLE');
+    throw err;
+  }
+}
