@@ -20,6 +20,9 @@ import { createMetrics, type Metrics } from './platform/metrics';
 import type { AppServices, RequestContext } from './trpc/context';
 import { appRouter } from './trpc/router';
 import { createResolveService } from './features/resolve/service';
+import { authenticateKey, touchLastUsed } from './features/keys/service';
+import { createRateLimiter } from './features/ratelimit/service';
+import { createSessionService } from './features/connect/sessions';
 
 export interface AppDeps {
   config: Config;
@@ -33,6 +36,13 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** Default: the service's router. Tests pass one with extra procedures (see trpc/init.ts mergeRouters). */
   router?: AnyTRPCRouter;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** ctx.responseHeaders of the procedure that served this request (applied in onSend). */
+    responseHeaders?: Record<string, string>;
+  }
 }
 
 function sendShaped(reply: FastifyReply, shaped: ShapedError): FastifyReply {
@@ -64,6 +74,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     lifecycle: deps.lifecycle ?? new Lifecycle(),
     resolve: createResolveService({ chain: deps.chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs }),
   };
+  const db = deps.db;
+  if (db) {
+    services.limiter = createRateLimiter(db);
+    services.apiKeys = { authenticate: (secret) => authenticateKey(db, secret), touch: (key) => touchLastUsed(db, key) };
+    services.sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
+  }
 
   let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });
   const app: FastifyInstance = Fastify({
@@ -96,7 +112,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Headers procedures asked for (ctx.responseHeaders), on success and error alike: e.g. X-RateLimit-*.
+    if (request.responseHeaders) reply.headers(request.responseHeaders);
     if (closing) reply.header('connection', 'close');
     return payload;
   });
@@ -119,6 +137,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   const contextFor = (request: FastifyRequest, face: RequestContext['face'], route?: RestRoute): RequestContext => ({
     ...services,
+    // One bag per request, shared with the onSend hook above.
+    responseHeaders: (request.responseHeaders ??= {}),
     requestId: request.id,
     face,
     method: request.method,

@@ -26,8 +26,15 @@ describe('loadConfig', () => {
       programId: TEST_PROGRAM_ID,
       chainName: 'x1',
       domainSuffixes: ['x1', 'xnt', 'xen'],
+      resolveCacheMs: 1000,
       solRpcUrl: undefined,
       ethRpcUrl: undefined,
+      portalDomain: 'portal.sigil.local',
+      portalKey: undefined,
+      signinDomains: ['portal.sigil.local', 'app.sigil-partner.dev'],
+      sessionSecret: undefined,
+      challengeTtlSeconds: 300,
+      sessionTtlSeconds: 86400,
       databaseUrl: undefined,
     });
   });

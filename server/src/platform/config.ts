@@ -59,6 +59,21 @@ const ENV = {
   SIGIL_RESOLVE_CACHE_MS: integer.min(0, 'must be 0 or more').max(60_000, 'must be at most 60000').default(1000),
   SIGIL_SOL_RPC_URL: optionalHttpUrl,
   SIGIL_ETH_RPC_URL: optionalHttpUrl,
+  // Connect and the portal (issue 3, docs/connect.md, docs/keys.md).
+  SIGIL_PORTAL_DOMAIN: nonEmpty.toLowerCase().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'must be a host name (e.g. portal.sigil.local)').default('portal.sigil.local'),
+  /** The portal's own API key secret; unset in local mode (generated on first start and printed once). */
+  SIGIL_PORTAL_KEY: z.string().trim().optional(),
+  /** Sign-in-with-Solana domains accepted by /v1/auth/verify-signin; default: the portal domain + the partner domain. */
+  SIGIL_SIGNIN_DOMAINS: z
+    .string()
+    .trim()
+    .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'each domain must be a host or host:port')).min(1, 'must list at least one domain'))
+    .optional(),
+  /** HS256 key for Connect session JWTs (≥ 32 characters); unset outside production: generated once and kept in the db. */
+  SIGIL_SESSION_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
+  SIGIL_CHALLENGE_TTL_SECONDS: integer.min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(300),
+  SIGIL_SESSION_TTL_SECONDS: integer.min(60, 'must be at least 60').max(30 * 86_400, 'must be at most 2592000').default(86_400),
   // Unset: the SQLite file under data/ (platform/db decides the path). The db module's own rule validates it.
   DATABASE_URL: z
     .string()
@@ -76,6 +91,9 @@ const ENV = {
 
 /** The service's version, from server/package.json. */
 export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+/** The one partner domain on the default sign-in allowlist (SIGIL_SIGNIN_DOMAINS replaces the whole list). */
+export const DEFAULT_PARTNER_SIGNIN_DOMAIN = 'app.sigil-partner.dev';
 
 export type EnvName = keyof typeof ENV;
 const envSchema = z.object(ENV);
@@ -109,6 +127,13 @@ function toConfig(env: Env) {
     resolveCacheMs: env.SIGIL_RESOLVE_CACHE_MS,
     solRpcUrl: env.SIGIL_SOL_RPC_URL,
     ethRpcUrl: env.SIGIL_ETH_RPC_URL,
+    portalDomain: env.SIGIL_PORTAL_DOMAIN,
+    portalKey: env.SIGIL_PORTAL_KEY || undefined,
+    /** Default: the portal domain and the one partner domain (docs/connect.md). */
+    signinDomains: (env.SIGIL_SIGNIN_DOMAINS ?? [env.SIGIL_PORTAL_DOMAIN, DEFAULT_PARTNER_SIGNIN_DOMAIN]) as readonly string[],
+    sessionSecret: env.SIGIL_SESSION_SECRET || undefined,
+    challengeTtlSeconds: env.SIGIL_CHALLENGE_TTL_SECONDS,
+    sessionTtlSeconds: env.SIGIL_SESSION_TTL_SECONDS,
     /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */
     databaseUrl: env.DATABASE_URL || undefined,
   };

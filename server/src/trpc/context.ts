@@ -8,6 +8,17 @@ import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { Metrics } from '../platform/metrics';
 import type { ResolveService } from '../features/resolve/service';
+import type { RateLimiter } from '../features/ratelimit/service';
+import type { ApiKey } from '../features/keys/service';
+import type { SessionService } from '../features/connect/sessions';
+
+/** Key lookups the keyed procedures need (features/keys/service.ts over the db; a fake can stand in). */
+export interface ApiKeyLookup {
+  /** The active key a secret belongs to, or null (unknown, malformed, revoked). */
+  authenticate(secret: string): Promise<ApiKey | null>;
+  /** Records use (throttled); never awaited by the request path. */
+  touch(key: ApiKey): Promise<unknown>;
+}
 
 /** Process-wide dependencies, shared by every request. Features add theirs here (e.g. a limiter, an outbound client). */
 export interface AppServices {
@@ -19,6 +30,12 @@ export interface AppServices {
   lifecycle: Lifecycle;
   /** Public resolution (cached chain reads). */
   resolve: ResolveService;
+  /** Per-key rate limiter (present with a db). */
+  limiter?: RateLimiter;
+  /** API key lookups (present with a db). */
+  apiKeys?: ApiKeyLookup;
+  /** Connect session tokens (present with a db). */
+  sessions?: SessionService;
 }
 
 /** Per-request facts. The named procedures (apiKeyProcedure, sessionProcedure, meteredProcedure) read these. */
@@ -37,4 +54,9 @@ export interface RequestContext extends AppServices {
   log: Logger;
   /** REST only: path parameters, percent-decoded exactly once (platform/http/rest.ts). */
   pathParams?: Record<string, string>;
+  /**
+   * Response headers a procedure or middleware wants on this request's response, success or error (e.g. the
+   * X-RateLimit-* headers). Mutable bag: the HTTP layer (app.ts onSend) applies it to whatever is sent.
+   */
+  responseHeaders: Record<string, string>;
 }

@@ -3,11 +3,12 @@
 // domain error as `cause`, and the two faces render them: REST in platform/http/errors.ts, tRPC in errorFormatter.
 import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
-import { HTTP_STATUS_TRPC_ERROR_CODE, type OpenApiMeta } from 'trpc-to-openapi';
+import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import { ApiError, PublicError } from '@sigil/contract/errors';
 import { ChainError } from '../platform/chain/types';
 import { domainErrorOf, statusOfDomainError } from '../platform/http/errors';
 import type { RequestContext } from './context';
+import type { ProcedureMeta } from './meta';
 
 function trpcCodeForStatus(status: number): TRPC_ERROR_CODE_KEY {
   const exact = (HTTP_STATUS_TRPC_ERROR_CODE as Record<number, TRPC_ERROR_CODE_KEY | undefined>)[status];
@@ -17,7 +18,7 @@ function trpcCodeForStatus(status: number): TRPC_ERROR_CODE_KEY {
 
 const t = initTRPC
   .context<RequestContext>()
-  .meta<OpenApiMeta>()
+  .meta<ProcedureMeta>()
   .create({
     // Never put stacks in error shapes, whatever NODE_ENV says.
     isDev: false,

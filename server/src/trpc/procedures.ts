@@ -1,14 +1,110 @@
 // Named procedures: a route's protection is visible in one word.
 //
-//   publicProcedure   no credentials (public resolve, health, namespaces)
-//   apiKeyProcedure   X-API-Key, rate limited                     ─┐
-//   sessionProcedure  Connect bearer session (portal)              ├ issue 3 / 5 add these here, each as
-//   meteredProcedure  X-API-Key or an x402 payment                ─┘ `baseProcedure.use(<auth middleware>)`
+//   publicProcedure    no credentials (public resolve, health, namespaces)
+//   apiKeyProcedure    X-API-Key, rate limited (cost 1, or the route's `rest(..., { cost })`); ctx.apiKey
+//   sessionProcedure   Connect bearer session issued through the PORTAL key (portal key management); ctx.session
+//   meteredProcedure   X-API-Key or an x402 payment — issue 5 adds it here:
+//                        if (hasApiKeyHeader(ctx)) → authenticateApiKey(ctx, costOf(meta, rawInput)) (the key path,
+//                        incl. its 401/429: an over-limit key never falls through to x402); else → x402.
 //
-// What they need is already in the context (trpc/context.ts): `headers`, `rawBody` (exact bytes, for x402's
-// request hash), `clientIp`, `requestId`, `log`, and the process services (`db`, `config`, `chain`, `metrics`).
-// An auth middleware throws ApiError (e.g. `new ApiError('API_KEY_REQUIRED', …)`); the HTTP layer renders it,
-// including its `headers` (e.g. Retry-After). Extra context it adds flows on through `next({ ctx: { … } })`.
-import { baseProcedure } from './init';
+// Headers: every keyed response, success or error, carries X-RateLimit-Limit/-Remaining/-Daily-Limit/
+// -Daily-Remaining. The middleware writes them into `ctx.responseHeaders`, which app.ts applies to whatever
+// response is finally sent (REST or tRPC, 2xx or not). A 429 adds Retry-After.
+import type { KeyTier } from '@sigil/contract/keys';
+import { ApiError } from '@sigil/contract/errors';
+import { rateLimitHeaders } from '../features/ratelimit/service';
+import { bearerToken, type SessionClaims } from '../features/connect/sessions';
+import type { RequestContext } from './context';
+import { baseProcedure, middleware } from './init';
+import type { ProcedureMeta } from './meta';
 
 export const publicProcedure = baseProcedure;
+
+/** What a keyed procedure knows about its caller. */
+export interface ApiKeyIdentity {
+  /** Key id (`key_…`, or the portal domain): the Connect audience. */
+  id: string;
+  /** The owning account (a wallet address; the portal key: its domain). */
+  account: string;
+  tier: KeyTier;
+}
+
+export const API_KEY_HEADER = 'x-api-key';
+
+/** True when the request carries an X-API-Key header at all (even an empty or bad one): then the key path decides. */
+export function hasApiKeyHeader(ctx: Pick<RequestContext, 'headers'>): boolean {
+  return ctx.headers[API_KEY_HEADER] !== undefined;
+}
+
+/** The route's rate-limit cost for this raw input: its `cost` function's answer if it is a positive safe integer, else 1. */
+export function costOf(meta: ProcedureMeta | undefined, rawInput: unknown): number {
+  const fn = meta?.rateLimitCost;
+  if (!fn) return 1;
+  try {
+    const cost = fn(rawInput);
+    return Number.isSafeInteger(cost) && cost >= 1 ? cost : 1;
+  } catch {
+    return 1;
+  }
+}
+
+function services<K extends 'apiKeys' | 'limiter' | 'sessions'>(ctx: RequestContext, name: K): NonNullable<RequestContext[K]> {
+  const service = ctx[name];
+  // A deployment always has a db; only a misassembled app (a test without one) gets here.
+  if (!service) throw new Error(`${name} is not configured: buildApp needs a db for keyed routes`);
+  return service as NonNullable<RequestContext[K]>;
+}
+
+/**
+ * THE key-auth step, reusable (meteredProcedure calls it for its key path):
+ *   no X-API-Key → 401 API_KEY_REQUIRED; unknown / malformed / revoked → 401 INVALID_KEY;
+ *   then counts `cost` units against the key's windows → over → 429 RATE_LIMITED with Retry-After.
+ * Sets the four X-RateLimit-* headers in ctx.responseHeaders (on the 429 too) and records last use.
+ */
+export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise<ApiKeyIdentity> {
+  const header = ctx.headers[API_KEY_HEADER];
+  const secret = Array.isArray(header) ? undefined : header?.trim();
+  if (header === undefined || secret === '') throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
+  // A repeated header is ambiguous: refuse rather than guess which one counts.
+  const key = secret === undefined ? null : await services(ctx, 'apiKeys').authenticate(secret);
+  if (!key) throw new ApiError('INVALID_KEY', 'the API key is not valid (unknown or revoked)');
+
+  const result = await services(ctx, 'limiter').limit(key.id, key.tier, cost);
+  const headers = rateLimitHeaders(result);
+  Object.assign(ctx.responseHeaders, headers);
+  if (!result.passed) {
+    const window = result.deniedBy === 'day' ? 'daily' : 'per-minute';
+    throw new ApiError('RATE_LIMITED', `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${result.retryAfterSeconds} s`, headers);
+  }
+  // Informational and throttled: never delays or fails the request.
+  services(ctx, 'apiKeys')
+    .touch(key)
+    .catch((err: unknown) => ctx.log.warn({ err }, 'could not record key use'));
+  return { id: key.id, account: key.account, tier: key.tier };
+}
+
+const apiKeyAuth = middleware(async ({ ctx, meta, getRawInput, next }) => {
+  const cost = meta?.rateLimitCost ? costOf(meta, await getRawInput()) : 1;
+  const apiKey = await authenticateApiKey(ctx, cost);
+  return next({ ctx: { apiKey } });
+});
+
+/** X-API-Key, rate limited. `ctx.apiKey` = {id, account, tier}. */
+export const apiKeyProcedure = baseProcedure.use(apiKeyAuth);
+
+/**
+ * The Connect session behind `Authorization: Bearer …`, valid for `audience` (a key id) — else 401
+ * INVALID_SESSION (absent, malformed, expired, revoked, forged, `alg: none`, or issued to another key).
+ */
+export function requireSession(ctx: RequestContext, audience: string): Promise<SessionClaims> {
+  return services(ctx, 'sessions').verify(bearerToken(ctx.headers.authorization), audience);
+}
+
+const portalSessionAuth = middleware(async ({ ctx, next }) => {
+  // Portal endpoints accept only sessions issued through the portal's own key (its id is the portal domain).
+  const session = await requireSession(ctx, ctx.config.portalDomain);
+  return next({ ctx: { session } });
+});
+
+/** Connect bearer session issued through the portal key (not X-API-Key). `ctx.session.address` is the account. */
+export const sessionProcedure = baseProcedure.use(portalSessionAuth);

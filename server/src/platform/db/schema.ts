@@ -182,6 +182,76 @@ export interface PayInvoicesTable {
   updated_at: number;
 }
 
+// ── connect ────────────────────────────────────────────────────────────────────────────────────────
+
+/** A Connect challenge (features/connect, docs/connect.md). Single use: consumed by one conditional UPDATE. */
+export interface ConnectChallengesTable {
+  nonce: string;
+  /** The presenting key's id (the portal key: the portal domain). */
+  audience: string;
+  kind: 'handle' | 'wallet';
+  /** Canonical handle: the proved handle (kind handle) or the wallet's primary at issue time (reported only). */
+  handle: string | null;
+  /** kind handle: the handle's registration epoch, decimal. */
+  epoch: string | null;
+  /** The challenged wallet (kind wallet), null for a `{handle}` challenge. */
+  wallet: string | null;
+  mode: 'tx' | 'signin' | null;
+  /** The exact string issued to sign (or the memo with mode tx, or '' for signin). */
+  message: string;
+  /** epoch ms */
+  created_at: number;
+  /** epoch ms */
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** An issued Connect session (the JWT's jti): revocable before it expires. */
+export interface ConnectSessionsTable {
+  jti: string;
+  audience: string;
+  address: string;
+  handle: string | null;
+  source: 'owner' | 'nft-holder' | 'wallet';
+  created_at: number;
+  /** epoch ms */
+  expires_at: number;
+  revoked_at: number | null;
+}
+
+// ── x402 ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** A reference issued by an x402 challenge (features/x402, docs/x402.md). Never updated. */
+export interface X402ReferencesTable {
+  /** base58, 32 bytes */
+  reference: string;
+  /** hex SHA-256 of the canonical request */
+  request_hash: string;
+  /** the bound payer wallet */
+  payer: string;
+  /** server-side secret of the challenge; never sent */
+  nonce: string;
+  /** price class of the metered procedure (`resolve`, `reverse`, …) */
+  route: string;
+  /** quoted price, smallest units, decimal string */
+  amount: string;
+  /** epoch ms */
+  issued_at: number;
+  /** epoch ms (issued_at + 600 s) */
+  expires_at: number;
+}
+
+/** A payment that bought a success. Unique by signature and by reference: inserting it is the consumption. */
+export interface X402PaymentsTable {
+  signature: string;
+  reference: string;
+  payer: string;
+  amount: string;
+  request_hash: string;
+  /** epoch ms */
+  consumed_at: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -193,4 +263,8 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   indexer_cursors: IndexerCursorsTable;
   pay_invoices: PayInvoicesTable;
+  connect_challenges: ConnectChallengesTable;
+  connect_sessions: ConnectSessionsTable;
+  x402_references: X402ReferencesTable;
+  x402_payments: X402PaymentsTable;
 }

@@ -3,6 +3,8 @@ import * as m0001 from './0001_platform';
 import * as m0002 from './0002_api_keys';
 import * as m0003 from './0003_rate_counters';
 import * as m0004 from './0004_pay_webhooks';
+import * as m0005 from './0005_connect';
+import * as m0006 from './0006_x402';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -14,4 +16,6 @@ export const migrations: Record<string, Migration> = {
   '0002_api_keys': m0002,
   '0003_rate_counters': m0003,
   '0004_pay_webhooks': m0004,
+  '0005_connect': m0005,
+  '0006_x402': m0006,
 };

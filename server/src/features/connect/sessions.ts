@@ -1,0 +1,155 @@
+// Connect sessions: JWTs (jose) with a pinned algorithm, bound to the issuing key (the `aud` claim is the key
+// id), and revocable (every `jti` is a row in connect_sessions; a token whose row is missing or revoked is
+// refused). docs/connect.md "Sessions" explains the choices.
+//
+// Algorithm: HS256. Only this service ever verifies its sessions (integrators present them back to us via
+// GET /v1/auth/session), and every verification also reads the jti row, so a public-key algorithm would buy
+// no offline verification while costing an ed25519 signature per sign-in. The verifier accepts ONLY HS256
+// (`algorithms: ['HS256']`), so `alg: none` and algorithm-confusion tokens are refused.
+import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
+import { ApiError } from '@sigil/contract/errors';
+import type { ConnectSource } from '@sigil/contract/connect';
+import { affectedRows, type Database } from '../../platform/db/index';
+import { prefixedId } from '../keys/ids';
+
+export const SESSION_ALGORITHM = 'HS256' as const;
+export const SESSION_ISSUER = 'sigil';
+/** kv key holding the generated signing secret when SIGIL_SESSION_SECRET is unset. */
+export const SESSION_SECRET_KV_KEY = 'connect.session_secret';
+
+export interface SessionClaims {
+  jti: string;
+  /** The key id the session was issued through (JWT `aud`). */
+  audience: string;
+  address: string;
+  handle: string | null;
+  source: ConnectSource;
+  /** Unix seconds. */
+  expiresAt: number;
+}
+
+export interface SessionService {
+  /** Signs a session for `audience` and records its jti. */
+  issue(input: { audience: string; address: string; handle: string | null; source: ConnectSource }, now?: number): Promise<{ token: string; claims: SessionClaims }>;
+  /**
+   * The session a bearer token stands for, if it is valid FOR THIS AUDIENCE: well-formed, HS256, signed by us,
+   * unexpired, `aud` = audience, and its jti row present and unrevoked. Anything else: 401 INVALID_SESSION.
+   */
+  verify(token: string | undefined, audience: string, now?: number): Promise<SessionClaims>;
+  /** Revokes one session (sign-out, tests, operators). True when it was active. */
+  revoke(jti: string, now?: number): Promise<boolean>;
+  /** Revokes every active session of a wallet (optionally only those issued through one key). Returns how many. */
+  revokeAllFor(address: string, audience?: string, now?: number): Promise<number>;
+  /** Housekeeping: forgets sessions that expired more than a day ago. Returns how many rows went. */
+  deleteExpired(now?: number): Promise<number>;
+}
+
+const invalid = (why: string) => new ApiError('INVALID_SESSION', why);
+
+/** `Authorization: Bearer <token>` → the token, or undefined (absent or another scheme). */
+export function bearerToken(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (!value) return undefined;
+  const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(value);
+  return match?.[1];
+}
+
+/**
+ * The signing key: SIGIL_SESSION_SECRET when set; otherwise a random 32-byte secret generated once and kept in
+ * the kv table, so restarts and replicas sharing the database keep accepting each other's sessions. (A stolen
+ * database alone still forges nothing usable: a token is only accepted with its jti row, which needs write
+ * access.)
+ */
+async function loadSigningKey(db: Kysely<Database>, configured: string | undefined): Promise<KeyObject> {
+  if (configured) return createSecretKey(Buffer.from(configured, 'utf8'));
+  const candidate = randomBytes(32).toString('base64url');
+  await db
+    .insertInto('kv')
+    .values({ key: SESSION_SECRET_KV_KEY, value: candidate, updated_at: Date.now() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('kv').select('value').where('key', '=', SESSION_SECRET_KV_KEY).executeTakeFirstOrThrow();
+  return createSecretKey(Buffer.from(row.value, 'utf8'));
+}
+
+export function createSessionService(opts: { db: Kysely<Database>; secret?: string; ttlSeconds: number }): SessionService {
+  const { db } = opts;
+  let key: Promise<KeyObject> | undefined;
+  const signingKey = () => {
+    key ??= loadSigningKey(db, opts.secret).catch((error) => {
+      key = undefined; // retry on the next call
+      throw error;
+    });
+    return key;
+  };
+
+  return {
+    async issue(input, now = Date.now()) {
+      const iat = Math.floor(now / 1000);
+      const expiresAt = iat + opts.ttlSeconds;
+      const jti = prefixedId('sess_', now);
+      const token = await new SignJWT({ handle: input.handle, src: input.source })
+        .setProtectedHeader({ alg: SESSION_ALGORITHM, typ: 'JWT' })
+        .setIssuer(SESSION_ISSUER)
+        .setSubject(input.address)
+        .setAudience(input.audience)
+        .setJti(jti)
+        .setIssuedAt(iat)
+        .setExpirationTime(expiresAt)
+        .sign(await signingKey());
+      await db
+        .insertInto('connect_sessions')
+        .values({ jti, audience: input.audience, address: input.address, handle: input.handle, source: input.source, created_at: now, expires_at: expiresAt * 1000, revoked_at: null })
+        .execute();
+      return { token, claims: { jti, audience: input.audience, address: input.address, handle: input.handle, source: input.source, expiresAt } };
+    },
+
+    async verify(token, audience, now = Date.now()) {
+      if (!token) throw invalid('send the session as `Authorization: Bearer <token>`');
+      if (token.length > 4096) throw invalid('the session token is malformed');
+      let payload;
+      try {
+        ({ payload } = await jwtVerify(token, await signingKey(), {
+          algorithms: [SESSION_ALGORITHM],
+          issuer: SESSION_ISSUER,
+          audience,
+          currentDate: new Date(now),
+          requiredClaims: ['jti', 'sub', 'exp', 'iat'],
+        }));
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) throw invalid('the session has expired');
+        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') throw invalid('the session was issued to another key');
+        if (error instanceof joseErrors.JOSEError) throw invalid('the session token is malformed or forged');
+        throw error;
+      }
+      const row = await db
+        .selectFrom('connect_sessions')
+        .select(['jti', 'audience', 'address', 'handle', 'source', 'expires_at', 'revoked_at'])
+        .where('jti', '=', String(payload.jti))
+        .executeTakeFirst();
+      // The row is the authority: the token only points at it.
+      if (!row || row.audience !== audience || row.address !== payload.sub) throw invalid('the session is unknown');
+      if (row.revoked_at !== null) throw invalid('the session has been revoked');
+      if (row.expires_at <= now) throw invalid('the session has expired');
+      return { jti: row.jti, audience: row.audience, address: row.address, handle: row.handle, source: row.source, expiresAt: Math.floor(row.expires_at / 1000) };
+    },
+
+    async revoke(jti, now = Date.now()) {
+      const result = await db.updateTable('connect_sessions').set({ revoked_at: now }).where('jti', '=', jti).where('revoked_at', 'is', null).executeTakeFirst();
+      return affectedRows(result) === 1;
+    },
+
+    async revokeAllFor(address, audience, now = Date.now()) {
+      let query = db.updateTable('connect_sessions').set({ revoked_at: now }).where('address', '=', address).where('revoked_at', 'is', null);
+      if (audience !== undefined) query = query.where('audience', '=', audience);
+      return affectedRows(await query.executeTakeFirst());
+    },
+
+    async deleteExpired(now = Date.now()) {
+      const result = await db.deleteFrom('connect_sessions').where('expires_at', '<', now - 86_400_000).executeTakeFirst();
+      return affectedRows(result);
+    },
+  };
+}
