@@ -5,6 +5,7 @@ import {
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,
   getBase58Decoder,
+  getBase58Encoder,
   isSolanaError,
   SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
   type Address,
@@ -33,6 +34,10 @@ import {
   type AtSlot,
   type AttestationAccount,
   type ChainReader,
+  type ChainTransaction,
+  type SignatureInfo,
+  type TokenAccountRef,
+  type TransactionTokenBalance,
   type Commitment,
   type DomainAccount,
   type HandleAccount,
@@ -316,8 +321,153 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
           : { 'solana-core': version['solana-core'], 'feature-set': Number(featureSet) };
       });
     },
+
+    // ---- payments (pay indexer): finalized by default ------------------------------------------------------
+
+    getSignaturesForAddress(address, options = {}, commitment = DEFAULT_COMMITMENT.payments): Promise<SignatureInfo[]> {
+      return read(
+        'getSignaturesForAddress',
+        () =>
+          rpc
+            .getSignaturesForAddress(address, {
+              commitment: commitment === 'processed' ? 'confirmed' : commitment,
+              ...(options.before ? { before: options.before as never } : {}),
+              ...(options.until ? { until: options.until as never } : {}),
+              ...(options.limit ? { limit: options.limit } : {}),
+            })
+            .send(),
+        (list) =>
+          (list as readonly { signature: string; slot: bigint; err: unknown; blockTime: bigint | null }[]).map((entry) => {
+            if (typeof entry.signature !== 'string') throw new ChainError('malformed', 'getSignaturesForAddress: entry without signature');
+            return {
+              signature: entry.signature,
+              slot: BigInt(entry.slot),
+              err: entry.err ?? null,
+              blockTime: entry.blockTime === null || entry.blockTime === undefined ? null : Number(entry.blockTime),
+            };
+          }),
+      );
+    },
+
+    getTransaction(signature, commitment = DEFAULT_COMMITMENT.payments): Promise<ChainTransaction | null> {
+      return read(
+        'getTransaction',
+        () =>
+          rpc
+            .getTransaction(signature as never, {
+              commitment: commitment === 'processed' ? 'confirmed' : commitment,
+              encoding: 'json',
+              maxSupportedTransactionVersion: 0,
+            })
+            .send(),
+        (raw) => (raw === null ? null : decodeTransaction(signature, raw as unknown as RawTransaction)),
+      );
+    },
+
+    async getTokenAccountsByOwner(owner, commitment = DEFAULT_COMMITMENT.payments): Promise<TokenAccountRef[]> {
+      // getProgramAccounts with the owner filter (offset 32 of a token account) on both token programs: served by
+      // every node and by the local chain. Token-2022 accounts may carry extensions (longer than 165 bytes).
+      const out: TokenAccountRef[] = [];
+      for (const programId of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) {
+        const filters = [
+          { memcmp: { offset: 32n, bytes: owner as unknown as Base58EncodedBytes, encoding: 'base58' as const } },
+          ...(programId === TOKEN_PROGRAM_ADDRESS ? [{ dataSize: BigInt(TOKEN_ACCOUNT_SIZE) }] : []),
+        ];
+        const accounts = await read(
+          'getProgramAccounts',
+          () => rpc.getProgramAccounts(programId, { encoding: 'base64', commitment, filters }).send(),
+          (list) =>
+            (list as readonly { pubkey: Address; account: EncodedAccount }[]).flatMap(({ pubkey, account }) => {
+              const bytes = accountBytes(account, pubkey, [programId]);
+              // A Token-2022 account with extensions has its account type (2 = Account) right after the base layout.
+              if (!bytes || bytes.length < TOKEN_ACCOUNT_SIZE || (bytes.length > TOKEN_ACCOUNT_SIZE && bytes[TOKEN_ACCOUNT_SIZE] !== 2)) return [];
+              const decoded = getTokenDecoder().decode(bytes.subarray(0, TOKEN_ACCOUNT_SIZE));
+              if (decoded.owner !== owner) return [];
+              return [{ address: pubkey, mint: decoded.mint, owner: decoded.owner, programId }];
+            }),
+        );
+        out.push(...accounts);
+      }
+      return out;
+    },
   };
   return reader;
+}
+
+interface RawInstruction {
+  programIdIndex: number | bigint;
+  accounts: readonly (number | bigint)[];
+  data: string;
+}
+interface RawTokenBalance {
+  accountIndex: number | bigint;
+  mint: string;
+  owner?: string;
+  programId?: string;
+  uiTokenAmount: { amount: string };
+}
+interface RawTransaction {
+  slot: bigint;
+  blockTime: bigint | null;
+  meta: {
+    err: unknown;
+    preBalances: readonly bigint[];
+    postBalances: readonly bigint[];
+    preTokenBalances?: readonly RawTokenBalance[] | null;
+    postTokenBalances?: readonly RawTokenBalance[] | null;
+    innerInstructions?: readonly { index: number | bigint; instructions: readonly RawInstruction[] }[] | null;
+    loadedAddresses?: { writable: readonly string[]; readonly: readonly string[] } | null;
+  } | null;
+  transaction: {
+    message: { accountKeys: readonly string[]; header: { numRequiredSignatures: number | bigint }; instructions: readonly RawInstruction[] };
+  };
+}
+
+/** The RPC's json form → ChainTransaction. Throws on anything that does not add up (indices out of range). */
+function decodeTransaction(signature: string, raw: RawTransaction): ChainTransaction {
+  const meta = raw.meta;
+  if (!meta) throw new ChainError('malformed', `getTransaction ${signature}: no meta`);
+  const message = raw.transaction.message;
+  const accountKeys = [
+    ...message.accountKeys,
+    ...(meta.loadedAddresses?.writable ?? []),
+    ...(meta.loadedAddresses?.readonly ?? []),
+  ].map((k) => toAddress(k));
+  const key = (index: number | bigint): Address => {
+    const k = accountKeys[Number(index)];
+    if (k === undefined) throw new ChainError('malformed', `getTransaction ${signature}: account index ${index} out of range`);
+    return k;
+  };
+  const base58 = getBase58Encoder();
+  const instruction = (ix: RawInstruction) => ({
+    programId: key(ix.programIdIndex),
+    accounts: ix.accounts.map(key),
+    data: new Uint8Array(base58.encode(ix.data)),
+  });
+  const inner = new Map<number, RawInstruction[]>();
+  for (const group of meta.innerInstructions ?? []) inner.set(Number(group.index), [...group.instructions]);
+  const balances = (list: readonly RawTokenBalance[] | null | undefined): TransactionTokenBalance[] =>
+    (list ?? []).map((b) => ({
+      accountIndex: Number(b.accountIndex),
+      account: key(b.accountIndex),
+      mint: toAddress(b.mint),
+      owner: b.owner ? toAddress(b.owner) : null,
+      programId: b.programId ? toAddress(b.programId) : null,
+      amount: BigInt(b.uiTokenAmount.amount),
+    }));
+  return {
+    signature,
+    slot: BigInt(raw.slot),
+    blockTime: raw.blockTime === null || raw.blockTime === undefined ? null : Number(raw.blockTime),
+    err: meta.err ?? null,
+    accountKeys,
+    signers: accountKeys.slice(0, Number(message.header.numRequiredSignatures)),
+    instructions: message.instructions.map((ix, index) => ({ ...instruction(ix), inner: (inner.get(index) ?? []).map(instruction) })),
+    preBalances: meta.preBalances.map((b) => BigInt(b)),
+    postBalances: meta.postBalances.map((b) => BigInt(b)),
+    preTokenBalances: balances(meta.preTokenBalances),
+    postTokenBalances: balances(meta.postTokenBalances),
+  };
 }
 
 function describe(err: unknown): string {

@@ -121,6 +121,58 @@ export interface AtSlot<T> {
   slot: bigint;
 }
 
+/** One entry of getSignaturesForAddress (newest first). */
+export interface SignatureInfo {
+  signature: string;
+  slot: bigint;
+  /** The transaction error (JSON form) or null when it succeeded. */
+  err: unknown;
+  blockTime: number | null;
+}
+
+/** A compiled instruction with its accounts and program resolved to addresses. */
+export interface TransactionInstruction {
+  programId: Address;
+  accounts: Address[];
+  data: Uint8Array;
+}
+
+/** A token balance entry of a transaction's meta (pre or post). */
+export interface TransactionTokenBalance {
+  accountIndex: number;
+  account: Address;
+  mint: Address;
+  owner: Address | null;
+  programId: Address | null;
+  amount: bigint;
+}
+
+/** A landed transaction, decoded for the payment indexer (json encoding, v0 supported). */
+export interface ChainTransaction {
+  signature: string;
+  slot: bigint;
+  blockTime: number | null;
+  err: unknown;
+  /** Static keys, then loaded writable, then loaded readonly (what instruction indices refer to). */
+  accountKeys: Address[];
+  /** The transaction's signers (the first numRequiredSignatures static keys). */
+  signers: Address[];
+  /** Top-level instructions, each with its inner (CPI) instructions in order. */
+  instructions: (TransactionInstruction & { inner: TransactionInstruction[] })[];
+  preBalances: bigint[];
+  postBalances: bigint[];
+  preTokenBalances: TransactionTokenBalance[];
+  postTokenBalances: TransactionTokenBalance[];
+}
+
+/** A token account (SPL Token or Token-2022) and its owner. */
+export interface TokenAccountRef {
+  address: Address;
+  mint: Address;
+  owner: Address;
+  programId: Address;
+}
+
 export interface ChainReader {
   readonly rpcUrl: string;
   readonly programId: Address;
@@ -137,4 +189,14 @@ export interface ChainReader {
   getGenesisHash(): Promise<string>;
   /** Node version string, for /version. */
   getVersion(): Promise<{ 'solana-core': string; 'feature-set'?: number }>;
+  /** Payments (pay indexer): signatures touching `address`, newest first; default `finalized`. */
+  getSignaturesForAddress(
+    address: Address,
+    options?: { before?: string; until?: string; limit?: number },
+    commitment?: Commitment,
+  ): Promise<SignatureInfo[]>;
+  /** Payments: a landed transaction with its meta, or null when unknown at that commitment; default `finalized`. */
+  getTransaction(signature: string, commitment?: Commitment): Promise<ChainTransaction | null>;
+  /** Payments: the token accounts (SPL Token and Token-2022) owned by `owner`; default `finalized`. */
+  getTokenAccountsByOwner(owner: Address, commitment?: Commitment): Promise<TokenAccountRef[]>;
 }

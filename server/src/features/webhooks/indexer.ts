@@ -1,0 +1,624 @@
+// The pay indexer (docs/webhooks.md): reads FINALIZED transactions of the watched addresses, turns them into
+// `sigil.pay-events/v1` payloads with their bindings, stores them idempotently (pev_ id) and fans them out as
+// delivery rows — event, deliveries and the cursor move in one db transaction per chain transaction, so a crash
+// loses nothing and a restart duplicates nothing. Also: re-checks unverifiable bindings, pauses `@name`
+// subscriptions whose scope changed. The loop, lease and backoff live in workers/indexer.ts.
+import type { Address } from '@solana/kit';
+import { findAssociatedTokenPda } from '@solana-program/token';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PayEventSchema, payEventId, type PayEvent, type Payment } from '@sigil/contract/pay-events';
+import { DELIVERY_ID_PREFIX, isoSeconds, SCOPE_CHANGED_PREFIX, type PayEventType } from '@sigil/contract/webhooks';
+import { decodeRegistryInstruction, RegistryDecodeError, type RegistryInstruction } from '../../platform/chain/registry';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
+import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
+import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../../platform/db/index';
+import { prefixedId } from '../keys/ids';
+import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
+import { decodePaymentFacts, TOKEN_PROGRAM, transactionMemo, type PaymentFact } from './decode';
+
+export interface IndexerDeps {
+  chain: ChainReader;
+  now?: () => number;
+  paymentRecordKey?: string;
+  /** getSignaturesForAddress page size. */
+  pageLimit?: number;
+  /** How many times an unverifiable binding is re-checked before it is left as is. */
+  bindingRecheckLimit?: number;
+  /** Called after deliveries were queued (wakes the delivery worker). */
+  onQueued?: () => void;
+}
+
+export interface IndexerPassResult {
+  transactions: number;
+  events: number;
+  deliveries: number;
+  paused: number;
+}
+
+type Sub = Selectable<WebhookSubscriptionsTable>;
+type Db = Kysely<Database> | Transaction<Database>;
+type Binding = Payment['binding'];
+
+const nowOf = (deps: IndexerDeps) => deps.now?.() ?? Date.now();
+
+// ---------------------------------------------------------------------------------------------------------
+// Watched addresses and cursors
+
+async function activeSubscriptions(db: Db): Promise<Sub[]> {
+  return db.selectFrom('webhook_subscriptions').selectAll().where('status', '=', 'active').execute();
+}
+
+/** wallet → earliest slot any active subscription watches it from. */
+function watchedWallets(subs: Sub[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const sub of subs) {
+    for (const wallet of JSON.parse(sub.wallets) as string[]) {
+      const from = out.get(wallet);
+      if (from === undefined || sub.watch_from_slot < from) out.set(wallet, sub.watch_from_slot);
+    }
+  }
+  return out;
+}
+
+async function ensureCursor(db: Db, address: string, kind: 'wallet' | 'token', owner: string, startSlot: number, now: number) {
+  await db
+    .insertInto('indexer_cursors')
+    .values({ address, kind, owner_wallet: owner, start_slot: startSlot, last_signature: null, last_slot: null, updated_at: now })
+    .onConflict((oc) => oc.column('address').doNothing())
+    .execute();
+}
+
+/** Creates cursors for watched wallets and their token accounts. */
+export async function syncCursors(db: Kysely<Database>, deps: IndexerDeps, wallets: Map<string, number>): Promise<void> {
+  const now = nowOf(deps);
+  for (const [wallet, from] of wallets) {
+    await ensureCursor(db, wallet, 'wallet', wallet, from, now);
+    for (const account of await deps.chain.getTokenAccountsByOwner(wallet as Address, 'finalized')) {
+      await ensureCursor(db, account.address, 'token', wallet, from, now);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Invoices: what we know of them (the account of a closed invoice is gone)
+
+type InvoiceRow = Selectable<PayInvoicesTable>;
+
+function decodeRegistry(data: Uint8Array, accounts: Address[], programId: Address): RegistryInstruction | null {
+  try {
+    return decodeRegistryInstruction(data, accounts, programId);
+  } catch (err) {
+    if (err instanceof RegistryDecodeError) return null;
+    throw err;
+  }
+}
+
+/**
+ * The invoice as known: our cache (created while indexed), else its account (finalized), else rebuilt from its
+ * history (create, pay, cancel instructions) — the last two mark `create_indexed` 0.
+ */
+async function knownInvoice(db: Db, chain: ChainReader, invoice: Address, now: number): Promise<InvoiceRow | null> {
+  const cached = await db.selectFrom('pay_invoices').selectAll().where('address', '=', invoice).executeTakeFirst();
+  if (cached) return cached;
+  let row: InvoiceRow | null = null;
+  const account = await chain.getInvoice(invoice, 'finalized');
+  if (account) {
+    row = {
+      address: invoice,
+      payee: account.payee,
+      mint: account.mint,
+      amount: account.amount.toString(),
+      fee: account.fee.toString(),
+      expires_at: String(account.expiresAt),
+      bound: account.boundHandle ? 1 : 0,
+      handle_account: account.boundHandle,
+      status: account.status,
+      create_indexed: 0,
+      updated_at: now,
+    };
+  } else {
+    const history = await chain.getSignaturesForAddress(invoice, { limit: 1000 }, 'finalized');
+    for (const entry of [...history].reverse()) {
+      if (entry.err !== null) continue;
+      const tx = await chain.getTransaction(entry.signature, 'finalized');
+      for (const ix of tx?.instructions.flatMap((i) => [i, ...i.inner]) ?? []) {
+        if (ix.programId !== chain.programId) continue;
+        const decoded = decodeRegistry(ix.data, ix.accounts, chain.programId);
+        if (decoded?.name === 'create_invoice' && decoded.accounts.invoice === invoice) {
+          row = {
+            address: invoice,
+            payee: decoded.accounts.payee,
+            mint: decoded.accounts.mint,
+            amount: decoded.args.amount.toString(),
+            fee: '0',
+            expires_at: String(decoded.args.expiresAt),
+            bound: decoded.args.bound ? 1 : 0,
+            handle_account: decoded.accounts.handle,
+            status: 0,
+            create_indexed: 0,
+            updated_at: now,
+          };
+        } else if (row && decoded?.name === 'pay_invoice' && decoded.accounts.invoice === invoice) row.status = 1;
+        else if (row && decoded?.name === 'cancel_invoice' && decoded.accounts.invoice === invoice) row.status = 2;
+      }
+    }
+  }
+  if (row) await db.insertInto('pay_invoices').values(row).onConflict((oc) => oc.column('address').doNothing()).execute();
+  return row;
+}
+
+function invoiceDetail(row: InvoiceRow, actor: string) {
+  return {
+    address: row.address,
+    payee: row.payee,
+    actor,
+    mint: row.mint,
+    amount: row.amount,
+    expiresAt: row.expires_at,
+    bound: row.bound === 1,
+    handleAccount: row.handle_account,
+    createIndexed: row.create_indexed === 1,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Binding: which @names pay to a wallet, proven at the payment's slot
+
+/**
+ * True when `account` may have changed after `slot`: a finalized transaction after that slot touched it and
+ * (when `modifies` is given) one of its registry instructions modifies it; a full page counts as changed.
+ */
+async function changedAfter(
+  chain: ChainReader,
+  account: Address,
+  slot: bigint,
+  modifies?: (ix: RegistryInstruction) => boolean,
+): Promise<boolean> {
+  const page = 20;
+  const recent = await chain.getSignaturesForAddress(account, { limit: page }, 'finalized');
+  const newer = recent.filter((s) => s.slot > slot && s.err === null);
+  if (newer.length === 0) return false;
+  if (!modifies || recent.length === page && newer.length === page) return true;
+  for (const entry of newer) {
+    const tx = await chain.getTransaction(entry.signature, 'finalized');
+    if (!tx) return true;
+    for (const ix of tx.instructions.flatMap((i) => [i, ...i.inner])) {
+      if (ix.programId !== chain.programId) continue;
+      const decoded = decodeRegistry(ix.data, ix.accounts, chain.programId);
+      if (decoded && modifies(decoded)) return true;
+    }
+  }
+  return false;
+}
+
+const HANDLE_MODIFYING = new Set(['register', 'release', 'tokenize', 'transfer']);
+
+type HandleProof = { status: 'verified'; handle: Binding['handles'][number] } | { status: 'none' } | { status: 'unverifiable' };
+
+/**
+ * Does `name` pay to `wallet` at `slot`? Read the name's control at finalized (slot C ≥ slot) and show that
+ * nothing it depends on changed in between: no handle-modifying instruction (register, release, tokenize,
+ * transfer) on the Handle account, no set/verify on the payment record (verified-record basis), no movement of
+ * the NFT holder's token account (holder basis). Then the state at C is the state at the payment's slot.
+ */
+async function proveHandle(chain: ChainReader, name: string, wallet: Address, slot: bigint, recordKey: string): Promise<HandleProof> {
+  try {
+    const control = await readNameControl(chain, name, recordKey);
+    if (!control) return { status: 'none' };
+    const { handle } = control;
+    let basis: 'owner' | 'holder' | 'verified-record';
+    if (control.authority.authority === wallet) basis = control.authority.source === 'owner' ? 'owner' : 'holder';
+    else if (control.paymentWallet === wallet) basis = 'verified-record';
+    else return { status: 'none' };
+    if (handle.registeredSlot > slot) return { status: 'none' }; // registered after the payment
+    const handleMoved = await changedAfter(chain, handle.address, slot, (ix) => HANDLE_MODIFYING.has(ix.name) && Object.values(ix.accounts).includes(handle.address));
+    if (handleMoved) return { status: 'unverifiable' };
+    if (basis === 'verified-record' && control.paymentRecord) {
+      const record = control.paymentRecord.address;
+      const recordMoved = await changedAfter(chain, record, slot, (ix) => (ix.name === 'set_record' || ix.name === 'verify_record') && ix.accounts.record === record);
+      if (recordMoved) return { status: 'unverifiable' };
+    }
+    if (control.authority.source === 'nft-holder' && control.authority.authority && handle.mint && basis !== 'verified-record') {
+      for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM_ADDRESS]) {
+        const [ata] = await findAssociatedTokenPda({ owner: control.authority.authority, mint: handle.mint, tokenProgram });
+        if (await changedAfter(chain, ata, slot)) return { status: 'unverifiable' };
+      }
+    }
+    return { status: 'verified', handle: { name: handle.name, tld: null, account: handle.address, basis, checkedSlot: Number(control.slot) } };
+  } catch {
+    return { status: 'unverifiable' }; // RPC fault or undecodable account: not proven yet, re-checked later
+  }
+}
+
+/** The binding of a transfer to `wallet`: candidates are the @name subscriptions proving it and its primary name. */
+async function transferBinding(db: Db, chain: ChainReader, wallet: Address, slot: bigint, recordKey: string): Promise<Binding> {
+  const names = new Set<string>();
+  const nameSubs = await db.selectFrom('webhook_subscriptions').select(['scope_value', 'wallets']).where('scope_type', '=', 'name').execute();
+  for (const sub of nameSubs) if ((JSON.parse(sub.wallets) as string[]).includes(wallet)) names.add(sub.scope_value.slice(1));
+  let unverifiable = false;
+  try {
+    const primary = await chain.getPrimary(wallet, 'finalized');
+    if (primary) {
+      const handle = await chain.getHandleByAddress(primary.handle, 'finalized');
+      if (handle && !handle.name.includes('.')) names.add(handle.name);
+    }
+  } catch {
+    unverifiable = true;
+  }
+  const handles: Binding['handles'] = [];
+  for (const name of [...names].sort()) {
+    const proof = await proveHandle(chain, name, wallet, slot, recordKey);
+    if (proof.status === 'verified') handles.push(proof.handle);
+    else if (proof.status === 'unverifiable') unverifiable = true;
+  }
+  if (handles.length > 0) return { status: 'verified', handles };
+  return { status: unverifiable ? 'unverifiable' : 'none', handles: [] };
+}
+
+/** An invoice payment: bound invoices are proven by the program (it checked the payee's control at creation). */
+async function invoiceBinding(chain: ChainReader, invoice: InvoiceRow, slot: bigint): Promise<Binding> {
+  if (invoice.bound !== 1 || !invoice.handle_account) return { status: 'unbound', handles: [] };
+  try {
+    const handle = await chain.getHandleByAddress(invoice.handle_account as Address, 'finalized');
+    if (!handle) return { status: 'unverifiable', handles: [] };
+    return { status: 'verified', handles: [{ name: handle.name, tld: null, account: handle.address, basis: 'invoice', checkedSlot: Number(slot) }] };
+  } catch {
+    return { status: 'unverifiable', handles: [] };
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Events and fan-out
+
+interface Built {
+  event: PayEvent;
+  /** The wallet the event is about (recipient / payee). */
+  wallet: string;
+}
+
+function chainPart(tx: ChainTransaction, fact: PaymentFact): PayEvent['chain'] {
+  return {
+    signature: tx.signature,
+    ixIndex: fact.ixIndex,
+    innerIndex: fact.innerIndex,
+    slot: Number(tx.slot),
+    blockTime: tx.blockTime === null ? null : isoSeconds(tx.blockTime),
+    commitment: 'finalized',
+    finalized: true,
+  };
+}
+
+const base = (tx: ChainTransaction, fact: PaymentFact, type: PayEventType): Pick<PayEvent, 'schema' | 'id' | 'notice' | 'chain'> => ({
+  schema: PAY_EVENTS_SCHEMA,
+  id: payEventId(tx.signature, fact.ixIndex, fact.innerIndex, type),
+  notice: PAY_EVENT_NOTICE,
+  chain: chainPart(tx, fact),
+});
+
+async function buildEvent(db: Db, deps: IndexerDeps, tx: ChainTransaction, fact: PaymentFact, memo: string): Promise<Built | null> {
+  const chain = deps.chain;
+  const now = nowOf(deps);
+  const recordKey = deps.paymentRecordKey ?? PAYMENT_RECORD_KEY;
+  switch (fact.kind) {
+    case 'transfer': {
+      const binding = await transferBinding(db, chain, fact.recipient, tx.slot, recordKey);
+      const payment: Payment = {
+        kind: 'transfer',
+        payer: fact.payer,
+        recipient: fact.recipient,
+        recipientTokenAccount: fact.recipientTokenAccount,
+        asset: fact.asset,
+        mint: fact.mint,
+        amount: fact.amount.toString(),
+        fee: fact.fee?.toString() ?? null,
+        net: fact.net?.toString() ?? null,
+        invoice: null,
+        reference: fact.references[0] ?? null,
+        references: fact.references,
+        memo,
+        binding,
+      };
+      return { event: { ...base(tx, fact, 'payment.received'), type: 'payment.received', payment: payment as never }, wallet: fact.recipient };
+    }
+    case 'invoice.paid': {
+      const invoice = await knownInvoice(db, chain, fact.invoice, now);
+      const binding = invoice ? await invoiceBinding(chain, invoice, tx.slot) : { status: 'unverifiable' as const, handles: [] };
+      const fee = invoice?.fee === null || invoice?.fee === undefined ? null : BigInt(invoice.fee);
+      const net = fact.received ?? (fee === null ? null : fact.amount - fee);
+      const payment: Payment = {
+        kind: 'invoice',
+        payer: fact.payer,
+        recipient: fact.payee,
+        recipientTokenAccount: fact.recipientTokenAccount,
+        asset: fact.mint ? 'spl' : 'native',
+        mint: fact.mint,
+        amount: fact.amount.toString(),
+        fee: fact.received !== null ? (fact.amount - fact.received).toString() : (fee?.toString() ?? null),
+        net: net?.toString() ?? null,
+        invoice: fact.invoice,
+        reference: null,
+        references: [],
+        memo,
+        binding,
+      };
+      await db.updateTable('pay_invoices').set({ status: 1, updated_at: now }).where('address', '=', fact.invoice).execute();
+      return {
+        event: { ...base(tx, fact, 'invoice.paid'), type: 'invoice.paid', payment: payment as never, invoice: { address: fact.invoice, payee: fact.payee } },
+        wallet: fact.payee,
+      };
+    }
+    case 'invoice.created': {
+      const row: InvoiceRow = {
+        address: fact.invoice,
+        payee: fact.payee,
+        mint: fact.mint,
+        amount: fact.amount.toString(),
+        fee: '0',
+        expires_at: fact.expiresAt.toString(),
+        bound: fact.bound ? 1 : 0,
+        handle_account: fact.handleAccount,
+        status: 0,
+        create_indexed: 1,
+        updated_at: now,
+      };
+      await db
+        .insertInto('pay_invoices')
+        .values(row)
+        .onConflict((oc) => oc.column('address').doUpdateSet({ create_indexed: 1, updated_at: now }))
+        .execute();
+      return {
+        event: { ...base(tx, fact, 'invoice.created'), type: 'invoice.created', payment: null, invoice: invoiceDetail(row, fact.actor) },
+        wallet: fact.payee,
+      };
+    }
+    case 'invoice.cancelled':
+    case 'invoice.closed': {
+      const invoice = await knownInvoice(db, chain, fact.invoice, now);
+      if (!invoice) return null; // neither cached, nor on chain, nor in its history: nothing to describe
+      if (fact.kind === 'invoice.cancelled') {
+        await db.updateTable('pay_invoices').set({ status: 2, updated_at: now }).where('address', '=', fact.invoice).execute();
+        return {
+          event: { ...base(tx, fact, 'invoice.cancelled'), type: 'invoice.cancelled', payment: null, invoice: invoiceDetail({ ...invoice, status: 2 }, fact.actor) },
+          wallet: fact.payee,
+        };
+      }
+      const closedStatus = invoice.status as 0 | 1 | 2;
+      return {
+        event: { ...base(tx, fact, 'invoice.closed'), type: 'invoice.closed', payment: null, invoice: { ...invoiceDetail(invoice, fact.actor), closedStatus } },
+        wallet: fact.payee,
+      };
+    }
+  }
+}
+
+/** Does this active subscription receive this event? (status, types and watch start are checked by the caller) */
+function subscriptionMatches(sub: Sub, event: PayEvent, wallet: string): boolean {
+  if (sub.scope_type === 'wallet') return sub.scope_value === wallet && event.type !== 'payment.binding_verified';
+  if (!(JSON.parse(sub.wallets) as string[]).includes(wallet)) return false;
+  if (event.payment) {
+    // An @name subscription receives only payments whose binding to THIS name is verified.
+    return event.payment.binding.status === 'verified' && event.payment.binding.handles.some((h) => h.account === sub.handle_account);
+  }
+  // Invoice lifecycle events: invoices created bound to this name.
+  const invoice = event.invoice as { bound?: boolean; handleAccount?: string | null };
+  return invoice.bound === true && invoice.handleAccount === sub.handle_account;
+}
+
+/** Stores the event (once) and queues one delivery per matching active subscription (once). Returns deliveries added. */
+async function persistAndFanOut(db: Db, subs: Sub[], built: Built, now: number): Promise<number> {
+  const event = PayEventSchema.parse(built.event);
+  await db
+    .insertInto('pay_events')
+    .values({
+      id: event.id,
+      type: event.type,
+      signature: event.chain.signature,
+      slot: event.chain.slot,
+      ix_index: event.chain.ixIndex,
+      inner_index: event.chain.innerIndex,
+      wallet: built.wallet,
+      binding_status: event.payment?.binding.status ?? null,
+      binding_checks: 0,
+      payload: JSON.stringify(event),
+      test: 0,
+      created_at: now,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  let queued = 0;
+  for (const sub of subs) {
+    if (sub.status !== 'active' || event.chain.slot <= sub.watch_from_slot) continue;
+    if (!(JSON.parse(sub.event_types) as string[]).includes(event.type)) continue;
+    if (!subscriptionMatches(sub, event, built.wallet)) continue;
+    const result = await db
+      .insertInto('webhook_deliveries')
+      .values({
+        id: prefixedId(DELIVERY_ID_PREFIX, now),
+        webhook_id: sub.id,
+        event_id: event.id,
+        event_type: event.type,
+        status: 'pending',
+        attempts: 0,
+        last_status: null,
+        last_error: null,
+        response_ms: null,
+        next_attempt_at: now,
+        lease_holder: null,
+        lease_expires_at: null,
+        test: 0,
+        created_at: now,
+        delivered_at: null,
+      })
+      .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
+      .executeTakeFirst();
+    queued += Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+  return queued;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// The pass
+
+/** Processes one finalized transaction for the watched wallets, atomically with the cursor move. */
+async function processTransaction(
+  db: Kysely<Database>,
+  deps: IndexerDeps,
+  wallets: Map<string, number>,
+  tx: ChainTransaction,
+  cursor: { address: string; signature: string; slot: bigint },
+): Promise<{ events: number; deliveries: number }> {
+  const now = nowOf(deps);
+  const facts = decodePaymentFacts(tx, deps.chain.programId).filter((f) =>
+    wallets.has(f.kind === 'transfer' ? f.recipient : f.payee),
+  );
+  const memo = transactionMemo(tx);
+  // Chain reads (bindings, invoices) happen before the db transaction: a SQLite write lock must never be held
+  // across network waits. The invoice cache writes are idempotent, so doing them here is safe.
+  const built: Built[] = [];
+  for (const fact of facts) {
+    const one = await buildEvent(db, deps, tx, fact, memo);
+    if (one) built.push(one);
+  }
+  let deliveries = 0;
+  await db.transaction().execute(async (trx) => {
+    const subs = await activeSubscriptions(trx);
+    for (const one of built) deliveries += await persistAndFanOut(trx, subs, one, now);
+    await trx
+      .updateTable('indexer_cursors')
+      .set({ last_signature: cursor.signature, last_slot: Number(cursor.slot), updated_at: now })
+      .where('address', '=', cursor.address)
+      .execute();
+  });
+  // Token accounts of watched wallets first seen here (e.g. created in this transaction) get their own cursor.
+  for (const balance of tx.postTokenBalances) {
+    if (balance.owner && wallets.has(balance.owner)) {
+      await ensureCursor(db, balance.account, 'token', balance.owner, wallets.get(balance.owner)!, now);
+    }
+  }
+  return { events: built.length, deliveries };
+}
+
+/** New finalized signatures of `address` since its cursor, oldest first, after its start slot. */
+async function newSignatures(chain: ChainReader, address: string, until: string | null, startSlot: number, pageLimit: number) {
+  const collected: { signature: string; slot: bigint; err: unknown }[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await chain.getSignaturesForAddress(address as Address, { until: until ?? undefined, before, limit: pageLimit }, 'finalized');
+    // The start slot was already finalized at registration: only later slots are new.
+    const inRange = page.filter((s) => s.slot > BigInt(startSlot));
+    collected.push(...inRange);
+    if (page.length < pageLimit || inRange.length < page.length) break;
+    before = page[page.length - 1]!.signature;
+  }
+  return collected.reverse();
+}
+
+/**
+ * One indexer pass: cursors for the watched addresses, new finalized transactions → events → deliveries,
+ * binding re-checks, scope-change checks. Throws ChainError on RPC faults (the worker backs off and retries;
+ * progress made so far is kept, nothing is lost or duplicated).
+ */
+export async function runIndexerPass(db: Kysely<Database>, deps: IndexerDeps): Promise<IndexerPassResult> {
+  const result: IndexerPassResult = { transactions: 0, events: 0, deliveries: 0, paused: 0 };
+  const subs = await activeSubscriptions(db);
+  const wallets = watchedWallets(subs);
+  await syncCursors(db, deps, wallets);
+  const cursors = await db.selectFrom('indexer_cursors').selectAll().execute();
+  const seen = new Set<string>();
+  for (const cursor of cursors) {
+    if (!wallets.has(cursor.owner_wallet)) continue;
+    const signatures = await newSignatures(deps.chain, cursor.address, cursor.last_signature, cursor.start_slot, deps.pageLimit ?? 500);
+    for (const entry of signatures) {
+      const position = { address: cursor.address, signature: entry.signature, slot: entry.slot };
+      if (entry.err !== null || seen.has(entry.signature)) {
+        await db.updateTable('indexer_cursors').set({ last_signature: entry.signature, last_slot: Number(entry.slot), updated_at: nowOf(deps) }).where('address', '=', cursor.address).execute();
+        continue;
+      }
+      const tx = await deps.chain.getTransaction(entry.signature, 'finalized');
+      if (!tx) throw new Error(`finalized transaction ${entry.signature} is not served by the RPC`);
+      const done = await processTransaction(db, deps, wallets, tx, position);
+      seen.add(entry.signature);
+      result.transactions++;
+      result.events += done.events;
+      result.deliveries += done.deliveries;
+    }
+  }
+  const rechecked = await recheckBindings(db, deps);
+  result.events += rechecked.events;
+  result.deliveries += rechecked.deliveries;
+  result.paused = await pauseChangedScopes(db, deps);
+  if (result.deliveries > 0) deps.onQueued?.();
+  return result;
+}
+
+/**
+ * Payments whose binding was unverifiable: prove again; once verified, emit payment.binding_verified (its own
+ * pev_ id, the full payment with the verified binding) to the @name subscriptions it now reaches.
+ */
+export async function recheckBindings(db: Kysely<Database>, deps: IndexerDeps): Promise<{ events: number; deliveries: number }> {
+  const limit = deps.bindingRecheckLimit ?? 100;
+  const rows = await db.selectFrom('pay_events').selectAll().where('binding_status', '=', 'unverifiable').where('binding_checks', '<', limit).limit(50).execute();
+  let events = 0;
+  let deliveries = 0;
+  for (const row of rows) {
+    const original = JSON.parse(row.payload) as PayEvent;
+    if (!original.payment) continue;
+    const slot = BigInt(row.slot);
+    let binding: Binding;
+    if (original.payment.kind === 'invoice' && original.payment.invoice) {
+      const invoice = await knownInvoice(db, deps.chain, original.payment.invoice as Address, nowOf(deps));
+      binding = invoice ? await invoiceBinding(deps.chain, invoice, slot) : { status: 'unverifiable', handles: [] };
+    } else {
+      binding = await transferBinding(db, deps.chain, row.wallet as Address, slot, deps.paymentRecordKey ?? PAYMENT_RECORD_KEY);
+    }
+    const now = nowOf(deps);
+    if (binding.status !== 'verified') {
+      await db.updateTable('pay_events').set({ binding_checks: row.binding_checks + 1, binding_status: binding.status === 'none' ? 'none' : 'unverifiable' }).where('id', '=', row.id).execute();
+      continue;
+    }
+    const event = {
+      ...original,
+      id: payEventId(original.chain.signature, original.chain.ixIndex, original.chain.innerIndex, 'payment.binding_verified'),
+      type: 'payment.binding_verified',
+      payment: { ...original.payment, binding },
+      ...(original.type === 'invoice.paid' ? { invoice: original.invoice } : {}),
+    } as PayEvent;
+    await db.transaction().execute(async (trx) => {
+      const subs = await activeSubscriptions(trx);
+      deliveries += await persistAndFanOut(trx, subs, { event, wallet: row.wallet }, now);
+      await trx.updateTable('pay_events').set({ binding_status: 'verified-later', binding_checks: row.binding_checks + 1 }).where('id', '=', row.id).execute();
+    });
+    events++;
+  }
+  return { events, deliveries };
+}
+
+/**
+ * `@name` subscriptions whose name changed owner, moved its payment address, or was released: paused with
+ * `scope_changed: …` (a fresh registration with a new proof is required). RPC faults leave them as they are.
+ */
+export async function pauseChangedScopes(db: Kysely<Database>, deps: IndexerDeps): Promise<number> {
+  const subs = await db.selectFrom('webhook_subscriptions').selectAll().where('status', '=', 'active').where('scope_type', '=', 'name').execute();
+  let paused = 0;
+  for (const sub of subs) {
+    let reason: string | null = null;
+    try {
+      const control = await readNameControlByAccount(deps.chain, sub.handle_account as Address, deps.paymentRecordKey ?? PAYMENT_RECORD_KEY);
+      if (!control || control.handle.name !== sub.scope_value.slice(1)) reason = `${sub.scope_value} is no longer registered`;
+      else if (control.authority.authority !== sub.authority_wallet) reason = `${sub.scope_value} changed owner`;
+      else if (control.paymentWallet !== sub.payment_wallet) reason = `${sub.scope_value} payment address moved`;
+    } catch {
+      continue;
+    }
+    if (!reason) continue;
+    const now = nowOf(deps);
+    const result = await db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: SCOPE_CHANGED_PREFIX + reason, updated_at: now })
+      .where('id', '=', sub.id)
+      .where('status', '=', 'active')
+      .executeTakeFirst();
+    paused += Number(result.numUpdatedRows);
+  }
+  return paused;
+}
