@@ -53,7 +53,8 @@ export class ChainCore {
   private constructor(readonly options: ChainCoreOptions) {
     // `new LiteSVM()` loads sysvars, builtins, SPL programs (Token, Token-2022, ATA, memo) and precompiles.
     // We verify signatures, check blockhashes and keep history ourselves (see processor.ts / ledger.ts).
-    this.svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n);
+    // withNativeMints: the wrapped-native mint (So111…112, 9 decimals), x402's default asset, exists as on a cluster.
+    this.svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n).withNativeMints();
     this.genesisHash = getBase58Decoder().decode(sha256(new TextEncoder().encode(`sigil-localchain:genesis:${options.programId}`)));
     this.ledger = new Ledger(this.svm, {
       finalityLagSlots: options.finalityLagSlots,

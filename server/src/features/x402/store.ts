@@ -1,0 +1,72 @@
+// The x402 reference store: issued references (what each was issued for) and consumed payments. Queries only;
+// the redeem flow (redeem.ts) decides what they mean. Consumption is ONE statement whose row count decides.
+import type { Kysely } from 'kysely';
+import { affectedRows, type Database, type X402PaymentsTable, type X402ReferencesTable } from '../../platform/db/index';
+
+export type IssuedReference = X402ReferencesTable;
+export type ConsumedPayment = X402PaymentsTable;
+
+/** Records an issued reference. A reference is a hash over a fresh nonce, so it never collides. */
+export async function insertReference(db: Kysely<Database>, row: IssuedReference): Promise<void> {
+  await db.insertInto('x402_references').values(row).execute();
+}
+
+export async function findReference(db: Kysely<Database>, reference: string): Promise<IssuedReference | undefined> {
+  return db.selectFrom('x402_references').selectAll().where('reference', '=', reference).executeTakeFirst();
+}
+
+/** Issued references among `references` (e.g. the accounts a payment appended to its transfer). */
+export async function findReferences(db: Kysely<Database>, references: readonly string[]): Promise<IssuedReference[]> {
+  if (references.length === 0) return [];
+  return db.selectFrom('x402_references').selectAll().where('reference', 'in', references).execute();
+}
+
+/** What is already consumed: by this transaction signature, and/or this reference. */
+export async function consumedPayments(
+  db: Kysely<Database>,
+  by: { signature?: string; reference?: string },
+): Promise<{ signatureUsed: boolean; referenceUsed: boolean }> {
+  if (by.signature === undefined && by.reference === undefined) return { signatureUsed: false, referenceUsed: false };
+  const rows = await db
+    .selectFrom('x402_payments')
+    .select(['signature', 'reference'])
+    .where((eb) =>
+      eb.or([
+        ...(by.signature !== undefined ? [eb('signature', '=', by.signature)] : []),
+        ...(by.reference !== undefined ? [eb('reference', '=', by.reference)] : []),
+      ]),
+    )
+    .execute();
+  return {
+    signatureUsed: rows.some((r) => r.signature === by.signature),
+    referenceUsed: rows.some((r) => r.reference === by.reference),
+  };
+}
+
+export type ConsumeOutcome = 'consumed' | 'signature-used' | 'reference-used';
+
+/**
+ * Consumes a payment and its reference at once: INSERT … ON CONFLICT DO NOTHING against both unique columns.
+ * Exactly one concurrent caller inserts the row (1 row changed); every other one changes 0 rows and learns which
+ * of the two was taken. Never read-then-write. Throws when the store fails (→ METERING_UNAVAILABLE).
+ */
+export async function consumePayment(db: Kysely<Database>, row: ConsumedPayment): Promise<ConsumeOutcome> {
+  const result = await db
+    .insertInto('x402_payments')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  if (affectedRows(result) === 1) return 'consumed';
+  const taken = await consumedPayments(db, { signature: row.signature });
+  return taken.signatureUsed ? 'signature-used' : 'reference-used';
+}
+
+/** Housekeeping: issued references past their window that never bought anything. */
+export async function deleteExpiredReferences(db: Kysely<Database>, olderThan: number): Promise<number> {
+  const result = await db
+    .deleteFrom('x402_references')
+    .where('expires_at', '<', olderThan)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('x402_payments').select('signature').whereRef('x402_payments.reference', '=', 'x402_references.reference'))))
+    .executeTakeFirst();
+  return affectedRows(result);
+}
