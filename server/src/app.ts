@@ -23,6 +23,7 @@ import { createResolveService } from './features/resolve/service';
 import { authenticateKey, touchLastUsed } from './features/keys/service';
 import { createRateLimiter } from './features/ratelimit/service';
 import { createSessionService } from './features/connect/sessions';
+import { createConnectService } from './features/connect/service';
 
 export interface AppDeps {
   config: Config;
@@ -79,6 +80,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     services.limiter = createRateLimiter(db);
     services.apiKeys = { authenticate: (secret) => authenticateKey(db, secret), touch: (key) => touchLastUsed(db, key) };
     services.sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
+    services.connect = createConnectService({
+      db,
+      chain: deps.chain,
+      resolve: services.resolve,
+      sessions: services.sessions,
+      challengeTtlSeconds: config.challengeTtlSeconds,
+      signinDomains: config.signinDomains,
+    });
   }
 
   let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });

@@ -11,6 +11,7 @@ import type { ResolveService } from '../features/resolve/service';
 import type { RateLimiter } from '../features/ratelimit/service';
 import type { ApiKey } from '../features/keys/service';
 import type { SessionService } from '../features/connect/sessions';
+import type { ConnectService } from '../features/connect/service';
 
 /** Key lookups the keyed procedures need (features/keys/service.ts over the db; a fake can stand in). */
 export interface ApiKeyLookup {
@@ -36,6 +37,8 @@ export interface AppServices {
   apiKeys?: ApiKeyLookup;
   /** Connect session tokens (present with a db). */
   sessions?: SessionService;
+  /** Connect challenges and proofs (present with a db). */
+  connect?: ConnectService;
 }
 
 /** Per-request facts. The named procedures (apiKeyProcedure, sessionProcedure, meteredProcedure) read these. */

@@ -1,12 +1,16 @@
 // The root router: every procedure of the service, served as tRPC at /trpc and as REST at each procedure's
 // `meta.openapi` path. Adding a feature = its router file + one line here.
+import { connectRouter } from '../features/connect/router';
 import { healthRouter } from '../features/health/router';
+import { keysRouter } from '../features/keys/router';
 import { resolveRouter } from '../features/resolve/router';
 import { router } from './init';
 
 export const appRouter = router({
   health: healthRouter,
   names: resolveRouter,
+  auth: connectRouter,
+  keys: keysRouter,
 });
 
 export type AppRouter = typeof appRouter;

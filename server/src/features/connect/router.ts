@@ -1,0 +1,9 @@
+import { router } from '../../trpc/init';
+import { challenge } from './challenge.procedure';
+import { session } from './session.procedure';
+import { verify } from './verify.procedure';
+import { verifySignin } from './verify-signin.procedure';
+import { verifyTx } from './verify-tx.procedure';
+
+/** tRPC paths: auth.challenge, auth.verify, auth.verifyTx, auth.verifySignin, auth.session. */
+export const connectRouter = router({ challenge, verify, verifyTx, verifySignin, session });

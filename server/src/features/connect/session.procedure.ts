@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { SessionReadSchema } from '@sigil/contract/connect';
+import { rest } from '../../trpc/meta';
+import { apiKeyProcedure, requireSession } from '../../trpc/procedures';
+import { connectOf, CONNECT_AUTH_ERRORS } from './context';
+
+/** GET /v1/auth/session: X-API-Key + the Bearer session issued through THAT key; handle and attestations re-read live. */
+export const session = apiKeyProcedure
+  .meta(
+    rest('GET', '/v1/auth/session', {
+      summary: 'Read a Connect session',
+      description: 'Headers `X-API-Key` and `Authorization: Bearer <token>`; the session must have been issued through the same key.',
+      tags: ['connect'],
+      protect: true,
+      errors: { ...CONNECT_AUTH_ERRORS, 401: 'INVALID_SESSION / API_KEY_REQUIRED / INVALID_KEY', 502: 'RPC_ERROR (chain unreachable)' },
+    }),
+  )
+  .input(z.object({}))
+  .output(SessionReadSchema)
+  .query(async ({ ctx }) => connectOf(ctx).readSession(await requireSession(ctx, ctx.apiKey.id)));

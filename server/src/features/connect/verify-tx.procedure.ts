@@ -1,0 +1,25 @@
+import { parseVerifyTxRequest, SessionSchema, VerifyTxRequestSchema } from '@sigil/contract/connect';
+import { rest } from '../../trpc/meta';
+import { apiKeyProcedure } from '../../trpc/procedures';
+import { connectOf, CONNECT_AUTH_ERRORS } from './context';
+import { parsedBody } from './parse-input';
+
+/** POST /v1/auth/verify-tx: a signed, never-broadcast memo transaction (challenges requested with mode `tx`). */
+export const verifyTx = apiKeyProcedure
+  .meta(
+    rest('POST', '/v1/auth/verify-tx', {
+      summary: 'Verify a signed memo transaction',
+      description: 'One memo instruction carrying the challenge `memo`, fee payer and only signer the challenged wallet; legacy or v0; never broadcast.',
+      tags: ['connect'],
+      protect: true,
+      errors: {
+        ...CONNECT_AUTH_ERRORS,
+        400: 'BAD_REQUEST',
+        401: 'CONTROL_PROOF_INVALID / CHALLENGE_NOT_FOUND / CHALLENGE_EXPIRED / CHALLENGE_AUDIENCE_MISMATCH / API_KEY_REQUIRED / INVALID_KEY',
+      },
+    }),
+  )
+  .use(parsedBody(parseVerifyTxRequest))
+  .input(VerifyTxRequestSchema)
+  .output(SessionSchema)
+  .mutation(({ ctx }) => connectOf(ctx).verifyTx(ctx.apiKey.id, ctx.body));

@@ -1,0 +1,23 @@
+import { CreateKeyRequestSchema, CreateKeyResponseSchema } from '@sigil/contract/keys';
+import { rest } from '../../trpc/meta';
+import { sessionProcedure } from '../../trpc/procedures';
+import { dbOf, PORTAL_AUTH_ERRORS } from './context';
+import { createKey, toKeyView } from './service';
+
+/** POST /v1/keys: a new free key for the session's wallet; the secret appears only in this response. */
+export const create = sessionProcedure
+  .meta(
+    rest('POST', '/v1/keys', {
+      summary: 'Create an API key',
+      description: 'Bearer session issued through the portal key. The secret is returned once; only its SHA-256 is stored.',
+      tags: ['keys'],
+      protect: true,
+      errors: { ...PORTAL_AUTH_ERRORS, 400: 'BAD_REQUEST', 409: 'LIMIT_REACHED (10 active keys)' },
+    }),
+  )
+  .input(CreateKeyRequestSchema.optional().default({}))
+  .output(CreateKeyResponseSchema)
+  .mutation(async ({ ctx, input }) => {
+    const { key, secret } = await createKey(dbOf(ctx), { account: ctx.session.address, name: input.name ?? null });
+    return { key: toKeyView(key), secret };
+  });

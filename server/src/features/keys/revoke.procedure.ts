@@ -1,0 +1,25 @@
+import { ApiError } from '@sigil/contract/errors';
+import { RevokeKeyParamsSchema, RevokeKeyResponseSchema } from '@sigil/contract/keys';
+import { rest } from '../../trpc/meta';
+import { sessionProcedure } from '../../trpc/procedures';
+import { dbOf, PORTAL_AUTH_ERRORS } from './context';
+import { revokeKey, toKeyView } from './service';
+
+/** DELETE /v1/keys/{id}: revokes one of the caller's keys (idempotent); another account's key is 404. */
+export const revoke = sessionProcedure
+  .meta(
+    rest('DELETE', '/v1/keys/{id}', {
+      summary: 'Revoke an API key',
+      description: 'Effective at once on every replica. Revoking again answers the same object.',
+      tags: ['keys'],
+      protect: true,
+      errors: { ...PORTAL_AUTH_ERRORS, 404: 'KEY_NOT_FOUND (not one of your keys)' },
+    }),
+  )
+  .input(RevokeKeyParamsSchema)
+  .output(RevokeKeyResponseSchema)
+  .mutation(async ({ ctx, input }) => {
+    const key = await revokeKey(dbOf(ctx), ctx.session.address, input.id);
+    if (!key) throw new ApiError('KEY_NOT_FOUND', `no key ${input.id} in your account`);
+    return { key: toKeyView(key) };
+  });
