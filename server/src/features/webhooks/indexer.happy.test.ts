@@ -68,7 +68,7 @@ describeEachDialect('pay indexer', (ctx) => {
 
   const events = async () =>
     (await ctx.db.selectFrom('pay_events').select(['payload']).where('test', '=', 0).orderBy('slot').orderBy('ix_index').execute()).map(
-      (r) => JSON.parse(r.payload) as PayEvent,
+      (r) => JSON.parse(r.payload) as PayEvent & { invoice?: Record<string, unknown> },
     );
   const deliveriesOf = async (hook: string) =>
     (await ctx.db.selectFrom('webhook_deliveries').select(['event_id', 'event_type']).where('webhook_id', '=', hook).execute())

@@ -18,7 +18,13 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import { getOffchainMessageV0Encoder, offchainMessageContentUtf8Of1232BytesMax, type OffchainMessageApplicationDomain } from '@solana/offchain-messages';
+import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
+import type { Kysely } from 'kysely';
+import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, payEventId, type PayEvent } from '@sigil/contract/pay-events';
+import type { Database } from '../../platform/db/index';
+import { prefixedId } from '../keys/ids';
+import { newWebhookSecret } from './service';
 import {
   findHandlePda,
   findRecordPda,
@@ -152,3 +158,60 @@ export async function fundTokens(
 }
 
 export { TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS };
+
+// ---------------------------------------------------------------------------------------------------------
+// Delivery fixtures: a webhook row and queued events, without a chain.
+
+
+export async function seedWebhook(db: Kysely<Database>, url: string, overrides: { account?: string } = {}): Promise<{ id: string; secret: string }> {
+  const now = Date.now();
+  const id = prefixedId('whsub_', now);
+  const secret = newWebhookSecret();
+  const wallet = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
+  await db
+    .insertInto('webhook_subscriptions')
+    .values({
+      id, account: overrides.account ?? 'acct_seed', key_id: 'key_seed', scope_type: 'wallet', scope_value: wallet, handle_account: null,
+      authority_wallet: null, payment_wallet: null, wallets: JSON.stringify([wallet]), url, event_types: JSON.stringify(['payment.received']),
+      description: null, status: 'active', paused_reason: null, secret, consecutive_dead: 0, watch_from_slot: 0, rate_window_start: 0,
+      rate_count: 0, created_at: now, updated_at: now,
+    })
+    .execute();
+  return { id, secret };
+}
+
+/** A payment.received payload (valid per PayEventSchema) with a unique signature. */
+export function samplePayEvent(memo = 'order'): PayEvent {
+  const signature = base58.encode(randomBytes(64));
+  return {
+    schema: PAY_EVENTS_SCHEMA,
+    id: payEventId(signature, 0, -1, 'payment.received'),
+    type: 'payment.received',
+    notice: PAY_EVENT_NOTICE,
+    chain: { signature, ixIndex: 0, innerIndex: -1, slot: 10, blockTime: '2026-01-01T00:00:00Z', commitment: 'finalized', finalized: true },
+    payment: {
+      kind: 'transfer', payer: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', recipient: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T',
+      recipientTokenAccount: null, asset: 'native', mint: null, amount: '5', fee: '0', net: '5', invoice: null, reference: null,
+      references: [], memo, binding: { status: 'none', handles: [] },
+    },
+  };
+}
+
+/** Queues `count` events for the webhook, due at `dueAt`. Returns the delivery ids in order. */
+export async function queueEvents(db: Kysely<Database>, webhookId: string, count: number, dueAt = Date.now(), memo?: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const event = samplePayEvent(memo);
+    const id = prefixedId('whdel_', dueAt + i);
+    await db
+      .insertInto('pay_events')
+      .values({ id: event.id, type: event.type, signature: event.chain.signature, slot: 10, ix_index: 0, inner_index: -1, wallet: 'w', binding_status: 'none', binding_checks: 0, payload: JSON.stringify(event), test: 0, created_at: dueAt })
+      .execute();
+    await db
+      .insertInto('webhook_deliveries')
+      .values({ id, webhook_id: webhookId, event_id: event.id, event_type: event.type, status: 'pending', attempts: 0, last_status: null, last_error: null, response_ms: null, next_attempt_at: dueAt, lease_holder: null, lease_expires_at: null, test: 0, created_at: dueAt + i, delivered_at: null })
+      .execute();
+    ids.push(id);
+  }
+  return ids;
+}
