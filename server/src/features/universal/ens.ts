@@ -38,6 +38,8 @@ export interface EnsAdapterOptions {
   universalResolverAddress?: EvmAddress;
 }
 
+/** EIP-3668 `OffchainLookup(address,string[],bytes,bytes4,bytes)`: not in the resolver ABI, so matched by selector. */
+const OFFCHAIN_LOOKUP_SELECTOR = '0x556f1830';
 const NOT_FOUND_ERRORS = new Set(['ResolverNotFound', 'ResolverNotContract']);
 const NO_RECORD_ERRORS = new Set(['UnsupportedResolverProfile', 'ResolverError', 'EmptyAddress']);
 
@@ -81,7 +83,7 @@ function mapEnsError(err: unknown, name: string, chain: UniversalChain): ApiErro
   if (err instanceof BaseError) {
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
     if (reverted instanceof ContractFunctionRevertedError) {
-      const errorName = reverted.data?.errorName ?? '';
+      const errorName = reverted.data?.errorName ?? (reverted.signature === OFFCHAIN_LOOKUP_SELECTOR ? 'OffchainLookup' : '');
       if (NOT_FOUND_ERRORS.has(errorName)) return new ApiError('NAME_NOT_FOUND', `${name} is not registered (no resolver)`);
       if (NO_RECORD_ERRORS.has(errorName)) return new ApiError('NO_RECORD_FOR_CHAIN', `${name} has no ${chain} address (${errorName})`);
       if (errorName === 'OffchainLookup') {
