@@ -1,0 +1,68 @@
+// Crash safety and several workers: a claimed-but-unfinished delivery is delivered after its lease expires; two
+// workers with their own connection pools on one database never attempt the same delivery at once.
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEachDialect, freshDatabase, postgresReachable } from '../../../../test/support/db';
+import { createDatabase } from '../../platform/db/index';
+import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
+import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
+import { startDeliveryWorker } from '../../workers/delivery';
+import { claimDueDeliveries } from './delivery';
+import { queueEvents, seedWebhook } from './testing';
+
+let client: OutboundClient;
+let receiver: HttpsReceiver;
+
+beforeAll(async () => {
+  client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, timeoutMs: 2000 });
+  // A little latency so that attempts of both workers overlap in time.
+  receiver = await startHttpsReceiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 15));
+});
+afterAll(async () => {
+  await client.close();
+  await receiver.close();
+});
+
+describeEachDialect('delivery crash safety', (ctx) => {
+  it('a delivery claimed by a worker that died is delivered by another once the lease expires, not before', async () => {
+    const hook = await seedWebhook(ctx.db, `https://127.0.0.1:${receiver.port}/crash`);
+    const [id] = await queueEvents(ctx.db, hook.id, 1);
+    let clock = Date.now();
+    // "Worker A" claims and dies before attempting (kill -9 between claim and POST).
+    expect((await claimDueDeliveries(ctx.db, 'worker-a', 10, clock, 60_000)).map((c) => c.id)).toEqual([id]);
+    const b = startDeliveryWorker({ db: ctx.db, client, now: () => clock, leaseMs: 60_000, holder: 'worker-b' }, { loop: false });
+    expect(await b.runOnce()).toEqual([]); // still leased to A
+    clock += 60_000;
+    expect(await b.runOnce()).toEqual(['delivered']);
+    expect(receiver.requests.filter((r) => r.headers['sigil-delivery-id'] === id)).toHaveLength(1);
+    const row = await ctx.db.selectFrom('webhook_deliveries').select(['status', 'attempts', 'lease_holder']).where('id', '=', id!).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'delivered', attempts: 1, lease_holder: null });
+  });
+});
+
+it.runIf(postgresReachable)('two workers with separate pools on one Postgres deliver each of 120 events exactly once', async () => {
+  const database = await freshDatabase('postgres');
+  const second = createDatabase({ url: database.url });
+  try {
+    const hooks = [];
+    for (let i = 0; i < 3; i++) hooks.push(await seedWebhook(database.db, `https://127.0.0.1:${receiver.port}/two`));
+    const ids = (await Promise.all(hooks.map((h) => queueEvents(database.db, h.id, 40)))).flat();
+    // Warm both pools so that neither worker starts late.
+    await sql`select 1`.execute(database.db);
+    await sql`select 1`.execute(second.db);
+    const before = receiver.requests.length;
+    const a = startDeliveryWorker({ db: database.db, client, holder: 'a', concurrency: 8 }, { loop: false });
+    const b = startDeliveryWorker({ db: second.db, client, holder: 'b', concurrency: 8 }, { loop: false });
+    const [ra, rb] = await Promise.all([a.runOnce(), b.runOnce()]);
+    expect(ra.length).toBeGreaterThan(0);
+    expect(rb.length).toBeGreaterThan(0);
+    expect(ra.length + rb.length).toBe(120);
+    const seen = receiver.requests.slice(before).map((r) => r.headers['sigil-delivery-id'] as string);
+    expect(seen.length).toBe(120);
+    expect(new Set(seen).size).toBe(120);
+    expect(new Set(seen)).toEqual(new Set(ids));
+  } finally {
+    await second.close();
+    await database.drop();
+  }
+});
