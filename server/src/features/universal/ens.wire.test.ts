@@ -55,7 +55,7 @@ function ethCall(data: Hex): { result?: Hex; revert?: Hex } {
   const records = RECORDS[name];
   if (!records) return { revert: encodeErrorResult({ abi: urAbi, errorName: 'ResolverNotFound', args: [nameBytes] }) };
   const call = decodeFunctionData({ abi: addrAbi, data: inner });
-  if ((call.args as unknown[])[0] !== namehash(name)) throw new Error('namehash mismatch');
+  if (call.args[0] !== namehash(name)) throw new Error('namehash mismatch');
   const resultOf = (bytes: Hex) => encodeFunctionResult({ abi: urAbi, functionName: 'resolveWithGateways', result: [bytes, RESOLVER] });
   if (call.args.length === 1) return { result: resultOf(encodeAbiParameters([{ type: 'address' }], [records['60'] as Hex])) };
   const coin = String((call.args as [Hex, bigint])[1]);
