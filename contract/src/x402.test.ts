@@ -215,10 +215,13 @@ describe('challenge and receipt', () => {
     expect(x402ChallengeSchema.safeParse({ ...ok, message: undefined }).success).toBe(false);
     expect(x402ChallengeSchema.safeParse({ ...ok, error: 'NOT_A_CODE', code: 'NOT_A_CODE' }).success).toBe(false);
   });
-  it('entry rules: amount decimal string, timeout 60, reference optional', () => {
+  it('entry rules: amount decimal string, timeout 60, payer binding (feePayer + reference + redeemMessage) all or nothing', () => {
     const parse = (e: object) => x402ChallengeSchema.safeParse({ x402Version: 2, accepts: [e] }).success;
     expect(parse(entry)).toBe(true);
-    expect(parse({ ...entry, extra: { ...entry.extra, reference: undefined } })).toBe(true);
+    expect(parse({ ...entry, extra: { requestHash: entry.extra.requestHash } })).toBe(true);
+    expect(parse({ ...entry, extra: { ...entry.extra, reference: undefined } })).toBe(false);
+    expect(parse({ ...entry, extra: { ...entry.extra, feePayer: undefined } })).toBe(false);
+    expect(parse({ ...entry, extra: { ...entry.extra, redeemMessage: undefined } })).toBe(false);
     expect(parse({ ...entry, amount: 1000 })).toBe(false);
     expect(parse({ ...entry, amount: '01' })).toBe(false);
     expect(parse({ ...entry, amount: '18446744073709551616' })).toBe(false);

@@ -268,14 +268,22 @@ export const requestHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'must be 64 
 
 export const caip2NetworkSchema = z.string().regex(/^[-a-z0-9]{3,8}:[-_a-zA-Z0-9]{1,32}$/, 'must be a CAIP-2 chain id');
 
-export const x402ExtraSchema = z.object({
-  /** The payer's wallet (who pays the network fee and signs). */
-  feePayer: base58AddressSchema,
-  /** Present only when the request bound a payer. */
-  reference: base58AddressSchema.optional(),
-  requestHash: requestHashSchema,
-  redeemMessage: z.string(),
-});
+/**
+ * Native-rail `extra`. `feePayer`, `reference` and `redeemMessage` exist only when the request bound a payer
+ * (X-Payer or `payer`): without one there is no reference, hence nothing to sign and no wallet to name.
+ */
+export const x402ExtraSchema = z
+  .object({
+    /** The payer's wallet (who pays the network fee and signs). */
+    feePayer: base58AddressSchema.optional(),
+    reference: base58AddressSchema.optional(),
+    requestHash: requestHashSchema,
+    redeemMessage: z.string().optional(),
+  })
+  .refine(
+    (e) => (e.reference === undefined) === (e.feePayer === undefined) && (e.reference === undefined) === (e.redeemMessage === undefined),
+    { message: 'feePayer, reference and redeemMessage come together (a payer binding) or not at all' },
+  );
 
 /** One native-rail entry of `accepts`. */
 export const x402AcceptEntrySchema = z.object({

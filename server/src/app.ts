@@ -20,6 +20,7 @@ import { createMetrics, type Metrics } from './platform/metrics';
 import type { AppServices, RequestContext } from './trpc/context';
 import { appRouter } from './trpc/router';
 import { createResolveService } from './features/resolve/service';
+import { createX402Service } from './features/x402/service';
 import { authenticateKey, touchLastUsed } from './features/keys/service';
 import { createRateLimiter } from './features/ratelimit/service';
 import { createSessionService } from './features/connect/sessions';
@@ -88,6 +89,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       challengeTtlSeconds: config.challengeTtlSeconds,
       signinDomains: config.signinDomains,
     });
+    if (config.x402) services.x402 = createX402Service({ settings: config.x402, chain: deps.chain, db, log: logger });
   }
 
   let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });
@@ -151,6 +153,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     requestId: request.id,
     face,
     method: request.method,
+    url: request.url,
     rawBody: request.rawBody,
     headers: request.headers,
     clientIp: request.ip,

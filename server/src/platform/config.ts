@@ -40,6 +40,15 @@ const suffixList = z
       .min(1, 'must list at least one suffix'),
   );
 
+/** x402's default asset: the wrapped-native mint (9 decimals). */
+export const WRAPPED_NATIVE_MINT = 'So11111111111111111111111111111111111111112';
+
+/** A price in smallest units: a positive decimal integer that fits in u64. */
+const price = nonEmpty
+  .regex(/^[1-9][0-9]{0,19}$/, 'must be a positive integer (smallest units of the asset)')
+  .transform((v) => BigInt(v))
+  .refine((v) => v < 2n ** 64n, 'must fit in 64 bits');
+
 /** Every environment variable the service reads, with its rule and default. */
 const ENV = {
   PORT: port.default(8787),
@@ -74,6 +83,19 @@ const ENV = {
   SIGIL_SESSION_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   SIGIL_CHALLENGE_TTL_SECONDS: integer.min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(300),
   SIGIL_SESSION_TTL_SECONDS: integer.min(60, 'must be at least 60').max(30 * 86_400, 'must be at most 2592000').default(86_400),
+  // x402 pay-per-call (issue 5, docs/x402.md). SIGIL_X402_PAY_TO enables it; prices are smallest units of the asset.
+  SIGIL_X402_PAY_TO: programId.optional(),
+  SIGIL_X402_ASSET: programId.default(WRAPPED_NATIVE_MINT as never),
+  SIGIL_X402_PRICE_RESOLVE: price.default(5_000n),
+  SIGIL_X402_PRICE_REVERSE: price.default(5_000n),
+  SIGIL_X402_PRICE_VERIFY: price.default(20_000n),
+  SIGIL_X402_PRICE_GATE: price.default(20_000n),
+  /** HMAC key for challenge nonces; unset (local mode): generated once and kept in the db, shared by replicas. */
+  SIGIL_X402_NONCE_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
+  /** `<domain_tag>` of the reference and redeem strings; default: the host of SIGIL_PUBLIC_URL. */
+  SIGIL_X402_DOMAIN_TAG: nonEmpty.regex(/^[A-Za-z0-9.:\[\]-]{1,255}$/, 'must be a host name (letters, digits, . - : [ ])').optional(),
+  /** Keyless x402 requests (challenges and redemptions) one client address may make per minute. */
+  SIGIL_X402_IP_LIMIT_PER_MINUTE: integer.min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').default(600),
   // Unset: the SQLite file under data/ (platform/db decides the path). The db module's own rule validates it.
   DATABASE_URL: z
     .string()
@@ -112,13 +134,14 @@ export class ConfigError extends Error {
 
 function toConfig(env: Env) {
   const port = env.PORT;
+  const publicUrl = (env.SIGIL_PUBLIC_URL ?? `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${port}`).replace(/\/+$/, '');
   return {
     port,
     host: env.HOST,
     nodeEnv: env.NODE_ENV,
     logLevel: env.LOG_LEVEL,
     /** The base URL clients see (docs, examples, audiences). Defaults to the listen address. */
-    publicUrl: (env.SIGIL_PUBLIC_URL ?? `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${port}`).replace(/\/+$/, ''),
+    publicUrl,
     rpcUrl: env.SIGIL_RPC_URL,
     rpcTimeoutMs: env.SIGIL_RPC_TIMEOUT_MS,
     programId: env.SIGIL_PROGRAM_ID,
@@ -136,6 +159,40 @@ function toConfig(env: Env) {
     sessionTtlSeconds: env.SIGIL_SESSION_TTL_SECONDS,
     /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */
     databaseUrl: env.DATABASE_URL || undefined,
+    /** Pay-per-call; undefined when SIGIL_X402_PAY_TO is unset (x402 off: keyless metered calls get API_KEY_REQUIRED). */
+    x402: env.SIGIL_X402_PAY_TO ? x402Settings(env, publicUrl) : undefined,
+  };
+}
+
+/** Price classes of metered procedures (trpc/procedures.ts METERED_PROCEDURES maps each procedure to one). */
+export type PriceClass = 'resolve' | 'reverse' | 'verify' | 'gate';
+
+export interface X402Settings {
+  payTo: string;
+  /** The mint payments must transfer. */
+  asset: string;
+  /** SPL Token for the wrapped-native default; otherwise the transfer's own program is used (docs/x402.md). */
+  tokenProgram?: string;
+  prices: Readonly<Record<PriceClass, bigint>>;
+  nonceSecret?: string;
+  domainTag: string;
+  ipLimitPerMinute: number;
+}
+
+function x402Settings(env: Env, publicUrl: string): X402Settings {
+  return {
+    payTo: env.SIGIL_X402_PAY_TO!,
+    asset: env.SIGIL_X402_ASSET,
+    tokenProgram: env.SIGIL_X402_ASSET === WRAPPED_NATIVE_MINT ? 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' : undefined,
+    prices: Object.freeze({
+      resolve: env.SIGIL_X402_PRICE_RESOLVE,
+      reverse: env.SIGIL_X402_PRICE_REVERSE,
+      verify: env.SIGIL_X402_PRICE_VERIFY,
+      gate: env.SIGIL_X402_PRICE_GATE,
+    }),
+    nonceSecret: env.SIGIL_X402_NONCE_SECRET || undefined,
+    domainTag: env.SIGIL_X402_DOMAIN_TAG ?? new URL(publicUrl).host,
+    ipLimitPerMinute: env.SIGIL_X402_IP_LIMIT_PER_MINUTE,
   };
 }
 
@@ -176,8 +233,7 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
   });
 }
 
-/** Rails accepted for x402 payment: the native rail once x402 is configured (issue 5), else none. */
+/** Rails accepted for x402 payment: the native rail when x402 is configured (SIGIL_X402_PAY_TO), else none. */
 export function paymentRails(config: Config): string[] {
-  const x402Configured = false; // issue 5 adds the x402 variables; then: `config.x402 !== undefined`
-  return x402Configured ? [`${config.chainName}-native`] : [];
+  return config.x402 ? [`${config.chainName}-native`] : [];
 }

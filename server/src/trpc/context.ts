@@ -8,6 +8,7 @@ import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { Metrics } from '../platform/metrics';
 import type { ResolveService } from '../features/resolve/service';
+import type { X402Service } from '../features/x402/service';
 import type { RateLimiter } from '../features/ratelimit/service';
 import type { ApiKey } from '../features/keys/service';
 import type { SessionService } from '../features/connect/sessions';
@@ -37,6 +38,8 @@ export interface AppServices {
   apiKeys?: ApiKeyLookup;
   /** Connect session tokens (present with a db). */
   sessions?: SessionService;
+  /** x402 pay-per-call (present with a db when SIGIL_X402_PAY_TO is set). */
+  x402?: X402Service;
   /** Connect challenges and proofs (present with a db). */
   connect?: ConnectService;
 }
@@ -47,6 +50,8 @@ export interface RequestContext extends AppServices {
   /** `rest` for the documented paths (trpc-to-openapi), `trpc` for /trpc. */
   face: 'rest' | 'trpc';
   method: string;
+  /** The raw request target: path and query exactly as received (x402 hashes them). */
+  url: string;
   /** The exact request body bytes (x402 hashes them); undefined when the request had no body. */
   rawBody: Buffer | undefined;
   /** Lower-cased header names, as Node gives them. */

@@ -3,9 +3,10 @@
 //   publicProcedure    no credentials (public resolve, health, namespaces)
 //   apiKeyProcedure    X-API-Key, rate limited (cost 1, or the route's `rest(..., { cost })`); ctx.apiKey
 //   sessionProcedure   Connect bearer session issued through the PORTAL key (portal key management); ctx.session
-//   meteredProcedure   X-API-Key or an x402 payment — issue 5 adds it here:
-//                        if (hasApiKeyHeader(ctx)) → authenticateApiKey(ctx, costOf(meta, rawInput)) (the key path,
-//                        incl. its 401/429: an over-limit key never falls through to x402); else → x402.
+//   meteredProcedure   X-API-Key or an x402 payment (only routes listed in METERED_ROUTES): a present key takes
+//                        the key path (incl. its 401/429: an over-limit key never falls through to x402); only a
+//                        keyless request reaches x402; keyless with x402 off → 401 API_KEY_REQUIRED. ctx.apiKey or
+//                        ctx.payment.
 //
 // Headers: every keyed response, success or error, carries X-RateLimit-Limit/-Remaining/-Daily-Limit/
 // -Daily-Remaining. The middleware writes them into `ctx.responseHeaders`, which app.ts applies to whatever
@@ -17,6 +18,9 @@ import { bearerToken, type SessionClaims } from '../features/connect/sessions';
 import type { RequestContext } from './context';
 import { baseProcedure, middleware } from './init';
 import type { ProcedureMeta } from './meta';
+import type { PriceClass } from '../platform/config';
+import type { VerifiedPayment } from '../features/x402/service';
+import { X402_HEADERS } from '@sigil/contract/x402';
 
 export const publicProcedure = baseProcedure;
 
@@ -108,3 +112,55 @@ const portalSessionAuth = middleware(async ({ ctx, next }) => {
 
 /** Connect bearer session issued through the portal key (not X-API-Key). `ctx.session.address` is the account. */
 export const sessionProcedure = baseProcedure.use(portalSessionAuth);
+
+/**
+ * THE list of metered endpoints (keyed or x402), each with its price class (SIGIL_X402_PRICE_<CLASS>). A procedure
+ * built on meteredProcedure whose route is not listed fails closed (500), so nothing is sold by accident.
+ * Connect (/v1/auth/*), keys, webhooks and Gate endpoints are never metered: they stay on apiKeyProcedure.
+ */
+export const METERED_ROUTES = {
+  'GET /v1/resolve/{name}': 'resolve',
+  'GET /v1/resolve-universal/{name}': 'resolve',
+  'GET /v1/reverse/{address}': 'reverse',
+  'GET /v1/agents/{handle}': 'resolve', // "priced like a resolve"
+} as const satisfies Record<string, PriceClass>;
+
+/** `METHOD /path` of a procedure's REST route, as METERED_ROUTES keys it. */
+export function meteredRouteOf(meta: ProcedureMeta | undefined): string | undefined {
+  const openapi = meta?.openapi;
+  return openapi ? `${openapi.method} ${openapi.path}` : undefined;
+}
+
+const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) => {
+  const route = meteredRouteOf(meta);
+  const priceClass = route ? (METERED_ROUTES as Record<string, PriceClass>)[route] : undefined;
+  if (!priceClass) throw new Error(`procedure ${path} (${route ?? 'no REST route'}) uses meteredProcedure but is not in METERED_ROUTES`);
+
+  if (hasApiKeyHeader(ctx)) {
+    const cost = meta?.rateLimitCost ? costOf(meta, await getRawInput()) : 1;
+    const apiKey: ApiKeyIdentity = await authenticateApiKey(ctx, cost);
+    return next({ ctx: { apiKey, payment: undefined as VerifiedPayment | undefined } });
+  }
+  const x402 = ctx.x402;
+  if (!x402) throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
+
+  // Verified, not consumed: the handler runs first; only its success consumes the payment.
+  const payment = await x402.authorize({
+    method: ctx.method,
+    url: ctx.url,
+    rawBody: ctx.rawBody,
+    headers: ctx.headers,
+    clientIp: ctx.clientIp,
+    priceClass,
+  });
+  const result = await next({ ctx: { apiKey: undefined as ApiKeyIdentity | undefined, payment } });
+  if (!result.ok) return result; // e.g. a 404: nothing consumed, the same payment may be retried
+  // One atomic statement; a concurrent winner → 409, a store failure → 503 (the response is withheld).
+  const receipt = await x402.settle(payment);
+  ctx.responseHeaders[X402_HEADERS.response.toLowerCase()] = receipt;
+  ctx.responseHeaders[X402_HEADERS.legacyResponse.toLowerCase()] = receipt;
+  return result;
+});
+
+/** X-API-Key or an x402 payment, for the routes in METERED_ROUTES. `ctx.apiKey` or `ctx.payment` is set. */
+export const meteredProcedure = baseProcedure.use(meteredAuth);

@@ -277,3 +277,26 @@ function checkReference(
   if (others.length > 0) return fail('REFERENCE_MISMATCH', 'payment carries more than one reference');
   return null;
 }
+
+/**
+ * The accounts appended after the authority of the transaction's token TransferChecked instructions: where a
+ * reference must be. Redemption by `payload.signature` uses them to learn which issued reference the payment
+ * claims (then checkPaymentTransaction judges it). Empty when the transaction does not decode.
+ */
+export function appendedTransferAccounts(tx: PaymentTransactionResponse): Address[] {
+  try {
+    const transaction = tx.transaction as unknown as Base64EncodedDataResponse;
+    const decoded = decodeTransactionFromRpcResponse({ transaction, version: tx.version });
+    if (decoded.compiledMessage.version === 1) return [];
+    const out: Address[] = [];
+    for (const ix of getInstructionsFromCompiledTransactionMessage(decoded.compiledMessage)) {
+      const isToken = ix.programAddress === TOKEN_PROGRAM_ADDRESS || ix.programAddress === TOKEN_2022_PROGRAM_ADDRESS;
+      if (isToken && ix.data?.[0] === TRANSFER_CHECKED) {
+        for (const meta of ix.accounts?.slice(4) ?? []) if (!out.includes(meta.address)) out.push(meta.address);
+      }
+    }
+    return out;
+  } catch {
+    return [];
+  }
+}

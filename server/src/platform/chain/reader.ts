@@ -38,6 +38,7 @@ import {
   type SignatureInfo,
   type TokenAccountRef,
   type TransactionTokenBalance,
+  type WireTransaction,
   type Commitment,
   type DomainAccount,
   type HandleAccount,
@@ -361,6 +362,28 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
             })
             .send(),
         (raw) => (raw === null ? null : decodeTransaction(signature, raw as unknown as RawTransaction)),
+      );
+    },
+
+    getTransactionWire(signature, commitment = DEFAULT_COMMITMENT.payments): Promise<WireTransaction | null> {
+      return read(
+        'getTransaction',
+        () =>
+          rpc
+            .getTransaction(signature as never, {
+              commitment: commitment === 'processed' ? 'confirmed' : commitment,
+              encoding: 'base64',
+              maxSupportedTransactionVersion: 0,
+            })
+            .send(),
+        (raw) => {
+          if (raw === null) return null;
+          const tx = raw as unknown as WireTransaction;
+          if (!Array.isArray(tx.transaction) || typeof tx.transaction[0] !== 'string') {
+            throw new ChainError('malformed', `getTransaction ${signature}: no base64 transaction`);
+          }
+          return tx;
+        },
       );
     },
 

@@ -165,6 +165,20 @@ export interface ChainTransaction {
   postTokenBalances: TransactionTokenBalance[];
 }
 
+/** getTransaction with `encoding: 'base64'`, as the RPC answers it (u64 values as kit decodes them: bigint). */
+export interface WireTransaction {
+  slot: bigint;
+  blockTime: bigint | number | null;
+  meta: {
+    err: unknown;
+    preTokenBalances?: readonly { accountIndex: number; mint: string; uiTokenAmount: { amount: string } }[];
+    postTokenBalances?: readonly { accountIndex: number; mint: string; uiTokenAmount: { amount: string } }[];
+    loadedAddresses?: { readonly: readonly Address[]; writable: readonly Address[] };
+  } | null;
+  transaction: readonly [string, 'base64'];
+  version?: 'legacy' | 0 | 1;
+}
+
 /** A token account (SPL Token or Token-2022) and its owner. */
 export interface TokenAccountRef {
   address: Address;
@@ -197,6 +211,11 @@ export interface ChainReader {
   ): Promise<SignatureInfo[]>;
   /** Payments: a landed transaction with its meta, or null when unknown at that commitment; default `finalized`. */
   getTransaction(signature: string, commitment?: Commitment): Promise<ChainTransaction | null>;
+  /**
+   * x402: a landed transaction in the RPC's base64 wire form plus meta (what payment checks decode with kit,
+   * keeping account roles), or null when unknown at that commitment; default `finalized`.
+   */
+  getTransactionWire(signature: string, commitment?: Commitment): Promise<WireTransaction | null>;
   /** Payments: the token accounts (SPL Token and Token-2022) owned by `owner`; default `finalized`. */
   getTokenAccountsByOwner(owner: Address, commitment?: Commitment): Promise<TokenAccountRef[]>;
 }

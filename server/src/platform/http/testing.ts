@@ -33,6 +33,7 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getInvoice: unsupported,
     getSignaturesForAddress: unsupported,
     getTransaction: unsupported,
+    getTransactionWire: unsupported,
     getTokenAccountsByOwner: unsupported,
     getSlot: async () => 1234n,
     getGenesisHash: async () => 'GenesisHash1111111111111111111111111111111111',
