@@ -45,6 +45,10 @@ declare module 'fastify' {
     /** ctx.responseHeaders of the procedure that served this request (applied in onSend). */
     responseHeaders?: Record<string, string>;
   }
+  interface FastifyInstance {
+    /** The process services the procedures use (main.ts hands some to workers, e.g. housekeeping). */
+    services: AppServices;
+  }
 }
 
 function sendShaped(reply: FastifyReply, shaped: ShapedError): FastifyReply {
@@ -112,6 +116,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     clientErrorHandler: clientError,
   });
 
+  app.decorate('services', services);
   registerBodyParsers(app);
 
   app.addHook('onRequest', async (request, reply) => {

@@ -1,7 +1,7 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
 import { DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './localchain/index';
-import { main } from './main';
+import { main, portalSecretLine } from './main';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
 const chain = await startLocalChain({ port: chainPort }).catch((err: Error) => {
@@ -14,7 +14,7 @@ process.env.SIGIL_RPC_URL ??= chain.url;
 process.env.SIGIL_PROGRAM_ID ??= chain.programId;
 process.env.LOG_LEVEL ??= 'warn';
 
-await main();
+const started = await main();
 
 const base = (process.env.SIGIL_PUBLIC_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787}`).replace(/\/+$/, '');
 const cases = chain.scenario?.cases ?? {};
@@ -25,6 +25,7 @@ process.stdout.write(
     `Sigil is running at ${base}`,
     `  API docs:       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Local chain:    ${chain.url}   (demo scenario: ${chain.url}/scenario)`,
+    ...(portalSecretLine(started) ? ['', portalSecretLine(started)] : []),
     '',
     'Try:',
     `  curl -s ${base}/resolve/@${cases.plainWithPrimary ?? 'alice'}`,

@@ -8,6 +8,8 @@ import { createDatabase, migrateToLatest, type DatabaseHandle } from './platform
 import { Lifecycle } from './platform/lifecycle';
 import { createLogger } from './platform/log';
 import { createMetrics } from './platform/metrics';
+import { ensurePortalKey } from './features/keys/service';
+import { startHousekeeping } from './workers/housekeeping';
 
 /** Longest a shutdown may take before the process gives up waiting and exits 1. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -25,7 +27,20 @@ function configOrExit(): Config {
   }
 }
 
-export async function main(): Promise<void> {
+export interface Started {
+  /** The portal key's secret when this start generated it (local mode, first start): print it once. */
+  generatedPortalSecret: string | null;
+  portalDomain: string;
+}
+
+/** The one line that shows a freshly generated portal secret (main prints it when run directly; dev.ts in its banner). */
+export function portalSecretLine(started: Started): string {
+  return started.generatedPortalSecret
+    ? `Portal API key (${started.portalDomain}), shown once — set SIGIL_PORTAL_KEY to keep it: ${started.generatedPortalSecret}`
+    : '';
+}
+
+export async function main(): Promise<Started> {
   const config = configOrExit();
   const logger = createLogger(config);
   const metrics = createMetrics({ defaultMetrics: true });
@@ -39,6 +54,17 @@ export async function main(): Promise<void> {
   } catch (err) {
     logger.fatal({ err }, 'database unavailable');
     await database?.close();
+    process.exit(1);
+  }
+
+  // The portal's own key: from SIGIL_PORTAL_KEY, or generated once in local mode (docs/keys.md).
+  let generatedPortalSecret: string | null = null;
+  try {
+    const portal = await ensurePortalKey(database.db, { domain: config.portalDomain, secret: config.portalKey });
+    generatedPortalSecret = portal.generatedSecret;
+  } catch (err) {
+    logger.fatal({ err }, 'portal key');
+    await database.close();
     process.exit(1);
   }
 
@@ -58,6 +84,7 @@ export async function main(): Promise<void> {
     process.exit(1);
   }
   // Workers start here (issues 4-6) and register their stop callbacks on `lifecycle`.
+  startHousekeeping({ db: database.db, connect: app.services.connect!, sessions: app.services.sessions!, log: logger, lifecycle });
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
@@ -82,9 +109,14 @@ export async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  return { generatedPortalSecret, portalDomain: config.portalDomain };
 }
 
 // Run when executed directly (`node --import tsx server/src/main.ts`), not when imported.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  void main();
+  void main().then((started) => {
+    const line = portalSecretLine(started);
+    // stderr: stdout carries JSON log lines only.
+    if (line) process.stderr.write(`${line}\n`);
+  });
 }

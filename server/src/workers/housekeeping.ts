@@ -1,0 +1,52 @@
+// Housekeeping (node-cron): every few minutes, drop what can no longer matter — rate-limit windows older than the
+// previous one, Connect challenges past their retention, sessions expired over a day ago. Each job is one DELETE
+// by age, idempotent, so several replicas running it at once is harmless. Registered on the lifecycle.
+import cron from 'node-cron';
+import type { Kysely } from 'kysely';
+import type { Database } from '../platform/db/index';
+import type { Lifecycle } from '../platform/lifecycle';
+import type { Logger } from '../platform/log';
+import { deleteExpiredWindows } from '../features/ratelimit/service';
+import type { ConnectService } from '../features/connect/service';
+import type { SessionService } from '../features/connect/sessions';
+
+/** Every 5 minutes, at second 17 (off the minute boundary, where rate windows turn over). */
+export const HOUSEKEEPING_SCHEDULE = '17 */5 * * * *';
+
+export interface HousekeepingDeps {
+  db: Kysely<Database>;
+  connect: Pick<ConnectService, 'deleteExpiredChallenges'>;
+  sessions: Pick<SessionService, 'deleteExpired'>;
+  log: Logger;
+}
+
+/** One pass of every job; returns rows deleted per job. A failing job is logged and does not stop the others. */
+export async function runHousekeeping(deps: HousekeepingDeps, now: number = Date.now()): Promise<Record<string, number>> {
+  const jobs: Record<string, () => Promise<number>> = {
+    rateWindows: () => deleteExpiredWindows(deps.db, now),
+    connectChallenges: () => deps.connect.deleteExpiredChallenges(now),
+    connectSessions: () => deps.sessions.deleteExpired(now),
+  };
+  const deleted: Record<string, number> = {};
+  for (const [name, job] of Object.entries(jobs)) {
+    try {
+      deleted[name] = await job();
+    } catch (err) {
+      deps.log.error({ err, job: name }, 'housekeeping job failed');
+    }
+  }
+  return deleted;
+}
+
+/** Schedules runHousekeeping and registers its stop on the lifecycle. */
+export function startHousekeeping(deps: HousekeepingDeps & { lifecycle: Lifecycle; schedule?: string }): { stop(): Promise<void> } {
+  const task = cron.schedule(deps.schedule ?? HOUSEKEEPING_SCHEDULE, async () => {
+    const deleted = await runHousekeeping(deps);
+    deps.log.debug({ deleted }, 'housekeeping');
+  }, { name: 'housekeeping', noOverlap: true });
+  const stop = async () => {
+    await task.stop();
+  };
+  deps.lifecycle.onStop('housekeeping', stop);
+  return { stop };
+}
