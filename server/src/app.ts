@@ -167,7 +167,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   registerTrpc(app, { router, createContext: (request) => contextFor(request, 'trpc') });
-  decideRest = registerRest(app, { router, createContext: (request, route) => contextFor(request, 'rest', route) });
+  decideRest = registerRest(app, {
+    router,
+    createContext: (request, route) => contextFor(request, 'rest', route),
+    responseCacheMs: config.resolveCacheMs,
+  });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
 
   app.get('/metrics', async (_request, reply) => {

@@ -13,6 +13,13 @@ export type RateLimitCost = (rawInput: unknown) => number;
 export interface ProcedureMeta extends OpenApiMeta {
   /** apiKeyProcedure / meteredProcedure: units this call counts against the key's windows (default 1). */
   rateLimitCost?: RateLimitCost;
+  /**
+   * Public GET whose answer depends on the URL alone: the REST face may replay a recent identical answer from
+   * memory for SIGIL_RESOLVE_CACHE_MS (platform/http/rest.ts). Never set it on a keyed or metered route.
+   */
+  sharedCache?: boolean;
+  /** REST status of a success: 200 by default; 201 for a creation; 204 sends no body (whatever the procedure returns). */
+  successStatus?: 200 | 201 | 204;
 }
 
 export interface RestOptions {
@@ -25,6 +32,10 @@ export interface RestOptions {
   protect?: boolean;
   /** Keyed routes: rate-limit cost of one call (default 1 unit). */
   cost?: RateLimitCost;
+  /** Public GET routes only: see ProcedureMeta.sharedCache. */
+  sharedCache?: boolean;
+  /** See ProcedureMeta.successStatus. */
+  successStatus?: 200 | 201 | 204;
 }
 
 /** `.meta(rest('GET', '/health', {...}))`: the spec's method and path for this procedure. */
@@ -39,5 +50,12 @@ export function rest(method: OpenApiMethod, path: `/${string}`, opts: RestOption
     // Always an explicit map, so the generator never invents tRPC-shaped defaults (see platform/http/openapi.ts).
     errorResponses: opts.errors ?? {},
   };
-  return opts.cost ? { openapi, rateLimitCost: opts.cost } : { openapi };
+  const meta: ProcedureMeta = { openapi };
+  if (opts.cost) meta.rateLimitCost = opts.cost;
+  if (opts.successStatus && opts.successStatus !== 200) meta.successStatus = opts.successStatus;
+  if (opts.sharedCache) {
+    if (method !== 'GET' || opts.protect) throw new Error(`sharedCache is for public GET routes only (${method} ${path})`);
+    meta.sharedCache = true;
+  }
+  return meta;
 }

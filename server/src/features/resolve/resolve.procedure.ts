@@ -10,6 +10,7 @@ export const resolve = publicProcedure
       description:
         'Bare words and `@name` are handles; `label.x1|xnt|xen` is a domain; `@label.x1` matches both shapes and is refused with 409 (docs/names.md).',
       tags: ['public'],
+      sharedCache: true,
       errors: {
         400: 'invalid handle / invalid domain',
         404: 'handle not registered / domain not registered',

@@ -10,6 +10,7 @@ export const reverse = publicProcedure
       description:
         'Answers only when the primary pointer and the handle both exist, the pointer was set after the handle’s current registration, and the wallet still holds authority over the handle (owner, or NFT holder when tokenized).',
       tags: ['public'],
+      sharedCache: true,
       errors: {
         400: 'invalid address',
         404: 'no primary set',

@@ -44,6 +44,9 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
 
 const Echo = z.object({ value: z.string() });
 
+/** How many times the `counted` probe ran (shared-cache tests). */
+export let probeCalls = 0;
+
 function thrower(kind: string): never {
   switch (kind) {
     case 'public':
@@ -89,6 +92,26 @@ export const probeRouter = router({
       .input(z.object({ name: z.string().min(1) }))
       .output(z.object({ name: z.string(), rawBody: z.string(), requestId: z.string() }))
       .mutation(({ input, ctx }) => ({ name: input.name, rawBody: ctx.rawBody?.toString('utf8') ?? '', requestId: ctx.requestId })),
+    created: publicProcedure
+      .meta(rest('POST', '/v1/test/created', { summary: '201', successStatus: 201 }))
+      .input(z.object({ name: z.string() }))
+      .output(z.object({ name: z.string() }))
+      .mutation(({ input }) => input),
+    removed: publicProcedure
+      .meta(rest('DELETE', '/v1/test/removed/{value}', { summary: '204', successStatus: 204 }))
+      .input(Echo)
+      .output(Echo)
+      .mutation(({ input }) => input),
+    counted: publicProcedure
+      .meta(rest('GET', '/test/counted/{value}', { summary: 'shared cache', sharedCache: true }))
+      .input(Echo)
+      .output(z.object({ value: z.string(), calls: z.number() }))
+      .query(({ input }) => {
+        probeCalls += 1;
+        if (input.value === 'missing') throw new PublicError('HANDLE_NOT_REGISTERED', input.value);
+        if (input.value === 'down') throw new PublicError('RPC_UNREACHABLE', input.value);
+        return { value: input.value, calls: probeCalls };
+      }),
     throws: publicProcedure
       .meta(rest('GET', '/test/throw/{value}', { summary: 'throws' }))
       .input(Echo)
