@@ -1,0 +1,27 @@
+// Test helpers for Connect over real HTTP (tests only): full sign-ins with the scenario's wallets.
+import type { KeyPairSigner } from '@solana/kit';
+import { signChallenge } from '@sigil/client-sdk/connect';
+import type { KeyedApp, KeyedResponse } from '../../../../test/support/keyed-app';
+
+export const show = (res: KeyedResponse) => `${res.status} ${res.text}`;
+
+/** Challenge `{wallet}` (or `body`) with `keySecret`, sign it with `wallet`, verify: the verify response. */
+export async function signIn(
+  app: KeyedApp,
+  opts: { keySecret: string; audience: string; wallet: KeyPairSigner; body?: Record<string, unknown> },
+): Promise<KeyedResponse> {
+  const challenge = await app.call('POST', '/v1/auth/challenge', { key: opts.keySecret, body: opts.body ?? { wallet: opts.wallet.address } });
+  if (challenge.status !== 200) throw new Error(`challenge failed: ${show(challenge)}`);
+  return app.call('POST', '/v1/auth/verify', { key: opts.keySecret, body: await signChallenge(challenge.body, opts.wallet, opts.audience) });
+}
+
+/** A session token for `wallet` through the portal's key, and its jti (from the token's payload). */
+export async function portalSession(app: KeyedApp, wallet: KeyPairSigner): Promise<{ token: string; jti: string }> {
+  const res = await signIn(app, { keySecret: app.portal.secret, audience: app.portal.key.id, wallet });
+  if (res.status !== 200) throw new Error(`portal sign-in failed: ${show(res)}`);
+  return { token: res.body.token, jti: jtiOf(res.body.token) };
+}
+
+export function jtiOf(token: string): string {
+  return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')).jti;
+}

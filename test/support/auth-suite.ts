@@ -1,0 +1,173 @@
+/**
+ * The shared auth suite: every keyed route's test calls it with a request factory, so that every route proves the
+ * same rules (spec: Authentication, Limits):
+ *
+ *   X-API-Key routes (`apiKeyAuthSuite`): missing key → 401 API_KEY_REQUIRED; unknown / malformed key → 401
+ *   INVALID_KEY; revoked key → 401 INVALID_KEY; the four X-RateLimit-* headers present and integers on a keyed
+ *   response; over the limit → 429 RATE_LIMITED with Retry-After (and the headers).
+ *
+ *   Portal routes (`portalSessionAuthSuite`): no / malformed / forged / `alg: none` / expired / revoked bearer, or a
+ *   session issued through another key than the portal's → 401 INVALID_SESSION.
+ *
+ *   apiKeyAuthSuite('POST /v1/auth/challenge', () => app, (app, auth) =>
+ *     app.call('POST', '/v1/auth/challenge', { ...auth, body: { wallet } }));
+ */
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { expect, it } from 'vitest';
+import { windowsAt } from '../../server/src/features/ratelimit/service';
+import { createKey, revokeKey } from '../../server/src/features/keys/service';
+import { TIER_LIMITS } from '@sigil/contract/keys';
+import type { CallOptions, KeyedApp, KeyedResponse } from './keyed-app';
+import { TEST_SESSION_SECRET } from './keyed-app';
+
+export type AuthOptions = Pick<CallOptions, 'key' | 'bearer'>;
+/** Sends the route's request with these credentials (and a valid body). May be called several times. */
+export type RouteRequest = (app: KeyedApp, auth: AuthOptions) => Promise<KeyedResponse>;
+
+const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-daily-limit', 'x-ratelimit-daily-remaining'] as const;
+
+const show = (res: KeyedResponse) => `${res.status} ${res.text}`;
+
+export function expectRateHeaders(res: KeyedResponse): Record<string, number> {
+  const values: Record<string, number> = {};
+  for (const name of RATE_HEADERS) {
+    const value = res.headers.get(name);
+    expect(value, `${name} on ${show(res)}`).toMatch(/^\d+$/);
+    values[name] = Number(value);
+  }
+  return values;
+}
+
+/**
+ * `extra` auth merged into every call: e.g. the session route passes a valid bearer for the key under test via
+ * `bearerFor` (called with the key's secret and id), so only the key varies.
+ */
+export function apiKeyAuthSuite(
+  route: string,
+  app: () => KeyedApp,
+  request: RouteRequest,
+  options: { bearerFor?: (app: KeyedApp, key: { secret: string; id: string }) => Promise<string> } = {},
+): void {
+  const withBearer = async (a: KeyedApp, key: { secret: string; id: string } | null, auth: AuthOptions): Promise<AuthOptions> =>
+    options.bearerFor && key ? { ...auth, bearer: await options.bearerFor(a, key) } : auth;
+
+  it(`${route}: no X-API-Key → 401 API_KEY_REQUIRED`, async () => {
+    const res = await request(app(), {});
+    expect(res.status, show(res)).toBe(401);
+    expect(res.body).toStrictEqual({ code: 'API_KEY_REQUIRED', message: 'send your API key in the X-API-Key header' });
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it(`${route}: empty X-API-Key → 401 API_KEY_REQUIRED`, async () => {
+    const res = await request(app(), { key: '' });
+    expect(res.status, show(res)).toBe(401);
+    expect(res.body.code).toBe('API_KEY_REQUIRED');
+  });
+
+  it(`${route}: unknown or malformed key → 401 INVALID_KEY`, async () => {
+    for (const key of [`sigil_sk_${base58.encode(randomBytes(32))}`, 'not-a-key', 'x'.repeat(300)]) {
+      const res = await request(app(), { key });
+      expect(res.status, show(res)).toBe(401);
+      expect(res.body).toStrictEqual({ code: 'INVALID_KEY', message: 'the API key is not valid (unknown or revoked)' });
+    }
+  });
+
+  it(`${route}: revoked key → 401 INVALID_KEY at once`, async () => {
+    const a = app();
+    const account = base58.encode(randomBytes(32));
+    const { key, secret } = await createKey(a.database.db, { account });
+    const auth = await withBearer(a, { secret, id: key.id }, { key: secret });
+    const before = await request(a, auth);
+    expect(['API_KEY_REQUIRED', 'INVALID_KEY'], show(before)).not.toContain(before.body?.code);
+    await revokeKey(a.database.db, account, key.id);
+    const after = await request(a, auth);
+    expect(after.status, show(after)).toBe(401);
+    expect(after.body.code).toBe('INVALID_KEY');
+  });
+
+  it(`${route}: keyed responses carry the four X-RateLimit-* integers, counting down`, async () => {
+    const a = app();
+    const { key, secret } = await createKey(a.database.db, { account: base58.encode(randomBytes(32)) });
+    const auth = await withBearer(a, { secret, id: key.id }, { key: secret });
+    const first = expectRateHeaders(await request(a, auth));
+    const second = expectRateHeaders(await request(a, auth));
+    expect(first['x-ratelimit-limit']).toBe(TIER_LIMITS.free.minute);
+    expect(first['x-ratelimit-daily-limit']).toBe(TIER_LIMITS.free.day);
+    // Same UTC day: the daily count strictly goes down (the minute may have rolled over in between).
+    expect(second['x-ratelimit-daily-remaining']).toBeLessThan(first['x-ratelimit-daily-remaining']!);
+  });
+
+  it(`${route}: over the limit → 429 RATE_LIMITED with Retry-After and the headers`, async () => {
+    const a = app();
+    const { key, secret } = await createKey(a.database.db, { account: base58.encode(randomBytes(32)) });
+    const auth = await withBearer(a, { secret, id: key.id }, { key: secret });
+    // Use up today's window directly in the shared store (the limiter's own table), then ask once more over HTTP.
+    await a.database.db
+      .insertInto('rate_counters')
+      .values({ key_id: key.id, unit: 'day', window_start: windowsAt(Date.now()).day, count: TIER_LIMITS.free.day })
+      .onConflict((oc) => oc.columns(['key_id', 'unit', 'window_start']).doUpdateSet({ count: TIER_LIMITS.free.day }))
+      .execute();
+    const res = await request(a, auth);
+    expect(res.status, show(res)).toBe(429);
+    expect(res.body.code).toBe('RATE_LIMITED');
+    const retryAfter = res.headers.get('retry-after');
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(retryAfter)).toBeLessThanOrEqual(86_400);
+    const headers = expectRateHeaders(res);
+    expect(headers['x-ratelimit-daily-remaining']).toBe(0);
+  });
+}
+
+/** Tokens that must never open a portal route. `portalSession()` makes a genuine portal session for the revocation case. */
+export function portalSessionAuthSuite(
+  route: string,
+  app: () => KeyedApp,
+  request: RouteRequest,
+  sessions: {
+    /** A valid session issued through the portal key: {token, jti}. */
+    portalSession: (app: KeyedApp) => Promise<{ token: string; jti: string }>;
+    /** A valid session issued through the integrator key (app.key). */
+    integratorSession: (app: KeyedApp) => Promise<string>;
+  },
+): void {
+  const expectInvalid = (res: KeyedResponse) => {
+    expect(res.status, show(res)).toBe(401);
+    expect(res.body.code, show(res)).toBe('INVALID_SESSION');
+  };
+  const claims = (a: KeyedApp) => ({ sub: a.key.key.account, handle: null, src: 'wallet' });
+
+  it(`${route}: no bearer, malformed bearer, or an X-API-Key instead → 401 INVALID_SESSION`, async () => {
+    const a = app();
+    expectInvalid(await request(a, {}));
+    expectInvalid(await request(a, { bearer: 'not.a.jwt' }));
+    expectInvalid(await request(a, { key: a.portal.secret }));
+  });
+
+  it(`${route}: forged (other secret), alg none and expired tokens → 401 INVALID_SESSION`, async () => {
+    const a = app();
+    const { jti } = await sessions.portalSession(a);
+    const base = () => new SignJWT(claims(a)).setIssuer('sigil').setAudience(a.config.portalDomain).setJti(jti).setSubject(a.key.key.account);
+    const forged = await base().setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    const none = new UnsecuredJWT(claims(a)).setIssuer('sigil').setAudience(a.config.portalDomain).setJti(jti).setSubject(a.key.key.account).setIssuedAt().setExpirationTime('1h').encode();
+    const now = Math.floor(Date.now() / 1000);
+    const expired = await base().setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now - 7200).setExpirationTime(now - 3600).sign(new TextEncoder().encode(TEST_SESSION_SECRET));
+    for (const token of [forged, none, expired]) expectInvalid(await request(a, { bearer: token }));
+  });
+
+  it(`${route}: a revoked portal session → 401 INVALID_SESSION`, async () => {
+    const a = app();
+    const { token, jti } = await sessions.portalSession(a);
+    const ok = await request(a, { bearer: token });
+    expect(ok.status, show(ok)).toBeLessThan(400);
+    await a.app.services.sessions!.revoke(jti);
+    expectInvalid(await request(a, { bearer: token }));
+  });
+
+  it(`${route}: a session issued through another key than the portal's → 401 INVALID_SESSION`, async () => {
+    const a = app();
+    expectInvalid(await request(a, { bearer: await sessions.integratorSession(a) }));
+  });
+}
