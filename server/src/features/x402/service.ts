@@ -128,7 +128,8 @@ export function createX402Service(deps: {
   now?: () => number;
 }): X402Service {
   const { settings, chain, db } = deps;
-  const now = deps.now ?? Date.now;
+  // Read through Date.now at each call (not a captured reference), so a test can move the clock.
+  const now = deps.now ?? (() => Date.now());
   const limiter = new IpLimiter(settings.ipLimitPerMinute);
 
   let networkPromise: Promise<string> | undefined;
