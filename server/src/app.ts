@@ -25,6 +25,11 @@ import { authenticateKey, touchLastUsed } from './features/keys/service';
 import { createRateLimiter } from './features/ratelimit/service';
 import { createSessionService } from './features/connect/sessions';
 import { createConnectService } from './features/connect/service';
+import { createUniversalService } from './features/universal/service';
+import { createSnsAdapter } from './features/universal/sns';
+import { createEnsAdapter } from './features/universal/ens';
+import { createAgentService } from './features/agents/service';
+import { createOutboundClient, type OutboundClientOptions } from './platform/outbound/client';
 
 export interface AppDeps {
   config: Config;
@@ -38,6 +43,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** Default: the service's router. Tests pass one with extra procedures (see trpc/init.ts mergeRouters). */
   router?: AnyTRPCRouter;
+  /** Tests only: extra outbound client options, e.g. the CA of their loopback HTTPS receivers. */
+  outboundOptions?: Pick<OutboundClientOptions, 'ca' | 'resolver'>;
 }
 
 declare module 'fastify' {
@@ -72,13 +79,25 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const logger = deps.logger ?? createLogger(config);
   const metrics = deps.metrics ?? createMetrics();
   const router = deps.router ?? appRouter;
+  const lifecycle = deps.lifecycle ?? new Lifecycle();
+  const outbound = createOutboundClient({ allowLoopback: config.outboundAllowLoopback, ...deps.outboundOptions });
+  lifecycle.onStop('outbound client', () => outbound.close());
   const services: AppServices = {
     config,
     chain: deps.chain,
     db: deps.db,
     metrics,
-    lifecycle: deps.lifecycle ?? new Lifecycle(),
+    lifecycle,
     resolve: createResolveService({ chain: deps.chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs }),
+    universal: createUniversalService({
+      chain: deps.chain,
+      suffixes: config.domainSuffixes,
+      // Foreign namespaces exist only when their RPC is configured; otherwise they answer 501 NOT_CONFIGURED.
+      sns: config.solRpcUrl ? createSnsAdapter({ rpcUrl: config.solRpcUrl, timeoutMs: config.rpcTimeoutMs }) : undefined,
+      ens: config.ethRpcUrl ? createEnsAdapter({ rpcUrl: config.ethRpcUrl, timeoutMs: config.rpcTimeoutMs }) : undefined,
+    }),
+    agents: createAgentService({ chain: deps.chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway }),
+    outbound,
   };
   const db = deps.db;
   if (db) {

@@ -13,6 +13,8 @@ const chain = await startLocalChain({ port: chainPort }).catch((err: Error) => {
 process.env.SIGIL_RPC_URL ??= chain.url;
 process.env.SIGIL_PROGRAM_ID ??= chain.programId;
 process.env.LOG_LEVEL ??= 'warn';
+// Local only: agent manifests and webhooks may go to loopback HTTPS receivers (refused when NODE_ENV=production).
+if (process.env.NODE_ENV !== 'production') process.env.SIGIL_OUTBOUND_ALLOW_LOOPBACK ??= 'true';
 
 const started = await main();
 

@@ -29,6 +29,9 @@ describe('loadConfig', () => {
       resolveCacheMs: 1000,
       solRpcUrl: undefined,
       ethRpcUrl: undefined,
+      network: 'testnet',
+      ipfsGateway: undefined,
+      outboundAllowLoopback: false,
       portalDomain: 'portal.sigil.local',
       portalKey: undefined,
       signinDomains: ['portal.sigil.local', 'app.sigil-partner.dev'],
@@ -67,6 +70,23 @@ describe('loadConfig', () => {
       ethRpcUrl: 'https://eth.example',
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/test',
     });
+  });
+
+  it('agents: network, IPFS gateway (https only), loopback outbound (refused in production)', () => {
+    expect(loadConfig({ ...required, SIGIL_NETWORK: 'mainnet', SIGIL_IPFS_GATEWAY: 'https://ipfs.example', SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true' })).toMatchObject({
+      network: 'mainnet',
+      ipfsGateway: 'https://ipfs.example',
+      outboundAllowLoopback: true,
+    });
+    expect(failure({ ...required, SIGIL_NETWORK: 'devnet' }).message).toBe('invalid configuration: SIGIL_NETWORK must be mainnet or testnet (got "devnet")');
+    expect(failure({ ...required, SIGIL_IPFS_GATEWAY: 'http://ipfs.example' }).message).toBe(
+      'invalid configuration: SIGIL_IPFS_GATEWAY must be an https URL (got "http://ipfs.example")',
+    );
+    expect(failure({ ...required, SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'yes' }).variable).toBe('SIGIL_OUTBOUND_ALLOW_LOOPBACK');
+    expect(failure({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_ALLOW_LOOPBACK: '1' }).message).toBe(
+      'invalid configuration: SIGIL_OUTBOUND_ALLOW_LOOPBACK must not be set when NODE_ENV=production (local development and tests only)',
+    );
+    expect(loadConfig({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'false' }).outboundAllowLoopback).toBe(false);
   });
 
   it('treats empty values as unset', () => {

@@ -68,6 +68,19 @@ const ENV = {
   SIGIL_RESOLVE_CACHE_MS: integer.min(0, 'must be 0 or more').max(60_000, 'must be at most 60000').default(1000),
   SIGIL_SOL_RPC_URL: optionalHttpUrl,
   SIGIL_ETH_RPC_URL: optionalHttpUrl,
+  // Agents (issue 6, docs/agents.md): the network manifests must declare, the gateway ipfs:// manifests go through,
+  // and the local-only switch that lets outbound requests (manifests, webhooks) reach loopback HTTPS receivers.
+  SIGIL_NETWORK: z.enum(['mainnet', 'testnet'], { error: 'must be mainnet or testnet' }).default('testnet'),
+  SIGIL_IPFS_GATEWAY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .pipe(httpUrl.refine((v) => v.startsWith('https://'), 'must be an https URL').optional()),
+  SIGIL_OUTBOUND_ALLOW_LOOPBACK: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+    .transform((v) => v === 'true' || v === '1')
+    .default(false),
   // Connect and the portal (issue 3, docs/connect.md, docs/keys.md).
   SIGIL_PORTAL_DOMAIN: nonEmpty.toLowerCase().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'must be a host name (e.g. portal.sigil.local)').default('portal.sigil.local'),
   /** The portal's own API key secret; unset in local mode (generated on first start and printed once). */
@@ -150,6 +163,10 @@ function toConfig(env: Env) {
     resolveCacheMs: env.SIGIL_RESOLVE_CACHE_MS,
     solRpcUrl: env.SIGIL_SOL_RPC_URL,
     ethRpcUrl: env.SIGIL_ETH_RPC_URL,
+    network: env.SIGIL_NETWORK,
+    ipfsGateway: env.SIGIL_IPFS_GATEWAY,
+    /** Local development and tests only (refused when NODE_ENV=production): outbound requests may reach loopback. */
+    outboundAllowLoopback: env.SIGIL_OUTBOUND_ALLOW_LOOPBACK,
     portalDomain: env.SIGIL_PORTAL_DOMAIN,
     portalKey: env.SIGIL_PORTAL_KEY || undefined,
     /** Default: the portal domain and the one partner domain (docs/connect.md). */
@@ -214,6 +231,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const variable = String(issue.path[0] ?? 'environment');
     const got = input[variable];
     throw new ConfigError(variable, `${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got.slice(0, 80))})`}`);
+  }
+  // Loopback receivers are a local-testing convenience; in production they would be an SSRF hole.
+  if (parsed.data.SIGIL_OUTBOUND_ALLOW_LOOPBACK && parsed.data.NODE_ENV === 'production') {
+    throw new ConfigError('SIGIL_OUTBOUND_ALLOW_LOOPBACK', 'must not be set when NODE_ENV=production (local development and tests only)');
   }
   return Object.freeze(toConfig(parsed.data));
 }

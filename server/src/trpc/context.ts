@@ -13,6 +13,9 @@ import type { RateLimiter } from '../features/ratelimit/service';
 import type { ApiKey } from '../features/keys/service';
 import type { SessionService } from '../features/connect/sessions';
 import type { ConnectService } from '../features/connect/service';
+import type { UniversalService } from '../features/universal/service';
+import type { AgentService } from '../features/agents/service';
+import type { OutboundClient } from '../platform/outbound/client';
 
 /** Key lookups the keyed procedures need (features/keys/service.ts over the db; a fake can stand in). */
 export interface ApiKeyLookup {
@@ -42,6 +45,12 @@ export interface AppServices {
   x402?: X402Service;
   /** Connect challenges and proofs (present with a db). */
   connect?: ConnectService;
+  /** Universal resolution: native names always; `sol`/`eth` adapters when their RPC is configured. */
+  universal: UniversalService;
+  /** Agent resolution and manifest validation. */
+  agents: AgentService;
+  /** The hardened outbound HTTP client (manifests, webhooks); closed through the lifecycle. */
+  outbound: OutboundClient;
 }
 
 /** Per-request facts. The named procedures (apiKeyProcedure, sessionProcedure, meteredProcedure) read these. */

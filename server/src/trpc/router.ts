@@ -4,6 +4,8 @@ import { connectRouter } from '../features/connect/router';
 import { healthRouter } from '../features/health/router';
 import { keysRouter } from '../features/keys/router';
 import { resolveRouter } from '../features/resolve/router';
+import { universalRouter } from '../features/universal/router';
+import { agentsRouter } from '../features/agents/router';
 import { router } from './init';
 
 export const appRouter = router({
@@ -11,6 +13,8 @@ export const appRouter = router({
   names: resolveRouter,
   auth: connectRouter,
   keys: keysRouter,
+  universal: universalRouter,
+  agents: agentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

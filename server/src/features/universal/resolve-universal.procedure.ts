@@ -1,0 +1,27 @@
+import { UniversalResolveInputSchema, UniversalResultSchema } from '@sigil/contract/universal';
+import { rest } from '../../trpc/meta';
+import { meteredProcedure } from '../../trpc/procedures';
+import { METERED_AUTH_ERRORS } from './errors';
+
+/** GET /v1/resolve-universal/{name}?chain=: any name, one namespace by shape, the address on the asked chain. */
+export const resolveUniversal = meteredProcedure
+  .meta(
+    rest('GET', '/v1/resolve-universal/{name}', {
+      summary: 'Resolve any name (handle, domain, .sol, .eth) to an address on a chain',
+      description:
+        'Classified strictly by shape, never falling back to another namespace. `chain` (X1, SOL, ETH, BTC; default: the ' +
+        "namespace's own chain) selects the address; `verified` says whether ownership was proved on chain (docs/universal.md).",
+      tags: ['resolution'],
+      protect: true,
+      errors: {
+        ...METERED_AUTH_ERRORS,
+        400: 'INVALID_NAME (unknown name shape) / BAD_REQUEST (chain not X1, SOL, ETH or BTC)',
+        404: 'NO_RECORD_FOR_CHAIN (no address for the requested chain) / NAME_NOT_FOUND',
+        501: 'NOT_CONFIGURED (the sol or eth namespace is not enabled on this deployment)',
+        502: 'RPC_ERROR (RPC failure; retry)',
+      },
+    }),
+  )
+  .input(UniversalResolveInputSchema)
+  .output(UniversalResultSchema)
+  .query(({ ctx, input }) => ctx.universal.resolveUniversal(input.name, input.chain));

@@ -1,0 +1,27 @@
+import { ResolveInputSchema } from '@sigil/contract/public';
+import { V1ResolutionSchema } from '@sigil/contract/universal';
+import { rest } from '../../trpc/meta';
+import { meteredProcedure } from '../../trpc/procedures';
+import { METERED_AUTH_ERRORS } from './errors';
+
+/** GET /v1/resolve/{name}: a native name with its live address records and the slot it was read at. */
+export const resolveV1 = meteredProcedure
+  .meta(
+    rest('GET', '/v1/resolve/{name}', {
+      summary: 'Resolve a handle or domain (keyed or x402)',
+      description:
+        'The public resolution fields plus `authority`, `handleType`, the live address records with their verification ' +
+        'status, and the slot the answer was read at (docs/universal.md). `.sol`/`.eth` names: use /v1/resolve-universal.',
+      tags: ['resolution'],
+      protect: true,
+      errors: {
+        ...METERED_AUTH_ERRORS,
+        400: 'INVALID_NAME (unknown shape, ambiguous, or a foreign name)',
+        404: 'NAME_NOT_FOUND',
+        502: 'RPC_ERROR (chain unreachable or account malformed; retry)',
+      },
+    }),
+  )
+  .input(ResolveInputSchema)
+  .output(V1ResolutionSchema)
+  .query(({ ctx, input }) => ctx.universal.resolve(input.name));
