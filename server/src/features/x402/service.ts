@@ -303,7 +303,14 @@ export function createX402Service(deps: {
     let tx: PaymentTransactionResponse | null = null;
     if (payment.signature !== undefined) {
       tx = await chainRead(() => chain.getTransactionWire(payment.signature!, 'finalized'), row);
-      if (!tx) return reject('PAYMENT_NOT_FINALIZED', 'the payment is not finalized yet; retry the identical request', row);
+      const issuedHere = async (t: PaymentTransactionResponse) =>
+        (await store(() => findReferences(db, appendedTransferAccounts(t)))).filter((r) => r.request_hash === facts.requestHash && r.payer === payer);
+      if (!tx) {
+        // Landed but not final yet? Its reference (read at confirmed) lets the challenge keep pointing at it.
+        const pending = row ? null : await chainRead(() => chain.getTransactionWire(payment.signature!, 'confirmed'));
+        const reuse = row ?? (pending ? (await issuedHere(pending))[0] : undefined);
+        return reject('PAYMENT_NOT_FINALIZED', 'the payment is not finalized yet; retry the identical request', reuse);
+      }
       if (!row) {
         const issued = await store(() => findReferences(db, appendedTransferAccounts(tx!)));
         row = issued.find((r) => r.request_hash === facts.requestHash && r.payer === payer);
