@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner, type Signature } from '@solana/kit';
 import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '@sigil/contract/errors';
@@ -168,7 +169,7 @@ export function receiptOf(r: Reply) {
 
 export async function startX402App(
   env: X402Chain,
-  options: { dialect: Dialect; vars?: Record<string, string>; database?: FreshDatabase } = { dialect: 'sqlite' },
+  options: { dialect: Dialect; vars?: Record<string, string>; database?: FreshDatabase; router?: AnyTRPCRouter } = { dialect: 'sqlite' },
 ): Promise<X402App> {
   const { chain } = env;
   const database = options.database ?? (await freshDatabase(options.dialect));
@@ -183,7 +184,7 @@ export async function startX402App(
     ...options.vars,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 2_000 });
-  const app = buildApp({ config, chain: reader, db: database.db, router: x402ProbeRouter });
+  const app = buildApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;

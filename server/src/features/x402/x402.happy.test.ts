@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64 } from '@scure/base';
 import { X402_HEADERS, decodeBase64Json, deriveReference, redeemMessage, requestHash, canonicalRequest } from '@sigil/contract/x402';
 import { payAndFetch, wrappedNativeAccount } from '@sigil/client-sdk/x402';
+import { appRouter } from '../../trpc/router';
 import { DOMAIN_TAG, PRICE_RESOLVE, PRICE_REVERSE, receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from './testing';
 
 let env: X402Chain;
@@ -187,5 +188,36 @@ describe('request order and deployment facts', () => {
     const r = await app.get('/v1/test/unlisted', { [X402_HEADERS.payer]: env.payer1.address });
     expect(r.status).toBe(500);
     expect(r.body).toEqual({ code: 'INTERNAL_ERROR', message: 'internal error' });
+  });
+});
+
+describe('the real metered routes (appRouter)', () => {
+  let real: X402App;
+  beforeAll(async () => {
+    real = await startX402App(env, { dialect: 'sqlite', router: appRouter });
+  });
+  afterAll(async () => {
+    await real?.close();
+  });
+
+  it('GET /v1/resolve/{name}: paid with the SDK helper, answered with the resolution and the receipt', async () => {
+    const keyed = await real.get('/v1/resolve/alice', { 'x-api-key': real.keySecret });
+    expect(keyed.status).toBe(200);
+    const result = await payAndFetch(
+      { url: `${real.base}/v1/resolve/alice` },
+      { rpc: env.chain.rpc, payer: env.payer1, waitForFinality: (s) => env.chain.waitForFinalized(s) },
+    );
+    expect(result.response.status).toBe(200);
+    // The same resolution the key buys (the answer's slot moved on while the payment finalized).
+    expect({ ...(await result.response.json()), slot: 0 }).toEqual({ ...keyed.body, slot: 0 });
+    expect(result.receipt).toEqual({ success: true, payer: env.payer1.address, transaction: result.signature, network: real.network, amount: String(PRICE_RESOLVE) });
+  });
+
+  it('GET /v1/resolve/{name} for an unregistered name: the 404 consumes nothing', async () => {
+    const { signature, payerSig } = await real.paid('/v1/resolve/nobody', env.payer1);
+    const r = await real.redeem('/v1/resolve/nobody', { payer: env.payer1.address, signature, payerSig });
+    expect(r.status).toBe(404);
+    expect(r.headers.get(X402_HEADERS.response)).toBeNull();
+    expect(await real.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute()).toEqual([]);
   });
 });
