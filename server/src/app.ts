@@ -30,6 +30,7 @@ import { createSnsAdapter } from './features/universal/sns';
 import { createEnsAdapter } from './features/universal/ens';
 import { createAgentService } from './features/agents/service';
 import { createOutboundClient, type OutboundClientOptions } from './platform/outbound/client';
+import { createQueueSignal } from './features/webhooks/context';
 
 export interface AppDeps {
   config: Config;
@@ -113,6 +114,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       signinDomains: config.signinDomains,
     });
     if (config.x402) services.x402 = createX402Service({ settings: config.x402, chain: deps.chain, db, log: logger });
+    if (config.payWebhooks) {
+      // Registration vets URLs with the same resolver and loopback rule the delivery client applies.
+      const webhookDeps = { chain: deps.chain, resolver: deps.outboundOptions?.resolver, allowLoopback: config.outboundAllowLoopback };
+      services.payWebhooks = { db, deps: webhookDeps, queued: createQueueSignal() };
+    }
   }
 
   let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });

@@ -10,6 +10,7 @@ import { createLogger } from './platform/log';
 import { createMetrics } from './platform/metrics';
 import { ensurePortalKey } from './features/keys/service';
 import { startHousekeeping } from './workers/housekeeping';
+import { startPayWebhookWorkers } from './workers/pay-webhooks';
 
 /** Longest a shutdown may take before the process gives up waiting and exits 1. */
 const SHUTDOWN_GRACE_MS = 15_000;
@@ -85,6 +86,11 @@ export async function main(): Promise<Started> {
   }
   // Workers start here (issues 4-6) and register their stop callbacks on `lifecycle`.
   startHousekeeping({ db: database.db, connect: app.services.connect!, sessions: app.services.sessions!, log: logger, lifecycle });
+  // Pay webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker (SIGIL_PAY_WEBHOOKS).
+  const payWebhooks = app.services.payWebhooks;
+  if (payWebhooks) {
+    startPayWebhookWorkers({ db: database.db, chain, client: app.services.outbound, log: logger, lifecycle, queued: payWebhooks.queued });
+  }
 
   let shuttingDown = false;
   const shutdown = async (signal: string) => {

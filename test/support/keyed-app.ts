@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/src/app';
+import { buildApp, type AppDeps } from '../../server/src/app';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig, type Config } from '../../server/src/platform/config';
 import type { Dialect } from '../../server/src/platform/db/index';
@@ -57,7 +57,13 @@ export interface KeyedApp {
   close(): Promise<void>;
 }
 
-export async function startKeyedApp(options: { dialect: Dialect; chain?: LocalChain; env?: Record<string, string> }): Promise<KeyedApp> {
+export async function startKeyedApp(options: {
+  dialect: Dialect;
+  chain?: LocalChain;
+  env?: Record<string, string>;
+  /** e.g. the CA of loopback HTTPS receivers (with env SIGIL_OUTBOUND_ALLOW_LOOPBACK=true), or an injected resolver. */
+  outboundOptions?: AppDeps['outboundOptions'];
+}): Promise<KeyedApp> {
   const ownChain = !options.chain;
   const chain = options.chain ?? (await startLocalChain({ scenario: true }));
   const database = await freshDatabase(options.dialect);
@@ -71,7 +77,7 @@ export async function startKeyedApp(options: { dialect: Dialect; chain?: LocalCh
     ...options.env,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: config.rpcTimeoutMs });
-  const app = buildApp({ config, chain: reader, db: database.db });
+  const app = buildApp({ config, chain: reader, db: database.db, outboundOptions: options.outboundOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;

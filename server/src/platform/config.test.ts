@@ -32,6 +32,7 @@ describe('loadConfig', () => {
       network: 'testnet',
       ipfsGateway: undefined,
       outboundAllowLoopback: false,
+      payWebhooks: true,
       portalDomain: 'portal.sigil.local',
       portalKey: undefined,
       signinDomains: ['portal.sigil.local', 'app.sigil-partner.dev'],
@@ -87,6 +88,13 @@ describe('loadConfig', () => {
       'invalid configuration: SIGIL_OUTBOUND_ALLOW_LOOPBACK must not be set when NODE_ENV=production (local development and tests only)',
     );
     expect(loadConfig({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'false' }).outboundAllowLoopback).toBe(false);
+  });
+
+  it('pay webhooks: on by default, SIGIL_PAY_WEBHOOKS=false turns them off, anything else is refused', () => {
+    expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'false' }).payWebhooks).toBe(false);
+    expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: '0' }).payWebhooks).toBe(false);
+    expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'true' }).payWebhooks).toBe(true);
+    expect(failure({ ...required, SIGIL_PAY_WEBHOOKS: 'off' }).message).toBe('invalid configuration: SIGIL_PAY_WEBHOOKS must be true or false (got "off")');
   });
 
   it('treats empty values as unset', () => {

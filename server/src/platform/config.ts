@@ -81,6 +81,12 @@ const ENV = {
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
     .default(false),
+  // Pay webhooks (issue 4, docs/webhooks.md): on by default; off → every /v1/pay/webhooks route answers 503
+  // PAY_WEBHOOKS_DISABLED and the indexer and delivery workers do not start.
+  SIGIL_PAY_WEBHOOKS: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+    .transform((v) => v === 'true' || v === '1')
+    .default(true),
   // Connect and the portal (issue 3, docs/connect.md, docs/keys.md).
   SIGIL_PORTAL_DOMAIN: nonEmpty.toLowerCase().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'must be a host name (e.g. portal.sigil.local)').default('portal.sigil.local'),
   /** The portal's own API key secret; unset in local mode (generated on first start and printed once). */
@@ -167,6 +173,8 @@ function toConfig(env: Env) {
     ipfsGateway: env.SIGIL_IPFS_GATEWAY,
     /** Local development and tests only (refused when NODE_ENV=production): outbound requests may reach loopback. */
     outboundAllowLoopback: env.SIGIL_OUTBOUND_ALLOW_LOOPBACK,
+    /** Pay webhooks routes and workers (SIGIL_PAY_WEBHOOKS, default on). */
+    payWebhooks: env.SIGIL_PAY_WEBHOOKS,
     portalDomain: env.SIGIL_PORTAL_DOMAIN,
     portalKey: env.SIGIL_PORTAL_KEY || undefined,
     /** Default: the portal domain and the one partner domain (docs/connect.md). */

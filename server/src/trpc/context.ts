@@ -16,6 +16,7 @@ import type { ConnectService } from '../features/connect/service';
 import type { UniversalService } from '../features/universal/service';
 import type { AgentService } from '../features/agents/service';
 import type { OutboundClient } from '../platform/outbound/client';
+import type { PayWebhooks } from '../features/webhooks/context';
 
 /** Key lookups the keyed procedures need (features/keys/service.ts over the db; a fake can stand in). */
 export interface ApiKeyLookup {
@@ -51,6 +52,8 @@ export interface AppServices {
   agents: AgentService;
   /** The hardened outbound HTTP client (manifests, webhooks); closed through the lifecycle. */
   outbound: OutboundClient;
+  /** Pay webhooks (present with a db unless SIGIL_PAY_WEBHOOKS is off: then the routes answer PAY_WEBHOOKS_DISABLED). */
+  payWebhooks?: PayWebhooks;
 }
 
 /** Per-request facts. The named procedures (apiKeyProcedure, sessionProcedure, meteredProcedure) read these. */

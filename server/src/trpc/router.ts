@@ -3,6 +3,7 @@
 import { connectRouter } from '../features/connect/router';
 import { healthRouter } from '../features/health/router';
 import { keysRouter } from '../features/keys/router';
+import { payWebhooksRouter } from '../features/webhooks/router';
 import { resolveRouter } from '../features/resolve/router';
 import { universalRouter } from '../features/universal/router';
 import { agentsRouter } from '../features/agents/router';
@@ -13,6 +14,7 @@ export const appRouter = router({
   names: resolveRouter,
   auth: connectRouter,
   keys: keysRouter,
+  payWebhooks: payWebhooksRouter,
   universal: universalRouter,
   agents: agentsRouter,
 });

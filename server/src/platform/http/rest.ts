@@ -167,6 +167,9 @@ function queryInput(request: FastifyRequest, arrayKeys: string[]): Record<string
 
 function bodyInput(request: FastifyRequest, pathParams: Record<string, string>): unknown {
   const type = request.headers['content-type'];
+  // No body at all (no Content-Type, no bytes): the path is the whole input, e.g. `curl -X POST …/{id}/resume`.
+  const hasBytes = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  if (type === undefined && !hasBytes) return { ...pathParams };
   if (!type?.startsWith('application/json')) {
     throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: type ? 'unsupported content-type' : 'missing content-type header' });
   }

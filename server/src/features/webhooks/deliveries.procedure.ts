@@ -1,0 +1,20 @@
+import { DeliveryListQuerySchema, DeliveryListResponseSchema } from '@sigil/contract/webhooks';
+import { rest } from '../../trpc/meta';
+import { apiKeyProcedure } from '../../trpc/procedures';
+import { callerOf, payWebhooksOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
+import { listDeliveries } from './service';
+
+/** GET /v1/pay/webhooks/{id}/deliveries?limit=1..200 (default 50): the delivery log, newest first. */
+export const deliveries = apiKeyProcedure
+  .meta(
+    rest('GET', '/v1/pay/webhooks/{id}/deliveries', {
+      summary: 'List a webhook\'s deliveries',
+      description: 'Newest first. Status, attempts, last HTTP status or error class, response time, next attempt.',
+      tags: ['pay webhooks'],
+      protect: true,
+      errors: { ...WEBHOOK_ID_ERRORS, 400: 'BAD_REQUEST (limit outside 1..200, malformed id)' },
+    }),
+  )
+  .input(WebhookIdParamsSchema.extend(DeliveryListQuerySchema.shape))
+  .output(DeliveryListResponseSchema)
+  .query(({ ctx, input }) => listDeliveries(payWebhooksOf(ctx).db, callerOf(ctx.apiKey), input.id, { limit: input.limit }));

@@ -1,0 +1,36 @@
+import { parseWebhookRegisterRequest, WebhookCreatedSchema, WebhookRegisterRequestSchema } from '@sigil/contract/webhooks';
+import { rest } from '../../trpc/meta';
+import { apiKeyProcedure } from '../../trpc/procedures';
+import { parsedBody } from '../connect/parse-input';
+import { callerOf, payWebhooksOf, WEBHOOK_AUTH_ERRORS } from './context';
+import { registerWebhook } from './service';
+
+/** POST /v1/pay/webhooks: `{nonce, signature}` → 201 the webhook with its secret (shown once). */
+export const register = apiKeyProcedure
+  .meta(
+    rest('POST', '/v1/pay/webhooks', {
+      summary: 'Register a webhook',
+      description:
+        'The base58 signature of the challenge message, raw or in the off-chain-message envelope, by the scope wallet (wallet ' +
+        'scope) or by the `@name`\'s owner / NFT holder / live verified payment address. The `secret` appears only here.',
+      tags: ['pay webhooks'],
+      protect: true,
+      successStatus: 201,
+      errors: {
+        ...WEBHOOK_AUTH_ERRORS,
+        400: 'CHALLENGE_INVALID (unknown, used, expired, or issued to another key) / BAD_REQUEST',
+        401: 'API_KEY_REQUIRED / INVALID_KEY / SIGNATURE_INVALID',
+        403: 'WALLET_MISMATCH / NOT_CONTROLLER / CONTROL_UNPROVEN',
+        404: 'NOT_FOUND (the @name is not registered)',
+        409: 'LIMIT_REACHED (25 webhooks per account)',
+        502: 'RPC_ERROR (chain read failed; the nonce is not consumed, retry)',
+      },
+    }),
+  )
+  .use(parsedBody(parseWebhookRegisterRequest))
+  .input(WebhookRegisterRequestSchema)
+  .output(WebhookCreatedSchema)
+  .mutation(({ ctx, input }) => {
+    const hooks = payWebhooksOf(ctx);
+    return registerWebhook(hooks.db, hooks.deps, callerOf(ctx.apiKey), input);
+  });
