@@ -1,0 +1,135 @@
+// x402 pay-per-call: paid requests per second (one payment each, all pre-built and finalized before the clock
+// starts) and the verification overhead per paid request next to the same request with a key, in the same run.
+// In process (chain, service and client share one event loop) and sequential, so each number is a latency sum,
+// not a throughput under load; the keyed row is the baseline the overhead is measured against.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { base58 } from '@scure/base';
+import { createKeyPairSignerFromBytes, generateKeyPairSigner } from '@solana/kit';
+import { getCreateAssociatedTokenIdempotentInstruction } from '@solana-program/token';
+import { X402_HEADERS, encodePaymentHeader } from '@sigil/contract/x402';
+import {
+  paymentInstructions,
+  requestChallenge,
+  sendInstructions,
+  signRedeemMessage,
+  wrapNativeInstructions,
+  wrappedNativeAccount,
+  WRAPPED_NATIVE_MINT,
+} from '../../client-sdk/src/x402';
+import { buildApp } from '../../server/src/app';
+import { startLocalChain } from '../../server/src/localchain/index';
+import { createChainReader } from '../../server/src/platform/chain/reader';
+import { testConfig } from '../../server/src/platform/config';
+import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
+import { createKey } from '../../server/src/features/keys/service';
+import { table } from './support';
+
+export interface X402BenchResult {
+  paidPerSec: number;
+  paidMicros: number;
+  keyedPerSec: number;
+  keyedMicros: number;
+  challengeMicros: number;
+  /** paid − keyed, per request. */
+  overheadMicros: number;
+  markdown: string;
+}
+
+export async function benchX402(opts: { requests?: number } = {}): Promise<X402BenchResult> {
+  const n = opts.requests ?? 200;
+  const chain = await startLocalChain({ autoAdvance: false, slotMs: 10, scenario: true });
+  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-x402-'));
+  const database = createDatabase({ sqliteFile: join(dir, 'sigil.sqlite') });
+  try {
+    await migrateToLatest(database.db);
+    const payer = await createKeyPairSignerFromBytes(base58.decode(chain.scenario!.wallets.payer1!.secretKey));
+    const payTo = await generateKeyPairSigner();
+    await chain.airdrop(payTo.address, 1_000_000_000n);
+    await sendInstructions(chain.rpc, payer, wrapNativeInstructions(payer, await wrappedNativeAccount(payer.address), 5_000_000_000n));
+    const payToAta = await wrappedNativeAccount(payTo.address);
+    await sendInstructions(chain.rpc, payTo, [getCreateAssociatedTokenIdempotentInstruction({ payer: payTo, ata: payToAta, owner: payTo.address, mint: WRAPPED_NATIVE_MINT })]);
+    await chain.finalizeAll();
+
+    const config = testConfig({
+      SIGIL_RPC_URL: chain.url,
+      SIGIL_PROGRAM_ID: chain.programId,
+      SIGIL_X402_PAY_TO: payTo.address,
+      SIGIL_X402_DOMAIN_TAG: 'bench.sigil.test',
+      SIGIL_X402_IP_LIMIT_PER_MINUTE: '1000000',
+    });
+    const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 5_000 });
+    const app = buildApp({ config, chain: reader, db: database.db });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), tier: 'partner', name: 'bench' });
+    const path = '/v1/resolve/alice';
+    try {
+      // Warm-up: both paths once (connections, caches, the genesis hash, the nonce secret).
+      await fetch(base + path, { headers: { 'x-api-key': key.secret } }).then((r) => r.text());
+
+      // Pre-build n payments: challenge → pay → (finalize all) → sign. Not timed, except the challenges.
+      const built: { header: string }[] = [];
+      let challengeTotal = 0;
+      const entries = [];
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now();
+        const { entry } = await requestChallenge({ url: base + path }, payer.address);
+        challengeTotal += performance.now() - t0;
+        const signature = await sendInstructions(chain.rpc, payer, await paymentInstructions(chain.rpc, entry!, payer, { mint: { tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as never, decimals: 9 } }));
+        entries.push({ entry: entry!, signature });
+      }
+      await chain.finalizeAll();
+      for (const { entry, signature } of entries) {
+        const payerSig = await signRedeemMessage(payer, entry.extra.redeemMessage!);
+        built.push({ header: encodePaymentHeader({ network: entry.network, signature, payerSig }) });
+      }
+
+      const time = async (run: (i: number) => Promise<number>) => {
+        const t0 = performance.now();
+        for (let i = 0; i < n; i++) {
+          const status = await run(i);
+          if (status !== 200) throw new Error(`bench request ${i} answered ${status}`);
+        }
+        return (performance.now() - t0) / n;
+      };
+      const keyedMs = await time(async () => {
+        const r = await fetch(base + path, { headers: { 'x-api-key': key.secret } });
+        await r.text();
+        return r.status;
+      });
+      const paidMs = await time(async (i) => {
+        const r = await fetch(base + path, { headers: { [X402_HEADERS.payer]: payer.address, [X402_HEADERS.payment]: built[i]!.header } });
+        await r.text();
+        return r.status;
+      });
+
+      const result = {
+        paidPerSec: 1000 / paidMs,
+        paidMicros: paidMs * 1000,
+        keyedPerSec: 1000 / keyedMs,
+        keyedMicros: keyedMs * 1000,
+        challengeMicros: (challengeTotal / n) * 1000,
+        overheadMicros: (paidMs - keyedMs) * 1000,
+      };
+      const markdown = table(
+        [`GET ${path}, sequential, ${n} requests each`, 'req/s', 'µs/req', 'vs keyed'],
+        [
+          ['with X-API-Key (baseline)', Math.round(result.keyedPerSec), result.keyedMicros.toFixed(0), '1.00'],
+          ['402 challenge issued (reference stored)', Math.round(1e6 / result.challengeMicros), result.challengeMicros.toFixed(0), (result.challengeMicros / result.keyedMicros).toFixed(2)],
+          ['paid (x402, one pre-built finalized payment each)', Math.round(result.paidPerSec), result.paidMicros.toFixed(0), (result.paidMicros / result.keyedMicros).toFixed(2)],
+          ['verification overhead per paid request (paid − keyed)', '', result.overheadMicros.toFixed(0), ''],
+        ],
+      );
+      return { ...result, markdown };
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+    await chain.close();
+  }
+}
