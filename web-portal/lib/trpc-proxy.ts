@@ -1,0 +1,76 @@
+// Same-origin tRPC for the browser: the service sends no CORS headers, so the portal's backend forwards the few
+// procedures the portal uses to the service's /trpc, and turns the session cookie into the Bearer header the
+// keys procedures need. Anything else (auth.*, future procedures) is not reachable through the portal.
+import { UPSTREAM_TIMEOUT_MS } from './connect-proxy';
+import type { PortalServerConfig } from './server-config';
+import { readSessionCookie } from './session-cookie';
+
+/** Procedure → whether it needs the signed-in session. */
+export const PORTAL_PROCEDURES: Readonly<Record<string, { session: boolean }>> = {
+  'names.resolve': { session: false },
+  'names.reverse': { session: false },
+  'keys.list': { session: true },
+  'keys.create': { session: true },
+  'keys.revoke': { session: true },
+  'keys.usage': { session: true },
+};
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** tRPC's JSON-RPC numbers for the errors the proxy itself answers (so the tRPC client parses them). */
+const TRPC_CODES = { NOT_FOUND: -32004, METHOD_NOT_SUPPORTED: -32005, PAYLOAD_TOO_LARGE: -32013, BAD_GATEWAY: -32603 } as const;
+
+/** An error in tRPC's envelope, with our code in `data.errorCode` like the service's own errors. */
+export function trpcError(status: number, code: keyof typeof TRPC_CODES, errorCode: string, message: string, headers: Record<string, string> = {}): Response {
+  const body = { error: { message, code: TRPC_CODES[code], data: { code, httpStatus: status, errorCode } } };
+  return Response.json(body, { status, headers: { 'cache-control': 'no-store', ...headers } });
+}
+
+/** `path` is the procedure path after /trpc/ (a batch joins several with commas). */
+export async function forwardTrpc(
+  path: string,
+  request: Request,
+  config: PortalServerConfig,
+  fetchImpl: typeof fetch = fetch,
+): Promise<Response> {
+  const procedures = path.split(',');
+  if (procedures.length > 10 || !procedures.every((p) => Object.hasOwn(PORTAL_PROCEDURES, p))) {
+    return trpcError(404, 'NOT_FOUND', 'NOT_FOUND', 'no such procedure on the portal');
+  }
+  if (request.method !== 'GET' && request.method !== 'POST') {
+    return trpcError(405, 'METHOD_NOT_SUPPORTED', 'METHOD_NOT_ALLOWED', 'tRPC uses GET and POST', { allow: 'GET, POST' });
+  }
+
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (procedures.some((p) => PORTAL_PROCEDURES[p]!.session)) {
+    const token = readSessionCookie(request);
+    if (token) headers.authorization = `Bearer ${token}`;
+  }
+  let body: string | undefined;
+  if (request.method === 'POST') {
+    body = await request.text();
+    if (body.length > MAX_BODY_BYTES) return trpcError(413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE', 'request body over 64 KiB');
+    headers['content-type'] = 'application/json';
+  }
+
+  const search = new URL(request.url).search;
+  let upstream: Response;
+  try {
+    upstream = await fetchImpl(`${config.apiBase}/trpc/${path}${search}`, {
+      method: request.method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
+      cache: 'no-store',
+    });
+  } catch {
+    return trpcError(502, 'BAD_GATEWAY', 'UPSTREAM_UNAVAILABLE', 'the Sigil service did not answer; try again');
+  }
+  const responseHeaders: Record<string, string> = {
+    'content-type': upstream.headers.get('content-type') ?? 'application/json',
+    'cache-control': 'no-store',
+  };
+  const requestId = upstream.headers.get('x-request-id');
+  if (requestId) responseHeaders['x-request-id'] = requestId;
+  return new Response(await upstream.text(), { status: upstream.status, headers: responseHeaders });
+}
