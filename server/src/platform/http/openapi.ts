@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { PublicErrorBodySchema, V1ErrorBodySchema } from '@sigil/contract/public';
 import { faceOf } from './errors';
+import type { ProcedureMeta } from '../../trpc/meta';
 
 export interface OpenApiInfo {
   version: string;
@@ -37,14 +38,24 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, info: OpenApiInfo): 
     defs: { PublicError: PublicErrorBodySchema, V1Error: V1ErrorBodySchema },
   });
 
+  // The generator caches one error response per status code, so every route would show the first route's reason
+  // for, say, 404. Each route's own `errors` text is taken from its meta instead.
+  const reasons = new Map<string, Record<string, string>>();
+  const procedures = (router as unknown as { _def: { procedures: Record<string, { _def?: { meta?: ProcedureMeta } }> } })._def.procedures;
+  for (const procedure of Object.values(procedures)) {
+    const openapi = procedure._def?.meta?.openapi;
+    const errors = openapi?.errorResponses;
+    if (openapi && errors && !Array.isArray(errors)) reasons.set(`${openapi.method.toLowerCase()} ${openapi.path}`, errors as Record<string, string>);
+  }
+
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     const ref = faceOf(path) === 'v1' ? '#/components/schemas/V1Error' : '#/components/schemas/PublicError';
-    for (const op of Object.values(item as Record<string, { responses?: Record<string, { description?: string }> }>)) {
+    for (const [method, op] of Object.entries(item as Record<string, { responses?: Record<string, { description?: string }> }>)) {
       if (!op || typeof op !== 'object' || !op.responses) continue;
       for (const [status, response] of Object.entries(op.responses)) {
         if (/^[2-3]/.test(status)) continue;
         op.responses[status] = {
-          description: response.description ?? 'Error',
+          description: reasons.get(`${method} ${path}`)?.[status] ?? response.description ?? 'Error',
           content: { 'application/json': { schema: { $ref: ref } } },
         } as (typeof op.responses)[string];
       }

@@ -1,0 +1,284 @@
+// Agents over real HTTP: GET /v1/agents/{handle} against the local chain (scout = Agent handle) and manifest servers
+// on loopback HTTPS (allowed only by SIGIL_OUTBOUND_ALLOW_LOOPBACK) that answer, time out, refuse, redirect, send
+// 10 MB, send HTML, or lie about the handle, network or payment address; every agents row of the spec's error
+// table; POST /v1/agents/validate; the JSON Schema route; credentials and documented statuses.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { agentManifestJsonSchema, VALIDATE_NOTE } from '@sigil/contract/agents';
+import { demoWallet, registerHandle, setRecord, setVerifiedEd25519Record } from '../../server/src/features/agents/testing';
+import { fundedWallet } from '../../server/src/localchain/testing';
+import { findHandlePda } from '../../server/src/platform/chain/registry';
+import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../server/src/platform/outbound/testing';
+import type { Scenario } from '../../server/src/localchain';
+import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
+
+let app: KeyedApp;
+let strict: KeyedApp; // same chain, loopback NOT allowed (the production default)
+let scenario: Scenario;
+let receiver: HttpsReceiver;
+let ivan: KeyPairSigner;
+let solPayTo: KeyPairSigner;
+let respond: (req: IncomingMessage, res: ServerResponse) => void;
+
+const json = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+function manifest(overrides: { name?: string; network?: string; handle?: string; addresses?: unknown[] } = {}) {
+  return {
+    sigil: { version: 1, name: overrides.name ?? 'scout', network: overrides.network ?? 'testnet', handle: overrides.handle ?? scenario.handles.scout!.account },
+    endpoints: [{ type: 'mcp', url: 'https://agents.example/scout/mcp-from-manifest' }],
+    payment: { addresses: overrides.addresses ?? [{ coinType: 501, address: solPayTo.address, verified: true }] },
+  };
+}
+
+const manifestUrl = () => `https://127.0.0.1:${receiver.port}/scout/manifest.json`;
+const getAgent = (handle: string, on = app) => on.call('GET', `/v1/agents/${handle}`, { key: on.key.secret });
+
+async function withManifestRecord<T>(url: string, run: () => Promise<T>): Promise<T> {
+  await setRecord(app.chain, ivan, 'scout', 'text', 'agent.manifest', url);
+  try {
+    return await run();
+  } finally {
+    await setRecord(app.chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
+  }
+}
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver((req, res) => respond(req, res));
+  app = await startKeyedApp({
+    dialect: 'sqlite',
+    env: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true', SIGIL_IPFS_GATEWAY: `https://127.0.0.1:${receiver.port}` },
+    outboundOptions: { ca: selfSignedCert().cert },
+  });
+  strict = await startKeyedApp({ dialect: 'sqlite', chain: app.chain, outboundOptions: { ca: selfSignedCert().cert } });
+  scenario = app.chain.scenario!;
+  ivan = await demoWallet('ivan');
+  solPayTo = await generateKeyPairSigner();
+  await setRecord(app.chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
+  await setVerifiedEd25519Record(app.chain, ivan, 'scout', 'SOL', solPayTo);
+}, 60_000);
+
+afterAll(async () => {
+  await strict?.close();
+  await app?.close();
+  await receiver?.close();
+});
+
+beforeEach(() => {
+  receiver.requests.length = 0;
+  respond = json(manifest());
+});
+
+describe('GET /v1/agents/{handle}', () => {
+  it('resolves an Agent handle: live endpoint records, the manifest URL and the validated manifest', async () => {
+    const res = await getAgent('@Scout');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toStrictEqual({
+      name: 'scout',
+      handle: scenario.handles.scout!.account,
+      handleType: 3,
+      agent: true,
+      manifestUrl: manifestUrl(),
+      endpoints: { mcp: 'https://agents.example/scout/mcp' },
+      manifest: manifest(),
+    });
+    expect(receiver.requests.map((r) => r.url)).toEqual(['/scout/manifest.json']);
+    expect(res.headers.get('x-ratelimit-remaining')).not.toBeNull();
+    expect((await app.call('GET', '/v1/agents/scout', { key: app.key.secret })).status).toBe(200); // `@` optional
+  });
+
+  it('ipfs:// manifests go through the configured gateway', async () => {
+    const ipfs = 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json';
+    const res = await withManifestRecord(ipfs, () => getAgent('scout'));
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.manifestUrl).toBe(ipfs);
+    expect(receiver.requests.map((r) => r.url)).toEqual(['/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json']);
+  });
+
+  it('retries a transient failure once (503, then 200)', async () => {
+    let calls = 0;
+    respond = (req, res) => (calls++ === 0 ? res.writeHead(503).end() : json(manifest())(req, res));
+    expect((await getAgent('scout')).status).toBe(200);
+    expect(receiver.requests).toHaveLength(2);
+  });
+
+  it('404 NOT_AN_AGENT, 404 NO_MANIFEST, 404 HANDLE_NOT_REGISTERED, 400 INVALID_HANDLE', async () => {
+    const plain = await getAgent('alice');
+    expect(plain.status).toBe(404);
+    expect(plain.body).toStrictEqual({ code: 'NOT_AN_AGENT', message: '@alice is not an agent (handle type 0, no agent.manifest record)' });
+    await registerHandle(app.chain, await fundedWallet(app.chain), 'bareagent', 3);
+    const bare = await getAgent('bareagent');
+    expect(bare.status).toBe(404);
+    expect(bare.body).toStrictEqual({ code: 'NO_MANIFEST', message: '@bareagent is an agent without an agent.manifest record' });
+    const nobody = await getAgent('nobody');
+    expect(nobody.status).toBe(404);
+    expect(nobody.body.code).toBe('HANDLE_NOT_REGISTERED');
+    const invalid = await getAgent('forge.xnt');
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toStrictEqual({ code: 'INVALID_HANDLE', message: '"forge.xnt" is not a valid handle' });
+  });
+
+  it('424 MANIFEST_UNREACHABLE: timed out (after one retry)', async () => {
+    respond = () => {}; // never answers
+    const res = await getAgent('scout');
+    expect(res.status).toBe(424);
+    expect(res.body).toStrictEqual({ code: 'MANIFEST_UNREACHABLE', message: `manifest ${manifestUrl()} is unreachable: timed out` });
+    expect(receiver.requests).toHaveLength(2);
+  }, 20_000);
+
+  it('424 MANIFEST_UNREACHABLE: connection refused', async () => {
+    const closedPort = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const port = (s.address() as { port: number }).port;
+        s.close(() => resolve(port));
+      });
+    });
+    const url = `https://127.0.0.1:${closedPort}/m.json`;
+    const res = await withManifestRecord(url, () => getAgent('scout'));
+    expect(res.status).toBe(424);
+    expect(res.body).toStrictEqual({ code: 'MANIFEST_UNREACHABLE', message: `manifest ${url} is unreachable: connection refused` });
+  });
+
+  it('424 MANIFEST_UNREACHABLE: a redirect is not followed', async () => {
+    respond = (_req, res) => res.writeHead(302, { location: `https://127.0.0.1:${receiver.port}/elsewhere.json` }).end();
+    const res = await getAgent('scout');
+    expect(res.status).toBe(424);
+    expect(res.body).toStrictEqual({
+      code: 'MANIFEST_UNREACHABLE',
+      message: `manifest ${manifestUrl()} is unreachable: answered HTTP 302 (redirects are not followed)`,
+    });
+    expect(receiver.requests.map((r) => r.url)).toEqual(['/scout/manifest.json']);
+  });
+
+  it('424 MANIFEST_UNREACHABLE: loopback is refused unless SIGIL_OUTBOUND_ALLOW_LOOPBACK is set', async () => {
+    const res = await getAgent('scout', strict);
+    expect(res.status).toBe(424);
+    expect(res.body.code).toBe('MANIFEST_UNREACHABLE');
+    expect(res.body.message).toMatch(new RegExp(`^manifest ${manifestUrl().replace(/[.?]/g, '\\$&')} is unreachable: destination not allowed \\(`));
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('422 INVALID_MANIFEST: 10 MB, HTML', async () => {
+    respond = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 10 && res.write(chunk)) sent++;
+        if (sent < 10) res.once('drain', () => (sent++, pump()));
+        else res.end();
+      };
+      res.on('error', () => {});
+      pump();
+    };
+    const big = await getAgent('scout');
+    expect(big.status).toBe(422);
+    expect(big.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest ${manifestUrl()} is larger than 65536 bytes` });
+    respond = (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hi</html>');
+    const html = await getAgent('scout');
+    expect(html.status).toBe(422);
+    expect(html.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest ${manifestUrl()} is not JSON: content type "text/html" is not JSON` });
+  });
+
+  it('422 INVALID_MANIFEST: lies about the name, the handle account, the network, the payment address', async () => {
+    const cases: [ReturnType<typeof manifest>, string][] = [
+      [manifest({ name: 'alice' }), 'sigil.name: names "alice", not "scout"'],
+      [
+        manifest({ handle: scenario.handles.alice!.account }),
+        `sigil.handle: is ${scenario.handles.alice!.account}; the handle account of "scout" is ${scenario.handles.scout!.account}`,
+      ],
+      [manifest({ network: 'mainnet' }), 'sigil.network: is mainnet; this deployment is testnet'],
+    ];
+    const impostor = (await generateKeyPairSigner()).address;
+    cases.push([
+      manifest({ addresses: [{ coinType: 501, address: impostor, verified: true }] }),
+      `payment.addresses[0].verified: claims ${impostor} is verified, but @scout has no signature-verified SOL record for it`,
+    ]);
+    for (const [lie, problem] of cases) {
+      respond = json(lie);
+      const res = await getAgent('scout');
+      expect(res.status, problem).toBe(422);
+      expect(res.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest does not match the handle: ${problem}` });
+    }
+  });
+});
+
+describe('POST /v1/agents/validate (pure)', () => {
+  const validate = (body: unknown) => app.call('POST', '/v1/agents/validate', { key: app.key.secret, body });
+
+  it('a valid manifest for a registered handle', async () => {
+    const res = await validate({ handle: '@scout', manifest: manifest() });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toStrictEqual({ name: 'scout', handle: scenario.handles.scout!.account, network: 'testnet', valid: true, errors: [], note: VALIDATE_NOTE });
+  });
+
+  it('works before registration (the handle account is derived), one path-addressed error per problem', async () => {
+    const [account] = await findHandlePda(app.chain.programId, 'futurebot');
+    const ok = await validate({ handle: 'futurebot', manifest: { sigil: { version: 1, name: 'futurebot', network: 'testnet', handle: account } } });
+    expect(ok.body).toMatchObject({ name: 'futurebot', valid: true, errors: [] });
+
+    const res = await validate({
+      handle: 'futurebot',
+      manifest: { sigil: { version: 2, name: 'futurebot', network: 'mainnet', handle: account }, endpoints: [{ type: 'mcp', url: 'http://x.example' }] },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.valid).toBe(false);
+    expect(res.body.errors).toStrictEqual([
+      { path: 'sigil.version', message: 'must be 1' },
+      { path: 'endpoints[0].url', message: 'must be an https:// URL' },
+    ]);
+    const identity = await validate({ handle: 'futurebot', manifest: manifest() });
+    expect(identity.body.errors.map((e: { path: string }) => e.path)).toEqual(['sigil.name', 'sigil.handle']);
+  });
+
+  it('400 INVALID_HANDLE for a bad handle; 400 for a body that is not {handle, manifest}', async () => {
+    const bad = await validate({ handle: 'not a handle', manifest: {} });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toStrictEqual({ code: 'INVALID_HANDLE', message: '"not a handle" is not a valid handle' });
+    const noHandle = await validate({ manifest: {} });
+    expect(noHandle.status).toBe(400);
+    expect(noHandle.body.code).toBe('BAD_REQUEST');
+    const notJsonObject = await validate('[1,2]');
+    expect(notJsonObject.status).toBe(400);
+  });
+});
+
+describe('GET /schemas/agent-manifest.v1.json', () => {
+  it('is public and serves the contract JSON Schema (draft 2020-12)', async () => {
+    const res = await app.call('GET', '/schemas/agent-manifest.v1.json');
+    expect(res.status, res.text).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toStrictEqual(agentManifestJsonSchema());
+    expect(res.body.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
+    expect(res.body.required).toEqual(['sigil']);
+  });
+});
+
+describe('credentials and documentation', () => {
+  it('no key → 401 API_KEY_REQUIRED (x402 off); an unknown key → 401 INVALID_KEY', async () => {
+    for (const [method, path, body] of [
+      ['GET', '/v1/agents/scout', undefined],
+      ['POST', '/v1/agents/validate', { handle: 'scout', manifest: {} }],
+    ] as const) {
+      const none = await app.call(method, path, { body });
+      expect(none.status, path).toBe(401);
+      expect(none.body, path).toStrictEqual({ code: 'API_KEY_REQUIRED', message: 'send your API key in the X-API-Key header' });
+      const bad = await app.call(method, path, { body, key: 'sk_live_notakey' });
+      expect(bad.status, path).toBe(401);
+      expect(bad.body.code, path).toBe('INVALID_KEY');
+    }
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('/openapi.json lists the agents rows of the spec table on GET /v1/agents/{handle}', async () => {
+    const doc = (await app.call('GET', '/openapi.json')).body;
+    expect(Object.keys(doc.paths['/v1/agents/{handle}'].get.responses).sort()).toEqual(['200', '400', '401', '402', '404', '422', '424', '429', '502']);
+    expect(doc.paths['/v1/agents/{handle}'].get.responses['404'].description).toMatch(/NOT_AN_AGENT.*NO_MANIFEST/);
+    expect(Object.keys(doc.paths['/v1/agents/validate'].post.responses).sort()).toEqual(['200', '400', '401', '429']);
+    expect(Object.keys(doc.paths['/schemas/agent-manifest.v1.json'].get.responses).sort()).toEqual(['200']);
+  });
+});
