@@ -241,7 +241,9 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
 
       if (row.kind === 'wallet') {
         await consume(row);
-        return walletSession(audience, signer);
+        // No mode: address control was chosen because the wallet had no trusted primary at issue time (≤ the
+        // challenge lifetime ago); the session read re-reads it live, so skip a chain round trip here.
+        return row.mode === null ? issueSession(audience, signer, null, null, 'wallet') : walletSession(audience, signer);
       }
       // Handle control is checked live: same registration, and the signer is its current authority.
       const handle = await liveHandle(row.handle!);
