@@ -114,7 +114,7 @@ describe('the challenge', () => {
   });
 
   it('without a payer (or with a malformed X-Payer): no reference, no feePayer, no redeemMessage; `error` absent', async () => {
-    for (const headers of [{}, { [X402_HEADERS.payer]: 'not-a-wallet' }, { [X402_HEADERS.payer]: '0OIl' + env.payer1.address.slice(4) }]) {
+    for (const headers of [{} as Record<string, string>, { [X402_HEADERS.payer]: 'not-a-wallet' }, { [X402_HEADERS.payer]: '0OIl' + env.payer1.address.slice(4) }]) {
       const r = await app.get('/v1/resolve/alice', headers);
       expect(r.status).toBe(402);
       expect(r.body.error).toBeUndefined();
