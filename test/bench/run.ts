@@ -1,0 +1,42 @@
+// `npm run bench`: every benchmark section in one run, each next to its own bare baseline measured in the same
+// run, printed as markdown (copy the tables into docs/benchmarks.md with the machine line). Sections run one after
+// another so they do not compete for the 2 cores. `npm run bench -- public` runs only the named sections.
+import { cpus, totalmem } from 'node:os';
+import { benchPublic } from './public';
+import { benchRateLimit } from './ratelimit';
+import { benchX402 } from './x402';
+import { benchUniversal } from './universal';
+import { table } from './support';
+
+type Section = { name: string; run: () => Promise<string> };
+
+const sections: Section[] = [
+  { name: 'public', run: async () => (await benchPublic()).markdown },
+  {
+    name: 'ratelimit',
+    run: async () => {
+      const r = await benchRateLimit();
+      return table(
+        ['operation (SQLite, sequential)', 'ops/s', 'µs/op', 'vs bare SELECT 1'],
+        [
+          ['bare `SELECT 1` (baseline)', Math.round(r.selectOnePerSec), (1e6 / r.selectOnePerSec).toFixed(1), '1.00'],
+          ['RateLimiter.limit()', Math.round(r.limitPerSec), r.limitMicros.toFixed(1), (r.selectOnePerSec / r.limitPerSec).toFixed(2) + '× the cost'],
+          ['authenticateKey()', Math.round(r.authenticatePerSec), r.authenticateMicros.toFixed(1), (r.selectOnePerSec / r.authenticatePerSec).toFixed(2) + '× the cost'],
+        ],
+      );
+    },
+  },
+  { name: 'x402', run: async () => (await benchX402()).markdown },
+  { name: 'universal', run: async () => (await benchUniversal()).markdown },
+];
+
+const only = process.argv.slice(2);
+const cpu = cpus()[0]?.model ?? 'unknown cpu';
+console.log(`# Sigil benchmarks — ${new Date().toISOString()}\n`);
+console.log(`Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`);
+for (const s of sections) {
+  if (only.length && !only.includes(s.name)) continue;
+  console.log(`## ${s.name}\n`);
+  console.log((await s.run()) + '\n');
+}
+process.exit(0);
