@@ -189,23 +189,30 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): (method: 
   const decide = restDecider(lookup);
   // Micro-cache of finished answers for sharedCache routes, keyed by the raw URL: a replay skips the procedure
   // call entirely (the hot path of public resolve). Only definitive answers are kept: 2xx and 4xx, never 5xx.
+  // The check runs before routing (a hit already proved its route), so a replay costs one map lookup.
   const answers =
-    opts.responseCacheMs > 0 ? new LRUCache<string, { status: number; body: string }>({ max: 20_000, ttl: opts.responseCacheMs }) : null;
+    opts.responseCacheMs > 0
+      ? new LRUCache<string, { status: number; body: string; routeLabel: string }>({ max: 20_000, ttl: opts.responseCacheMs })
+      : null;
 
   /** Before the body is read: answer 404 / 405 / 400 now, or record the matched route for the handler. */
   async function route(request: FastifyRequest, reply: FastifyReply) {
+    if (answers && (request.method === 'GET' || request.method === 'HEAD')) {
+      const hit = answers.get(request.url);
+      if (hit) {
+        request.routeLabel = hit.routeLabel;
+        return reply.code(hit.status).type('application/json; charset=utf-8').send(hit.body);
+      }
+    }
     const decision = decide(request.method, request.url);
     request.routeLabel = decision.routeLabel;
     if ('error' in decision) return send(reply, decision.error);
     request.restRoute = decision.route;
-    if (answers && decision.route.sharedCache) {
-      const hit = answers.get(request.url);
-      if (hit) return reply.code(hit.status).type('application/json; charset=utf-8').send(hit.body);
-    }
   }
 
+  /** Keeps a sharedCache route's definitive answer (2xx/4xx, never 5xx) for replay. */
   function remember(request: FastifyRequest, route: RestRoute, status: number, body: string): void {
-    if (answers && route.sharedCache && status < 500) answers.set(request.url, { status, body });
+    if (answers && route.sharedCache && status < 500) answers.set(request.url, { status, body, routeLabel: route.template });
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
