@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { ApiError, type V1ErrorCode } from './errors';
 import { isBase58Address, parseHandle } from './names';
+import { parseWithFieldCodes } from './parse';
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixed texts and defaults
@@ -181,14 +182,8 @@ const FIELD_CODES: Record<string, V1ErrorCode> = {
   signature: 'INVALID_SIGNATURE_ENCODING',
 };
 
-function parseWithCodes<T>(schema: z.ZodType<T>, body: unknown, nonObjectCode: V1ErrorCode = 'BAD_REQUEST'): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue && typeof issue.path[0] === 'string' ? issue.path[0] : '';
-  if (!field) throw new ApiError(nonObjectCode, 'request body must be a JSON object');
-  throw new ApiError(FIELD_CODES[field] ?? 'BAD_REQUEST', `${field}: ${issue!.message}`);
-}
+const parseWithCodes = <T>(schema: z.ZodType<T>, body: unknown, nonObjectCode?: V1ErrorCode): T =>
+  parseWithFieldCodes(schema, body, FIELD_CODES, nonObjectCode);
 
 /**
  * Validates a challenge request: exactly one of `handle`/`wallet` (INVALID_CHALLENGE_REQUEST), `mode` only with

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ApiError, type V1ErrorCode } from './errors';
 import { isBase58Address, isTopLevelHandle, normalizeName } from './names';
+import { parseWithFieldCodes } from './parse';
 
 // ---------------------------------------------------------------------------------------------------------
 // Limits (spec "Limits")
@@ -174,14 +175,7 @@ const FIELD_CODES: Record<string, V1ErrorCode> = {
   signature: 'SIGNATURE_INVALID',
 };
 
-function parseWithCodes<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  const field = issue && typeof issue.path[0] === 'string' ? issue.path[0] : '';
-  const code = FIELD_CODES[field] ?? 'BAD_REQUEST';
-  throw new ApiError(code, field ? `${field}: ${issue!.message}` : 'request body must be a JSON object');
-}
+const parseWithCodes = <T>(schema: z.ZodType<T>, body: unknown): T => parseWithFieldCodes(schema, body, FIELD_CODES);
 
 /** Validated challenge request, semantic checks included. Field failures throw the spec's INVALID_* codes. */
 export interface ParsedWebhookChallengeRequest {
