@@ -3,11 +3,20 @@
 // 10 MB, send HTML, or lie about the handle, network or payment address; every agents row of the spec's error
 // table; POST /v1/agents/validate; the JSON Schema route; credentials and documented statuses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { agentManifestJsonSchema, VALIDATE_NOTE } from '@sigil/contract/agents';
-import { demoWallet, registerHandle, setRecord, setVerifiedEd25519Record } from '../../server/src/features/agents/testing';
+import {
+  closedLoopbackPort,
+  demoWallet,
+  registerHandle,
+  respondJson,
+  respondTenMegabytes,
+  scoutManifest,
+  setRecord,
+  setVerifiedEd25519Record,
+  type ManifestOverrides,
+} from '../../server/src/features/agents/testing';
 import { fundedWallet } from '../../server/src/localchain/testing';
 import { findHandlePda } from '../../server/src/platform/chain/registry';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../server/src/platform/outbound/testing';
@@ -22,18 +31,7 @@ let ivan: KeyPairSigner;
 let solPayTo: KeyPairSigner;
 let respond: (req: IncomingMessage, res: ServerResponse) => void;
 
-const json = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
-
-function manifest(overrides: { name?: string; network?: string; handle?: string; addresses?: unknown[] } = {}) {
-  return {
-    sigil: { version: 1, name: overrides.name ?? 'scout', network: overrides.network ?? 'testnet', handle: overrides.handle ?? scenario.handles.scout!.account },
-    endpoints: [{ type: 'mcp', url: 'https://agents.example/scout/mcp-from-manifest' }],
-    payment: { addresses: overrides.addresses ?? [{ coinType: 501, address: solPayTo.address, verified: true }] },
-  };
-}
+const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, solPayTo.address, overrides);
 
 const manifestUrl = () => `https://127.0.0.1:${receiver.port}/scout/manifest.json`;
 const getAgent = (handle: string, on = app) => on.call('GET', `/v1/agents/${handle}`, { key: on.key.secret });
@@ -70,7 +68,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   receiver.requests.length = 0;
-  respond = json(manifest());
+  respond = respondJson(manifest());
 });
 
 describe('GET /v1/agents/{handle}', () => {
@@ -101,7 +99,7 @@ describe('GET /v1/agents/{handle}', () => {
 
   it('retries a transient failure once (503, then 200)', async () => {
     let calls = 0;
-    respond = (req, res) => (calls++ === 0 ? res.writeHead(503).end() : json(manifest())(req, res));
+    respond = (req, res) => (calls++ === 0 ? res.writeHead(503).end() : respondJson(manifest())(req, res));
     expect((await getAgent('scout')).status).toBe(200);
     expect(receiver.requests).toHaveLength(2);
   });
@@ -131,12 +129,7 @@ describe('GET /v1/agents/{handle}', () => {
   }, 20_000);
 
   it('424 MANIFEST_UNREACHABLE: connection refused', async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as { port: number }).port;
-        s.close(() => resolve(port));
-      });
-    });
+    const closedPort = await closedLoopbackPort();
     const url = `https://127.0.0.1:${closedPort}/m.json`;
     const res = await withManifestRecord(url, () => getAgent('scout'));
     expect(res.status).toBe(424);
@@ -163,18 +156,7 @@ describe('GET /v1/agents/{handle}', () => {
   });
 
   it('422 INVALID_MANIFEST: 10 MB, HTML', async () => {
-    respond = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(1024 * 1024, 0x20);
-      let sent = 0;
-      const pump = () => {
-        while (sent < 10 && res.write(chunk)) sent++;
-        if (sent < 10) res.once('drain', () => (sent++, pump()));
-        else res.end();
-      };
-      res.on('error', () => {});
-      pump();
-    };
+    respond = respondTenMegabytes;
     const big = await getAgent('scout');
     expect(big.status).toBe(422);
     expect(big.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest ${manifestUrl()} is larger than 65536 bytes` });
@@ -199,7 +181,7 @@ describe('GET /v1/agents/{handle}', () => {
       `payment.addresses[0].verified: claims ${impostor} is verified, but @scout has no signature-verified SOL record for it`,
     ]);
     for (const [lie, problem] of cases) {
-      respond = json(lie);
+      respond = respondJson(lie);
       const res = await getAgent('scout');
       expect(res.status, problem).toBe(422);
       expect(res.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest does not match the handle: ${problem}` });

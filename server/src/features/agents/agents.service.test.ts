@@ -1,17 +1,26 @@
 // The agent service against the real local chain (scout = Agent handle) and real loopback HTTPS manifest servers:
 // happy paths, every error row (NOT_AN_AGENT, NO_MANIFEST, 424 causes, 422 lies), retry and the pay-to rule.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
-import { ApiError } from '@sigil/contract/errors';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
 import { fundedWallet } from '../../localchain/testing';
 import { createChainReader } from '../../platform/chain/reader';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
+import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
 import { createAgentService, type AgentService } from './service';
-import { demoWallet, registerHandle, setRecord, setVerifiedEd25519Record } from './testing';
+import { apiFailure as failure } from '../../platform/testing';
+import {
+  closedLoopbackPort,
+  demoWallet,
+  registerHandle,
+  respondJson,
+  respondTenMegabytes,
+  scoutManifest,
+  setRecord,
+  setVerifiedEd25519Record,
+  type ManifestOverrides,
+} from './testing';
 
 let chain: LocalChain;
 let scenario: Scenario;
@@ -22,28 +31,7 @@ let ivan: KeyPairSigner;
 let solPayTo: KeyPairSigner;
 let respond: (req: IncomingMessage, res: ServerResponse) => void;
 
-const json = (body: unknown) => (_req: IncomingMessage, res: ServerResponse) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-};
-
-function manifest(overrides: { name?: string; network?: string; handle?: string; addresses?: unknown[] } = {}) {
-  return {
-    sigil: { version: 1, name: overrides.name ?? 'scout', network: overrides.network ?? 'testnet', handle: overrides.handle ?? scenario.handles.scout!.account },
-    endpoints: [{ type: 'mcp', url: 'https://agents.example/scout/mcp-from-manifest' }],
-    payment: { addresses: overrides.addresses ?? [{ coinType: 501, address: solPayTo.address, verified: true }] },
-  };
-}
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; status: number; message: string }> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ApiError) return { code: err.code, status: err.status, message: err.message };
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
+const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, solPayTo.address, overrides);
 
 const manifestUrl = () => `https://127.0.0.1:${receiver.port}/scout/manifest.json`;
 
@@ -53,7 +41,7 @@ beforeAll(async () => {
   ivan = await demoWallet('ivan');
   solPayTo = await generateKeyPairSigner();
   receiver = await startHttpsReceiver((req, res) => respond(req, res));
-  outbound = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert });
+  outbound = loopbackTestClient();
   const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000 });
   agents = createAgentService({ chain: reader, outbound, network: 'testnet', timeoutMs: 400, ipfsGateway: `https://127.0.0.1:${receiver.port}` });
   await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
@@ -66,7 +54,7 @@ afterAll(async () => {
 });
 beforeEach(() => {
   receiver.requests.length = 0;
-  respond = json(manifest());
+  respond = respondJson(manifest());
 });
 
 describe('agent resolution (happy)', () => {
@@ -91,7 +79,7 @@ describe('agent resolution (happy)', () => {
     await setRecord(chain, owner, 'helper', 'text', 'agent.manifest', `https://127.0.0.1:${receiver.port}/helper.json`);
     await setRecord(chain, owner, 'helper', 'text', 'agent.a2a', 'https://helper.example/a2a');
     const { [0]: helperAccount } = await import('../../platform/chain/registry').then((m) => m.findHandlePda(chain.programId, 'helper'));
-    respond = json({ sigil: { version: 1, name: 'helper', network: 'testnet', handle: helperAccount } });
+    respond = respondJson({ sigil: { version: 1, name: 'helper', network: 'testnet', handle: helperAccount } });
     const result = await agents.resolve('helper');
     expect(result.handleType).toBe(0);
     expect(result.endpoints).toEqual({ a2a: 'https://helper.example/a2a' });
@@ -103,7 +91,7 @@ describe('agent resolution (happy)', () => {
     respond = (req, res) => {
       if (calls++ === 0) {
         res.writeHead(503).end();
-      } else json(manifest())(req, res);
+      } else respondJson(manifest())(req, res);
     };
     expect((await agents.resolve('scout')).name).toBe('scout');
     expect(receiver.requests).toHaveLength(2);
@@ -160,12 +148,7 @@ describe('agent resolution (errors)', () => {
   });
 
   it('424 connection refused', async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const s = createServer().listen(0, '127.0.0.1', () => {
-        const port = (s.address() as { port: number }).port;
-        s.close(() => resolve(port));
-      });
-    });
+    const closedPort = await closedLoopbackPort();
     const url = `https://127.0.0.1:${closedPort}/m.json`;
     await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', url);
     try {
@@ -177,7 +160,7 @@ describe('agent resolution (errors)', () => {
 
   it('424 host did not resolve, and TLS certificate unverifiable', async () => {
     const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000 });
-    const noDns = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, resolver: async () => [] });
+    const noDns = loopbackTestClient({ resolver: async () => [] });
     const noCa = createOutboundClient({ allowLoopback: true });
     try {
       await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', 'https://manifests.sigil-nowhere.net/scout.json');
@@ -208,18 +191,7 @@ describe('agent resolution (errors)', () => {
   });
 
   it('422 for 10 MB, for HTML, for invalid JSON', async () => {
-    respond = (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      const chunk = Buffer.alloc(1024 * 1024, 0x20);
-      let sent = 0;
-      const pump = () => {
-        while (sent < 10 && res.write(chunk)) sent++;
-        if (sent < 10) res.once('drain', () => (sent++, pump()));
-        else res.end();
-      };
-      res.on('error', () => {});
-      pump();
-    };
+    respond = respondTenMegabytes;
     expect(await failure(agents.resolve('scout'))).toEqual({
       code: 'INVALID_MANIFEST',
       status: 422,
@@ -236,13 +208,13 @@ describe('agent resolution (errors)', () => {
   });
 
   it('422 when the manifest lies about the name, handle account or network', async () => {
-    respond = json(manifest({ name: 'alice' }));
+    respond = respondJson(manifest({ name: 'alice' }));
     expect((await failure(agents.resolve('scout'))).message).toBe('manifest does not match the handle: sigil.name: names "alice", not "scout"');
-    respond = json(manifest({ handle: scenario.handles.alice!.account }));
+    respond = respondJson(manifest({ handle: scenario.handles.alice!.account }));
     expect((await failure(agents.resolve('scout'))).message).toBe(
       `manifest does not match the handle: sigil.handle: is ${scenario.handles.alice!.account}; the handle account of "scout" is ${scenario.handles.scout!.account}`,
     );
-    respond = json(manifest({ network: 'mainnet' }));
+    respond = respondJson(manifest({ network: 'mainnet' }));
     expect(await failure(agents.resolve('scout'))).toEqual({
       code: 'INVALID_MANIFEST',
       status: 422,
@@ -252,7 +224,7 @@ describe('agent resolution (errors)', () => {
 
   it('422 when a verified payment address is not the signature-verified record (the pay-to authority)', async () => {
     const impostor = (await generateKeyPairSigner()).address;
-    respond = json(manifest({ addresses: [{ coinType: 501, address: impostor, verified: true }] }));
+    respond = respondJson(manifest({ addresses: [{ coinType: 501, address: impostor, verified: true }] }));
     expect(await failure(agents.resolve('scout'))).toEqual({
       code: 'INVALID_MANIFEST',
       status: 422,
@@ -260,14 +232,14 @@ describe('agent resolution (errors)', () => {
     });
     // scout's X1 record exists but is unverified: claiming it verified is refused; declaring it unverified is fine.
     const x1 = scenario.wallets.ivan!.address;
-    respond = json(manifest({ addresses: [{ coinType: 60, address: '0x0000000000000000000000000000000000000001', verified: true }] }));
+    respond = respondJson(manifest({ addresses: [{ coinType: 60, address: '0x0000000000000000000000000000000000000001', verified: true }] }));
     expect((await failure(agents.resolve('scout'))).message).toContain('has no signature-verified ETH record');
-    respond = json(manifest({ addresses: [{ coinType: 501, address: x1, verified: false }] }));
+    respond = respondJson(manifest({ addresses: [{ coinType: 501, address: x1, verified: false }] }));
     expect((await agents.resolve('scout')).manifest.payment?.addresses).toEqual([{ coinType: 501, address: x1, verified: false }]);
   });
 
   it('422 on shape problems, path-addressed', async () => {
-    respond = json({ sigil: { version: 1, name: 'scout', network: 'testnet' }, endpoints: [{ type: 'mcp', url: 'http://plain/mcp' }] });
+    respond = respondJson({ sigil: { version: 1, name: 'scout', network: 'testnet' }, endpoints: [{ type: 'mcp', url: 'http://plain/mcp' }] });
     expect((await failure(agents.resolve('scout'))).message).toBe(
       'manifest does not match the handle: sigil.handle: is required; endpoints[0].url: must be an https:// URL',
     );

@@ -1,5 +1,7 @@
 // Test fixtures: write registry records and handles on a local chain with real transactions, and serve manifests
 // from loopback HTTPS receivers. Never imported by production code.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:net';
 import type { KeyPairSigner } from '@solana/kit';
 import {
   findHandlePda,
@@ -47,3 +49,53 @@ export async function registerHandle(chain: Chain, owner: KeyPairSigner, name: s
 }
 
 export { demoWallet };
+
+type Responder = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A receiver handler answering 200 with `body` as JSON. */
+export const respondJson =
+  (body: unknown): Responder =>
+  (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(body));
+  };
+
+/** A receiver handler streaming 10 MB of JSON-typed spaces (past the 64 KiB manifest limit), minding backpressure. */
+export const respondTenMegabytes: Responder = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(1024 * 1024, 0x20);
+  let sent = 0;
+  const pump = () => {
+    while (sent < 10 && res.write(chunk)) sent++;
+    if (sent < 10) res.once('drain', () => (sent++, pump()));
+    else res.end();
+  };
+  res.on('error', () => {}); // the client hangs up once over the limit
+  pump();
+};
+
+export interface ManifestOverrides {
+  name?: string;
+  network?: string;
+  handle?: string;
+  addresses?: unknown[];
+}
+
+/** The scenario's `scout` agent manifest (testnet, one MCP endpoint, `payTo` as the verified SOL address). */
+export function scoutManifest(scoutAccount: string, payTo: string, overrides: ManifestOverrides = {}) {
+  return {
+    sigil: { version: 1, name: overrides.name ?? 'scout', network: overrides.network ?? 'testnet', handle: overrides.handle ?? scoutAccount },
+    endpoints: [{ type: 'mcp', url: 'https://agents.example/scout/mcp-from-manifest' }],
+    payment: { addresses: overrides.addresses ?? [{ coinType: 501, address: payTo, verified: true }] },
+  };
+}
+
+/** A loopback port nothing listens on (bound, then released): connecting to it is refused. */
+export function closedLoopbackPort(): Promise<number> {
+  return new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}

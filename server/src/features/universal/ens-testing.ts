@@ -33,7 +33,12 @@ function dnsDecode(bytes: Hex): string {
   return labels.join('.');
 }
 
-export async function startEnsNode(records: EnsRecords): Promise<EnsNode> {
+/**
+ * Starts the node on loopback. A name in `records` with no entry for a coin answers UnsupportedResolverProfile (an
+ * entry of `0x` answers an empty record); a name not in `records` answers ResolverNotFound; a name in
+ * `offchainNames` answers the OffchainLookup revert (CCIP-read, which the adapter does not follow).
+ */
+export async function startEnsNode(records: EnsRecords, options: { offchainNames?: string[] } = {}): Promise<EnsNode> {
   const node = { calls: [] as string[], down: false } as EnsNode;
 
   function ethCall(data: Hex): { result?: Hex; revert?: Hex } {
@@ -41,6 +46,7 @@ export async function startEnsNode(records: EnsRecords): Promise<EnsNode> {
     const [nameBytes, inner] = args as [Hex, Hex, string[]];
     const name = dnsDecode(nameBytes);
     node.calls.push(name);
+    if (options.offchainNames?.includes(name)) return { revert: `0x556f1830${'00'.repeat(64)}` as Hex };
     const named = records[name];
     if (!named) return { revert: encodeErrorResult({ abi: urAbi, errorName: 'ResolverNotFound', args: [nameBytes] }) };
     const call = decodeFunctionData({ abi: addrAbi, data: inner });

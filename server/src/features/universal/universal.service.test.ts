@@ -2,13 +2,13 @@
 // instance holding SNS accounts at their real derived addresses. Every error row: 400, 404 NO_RECORD_FOR_CHAIN,
 // 404 NAME_NOT_FOUND, 501 NOT_CONFIGURED, 502.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '@sigil/contract/errors';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
 import { createChainReader } from '../../platform/chain/reader';
 import { createSnsAdapter, snsHashedName, snsKeys } from './sns';
 import { placeSnsName, placeSolRecordV1, placeSolRecordV2, testKey, tokenizeSnsName, type TestKey } from './sns-testing';
 import { createUniversalService, type UniversalService } from './service';
 import { base58 } from '@scure/base';
+import { apiFailure as failure } from '../../platform/testing';
 
 let chain: LocalChain;
 let solChain: LocalChain;
@@ -16,16 +16,6 @@ let scenario: Scenario;
 let universal: UniversalService;
 let bare: UniversalService;
 const k: Record<string, TestKey> = {};
-
-async function failure(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof ApiError) return { status: err.status, code: err.code, message: err.message };
-    throw err;
-  }
-  throw new Error('expected an ApiError');
-}
 
 beforeAll(async () => {
   [chain, solChain] = await Promise.all([startLocalChain({ autoAdvance: false }), startLocalChain({ autoAdvance: false, scenario: false })]);

@@ -17,6 +17,14 @@ function setup() {
   return { chain, reader };
 }
 
+/** The RPC names `ata` as the mint's largest token account, whatever it holds. */
+function largestAccountIs(chain: ReturnType<typeof createFakeChain>, ata: string) {
+  chain.overrides.set('getTokenLargestAccounts', () => ({
+    context: { slot: 1 },
+    value: [{ address: ata, amount: '1', decimals: 0, uiAmount: 1, uiAmountString: '1' }],
+  }));
+}
+
 describe('handle authority', () => {
   it('untokenized: the owner, without any RPC call', async () => {
     const { chain, reader } = setup();
@@ -64,10 +72,7 @@ describe('handle authority', () => {
     const { chain, reader } = setup();
     const handle = await putHandle(chain, { name: 'nft', owner: OWNER, tokenized: true, mint: MINT });
     const ata = await putNft(chain, MINT, HOLDER);
-    chain.overrides.set('getTokenLargestAccounts', () => ({
-      context: { slot: 1 },
-      value: [{ address: ata, amount: '1', decimals: 0, uiAmount: 1, uiAmountString: '1' }],
-    }));
+    largestAccountIs(chain, ata);
     chain.accounts.set(ata, { owner: TOKEN_PROGRAM_ADDRESS, data: tokenAccountBytes(testAddress(99), HOLDER, 1n) });
     const err = await reader.getHandleAuthority(handle).catch((e) => e);
     expect(err).toBeInstanceOf(ChainError);
@@ -79,10 +84,7 @@ describe('handle authority', () => {
     const { chain, reader } = setup();
     const handle = await putHandle(chain, { name: 'nft', owner: OWNER, tokenized: true, mint: MINT });
     const ata = await putNft(chain, MINT, HOLDER);
-    chain.overrides.set('getTokenLargestAccounts', () => ({
-      context: { slot: 1 },
-      value: [{ address: ata, amount: '1', decimals: 0, uiAmount: 1, uiAmountString: '1' }],
-    }));
+    largestAccountIs(chain, ata);
     chain.accounts.get(ata)!.owner = testAddress(66);
     const err = await reader.getHandleAuthority(handle).catch((e) => e);
     expect(err).toBeInstanceOf(ChainError);

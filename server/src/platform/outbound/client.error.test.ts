@@ -3,21 +3,14 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundClient, OutboundError, type OutboundClient } from './client';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from './testing';
+import { loopbackResolver, loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from './testing';
+import { rejection } from '../testing';
 
 let receiver: HttpsReceiver;
 let client: OutboundClient;
 const stalled: Array<() => void> = [];
 
-async function failure(promise: Promise<unknown>): Promise<OutboundError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof OutboundError) return err;
-    throw err;
-  }
-  throw new Error('expected the request to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, OutboundError);
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver((req, res) => {
@@ -75,12 +68,7 @@ beforeAll(async () => {
         res.writeHead(404).end();
     }
   });
-  client = createOutboundClient({
-    allowLoopback: true,
-    ca: selfSignedCert().cert,
-    timeoutMs: 400,
-    resolver: async () => [{ address: '127.0.0.1', family: 4 }],
-  });
+  client = loopbackTestClient({ timeoutMs: 400, resolver: loopbackResolver });
 });
 
 afterAll(async () => {
@@ -138,14 +126,12 @@ describe('post: failure classes', () => {
   });
 
   it('classifies resolver failures and empty answers as dns_failed', async () => {
-    const failing = createOutboundClient({
-      allowLoopback: true,
-      ca: selfSignedCert().cert,
+    const failing = loopbackTestClient({
       resolver: async () => {
         throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
       },
     });
-    const empty = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, resolver: async () => [] });
+    const empty = loopbackTestClient({ resolver: async () => [] });
     try {
       expect((await failure(failing.post(`https://localhost:${receiver.port}/x`, '{}', {}))).kind).toBe('dns_failed');
       expect((await failure(empty.post(`https://localhost:${receiver.port}/x`, '{}', {}))).kind).toBe('dns_failed');

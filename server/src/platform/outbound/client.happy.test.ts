@@ -1,7 +1,7 @@
 // Real HTTPS receivers on loopback (allowLoopback, the local-only setting) and the outbound client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOutboundClient, type OutboundClient } from './client';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from './testing';
+import type { OutboundClient } from './client';
+import { loopbackResolver, loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from './testing';
 
 let receiver: HttpsReceiver;
 let client: OutboundClient;
@@ -25,12 +25,7 @@ beforeAll(async () => {
         res.writeHead(404).end();
     }
   });
-  client = createOutboundClient({
-    allowLoopback: true,
-    ca: selfSignedCert().cert,
-    timeoutMs: 2_000,
-    resolver: async () => [{ address: '127.0.0.1', family: 4 }],
-  });
+  client = loopbackTestClient({ timeoutMs: 2_000, resolver: loopbackResolver });
 });
 
 afterAll(async () => {

@@ -5,7 +5,8 @@ import type { LookupAddress } from 'node:dns';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundClient, OutboundError } from './client';
 import type { Resolver } from './destination-policy';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from './testing';
+import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from './testing';
+import { rejection } from '../testing';
 
 // Instrument node's tls.connect (the function undici calls) to record what our vetted lookup hands to the
 // socket — that is the address the connection goes to. Answers that are not loopback are recorded and then
@@ -45,15 +46,7 @@ afterEach(() => {
   tlsConnects = 0;
 });
 
-async function failure(promise: Promise<unknown>): Promise<OutboundError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof OutboundError) return err;
-    throw err;
-  }
-  throw new Error('expected the request to fail');
-}
+const failure = (promise: Promise<unknown>) => rejection(promise, OutboundError);
 
 /** A resolver that answers from a script, one entry per call (the last one repeats), counting calls. */
 function scriptedResolver(...script: string[][]): Resolver & { calls: number } {
@@ -157,7 +150,7 @@ describe('pinning against real receivers (allowLoopback)', () => {
 
   it('connects to the address the vetted lookup returned, not to a fresh resolution', async () => {
     const resolver = scriptedResolver(['127.0.0.2']);
-    const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, resolver });
+    const client = loopbackTestClient({ resolver });
     try {
       const before = a.requests.length;
       expect((await client.post(`https://localhost:${a.port}/h`, '{}', {})).status).toBe(200);
@@ -172,7 +165,7 @@ describe('pinning against real receivers (allowLoopback)', () => {
 
   it('re-vets on every new connection: a name rebinding to a private address is cut off', async () => {
     const resolver = scriptedResolver(['127.0.0.1'], ['10.0.0.1']);
-    const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, resolver });
+    const client = loopbackTestClient({ resolver });
     try {
       const before = a.requests.length;
       expect((await client.post(`https://localhost:${a.port}/first`, '{}', {})).status).toBe(200);
@@ -188,7 +181,7 @@ describe('pinning against real receivers (allowLoopback)', () => {
   });
 
   it('mixed loopback and private answers are refused even with allowLoopback', async () => {
-    const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, resolver: scriptedResolver(['127.0.0.1', '192.168.1.10']) });
+    const client = loopbackTestClient({ resolver: scriptedResolver(['127.0.0.1', '192.168.1.10']) });
     try {
       const before = a.requests.length;
       expect((await failure(client.post(`https://localhost:${a.port}/h`, '{}', {}))).kind).toBe('blocked_destination');
@@ -225,7 +218,7 @@ describe('response bodies are never read', () => {
   });
 
   it('post returns at the headers while the receiver streams forever, and the connection is cut', async () => {
-    const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, timeoutMs: 5_000 });
+    const client = loopbackTestClient({ timeoutMs: 5_000 });
     try {
       const started = Date.now();
       const result = await client.post(`https://127.0.0.1:${flood.port}/h`, '{}', {});

@@ -8,6 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from './client';
+import type { Resolver } from './destination-policy';
 
 export interface TestCert {
   key: string;
@@ -90,3 +92,11 @@ export async function startHttpsReceiver(
     });
   return receiver;
 }
+
+/** An outbound client allowed to reach loopback and trusting `selfSignedCert()`: for tests against our receivers. */
+export function loopbackTestClient(options: Omit<OutboundClientOptions, 'allowLoopback' | 'ca'> = {}): OutboundClient {
+  return createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, ...options });
+}
+
+/** Every name resolves to 127.0.0.1, so a test can use any host name against a loopback receiver. */
+export const loopbackResolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
