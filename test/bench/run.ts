@@ -6,6 +6,7 @@ import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
 import { benchX402 } from './x402';
 import { benchUniversal } from './universal';
+import { benchWebhooks } from './webhooks';
 import { table } from './support';
 
 type Section = { name: string; run: () => Promise<string> };
@@ -28,6 +29,7 @@ const sections: Section[] = [
   },
   { name: 'x402', run: async () => (await benchX402()).markdown },
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
+  { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
 ];
 
 const only = process.argv.slice(2);

@@ -57,24 +57,36 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
   }
 
   async function runOnce(): Promise<AttemptOutcome[]> {
-    const outcomes: AttemptOutcome[] = [];
+    const attempts: Promise<AttemptOutcome>[] = [];
     for (;;) {
       const round = await claimRound();
-      if (round.length === 0 && queue.size + queue.pending === 0) break;
-      outcomes.push(...(await Promise.all(round)));
-      if (round.length === 0) await queue.onIdle();
+      attempts.push(...round);
+      if (round.length > 0) {
+        // Keep the pipeline full: claim the next batch as soon as the waiting line is empty, not when the batch ends.
+        await queue.onEmpty();
+        continue;
+      }
+      if (queue.size + queue.pending === 0) break;
+      await queue.onIdle();
     }
-    return outcomes;
+    return Promise.all(attempts);
   }
 
   async function cycle() {
     while (!stopped) {
+      let busy = false;
       try {
-        await claimRound();
+        // A full round means more may be due: claim again once the waiting line empties instead of sleeping, so
+        // one process sustains more than one batch per poll interval.
+        busy = (await claimRound()).length > 0 || queue.size > 0;
       } catch (err) {
         options.log?.warn({ err }, 'delivery claim failed');
       }
       if (stopped) break;
+      if (busy) {
+        await queue.onEmpty();
+        continue;
+      }
       await new Promise<void>((resolve) => {
         wake = resolve;
         timer = setTimeout(resolve, options.intervalMs ?? 500);

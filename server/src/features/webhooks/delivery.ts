@@ -6,7 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import { trimToLimit, type PayEvent } from '@sigil/contract/pay-events';
 import { afterFailedAttempt, AUTO_PAUSED_PREFIX, WEBHOOK_HEADERS, WEBHOOK_LIMITS, type DeliveryErrorClass } from '@sigil/contract/webhooks';
-import { affectedRows, dialectOf, type Database } from '../../platform/db/index';
+import { affectedRows, dialectOf, withoutFsync, type Database } from '../../platform/db/index';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
 import { signWebhook } from '../../platform/outbound/signing';
 
@@ -53,10 +53,11 @@ export async function claimDueDeliveries(db: Kysely<Database>, holder: string, l
 /** Takes one slot of the webhook's per-minute budget (atomic, shared by every replica). */
 async function takeRateSlot(db: Kysely<Database>, webhookId: string, now: number): Promise<boolean> {
   const window = now - (now % MINUTE);
-  const result = await sql`
+  // A counter: on SQLite it commits without fsync (a power cut forgets the last moment's counts; docs/data.md).
+  const result = await withoutFsync(db, (conn) => sql`
     update webhook_subscriptions
     set rate_count = case when rate_window_start = ${window} then rate_count + 1 else 1 end, rate_window_start = ${window}
-    where id = ${webhookId} and (rate_window_start <> ${window} or rate_count < ${WEBHOOK_LIMITS.deliveriesPerMinute})`.execute(db);
+    where id = ${webhookId} and (rate_window_start <> ${window} or rate_count < ${WEBHOOK_LIMITS.deliveriesPerMinute})`.execute(conn));
   return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
@@ -90,7 +91,13 @@ export function buildDeliveryRequest(payload: PayEvent, ids: { deliveryId: strin
 /** One attempt of a claimed delivery, finished under the lease. */
 export async function attemptDelivery(db: Kysely<Database>, deps: DeliveryDeps, claim: ClaimedDelivery): Promise<AttemptOutcome> {
   const now = deps.now?.() ?? Date.now();
-  const sub = await db.selectFrom('webhook_subscriptions').select(['url', 'secret', 'status']).where('id', '=', claim.webhookId).executeTakeFirst();
+  // One read for the webhook (as it is now: url, secret, status) and the event payload.
+  const sub = await db
+    .selectFrom('webhook_subscriptions as s')
+    .innerJoin('pay_events as e', (join) => join.on('e.id', '=', claim.eventId))
+    .select(['s.url', 's.secret', 's.status', 'e.payload'])
+    .where('s.id', '=', claim.webhookId)
+    .executeTakeFirst();
   if (!sub || sub.status !== 'active') {
     await release(db, claim, deps.holder, null);
     return 'skipped';
@@ -99,9 +106,8 @@ export async function attemptDelivery(db: Kysely<Database>, deps: DeliveryDeps, 
     await release(db, claim, deps.holder, now - (now % MINUTE) + MINUTE);
     return 'deferred';
   }
-  const event = await db.selectFrom('pay_events').select('payload').where('id', '=', claim.eventId).executeTakeFirstOrThrow();
   // The secret as it is now: a rotation applies to the next attempt, retries of older events included.
-  const request = buildDeliveryRequest(JSON.parse(event.payload) as PayEvent, { deliveryId: claim.id, webhookId: claim.webhookId }, sub.secret, now);
+  const request = buildDeliveryRequest(JSON.parse(sub.payload) as PayEvent, { deliveryId: claim.id, webhookId: claim.webhookId }, sub.secret, now);
 
   let status: number | null = null;
   let error: DeliveryErrorClass | null = null;
@@ -118,20 +124,22 @@ export async function attemptDelivery(db: Kysely<Database>, deps: DeliveryDeps, 
   }
   const finished = deps.now?.() ?? Date.now();
   const attempts = claim.attempts + 1;
-  const update = () => db.updateTable('webhook_deliveries');
+  const update = (conn: Kysely<Database> = db) => conn.updateTable('webhook_deliveries');
   // Only the lease holder may finish: if our lease ran out and another worker took the row, we lost it.
   const mine = (q: ReturnType<typeof update>) => q.where('id', '=', claim.id).where('lease_holder', '=', deps.holder);
   const common = { attempts, last_status: status, response_ms: Math.round(ms), lease_holder: null, lease_expires_at: null };
 
   if (error === null) {
-    const won = affectedRows(await mine(update().set({ ...common, status: 'delivered', last_error: null, next_attempt_at: null, delivered_at: finished })).executeTakeFirst());
+    // SQLite: committed without fsync. A power cut may forget it; the row is then still claimed, its lease expires and
+    // the event is delivered again — a duplicate, which at-least-once delivery allows (receivers dedupe by event id).
+    const won = affectedRows(await withoutFsync(db, (conn) => mine(update(conn).set({ ...common, status: 'delivered', last_error: null, next_attempt_at: null, delivered_at: finished })).executeTakeFirst()));
     if (won !== 1) return 'lost';
     await db.updateTable('webhook_subscriptions').set({ consecutive_dead: 0 }).where('id', '=', claim.webhookId).where('consecutive_dead', '>', 0).execute();
     return 'delivered';
   }
   const next = afterFailedAttempt(attempts, deps.rand);
   if (!next.dead) {
-    const won = affectedRows(await mine(update().set({ ...common, last_error: error, next_attempt_at: finished + next.delayMs })).executeTakeFirst());
+    const won = affectedRows(await withoutFsync(db, (conn) => mine(update(conn).set({ ...common, last_error: error, next_attempt_at: finished + next.delayMs })).executeTakeFirst()));
     return won === 1 ? 'retry' : 'lost';
   }
   const won = affectedRows(await mine(update().set({ ...common, status: 'dead', last_error: error, next_attempt_at: null })).executeTakeFirst());
