@@ -121,7 +121,6 @@ export const sessionProcedure = baseProcedure.use(portalSessionAuth);
 export const METERED_ROUTES = {
   'GET /v1/resolve/{name}': 'resolve',
   'GET /v1/resolve-universal/{name}': 'resolve',
-  'GET /v1/reverse/{address}': 'reverse',
   'GET /v1/agents/{handle}': 'resolve', // "priced like a resolve"
 } as const satisfies Record<string, PriceClass>;
 

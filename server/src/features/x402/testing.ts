@@ -34,7 +34,6 @@ import { freshDatabase, type FreshDatabase } from '../../../../test/support/db';
 
 export const DOMAIN_TAG = 'api.sigil.test';
 export const PRICE_RESOLVE = 7_000n;
-export const PRICE_REVERSE = 3_000n;
 
 export interface X402Chain {
   chain: LocalChain;
@@ -114,11 +113,6 @@ export const x402ProbeRouter = router({
         if (input.name.startsWith('withhold-') && calls === 1) await ctx.db!.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
         return { name: input.name, paidBy: ctx.payment?.payer ?? null, keyId: ctx.apiKey?.id ?? null };
       }),
-    reverse: meteredProcedure
-      .meta(rest('GET', '/v1/reverse/{address}', { summary: 'metered probe (reverse price)' }))
-      .input(z.object({ address: z.string() }))
-      .output(z.object({ address: z.string() }))
-      .query(({ input }) => input),
     unlisted: meteredProcedure
       .meta(rest('GET', '/v1/test/unlisted', { summary: 'metered but not in METERED_ROUTES' }))
       .output(z.object({ ok: z.boolean() }))
@@ -180,7 +174,6 @@ export async function startX402App(
     SIGIL_X402_PAY_TO: env.payTo.address,
     SIGIL_X402_DOMAIN_TAG: DOMAIN_TAG,
     SIGIL_X402_PRICE_RESOLVE: String(PRICE_RESOLVE),
-    SIGIL_X402_PRICE_REVERSE: String(PRICE_REVERSE),
     ...options.vars,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 2_000 });

@@ -5,7 +5,8 @@ import { base64 } from '@scure/base';
 import { X402_HEADERS, decodeBase64Json, deriveReference, redeemMessage, requestHash, canonicalRequest } from '@sigil/contract/x402';
 import { payAndFetch, wrappedNativeAccount } from '@sigil/client-sdk/x402';
 import { appRouter } from '../../trpc/router';
-import { DOMAIN_TAG, PRICE_RESOLVE, PRICE_REVERSE, receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from './testing';
+import { METERED_ROUTES } from '../../trpc/procedures';
+import { DOMAIN_TAG, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from './testing';
 
 let env: X402Chain;
 let app: X402App;
@@ -137,13 +138,6 @@ describe('the challenge', () => {
     expect(a.entry.extra.reference).not.toBe(b.entry.extra.reference);
     expect(a.entry.extra.requestHash).toBe(b.entry.extra.requestHash);
   });
-
-  it('reverse is priced as reverse (cheaper than resolve)', async () => {
-    const r = await app.get(`/v1/reverse/${env.payer1.address}`, { [X402_HEADERS.payer]: env.payer1.address });
-    expect(r.status).toBe(402);
-    expect(r.body.accepts[0].amount).toBe(String(PRICE_REVERSE));
-    expect(PRICE_REVERSE < PRICE_RESOLVE).toBe(true);
-  });
 });
 
 describe('request order and deployment facts', () => {
@@ -198,6 +192,15 @@ describe('the real metered routes (appRouter)', () => {
   });
   afterAll(async () => {
     await real?.close();
+  });
+
+  it('METERED_ROUTES lists only routes the service serves, each documented with its 402', async () => {
+    const doc = (await real.get('/openapi.json')).body;
+    expect(Object.keys(METERED_ROUTES)).toEqual(['GET /v1/resolve/{name}', 'GET /v1/resolve-universal/{name}', 'GET /v1/agents/{handle}']);
+    for (const route of Object.keys(METERED_ROUTES)) {
+      const [method, path] = route.split(' ') as [string, string];
+      expect(doc.paths[path]?.[method.toLowerCase()]?.responses?.['402'], route).toBeDefined();
+    }
   });
 
   it('GET /v1/resolve/{name}: paid with the SDK helper, answered with the resolution and the receipt', async () => {
