@@ -18,12 +18,12 @@ let hanging: HttpsReceiver;
 let slow: HttpsReceiver;
 
 beforeAll(async () => {
-  client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, timeoutMs: 400 });
+  client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, timeoutMs: 2000 }); // generous: a loaded CI machine must not turn a healthy receiver into a timeout
   ok = await startHttpsReceiver((_req, res) => res.writeHead(204).end());
   failing = await startHttpsReceiver((_req, res) => res.writeHead(500).end('nope'));
   redirecting = await startHttpsReceiver((_req, res) => res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end());
   hanging = await startHttpsReceiver((req) => req.socket.destroy());
-  slow = await startHttpsReceiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 2000).unref());
+  slow = await startHttpsReceiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 6000).unref());
 });
 afterAll(async () => {
   await client.close?.();
