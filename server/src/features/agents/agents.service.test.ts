@@ -43,7 +43,7 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver((req, res) => respond(req, res));
   outbound = loopbackTestClient();
   const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000 });
-  agents = createAgentService({ chain: reader, outbound, network: 'testnet', timeoutMs: 400, ipfsGateway: `https://127.0.0.1:${receiver.port}` });
+  agents = createAgentService({ chain: reader, outbound, network: 'testnet', timeoutMs: 1_500, ipfsGateway: `https://127.0.0.1:${receiver.port}` });
   await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
   await setVerifiedEd25519Record(chain, ivan, 'scout', 'SOL', solPayTo);
 }, 60_000);
@@ -164,12 +164,12 @@ describe('agent resolution (errors)', () => {
     const noCa = createOutboundClient({ allowLoopback: true });
     try {
       await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', 'https://manifests.sigil-nowhere.net/scout.json');
-      const dnsAgents = createAgentService({ chain: reader, outbound: noDns, network: 'testnet', timeoutMs: 400 });
+      const dnsAgents = createAgentService({ chain: reader, outbound: noDns, network: 'testnet', timeoutMs: 1_500 });
       expect((await failure(dnsAgents.resolve('scout'))).message).toBe(
         'manifest https://manifests.sigil-nowhere.net/scout.json is unreachable: host did not resolve',
       );
       await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
-      const tlsAgents = createAgentService({ chain: reader, outbound: noCa, network: 'testnet', timeoutMs: 400 });
+      const tlsAgents = createAgentService({ chain: reader, outbound: noCa, network: 'testnet', timeoutMs: 1_500 });
       const tls = await failure(tlsAgents.resolve('scout'));
       expect(tls.status).toBe(424);
       expect(tls.message).toMatch(new RegExp(`^manifest ${manifestUrl().replace(/[.?]/g, '\\$&')} is unreachable: TLS certificate unverifiable \\(`));

@@ -68,7 +68,7 @@ beforeAll(async () => {
         res.writeHead(404).end();
     }
   });
-  client = loopbackTestClient({ timeoutMs: 400, resolver: loopbackResolver });
+  client = loopbackTestClient({ timeoutMs: 1_500, resolver: loopbackResolver }); // room for a loaded CI machine
 });
 
 afterAll(async () => {
@@ -97,7 +97,7 @@ describe('post: failure classes', () => {
     const started = Date.now();
     const err = await failure(client.post(url('/hang'), '{}', {}));
     expect(err.kind).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(4_000);
     expect(err.ms).toBeGreaterThanOrEqual(350);
   });
 
