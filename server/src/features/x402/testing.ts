@@ -20,7 +20,7 @@ import {
   WRAPPED_NATIVE_MINT,
   type PaymentShapeOptions,
 } from '@sigil/client-sdk/x402';
-import { buildApp } from '../../app';
+import { buildApp, type AppDeps } from '../../app';
 import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { createChainReader } from '../../platform/chain/reader';
 import { testConfig, type Config } from '../../platform/config';
@@ -163,7 +163,14 @@ export function receiptOf(r: Reply) {
 
 export async function startX402App(
   env: X402Chain,
-  options: { dialect: Dialect; vars?: Record<string, string>; database?: FreshDatabase; router?: AnyTRPCRouter } = { dialect: 'sqlite' },
+  options: {
+    dialect: Dialect;
+    vars?: Record<string, string>;
+    database?: FreshDatabase;
+    router?: AnyTRPCRouter;
+    /** E.g. the CA of a loopback HTTPS receiver serving agent manifests (with SIGIL_OUTBOUND_ALLOW_LOOPBACK). */
+    outboundOptions?: AppDeps['outboundOptions'];
+  } = { dialect: 'sqlite' },
 ): Promise<X402App> {
   const { chain } = env;
   const database = options.database ?? (await freshDatabase(options.dialect));
@@ -177,7 +184,7 @@ export async function startX402App(
     ...options.vars,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 2_000 });
-  const app = buildApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter });
+  const app = buildApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter, outboundOptions: options.outboundOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;

@@ -1,11 +1,14 @@
 // x402 over real HTTP on the local chain: the whole flow with the SDK payer helper, the challenge's every field,
 // the receipt, health, and the request order (key first; keyless reaches x402).
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64 } from '@scure/base';
 import { X402_HEADERS, decodeBase64Json, deriveReference, redeemMessage, requestHash, canonicalRequest } from '@sigil/contract/x402';
 import { payAndFetch, wrappedNativeAccount } from '@sigil/client-sdk/x402';
 import { appRouter } from '../../trpc/router';
 import { METERED_ROUTES } from '../../trpc/procedures';
+import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
+import { demoWallet, respondJson, setRecord } from '../agents/testing';
 import { DOMAIN_TAG, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from './testing';
 
 let env: X402Chain;
@@ -222,5 +225,48 @@ describe('the real metered routes (appRouter)', () => {
     expect(r.status).toBe(404);
     expect(r.headers.get(X402_HEADERS.response)).toBeNull();
     expect(await real.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute()).toEqual([]);
+  });
+});
+
+describe('GET /v1/agents/{handle} paid (appRouter, manifest on a loopback receiver)', () => {
+  let agentsApp: X402App;
+  let receiver: HttpsReceiver;
+  let respond: (req: IncomingMessage, res: ServerResponse) => void;
+
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver((req, res) => respond(req, res));
+    agentsApp = await startX402App(env, {
+      dialect: 'sqlite',
+      router: appRouter,
+      vars: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true' },
+      outboundOptions: { ca: selfSignedCert().cert },
+    });
+    await setRecord(env.chain, await demoWallet('ivan'), 'scout', 'text', 'agent.manifest', `https://127.0.0.1:${receiver.port}/scout.json`);
+    await agentsApp.finalize();
+  });
+  afterAll(async () => {
+    await agentsApp?.close();
+    await receiver?.close();
+  });
+
+  it('a 424 (manifest unreachable) consumes nothing; the same payment then buys the 200', async () => {
+    const path = '/v1/agents/scout';
+    const { signature, payerSig } = await agentsApp.paid(path, env.payer1);
+    respond = (_req, res) => res.writeHead(503).end();
+    const unreachable = await agentsApp.redeem(path, { payer: env.payer1.address, signature, payerSig });
+    expect(unreachable.status).toBe(424);
+    expect(unreachable.body).toEqual({
+      code: 'MANIFEST_UNREACHABLE',
+      message: `manifest https://127.0.0.1:${receiver.port}/scout.json is unreachable: answered HTTP 503`,
+    });
+    expect(unreachable.headers.get(X402_HEADERS.response)).toBeNull();
+    expect(await agentsApp.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute()).toEqual([]);
+
+    const scout = env.chain.scenario!.handles.scout!.account;
+    respond = respondJson({ sigil: { version: 1, name: 'scout', network: 'testnet', handle: scout } });
+    const ok = await agentsApp.redeem(path, { payer: env.payer1.address, signature, payerSig });
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(ok.body).toMatchObject({ name: 'scout', handle: scout, agent: true });
+    expect(receiptOf(ok)).toEqual({ success: true, payer: env.payer1.address, transaction: signature, network: agentsApp.network, amount: String(PRICE_RESOLVE) });
   });
 });
