@@ -1,7 +1,7 @@
 // Agents over real HTTP: GET /v1/agents/{handle} against the local chain (scout = Agent handle) and manifest servers
 // on loopback HTTPS (allowed only by SIGIL_OUTBOUND_ALLOW_LOOPBACK) that answer, time out, refuse, redirect, send
 // 10 MB, send HTML, or lie about the handle, network or payment address; every agents row of the spec's error
-// table; POST /v1/agents/validate; the JSON Schema route; credentials and documented statuses.
+// table; POST /v1/agents/validate; the JSON Schema route; the shared auth suite; documented statuses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
@@ -21,6 +21,7 @@ import { fundedWallet } from '../../server/src/localchain/testing';
 import { findHandlePda } from '../../server/src/platform/chain/registry';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../server/src/platform/outbound/testing';
 import type { Scenario } from '../../server/src/localchain';
+import { apiKeyAuthSuite } from '../support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
 
 let app: KeyedApp;
@@ -240,22 +241,19 @@ describe('GET /schemas/agent-manifest.v1.json', () => {
   });
 });
 
-describe('credentials and documentation', () => {
-  it('no key → 401 API_KEY_REQUIRED (x402 off); an unknown key → 401 INVALID_KEY', async () => {
-    for (const [method, path, body] of [
-      ['GET', '/v1/agents/scout', undefined],
-      ['POST', '/v1/agents/validate', { handle: 'scout', manifest: {} }],
-    ] as const) {
-      const none = await app.call(method, path, { body });
-      expect(none.status, path).toBe(401);
-      expect(none.body, path).toStrictEqual({ code: 'API_KEY_REQUIRED', message: 'send your API key in the X-API-Key header' });
-      const bad = await app.call(method, path, { body, key: 'sk_live_notakey' });
-      expect(bad.status, path).toBe(401);
-      expect(bad.body.code, path).toBe('INVALID_KEY');
-    }
+describe('credentials (the shared auth suite on every keyed route)', () => {
+  // alice is not an agent: the keyed 404 needs no manifest server.
+  apiKeyAuthSuite('GET /v1/agents/{handle}', () => app, (a, auth) => a.call('GET', '/v1/agents/alice', auth));
+  apiKeyAuthSuite('POST /v1/agents/validate', () => app, (a, auth) => a.call('POST', '/v1/agents/validate', { ...auth, body: { handle: 'scout', manifest: {} } }));
+
+  it('a refused request fetches no manifest', async () => {
+    expect((await app.call('GET', '/v1/agents/scout')).status).toBe(401);
+    expect((await app.call('GET', '/v1/agents/scout', { key: 'sk_live_notakey' })).status).toBe(401);
     expect(receiver.requests).toHaveLength(0);
   });
+});
 
+describe('documentation', () => {
   it('/openapi.json lists the agents rows of the spec table on GET /v1/agents/{handle}', async () => {
     const doc = (await app.call('GET', '/openapi.json')).body;
     expect(Object.keys(doc.paths['/v1/agents/{handle}'].get.responses).sort()).toEqual(['200', '400', '401', '402', '404', '422', '424', '429', '502']);

@@ -1,7 +1,8 @@
 // Universal resolution over real HTTP: the keyed/metered routes on the registry's local chain, SNS accounts on a
 // second local chain at their real derived addresses, ENS through a loopback JSON-RPC node. Every row of the spec's
 // "Universal resolver and agents" table for these routes, chain selection with `verified`, the batch (mixed results,
-// cost per name against the rate limit, 101 names), credentials, and the documented error statuses.
+// cost per name against the rate limit, 101 names), the shared auth suite on each route, and the documented error
+// statuses.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base58 } from '@scure/base';
@@ -10,6 +11,7 @@ import { createKey } from '../../server/src/features/keys/service';
 import { startLocalChain, type LocalChain, type Scenario } from '../../server/src/localchain';
 import { placeSnsName, placeSolRecordV2, testKey, type TestKey } from '../../server/src/features/universal/sns-testing';
 import { startEnsNode, type EnsNode } from '../../server/src/features/universal/ens-testing';
+import { apiKeyAuthSuite } from '../support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
 
 const VITALIK = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
@@ -275,24 +277,13 @@ describe('POST /v1/resolve/batch', () => {
   });
 });
 
-describe('credentials and documentation', () => {
-  const routes: [string, string, unknown?][] = [
-    ['GET', '/v1/resolve/alice'],
-    ['GET', '/v1/resolve-universal/alice'],
-    ['POST', '/v1/resolve/batch', { names: ['alice'] }],
-  ];
+describe('credentials (the shared auth suite on every keyed route)', () => {
+  apiKeyAuthSuite('GET /v1/resolve/{name}', () => full, (a, auth) => a.call('GET', '/v1/resolve/alice', auth));
+  apiKeyAuthSuite('GET /v1/resolve-universal/{name}', () => full, (a, auth) => a.call('GET', '/v1/resolve-universal/alice', auth));
+  apiKeyAuthSuite('POST /v1/resolve/batch', () => full, (a, auth) => a.call('POST', '/v1/resolve/batch', { ...auth, body: { names: ['alice'] } }));
+});
 
-  it('no key → 401 API_KEY_REQUIRED (x402 off); an unknown key → 401 INVALID_KEY', async () => {
-    for (const [method, path, body] of routes) {
-      const none = await full.call(method, path, { body });
-      expect(none.status, path).toBe(401);
-      expect(none.body, path).toStrictEqual({ code: 'API_KEY_REQUIRED', message: 'send your API key in the X-API-Key header' });
-      const bad = await full.call(method, path, { body, key: 'sk_live_notakey' });
-      expect(bad.status, path).toBe(401);
-      expect(bad.body.code, path).toBe('INVALID_KEY');
-    }
-  });
-
+describe('documentation', () => {
   it('/openapi.json lists every error status of the spec table on each route', async () => {
     const doc = (await full.call('GET', '/openapi.json')).body;
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
