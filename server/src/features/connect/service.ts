@@ -29,7 +29,7 @@ import { ApiError, PublicError } from '@sigil/contract/errors';
 import type { ChainReader, HandleAccount } from '../../platform/chain/types';
 import { isAttestationLive, isHandleReleased } from '../../platform/chain/live';
 import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
-import { affectedRows, type ConnectChallengesTable, type Database } from '../../platform/db/index';
+import { affectedRows, createDurabilityBarrier, withoutFsync, type ConnectChallengesTable, type Database } from '../../platform/db/index';
 import type { ResolveService } from '../resolve/service';
 import type { SessionClaims, SessionService } from './sessions';
 import { verifyMemoTransaction } from './memo-tx';
@@ -74,6 +74,7 @@ function newNonce(): string {
 export function createConnectService(deps: ConnectServiceDeps): ConnectService {
   const { db, chain, sessions } = deps;
   const now = deps.now ?? Date.now;
+  const durable = createDurabilityBarrier(db);
 
   /** The live, registered handle, or null (never registered, or released). */
   async function liveHandle(name: string): Promise<HandleAccount | null> {
@@ -128,17 +129,24 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
     return row;
   }
 
-  /** Consume-once: the single UPDATE whose row count decides the winner of concurrent verifies. */
+  /**
+   * Consume-once: the single UPDATE whose row count decides the winner of concurrent verifies. A consumed nonce
+   * must not come back after a power cut, so nothing is issued before it is on disk: on SQLite it commits without
+   * its own fsync and then waits for the shared durability barrier (one fsync for every verify of that moment).
+   */
   async function consume(row: ChallengeRow): Promise<void> {
     const at = now();
-    const result = await db
-      .updateTable('connect_challenges')
-      .set({ used_at: at })
-      .where('nonce', '=', row.nonce)
-      .where('used_at', 'is', null)
-      .where('expires_at', '>', at)
-      .executeTakeFirst();
+    const result = await withoutFsync(db, (conn) =>
+      conn
+        .updateTable('connect_challenges')
+        .set({ used_at: at })
+        .where('nonce', '=', row.nonce)
+        .where('used_at', 'is', null)
+        .where('expires_at', '>', at)
+        .executeTakeFirst(),
+    );
     if (affectedRows(result) !== 1) throw new ApiError('CHALLENGE_NOT_FOUND', 'unknown or already used challenge');
+    await durable();
   }
 
   async function issueSession(audience: string, address: string, handle: HandleAccount | null, handleName: string | null, source: ConnectSource): Promise<Session> {
@@ -209,7 +217,8 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
           created_at: issuedAt, expires_at: expiresAt, used_at: null,
         };
       }
-      await db.insertInto('connect_challenges').values(row).execute();
+      // Lost on a power cut, a challenge row only refuses (CHALLENGE_NOT_FOUND): no fsync. The consume stays FULL.
+      await withoutFsync(db, (conn) => conn.insertInto('connect_challenges').values(row).execute());
       const challenge: Challenge = {
         nonce,
         handle: row.kind === 'handle' ? row.handle : null,

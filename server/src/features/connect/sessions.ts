@@ -11,7 +11,7 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
 import type { ConnectSource } from '@sigil/contract/connect';
-import { affectedRows, type Database } from '../../platform/db/index';
+import { affectedRows, withoutFsync, type Database } from '../../platform/db/index';
 import { prefixedId } from '../keys/ids';
 
 export const SESSION_ALGORITHM = 'HS256' as const;
@@ -99,10 +99,13 @@ export function createSessionService(opts: { db: Kysely<Database>; secret?: stri
         .setIssuedAt(iat)
         .setExpirationTime(expiresAt)
         .sign(await signingKey());
-      await db
-        .insertInto('connect_sessions')
-        .values({ jti, audience: input.audience, address: input.address, handle: input.handle, source: input.source, created_at: now, expires_at: expiresAt * 1000, revoked_at: null })
-        .execute();
+      // The row is the session's authority, so losing it on a power cut only refuses the token: no fsync.
+      await withoutFsync(db, (conn) =>
+        conn
+          .insertInto('connect_sessions')
+          .values({ jti, audience: input.audience, address: input.address, handle: input.handle, source: input.source, created_at: now, expires_at: expiresAt * 1000, revoked_at: null })
+          .execute(),
+      );
       return { token, claims: { jti, audience: input.audience, address: input.address, handle: input.handle, source: input.source, expiresAt } };
     },
 

@@ -5,5 +5,6 @@ export { migrateToLatest } from './migrate';
 export type { MigrateOptions } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
+export { createDurabilityBarrier, withoutFsync } from './durability';
 export { readKv, writeKv } from './kv';
 export type * from './schema';
