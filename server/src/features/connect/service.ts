@@ -25,7 +25,7 @@ import {
   type VerifySigninRequest,
   type VerifyTxRequest,
 } from '@sigil/contract/connect';
-import { ApiError, PublicError } from '@sigil/contract/errors';
+import { ApiError } from '@sigil/contract/errors';
 import type { ChainReader, HandleAccount } from '../../platform/chain/types';
 import { isAttestationLive, isHandleReleased } from '../../platform/chain/live';
 import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
@@ -82,14 +82,12 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
     return value && !isHandleReleased(value) ? value : null;
   }
 
-  /** The wallet's trusted primary handle (docs/names.md trust rules), or null. */
-  async function primaryOf(wallet: string): Promise<string | null> {
-    try {
-      return (await deps.resolve.reverse(wallet)).handle;
-    } catch (error) {
-      if (error instanceof PublicError && (error.key === 'NO_PRIMARY_SET' || error.key === 'INVALID_ADDRESS')) return null;
-      throw error;
-    }
+  /**
+   * The wallet's trusted primary handle account (docs/names.md trust rules), or null. One read chain (pointer →
+   * handle → authority), shared with /reverse and its short cache: the account is not re-read by name after.
+   */
+  function primaryOf(wallet: string): Promise<HandleAccount | null> {
+    return deps.resolve.primaryHandle(wallet);
   }
 
   /** Slugs of the handle's live attestations; [] when the read fails or is slow (never blocks sign-in). */
@@ -158,14 +156,12 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
   /** Address-control proofs end here: the session reports the wallet's primary (best-effort) and its attestations. */
   async function walletSession(audience: string, wallet: string): Promise<Session> {
     let handle: HandleAccount | null = null;
-    let name: string | null = null;
     try {
-      name = await primaryOf(wallet);
-      handle = name ? await liveHandle(name) : null;
+      handle = await primaryOf(wallet);
     } catch {
-      name = null; // the session read re-reads it; wallet control is proven either way
+      handle = null; // the session read re-reads it; wallet control is proven either way
     }
-    return issueSession(audience, wallet, handle, handle ? name : null, 'wallet');
+    return issueSession(audience, wallet, handle, handle?.name ?? null, 'wallet');
   }
 
   function decodeSig(signature: string, allowBase64: boolean): Uint8Array {
@@ -194,8 +190,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
       let row: ChallengeRow;
       if (request.kind === 'handle' || request.mode === null) {
         // {handle}, or {wallet} whose trusted primary makes it a handle-control challenge.
-        const name = request.kind === 'handle' ? request.handle : await primaryOf(request.wallet);
-        const handle = name ? await liveHandle(name) : null;
+        const handle = request.kind === 'handle' ? await liveHandle(request.handle) : await primaryOf(request.wallet);
         if (request.kind === 'handle' && !handle) throw new ApiError('HANDLE_NOT_REGISTERED', `handle @${request.handle} is not registered`);
         row = handle
           ? {
@@ -296,9 +291,8 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
     async readSession(session) {
       const base = { address: session.address, proves: PROVES, disclaimer: DISCLAIMER } as const;
       if (session.source === 'wallet') {
-        const name = await primaryOf(session.address);
-        const handle = name ? await liveHandle(name) : null;
-        return { ...base, handle: handle ? name : null, verified: handle ? await verifiedSlugs(handle) : [], source: 'wallet' };
+        const handle = await primaryOf(session.address);
+        return { ...base, handle: handle?.name ?? null, verified: handle ? await verifiedSlugs(handle) : [], source: 'wallet' };
       }
       // A handle session holds only while the wallet still controls the handle (same registration not required:
       // the signer may have re-registered it; what counts is control now).

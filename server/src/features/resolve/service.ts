@@ -17,6 +17,11 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; error: PublicErrorKey };
 export interface ResolveService {
   resolve(input: string): Promise<Resolution>;
   reverse(input: string): Promise<ReverseResult>;
+  /**
+   * The wallet's trusted primary handle account (same rules and cache as `reverse`), or null when it has none.
+   * For callers that need the account too (Connect), so it is not read a second time by name.
+   */
+  primaryHandle(wallet: string): Promise<HandleAccount | null>;
 }
 
 export function createResolveService(deps: {
@@ -26,7 +31,7 @@ export function createResolveService(deps: {
 }): ResolveService {
   const { chain, suffixes } = deps;
   const names: ReadCache<Outcome<Omit<Resolution, 'input'>>> = createReadCache({ ttlMs: deps.cacheTtlMs });
-  const primaries: ReadCache<Outcome<string>> = createReadCache({ ttlMs: deps.cacheTtlMs });
+  const primaries: ReadCache<Outcome<HandleAccount>> = createReadCache({ ttlMs: deps.cacheTtlMs });
 
   async function lookupName(input: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
     const cls = classifyName(input, suffixes);
@@ -72,7 +77,7 @@ export function createResolveService(deps: {
     };
   }
 
-  async function readPrimary(wallet: Address): Promise<Outcome<string>> {
+  async function readPrimary(wallet: Address): Promise<Outcome<HandleAccount>> {
     const pointer = await withChainErrors('MALFORMED_ACCOUNT', () => chain.getPrimary(wallet, 'confirmed'));
     if (!pointer) return { ok: false, error: 'NO_PRIMARY_SET' };
     const handle: HandleAccount | null = await withChainErrors('MALFORMED_HANDLE', () =>
@@ -82,7 +87,7 @@ export function createResolveService(deps: {
     const authority = await withChainErrors('MALFORMED_HANDLE', () => chain.getHandleAuthority(handle, 'confirmed'));
     // Trust rules: set after the handle's current registration, and the wallet still holds authority.
     if (!primaryTrusted(pointer, handle, authority)) return { ok: false, error: 'NO_PRIMARY_SET' };
-    return { ok: true, value: handle.name };
+    return { ok: true, value: handle };
   }
 
   return {
@@ -97,8 +102,13 @@ export function createResolveService(deps: {
         if (!isBase58Address(input)) throw new PublicError('INVALID_ADDRESS');
         const outcome = await primaries.get(input, () => readPrimary(input as Address));
         if (!outcome.ok) throw new PublicError(outcome.error);
-        return { input, address: input, handle: outcome.value };
+        return { input, address: input, handle: outcome.value.name };
       }),
+    async primaryHandle(wallet) {
+      if (!isBase58Address(wallet)) return null;
+      const outcome = await primaries.get(wallet, () => readPrimary(wallet as Address));
+      return outcome.ok ? outcome.value : null;
+    },
   };
 }
 
