@@ -2,6 +2,7 @@
 // run, printed as markdown (copy the tables into docs/benchmarks.md with the machine line). Sections run one after
 // another so they do not compete for the 2 cores. `npm run bench -- public` runs only the named sections.
 import { cpus, totalmem } from 'node:os';
+import { benchConnect } from './connect';
 import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
 import { benchX402 } from './x402';
@@ -28,6 +29,7 @@ const sections: Section[] = [
     },
   },
   { name: 'x402', run: async () => (await benchX402()).markdown },
+  { name: 'connect', run: async () => (await benchConnect()).markdown },
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
 ];
