@@ -1,5 +1,6 @@
 // Housekeeping (node-cron): every few minutes, drop what can no longer matter — rate-limit windows older than the
-// previous one, Connect challenges past their retention, sessions expired over a day ago. Each job is one DELETE
+// previous one, Connect challenges past their retention, sessions expired over a day ago, unpaid x402 references
+// expired over a day ago (the grace keeps a late redeemer's answer REFERENCE_EXPIRED). Each job is one DELETE
 // by age, idempotent, so several replicas running it at once is harmless. Registered on the lifecycle.
 import cron from 'node-cron';
 import type { Kysely } from 'kysely';
@@ -7,8 +8,12 @@ import type { Database } from '../platform/db/index';
 import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import { deleteExpiredWindows } from '../features/ratelimit/service';
+import { deleteExpiredReferences } from '../features/x402/store';
 import type { ConnectService } from '../features/connect/service';
 import type { SessionService } from '../features/connect/sessions';
+
+/** Unpaid x402 references are kept this long past their expiry, so a late redemption still reads as expired. */
+export const X402_REFERENCE_GRACE_MS = 86_400_000;
 
 /** Every 5 minutes, at second 17 (off the minute boundary, where rate windows turn over). */
 export const HOUSEKEEPING_SCHEDULE = '17 */5 * * * *';
@@ -26,6 +31,7 @@ export async function runHousekeeping(deps: HousekeepingDeps, now: number = Date
     rateWindows: () => deleteExpiredWindows(deps.db, now),
     connectChallenges: () => deps.connect.deleteExpiredChallenges(now),
     connectSessions: () => deps.sessions.deleteExpired(now),
+    x402References: () => deleteExpiredReferences(deps.db, now - X402_REFERENCE_GRACE_MS),
   };
   const deleted: Record<string, number> = {};
   for (const [name, job] of Object.entries(jobs)) {

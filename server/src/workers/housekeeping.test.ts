@@ -1,0 +1,62 @@
+// Housekeeping deletes only what can no longer matter, on both dialects, and one failing job does not stop the rest.
+import { expect, it } from 'vitest';
+import { describeEachDialect } from '../../../test/support/db';
+import { createLogger } from '../platform/log';
+import { testConfig } from '../platform/config';
+import { runHousekeeping, X402_REFERENCE_GRACE_MS } from './housekeeping';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 30, 17);
+const log = createLogger(testConfig({ LOG_LEVEL: 'silent' }));
+
+function reference(ref: string, expiresAt: number) {
+  return { reference: ref, request_hash: 'ab'.repeat(32), payer: 'payer', nonce: 'n', route: 'resolve', amount: '5000', issued_at: expiresAt - 600_000, expires_at: expiresAt };
+}
+
+describeEachDialect('housekeeping', (ctx) => {
+  it('drops old rate windows and unpaid references past their grace; keeps current windows, recent and paid references', async () => {
+    const minute = NOW - (NOW % 60_000);
+    await ctx.db
+      .insertInto('rate_counters')
+      .values([
+        { key_id: 'key_a', unit: 'minute', window_start: minute - 10 * 60_000, count: 3 },
+        { key_id: 'key_a', unit: 'minute', window_start: minute, count: 1 },
+      ])
+      .execute();
+    await ctx.db
+      .insertInto('x402_references')
+      .values([
+        reference('old-unpaid', NOW - X402_REFERENCE_GRACE_MS - 1),
+        reference('old-paid', NOW - X402_REFERENCE_GRACE_MS - 1),
+        reference('recently-expired', NOW - 60_000),
+      ])
+      .execute();
+    await ctx.db
+      .insertInto('x402_payments')
+      .values({ signature: 'sig', reference: 'old-paid', payer: 'payer', amount: '5000', request_hash: 'ab'.repeat(32), consumed_at: NOW - X402_REFERENCE_GRACE_MS })
+      .execute();
+
+    const deleted = await runHousekeeping(
+      { db: ctx.db, connect: { deleteExpiredChallenges: async () => 2 }, sessions: { deleteExpired: async () => 3 }, log },
+      NOW,
+    );
+
+    expect(deleted).toEqual({ rateWindows: 1, connectChallenges: 2, connectSessions: 3, x402References: 1 });
+    const refs = await ctx.db.selectFrom('x402_references').select('reference').orderBy('reference').execute();
+    expect(refs.map((r) => r.reference)).toEqual(['old-paid', 'recently-expired']);
+    const windows = await ctx.db.selectFrom('rate_counters').select('window_start').execute();
+    expect(windows.map((w) => Number(w.window_start))).toEqual([minute]);
+  });
+
+  it('a failing job is reported by its absence and does not stop the others', async () => {
+    const deleted = await runHousekeeping(
+      {
+        db: ctx.db,
+        connect: { deleteExpiredChallenges: async () => Promise.reject(new Error('db busy')) },
+        sessions: { deleteExpired: async () => 0 },
+        log,
+      },
+      NOW,
+    );
+    expect(Object.keys(deleted).sort()).toEqual(['connectSessions', 'rateWindows', 'x402References']);
+  });
+});
