@@ -1,5 +1,6 @@
 // Universal resolution over real HTTP: the keyed/metered routes on the registry's local chain, SNS accounts on a
-// second local chain at their real derived addresses, ENS through a loopback JSON-RPC node. Every row of the spec's
+// second local chain at their real derived addresses, ENS through a loopback JSON-RPC node over an in-process EVM
+// (ENS's registry and PublicResolver, a Universal Resolver at viem's mainnet address). Every row of the spec's
 // "Universal resolver and agents" table for these routes, chain selection with `verified`, the batch (mixed results,
 // cost per name against the rate limit, 101 names), the shared auth suite on each route, and the documented error
 // statuses.
@@ -28,7 +29,7 @@ const k: Record<string, TestKey> = {};
 beforeAll(async () => {
   [solChain, ens] = await Promise.all([
     startLocalChain({ autoAdvance: false, scenario: false }),
-    startEnsNode({ 'vitalik.eth': { '60': VITALIK, '501': SOL_KEY, '0': P2WPKH }, 'nosol.eth': { '60': VITALIK } }),
+    startEnsNode({ 'vitalik.eth': { '60': VITALIK, '501': SOL_KEY, '0': P2WPKH }, 'nosol.eth': { '60': VITALIK }, 'legacy.eth': { legacyResolver: VITALIK } }),
   ]);
   for (const name of ['owner', 'payee']) k[name] = testKey();
   await placeSnsName(solChain, ['bonfida'], k.owner!.address);
@@ -168,7 +169,10 @@ describe('GET /v1/resolve-universal/{name}: sol (second local chain) and eth (lo
   it('.eth: 404 NO_RECORD_FOR_CHAIN, 404 NAME_NOT_FOUND, 502 when the node fails', async () => {
     const sol = await get('/v1/resolve-universal/nosol.eth?chain=SOL');
     expect(sol.status).toBe(404);
-    expect(sol.body).toStrictEqual({ code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no SOL address (UnsupportedResolverProfile)' });
+    expect(sol.body).toStrictEqual({ code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no SOL address' });
+    const legacy = await get('/v1/resolve-universal/legacy.eth?chain=SOL'); // a resolver without the multicoin profile
+    expect(legacy.status).toBe(404);
+    expect(legacy.body).toStrictEqual({ code: 'NO_RECORD_FOR_CHAIN', message: 'legacy.eth has no SOL address (UnsupportedResolverProfile)' });
     expect((await get('/v1/resolve-universal/unknown.eth')).body).toStrictEqual({ code: 'NAME_NOT_FOUND', message: 'unknown.eth is not registered (no resolver)' });
     ens.down = true;
     try {

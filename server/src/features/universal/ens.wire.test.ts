@@ -1,12 +1,12 @@
-// The ENS adapter at the JSON-RPC wire level, against the loopback Ethereum node of ens-testing.ts (viem's real
-// `resolveWithGateways` eth_call decoded, ABI-encoded answers or the Universal Resolver's custom errors).
+// The ENS adapter over JSON-RPC against the loopback node of ens-testing.ts, an in-process EVM running ENS's own
+// registry and PublicResolver with a Universal Resolver at viem's mainnet address: the adapter is built with the
+// production defaults (no resolver address override) and every answer comes from executed contract code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { btcAddressFromScript, createEnsAdapter, type EnsAdapter } from './ens';
 import { startEnsNode, type EnsNode } from './ens-testing';
 import { apiFailure as failure } from '../../platform/testing';
 
-const UR = '0x00000000000000000000000000000000000000e5';
 const VITALIK = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
 const SOL_KEY = `0x${'11'.repeat(32)}` as Hex; // base58 of 32 × 0x11 (computed independently with python)
 const P2WPKH = '0x0014751e76e8199196d454941c45d1b3a323f1433bd6' as Hex; // BIP-173 example
@@ -15,12 +15,16 @@ let node: EnsNode;
 let ens: EnsAdapter;
 
 beforeAll(async () => {
-  node = await startEnsNode(
-    // nosol.eth: an empty SOL record, no BTC profile at all
-    { 'vitalik.eth': { '60': VITALIK, '501': SOL_KEY, '0': P2WPKH }, 'nosol.eth': { '60': VITALIK, '501': '0x' } },
-    { offchainNames: ['offchain.eth'] },
-  );
-  ens = createEnsAdapter({ rpcUrl: node.url, timeoutMs: 2000, universalResolverAddress: UR });
+  node = await startEnsNode({
+    'vitalik.eth': { '60': VITALIK, '501': SOL_KEY, '0': P2WPKH },
+    'nosol.eth': { '60': VITALIK }, // PublicResolver, ETH record only
+    'empty.eth': {}, // PublicResolver, no records
+    'legacy.eth': { legacyResolver: VITALIK }, // addr(bytes32) only: no multicoin profile
+    'broken.eth': 'reverting-resolver',
+    'offchain.eth': 'offchain-resolver',
+    'eoa.eth': 'eoa-resolver',
+  });
+  ens = createEnsAdapter({ rpcUrl: node.url, timeoutMs: 2000 });
 }, 20_000);
 afterAll(() => node?.close());
 
@@ -32,16 +36,34 @@ describe('ENS adapter over JSON-RPC', () => {
     expect(node.calls.at(-1)).toBe('vitalik.eth');
   });
   it('maps strict errors and empty answers to our codes', async () => {
-    expect(await failure(ens.resolve('unknown.eth', 'ETH'))).toEqual({ status: 404, code: 'NAME_NOT_FOUND', message: 'unknown.eth is not registered (no resolver)' });
+    const notFound = (name: string) => ({ status: 404, code: 'NAME_NOT_FOUND', message: `${name} is not registered (no resolver)` });
+    expect(await failure(ens.resolve('unknown.eth', 'ETH'))).toEqual(notFound('unknown.eth'));
+    // a subname under a resolver without ENSIP-10 wildcard support: not found, never the parent's address
+    expect(await failure(ens.resolve('sub.vitalik.eth', 'ETH'))).toEqual(notFound('sub.vitalik.eth'));
+    expect(await failure(ens.resolve('eoa.eth', 'ETH'))).toEqual(notFound('eoa.eth')); // ResolverNotContract
     expect(await failure(ens.resolve('nosol.eth', 'SOL'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no SOL address' });
-    expect(await failure(ens.resolve('nosol.eth', 'BTC'))).toMatchObject({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no BTC address (UnsupportedResolverProfile)' });
-    expect(await failure(ens.resolve('offchain.eth', 'ETH'))).toMatchObject({ status: 404, code: 'NO_RECORD_FOR_CHAIN' });
+    expect(await failure(ens.resolve('nosol.eth', 'BTC'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no BTC address' });
+    expect(await failure(ens.resolve('empty.eth', 'ETH'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'empty.eth has no ETH address' });
+    expect(await ens.resolve('legacy.eth', 'ETH')).toEqual({ name: 'legacy.eth', address: VITALIK, verified: false });
+    expect(await failure(ens.resolve('legacy.eth', 'BTC'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'legacy.eth has no BTC address (UnsupportedResolverProfile)' });
+    expect(await failure(ens.resolve('broken.eth', 'ETH'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'broken.eth has no ETH address (ResolverError)' });
+    expect(await failure(ens.resolve('offchain.eth', 'ETH'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'offchain.eth resolves off chain (CCIP-Read), which this deployment does not follow',
+    });
     expect(await failure(ens.resolve('vitalik.eth', 'X1'))).toMatchObject({ status: 404, code: 'NO_RECORD_FOR_CHAIN' });
     expect(await failure(ens.resolve('bad name.eth', 'ETH'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
   });
-  it('502 when the node is unreachable', async () => {
-    const down = createEnsAdapter({ rpcUrl: 'http://127.0.0.1:1', timeoutMs: 500, universalResolverAddress: UR });
-    expect(await failure(down.resolve('vitalik.eth', 'ETH'))).toEqual({ status: 502, code: 'RPC_ERROR', message: 'the Ethereum RPC is unreachable' });
+  it('502 when the node is unreachable or failing', async () => {
+    const unreachable = createEnsAdapter({ rpcUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
+    expect(await failure(unreachable.resolve('vitalik.eth', 'ETH'))).toEqual({ status: 502, code: 'RPC_ERROR', message: 'the Ethereum RPC is unreachable' });
+    node.down = true;
+    try {
+      expect(await failure(ens.resolve('vitalik.eth', 'ETH'))).toEqual({ status: 502, code: 'RPC_ERROR', message: 'the Ethereum RPC is unreachable' });
+    } finally {
+      node.down = false;
+    }
   });
   it('BTC scripts: P2PKH, P2SH, P2TR; unknown scripts refused', () => {
     const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
