@@ -77,21 +77,8 @@ export async function main(): Promise<Started> {
   });
 
   const app = buildApp({ config, chain, db: database.db, logger, metrics, lifecycle });
-  try {
-    await app.listen({ port: config.port, host: config.host });
-  } catch (err) {
-    logger.fatal({ err }, 'cannot listen');
-    await database.close();
-    process.exit(1);
-  }
-  // Workers start here (issues 4-6) and register their stop callbacks on `lifecycle`.
-  startHousekeeping({ db: database.db, connect: app.services.connect!, sessions: app.services.sessions!, log: logger, lifecycle });
-  // Pay webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker (SIGIL_PAY_WEBHOOKS).
-  const payWebhooks = app.services.payWebhooks;
-  if (payWebhooks) {
-    startPayWebhookWorkers({ db: database.db, chain, client: app.services.outbound, log: logger, lifecycle, queued: payWebhooks.queued });
-  }
-
+  // Signals are handled from here on, before listening: a signal that arrives while the server starts (or its
+  // workers do) still gets the graceful path, never the default kill.
   let shuttingDown = false;
   const shutdown = async (signal: string) => {
     if (shuttingDown) return;
@@ -115,6 +102,21 @@ export async function main(): Promise<Started> {
   };
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    logger.fatal({ err }, 'cannot listen');
+    await database.close();
+    process.exit(1);
+  }
+  // Workers start here (issues 4-6) and register their stop callbacks on `lifecycle`.
+  startHousekeeping({ db: database.db, connect: app.services.connect!, sessions: app.services.sessions!, log: logger, lifecycle });
+  // Pay webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker (SIGIL_PAY_WEBHOOKS).
+  const payWebhooks = app.services.payWebhooks;
+  if (payWebhooks) {
+    startPayWebhookWorkers({ db: database.db, chain, client: app.services.outbound, log: logger, lifecycle, queued: payWebhooks.queued });
+  }
+
   return { generatedPortalSecret, portalDomain: config.portalDomain };
 }
 
