@@ -1,13 +1,18 @@
 /**
- * Connect throughput on SQLite: complete sign-ins per second over real HTTP (challenge + verify + session read,
- * signed by a scenario wallet), and the cost of the wallet-signature check next to a bare ed25519 verify loop in
- * the same run. The local chain runs in its own process (like a remote RPC node, though here it shares the 2
- * cores); the service and the load generator share this one.
+ * Connect throughput on SQLite: complete sign-ins per second over real HTTP (challenge + verify + session read),
+ * and the cost of the wallet-signature check next to a bare ed25519 verify loop in the same run. Three processes:
+ * the local chain (like a remote RPC node), the service (server/src/main.ts on its own SQLite file), and this one,
+ * the load generator: N concurrent sign-in loops on a kept-alive undici Pool, signing with node:crypto ed25519
+ * (the wallet's cost, not ours: the signature covers the nonce, so it cannot be made in advance). All three share
+ * the machine's 2 cores, so the CPU of each is reported per sign-in.
+ *
+ * The deterministic counts (RPC calls, SQL statements per sign-in) come from a second, in-process app with the
+ * counting hooks, over sequential sign-ins.
  *
  *   node --import tsx test/bench/connect.ts            (standalone)
  *   import { benchConnect } from './connect'            (the main bench runner)
  */
-import { createPublicKey, randomBytes, verify as nodeVerify } from 'node:crypto';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,14 +20,16 @@ import { fileURLToPath } from 'node:url';
 import { base58 } from '@scure/base';
 import { getAddressEncoder, type KeyPairSigner } from '@solana/kit';
 import { walletControlString } from '@sigil/contract/connect';
-import { signChallenge, signMessage } from '../../client-sdk/src/connect';
+import { checkChallenge, signChallenge, signMessage } from '../../client-sdk/src/connect';
 import { buildApp } from '../../server/src/app';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
 import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
 import { verifyWalletMessage } from '../../server/src/platform/crypto/wallet-signature';
 import { createKey } from '../../server/src/features/keys/service';
-import { startChainProcess, stop, table } from './support';
+import { Pool } from 'undici';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { startChainProcess, startServiceProcess, stop, table } from './support';
 import { demoWallet } from '../../server/src/localchain/scenario';
 
 export interface SigninCost {
@@ -32,8 +39,8 @@ export interface SigninCost {
   rpc: Record<string, number>;
   /** SQL statements per sign-in, `begin`/`commit` included (deterministic). */
   statements: number;
-  /** CPU ms per sign-in under load: this process (service + load generator) and the chain process. */
-  cpuMs: { service: number; chain: number };
+  /** CPU ms per sign-in under load, per process: the service, the load generator (client), the chain. */
+  cpuMs: { service: number; client: number; chain: number };
 }
 
 export interface ConnectBench {
@@ -76,7 +83,7 @@ const ownCpuMs = () => {
 
 export async function benchConnect(options: { durationMs?: number; concurrency?: number } = {}): Promise<ConnectBench> {
   const durationMs = options.durationMs ?? 3000;
-  const concurrency = options.concurrency ?? 16;
+  const concurrency = options.concurrency ?? 32;
   // The chain in its own process, as a real RPC node would be: the service does not pay for the emulator's CPU
   // (though on this machine it shares the same 2 cores, so its CPU per sign-in is reported too).
   const chain = await startChainProcess();
@@ -84,6 +91,7 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
   let statements = 0;
   const rpc: Record<string, number> = {};
   const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite'), onQuery: () => void statements++ });
+  let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
   try {
     await migrateToLatest(handle.db);
     const config = testConfig({ SIGIL_RPC_URL: chain.url, SIGIL_PROGRAM_ID: chain.programId, SIGIL_RESOLVE_CACHE_MS: '0' });
@@ -115,41 +123,89 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       const view = (await read.json()) as { handle: string | null };
       if (view.handle !== expectHandle) throw new Error(`session: handle ${view.handle}, expected ${expectHandle}`);
     };
-    const measure = async (wallet: KeyPairSigner, body: Record<string, unknown>, expectHandle: string | null): Promise<SigninCost> => {
+    // Counts: in-process, sequential, so nothing else runs in between (the key's last-use write is throttled to
+    // one per 10 s per key and is warm after the first sign-ins).
+    const count = async (wallet: KeyPairSigner, body: Record<string, unknown>, expectHandle: string | null) => {
       for (let i = 0; i < 30; i++) await signInOnce(wallet, body, expectHandle); // warm up
-      // Counts: sequential, so nothing else runs in between (the key's last-use write is throttled to one per
-      // 10 s per key and is warm by now).
       const counted = 20;
       statements = 0;
       for (const m of Object.keys(rpc)) delete rpc[m];
       for (let i = 0; i < counted; i++) await signInOnce(wallet, body, expectHandle);
-      const perSignin = Object.fromEntries(Object.entries(rpc).map(([m, n]) => [m, n / counted]));
-      const statementsPerSignin = statements / counted;
+      return { rpc: Object.fromEntries(Object.entries(rpc).map(([m, n]) => [m, n / counted])), statements: statements / counted };
+    };
 
-      let done = 0;
-      const cpu0 = ownCpuMs();
-      const chain0 = processCpuMs(chain.child.pid);
-      const start = performance.now();
-      await Promise.all(
-        Array.from({ length: concurrency }, async () => {
-          while (performance.now() - start < durationMs) {
-            await signInOnce(wallet, body, expectHandle);
-            done++;
-          }
-        }),
-      );
-      const seconds = (performance.now() - start) / 1000;
+    // Throughput: the service in its own process, on its own SQLite file with partner keys made beforehand.
+    const serviceFile = join(dir, 'service.sqlite');
+    const serviceDb = createDatabase({ sqliteFile: serviceFile });
+    await migrateToLatest(serviceDb.db);
+    const serviceKeys = await Promise.all(Array.from({ length: 64 }, () => createKey(serviceDb.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })));
+    await serviceDb.close();
+    // BENCH_PROFILE_DIR=<dir>: the service writes a V8 CPU profile there on exit (rank by self time).
+    const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+    service = await startServiceProcess(chain, { DATABASE_URL: `sqlite:${serviceFile}`, SIGIL_RESOLVE_CACHE_MS: '0' }, profile);
+    const pool = new Pool(service.base, { connections: concurrency });
+    const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown) => {
+      const res = await pool.request({ method, path, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const json = (await res.body.json()) as any;
+      if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${JSON.stringify(json)}`);
+      return json;
+    };
+    let nextServiceKey = 0;
+    const clientSignIn = async (wallet: BenchWallet, body: Record<string, unknown>, expectHandle: string | null) => {
+      const { key, secret } = serviceKeys[nextServiceKey++ % serviceKeys.length]!;
+      const challenge = await call('POST', '/v1/auth/challenge', { 'x-api-key': secret }, body);
+      const message = checkChallenge(challenge, key.id); // what a careful client does before signing
+      const signature = base58.encode(nodeSign(null, Buffer.from(message, 'utf8'), wallet.privateKey));
+      const session = await call('POST', '/v1/auth/verify', { 'x-api-key': secret }, { nonce: challenge.nonce, signature, signer: wallet.address });
+      const view = await call('GET', '/v1/auth/session', { 'x-api-key': secret, authorization: `Bearer ${session.token}` });
+      if (view.handle !== expectHandle) throw new Error(`session: handle ${view.handle}, expected ${expectHandle}`);
+    };
+    const throughput = async (signIn: () => Promise<void>) => {
+      const loops = async (ms: number) => {
+        let done = 0;
+        const start = performance.now();
+        await Promise.all(
+          Array.from({ length: concurrency }, async () => {
+            while (performance.now() - start < ms) {
+              await signIn();
+              done++;
+            }
+          }),
+        );
+        return { done, seconds: (performance.now() - start) / 1000 };
+      };
+      await loops(1000); // warm up (JIT, connections, key last-use writes)
+      const cpu0 = { client: ownCpuMs(), service: processCpuMs(service!.child.pid), chain: processCpuMs(chain.child.pid) };
+      const { done, seconds } = await loops(durationMs);
       return {
         perSec: Math.round(done / seconds),
-        rpc: perSignin,
-        statements: statementsPerSignin,
-        cpuMs: { service: round1((ownCpuMs() - cpu0) / done), chain: round1((processCpuMs(chain.child.pid) - chain0) / done) },
+        cpuMs: {
+          service: round1((processCpuMs(service!.child.pid) - cpu0.service) / done),
+          client: round1((ownCpuMs() - cpu0.client) / done),
+          chain: round1((processCpuMs(chain.child.pid) - cpu0.chain) / done),
+        },
       };
     };
+
     const heidi = await demoWallet('heidi'); // no primary: address control
     const alice = await demoWallet('alice'); // primary alice: handle control, live authority + attestations
-    const addressControl = await measure(heidi, { wallet: heidi.address }, null);
-    const handleControl = await measure(alice, { handle: 'alice' }, 'alice');
+    // Address control under load: a different fresh wallet (no primary) for each sign-in, round-robin.
+    const freshWallets = Array.from({ length: 256 }, randomWallet);
+    let nextWallet = 0;
+    const aliceWallet = walletFromSeed(sha256(new TextEncoder().encode('sigil-demo:alice')));
+    if (aliceWallet.address !== alice.address) throw new Error('alice: seed does not give the scenario address');
+    const addressControl: SigninCost = {
+      ...(await count(heidi, { wallet: heidi.address }, null)),
+      ...(await throughput(() => {
+        const wallet = freshWallets[nextWallet++ % freshWallets.length]!;
+        return clientSignIn(wallet, { wallet: wallet.address }, null);
+      })),
+    };
+    const handleControl: SigninCost = {
+      ...(await count(alice, { handle: 'alice' }, 'alice')),
+      ...(await throughput(() => clientSignIn(aliceWallet, { handle: 'alice' }, 'alice'))),
+    };
+    await pool.close();
 
     // Key auth + limiter per request over HTTP: the same cheap refusal (an invalid name: 400 before any chain
     // read) on the public resolve route and on the keyed one, sequential; the difference is the keyed path.
@@ -200,6 +256,7 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
     return { ...result, markdown: connectMarkdown(result) };
   } finally {
     await handle.close();
+    if (service) await stop(service.child);
     await stop(chain.child);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -210,15 +267,30 @@ const INVALID_NAME_PATHS = { public: '/resolve/a..b', keyed: '/v1/resolve/a..b' 
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
+interface BenchWallet {
+  address: string;
+  privateKey: KeyObject;
+}
+
+const walletOf = (privateKey: KeyObject): BenchWallet => {
+  const { x } = createPublicKey(privateKey).export({ format: 'jwk' });
+  return { address: base58.encode(Buffer.from(x!, 'base64url')), privateKey };
+};
+const randomWallet = () => walletOf(generateKeyPairSync('ed25519').privateKey);
+/** PKCS#8 DER header of an ed25519 private key; the 32-byte seed follows. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const walletFromSeed = (seed: Uint8Array) =>
+  walletOf(createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' }));
+
 function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
   const rpcText = (rpc: Record<string, number>) =>
     Object.entries(rpc)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([m, n]) => `${n} ${m}`)
       .join(' + ') || 'none';
-  const row = (name: string, c: SigninCost) => [name, c.perSec, rpcText(c.rpc), c.statements, c.cpuMs.service, c.cpuMs.chain];
+  const row = (name: string, c: SigninCost) => [name, c.perSec, rpcText(c.rpc), c.statements, c.cpuMs.service, c.cpuMs.client, c.cpuMs.chain];
   const signins = table(
-    [`complete sign-in (challenge + verify + session read; SQLite; ${r.concurrency} concurrent)`, 'sign-ins/s', 'RPC calls / sign-in', 'SQL statements / sign-in', 'CPU ms / sign-in (service + client)', 'CPU ms / sign-in (chain)'],
+    [`complete sign-in (challenge + verify + session read; SQLite; ${r.concurrency} concurrent loops)`, 'sign-ins/s', 'RPC calls / sign-in', 'SQL statements / sign-in', 'CPU ms / sign-in (service)', 'CPU ms / sign-in (client)', 'CPU ms / sign-in (chain)'],
     [row('address control (`{wallet}`, no primary)', r.signins.addressControl), row('handle control (`{handle}`: live authority + attestations)', r.signins.handleControl)],
   );
   const verify = table(

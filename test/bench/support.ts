@@ -49,8 +49,8 @@ process.on('exit', () => {
   for (const c of children) c.kill('SIGKILL');
 });
 
-function spawnTs(script: string, args: string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+function spawnTs(script: string, args: string[], env: Record<string, string>, nodeArgs: string[] = []): ChildProcess {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -82,10 +82,14 @@ export async function startChainProcess(): Promise<{ url: string; programId: str
   return { url, programId: scenario.programId, scenario, child };
 }
 
-/** The service (server/src/main.ts) on a fresh SQLite file, in its own process. */
+/**
+ * The service (server/src/main.ts) on a fresh SQLite file (unless env sets DATABASE_URL), in its own process.
+ * `nodeArgs` go before the script (e.g. `--cpu-prof`, which NODE_OPTIONS does not accept on Node 20).
+ */
 export async function startServiceProcess(
   chain: { url: string; programId: string },
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-'));
@@ -97,7 +101,7 @@ export async function startServiceProcess(
     LOG_LEVEL: 'silent',
     NODE_ENV: 'production',
     ...env,
-  });
+  }, nodeArgs);
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/health`);
   return { base, child };
