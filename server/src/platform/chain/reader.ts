@@ -1,9 +1,13 @@
 // The one chain reader: every JSON-RPC call the service makes goes through here (docs/chain-reads.md).
 // Transport failures and RPC errors become ChainError('unreachable'); undecodable data ChainError('malformed').
+import { Pool } from 'undici';
+// kit's own JSON codec for RPC (u64 as bigint both ways); a pinned dependency of @solana/kit 8.
+import { parseJsonWithBigInts, stringifyJsonWithBigInts } from '@solana/rpc-spec-types';
 import {
   address as toAddress,
-  createDefaultRpcTransport,
   createSolanaRpcFromTransport,
+  SolanaError,
+  SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   getBase58Decoder,
   getBase58Encoder,
   isSolanaError,
@@ -75,9 +79,33 @@ type EncodedAccount = { data: readonly [string, string] | unknown; owner: Addres
 
 class TimeoutError extends Error {}
 
+/** Most sockets kept open to the RPC node; requests beyond queue on them (HTTP/1.1, no pipelining). */
+const RPC_CONNECTIONS = 32;
+
+/**
+ * JSON-RPC over a kept-alive undici Pool with `request()`: what kit's default transport does (POST JSON, u64 as
+ * bigint, non-2xx is an HTTP error) without fetch's Request/Response/WebStream layers, which cost more CPU than
+ * the RPC answer itself on small reads (docs/connect.md "Benchmark"). Unlike kit's default it does not ask for
+ * compressed answers and does not coalesce identical requests of the same tick.
+ */
+export function createPooledRpcTransport(rpcUrl: string): RpcTransport {
+  const url = new URL(rpcUrl);
+  const pool = new Pool(url.origin, { connections: RPC_CONNECTIONS });
+  const path = url.pathname + url.search;
+  const headers = { accept: 'application/json', 'content-type': 'application/json; charset=utf-8', 'solana-client': 'js/sigil' };
+  return (async ({ payload, signal }: Parameters<RpcTransport>[0]) => {
+    const res = await pool.request({ method: 'POST', path, headers, body: stringifyJsonWithBigInts(payload), signal });
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode > 299) {
+      throw new SolanaError(SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR, { headers: new Headers(), message: `HTTP ${res.statusCode}`, statusCode: res.statusCode });
+    }
+    return parseJsonWithBigInts(text);
+  }) as RpcTransport;
+}
+
 export function createChainReader(opts: ChainReaderOptions): ChainReader {
   const programId = toAddress(opts.programId);
-  const inner = opts.transport ?? createDefaultRpcTransport({ url: opts.rpcUrl });
+  const inner = opts.transport ?? createPooledRpcTransport(opts.rpcUrl);
 
   // Abort the request (real HTTP) and also race a timer, so even a transport that ignores the signal cannot hang us.
   const transport = (<TResponse>(config: Parameters<RpcTransport>[0]) => {
