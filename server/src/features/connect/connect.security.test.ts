@@ -145,17 +145,20 @@ describe('sessions', () => {
     expect(res.body.message).toBe('the session was issued to another key');
   });
 
-  it('alg none, another signing secret, expired, or a well-signed token without a stored jti → 401 INVALID_SESSION', async () => {
+  it('alg none, another algorithm with our secret, another signing secret, expired, or a well-signed token without a stored jti → 401 INVALID_SESSION', async () => {
     const heidi = await demoWallet('heidi');
     const v = await signIn(app, { keySecret: secret, audience: keyId, wallet: heidi });
     const jti = jtiOf(v.body.token);
     const claims = { handle: null, src: 'wallet' };
     const now = Math.floor(Date.now() / 1000);
-    const signed = (key: string, jwtId = jti, iat = now, exp = now + 3600) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setIssuer('sigil').setSubject(heidi.address).setAudience(keyId).setJti(jwtId).setIssuedAt(iat).setExpirationTime(exp).sign(new TextEncoder().encode(key));
+    const signed = (key: string, jwtId = jti, iat = now, exp = now + 3600, alg = 'HS256') =>
+      new SignJWT(claims).setProtectedHeader({ alg }).setIssuer('sigil').setSubject(heidi.address).setAudience(keyId).setJti(jwtId).setIssuedAt(iat).setExpirationTime(exp).sign(new TextEncoder().encode(key));
     const tokens = {
       none: new UnsecuredJWT(claims).setIssuer('sigil').setSubject(heidi.address).setAudience(keyId).setJti(jti).setIssuedAt(now).setExpirationTime(now + 3600).encode(),
       forged: await signed('some-other-secret-some-other-secret-0123'),
+      // our own secret and a valid, stored jti: refused only because the algorithm is not the pinned HS256
+      hs512: await signed(TEST_SESSION_SECRET, jti, now, now + 3600, 'HS512'),
+      hs384: await signed(TEST_SESSION_SECRET, jti, now, now + 3600, 'HS384'),
       expired: await signed(TEST_SESSION_SECRET, jti, now - 7200, now - 3600),
       unknownJti: await signed(TEST_SESSION_SECRET, 'sess_madeup'),
       tampered: v.body.token.slice(0, -2) + (v.body.token.endsWith('AA') ? 'BB' : 'AA'),

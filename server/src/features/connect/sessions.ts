@@ -6,7 +6,7 @@
 // GET /v1/auth/session), and every verification also reads the jti row, so a public-key algorithm would buy
 // no offline verification while costing an ed25519 signature per sign-in. The verifier accepts ONLY HS256
 // (`algorithms: ['HS256']`), so `alg: none` and algorithm-confusion tokens are refused.
-import { createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
@@ -57,13 +57,24 @@ export function bearerToken(header: string | string[] | undefined): string | und
 }
 
 /**
+ * The secret as a WebCrypto HMAC-SHA-256 key, imported once: jose 6 signs and verifies through WebCrypto, and a
+ * KeyObject or raw bytes are re-imported on every call (~340 µs CPU per sign + verify here, against ~210 µs with
+ * the imported key). The key is bound to HMAC/SHA-256, so jose also refuses to use it for any other algorithm.
+ * (A hand-written createHmac JWT would save ~0.2 ms more per sign-in, under 3% of its cost: not worth owning
+ * the JWT validation rules ourselves.)
+ */
+function hmacKey(secret: string): Promise<CryptoKey> {
+  return globalThis.crypto.subtle.importKey('raw', Buffer.from(secret, 'utf8'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+}
+
+/**
  * The signing key: SIGIL_SESSION_SECRET when set; otherwise a random 32-byte secret generated once and kept in
  * the kv table, so restarts and replicas sharing the database keep accepting each other's sessions. (A stolen
  * database alone still forges nothing usable: a token is only accepted with its jti row, which needs write
  * access.)
  */
-async function loadSigningKey(db: Kysely<Database>, configured: string | undefined): Promise<KeyObject> {
-  if (configured) return createSecretKey(Buffer.from(configured, 'utf8'));
+async function loadSigningKey(db: Kysely<Database>, configured: string | undefined): Promise<CryptoKey> {
+  if (configured) return hmacKey(configured);
   const candidate = randomBytes(32).toString('base64url');
   await db
     .insertInto('kv')
@@ -71,12 +82,12 @@ async function loadSigningKey(db: Kysely<Database>, configured: string | undefin
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
   const row = await db.selectFrom('kv').select('value').where('key', '=', SESSION_SECRET_KV_KEY).executeTakeFirstOrThrow();
-  return createSecretKey(Buffer.from(row.value, 'utf8'));
+  return hmacKey(row.value);
 }
 
 export function createSessionService(opts: { db: Kysely<Database>; secret?: string; ttlSeconds: number }): SessionService {
   const { db } = opts;
-  let key: Promise<KeyObject> | undefined;
+  let key: Promise<CryptoKey> | undefined;
   const signingKey = () => {
     key ??= loadSigningKey(db, opts.secret).catch((error) => {
       key = undefined; // retry on the next call
