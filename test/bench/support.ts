@@ -67,10 +67,10 @@ export async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** The local chain with its demo scenario, in its own process. */
-export async function startChainProcess(): Promise<{ url: string; programId: string; scenario: any; child: ChildProcess }> {
+/** The local chain with its demo scenario, in its own process (`nodeArgs`: e.g. `--cpu-prof`). */
+export async function startChainProcess(nodeArgs: string[] = []): Promise<{ url: string; programId: string; scenario: any; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawnTs('server/src/localchain/main.ts', ['--port', String(port)], {});
+  const child = spawnTs('server/src/localchain/main.ts', ['--port', String(port)], {}, nodeArgs);
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`);
   // The RPC answers while the scenario is still being seeded; wait for the seeded one.

@@ -130,20 +130,30 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     };
   }
 
-  function matchesFilters(address: Address, account: AccountSnapshot, filters: z.infer<typeof programAccountsConfig>['filters']): boolean {
+  type Filters = z.infer<typeof programAccountsConfig>['filters'];
+  type CompiledFilter = { dataSize: number } | { offset: number; wanted: Uint8Array };
+
+  /** Decodes the memcmp bytes once per request, not once per account scanned. */
+  function compileFilters(filters: Filters): CompiledFilter[] {
+    return (filters ?? []).map((filter) => {
+      if ('dataSize' in filter) return { dataSize: filter.dataSize };
+      const { offset, bytes, encoding } = filter.memcmp;
+      try {
+        return { offset, wanted: encoding === 'base64' ? fromBase64(bytes) : fromBase58(bytes) };
+      } catch {
+        throw invalidParams(`Invalid params: memcmp bytes are not valid ${encoding ?? 'base58'}`);
+      }
+    });
+  }
+
+  function matchesFilters(address: Address, account: AccountSnapshot, filters: CompiledFilter[]): boolean {
     const data = faults.isMalformed(address) ? Faults.garbage(account.data.length) : account.data;
-    for (const filter of filters ?? []) {
+    for (const filter of filters) {
       if ('dataSize' in filter) {
         if (data.length !== filter.dataSize) return false;
         continue;
       }
-      const { offset, bytes, encoding } = filter.memcmp;
-      let wanted: Uint8Array;
-      try {
-        wanted = encoding === 'base64' ? fromBase64(bytes) : fromBase58(bytes);
-      } catch {
-        throw invalidParams(`Invalid params: memcmp bytes are not valid ${encoding ?? 'base58'}`);
-      }
+      const { offset, wanted } = filter;
       if (offset + wanted.length > data.length) return false;
       for (let i = 0; i < wanted.length; i++) if (data[offset + i] !== wanted[i]) return false;
     }
@@ -314,9 +324,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     getProgramAccounts: (params) => {
       const [program, config] = args(params, address, programAccountsConfig.optional());
       const { commitment: c, slot } = readSlot(config);
+      const filters = compileFilters(config?.filters);
       const value = ledger
         .accountsOwnedBy(program, c)
-        .filter(({ address: a, account }) => matchesFilters(a, account, config?.filters))
+        .filter(({ address: a, account }) => matchesFilters(a, account, filters))
         .sort((x, y) => (x.address < y.address ? -1 : x.address > y.address ? 1 : 0))
         .map(({ address: a, account }) => ({ pubkey: a, account: encodeAccount(a, account, config?.encoding, config?.dataSlice) }));
       return config?.withContext ? { context: context(slot), value } : value;
