@@ -44,7 +44,7 @@ export interface WebhookBenchResult {
   markdown: string;
 }
 
-async function throughput(events: number): Promise<{ rawPerSec: number; deliveredPerSec: number }> {
+export async function throughput(events: number): Promise<{ rawPerSec: number; deliveredPerSec: number }> {
   const receiver = await startHttpsReceiver((_req, res) => res.writeHead(200).end());
   const url = `https://127.0.0.1:${receiver.port}/hook`;
   const ca = selfSignedCert().cert;

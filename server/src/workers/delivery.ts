@@ -8,7 +8,7 @@ import PQueue from 'p-queue';
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
-import { attemptDelivery, claimDueDeliveries, type AttemptOutcome, type DeliveryDeps } from '../features/webhooks/delivery';
+import { claimReadyAttempts, createDeliveredFinisher, sendAttempt, type AttemptOutcome, type DeliveryDeps } from '../features/webhooks/delivery';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryDeps, 'holder'> {
   db: Kysely<Database>;
@@ -34,26 +34,51 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
   const deps: DeliveryDeps = { ...options, holder };
   const concurrency = options.concurrency ?? 16;
   const queue = new PQueue({ concurrency });
-  const now = () => options.now?.() ?? Date.now();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let wake: (() => void) | undefined;
 
-  /** One claim round: claims what fits in the queue and enqueues it. Returns the attempts' promises. */
+  const finishDelivered = createDeliveredFinisher(options.db, holder);
+  const free = () => concurrency - queue.size - queue.pending;
+  // Claim when a quarter of the slots are free: one claim per several attempts, and the pipeline never runs dry.
+  const claimAt = Math.max(1, Math.floor(concurrency / 4));
+
+  /**
+   * One claim round: claims only as many rows as there are free slots, so every claimed attempt starts at once
+   * (no waiting line: the secret read with the claim is the secret at attempt time). Returns the outcomes.
+   */
   async function claimRound(): Promise<Promise<AttemptOutcome>[]> {
-    const room = concurrency * 2 - queue.size - queue.pending;
+    const room = free();
     if (room <= 0) return [];
-    const claims = await claimDueDeliveries(options.db, holder, room, now(), options.leaseMs);
-    return claims.map((claim) =>
-      queue.add(async () => {
-        try {
-          return await attemptDelivery(options.db, deps, claim);
-        } catch (err) {
-          options.log?.error({ err, delivery: claim.id }, 'delivery attempt failed unexpectedly');
-          return 'lost' as const; // the lease expires and the row is claimed again
+    const { ready, settled } = await claimReadyAttempts(options.db, deps, room);
+    return [
+      ...settled.map((outcome) => Promise.resolve(outcome)),
+      ...ready.map(
+        (attempt) =>
+          queue.add(async () => {
+            try {
+              return await sendAttempt(options.db, deps, attempt, finishDelivered);
+            } catch (err) {
+              options.log?.error({ err, delivery: attempt.claim.id }, 'delivery attempt failed unexpectedly');
+              return 'lost' as const; // the lease expires and the row is claimed again
+            }
+          }) as Promise<AttemptOutcome>,
+      ),
+    ];
+  }
+
+  /** Resolves once `claimAt` slots are free (or everything finished). */
+  function room(): Promise<void> {
+    if (free() >= claimAt || queue.pending === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = () => {
+        if (free() >= claimAt || queue.pending === 0) {
+          queue.off('next', check);
+          resolve();
         }
-      }) as Promise<AttemptOutcome>,
-    );
+      };
+      queue.on('next', check);
+    });
   }
 
   async function runOnce(): Promise<AttemptOutcome[]> {
@@ -62,8 +87,8 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
       const round = await claimRound();
       attempts.push(...round);
       if (round.length > 0) {
-        // Keep the pipeline full: claim the next batch as soon as the waiting line is empty, not when the batch ends.
-        await queue.onEmpty();
+        // Keep the pipeline full: claim again as soon as there is room, not when the batch ends.
+        await room();
         continue;
       }
       if (queue.size + queue.pending === 0) break;
@@ -78,13 +103,13 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
       try {
         // A full round means more may be due: claim again once the waiting line empties instead of sleeping, so
         // one process sustains more than one batch per poll interval.
-        busy = (await claimRound()).length > 0 || queue.size > 0;
+        busy = (await claimRound()).length > 0;
       } catch (err) {
         options.log?.warn({ err }, 'delivery claim failed');
       }
       if (stopped) break;
       if (busy) {
-        await queue.onEmpty();
+        await room();
         continue;
       }
       await new Promise<void>((resolve) => {
