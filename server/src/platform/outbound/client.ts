@@ -15,6 +15,7 @@ import {
   type PolicyOptions,
   type Resolver,
 } from './destination-policy';
+import { DeadlineWheel, type Deadline } from './deadlines';
 
 export type OutboundErrorKind =
   | 'timeout'
@@ -167,6 +168,10 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     keepAliveMaxTimeout: 10_000,
   });
 
+  // One sweep for every request deadline of this client (see deadlines.ts): the whole-request rule stays,
+  // without a timer and an AbortSignal per attempt.
+  const deadlines = new DeadlineWheel();
+
   function target(url: string, started: number): URL {
     const check = checkUrl(url, policy);
     if (!check.ok) throw new OutboundError('blocked_destination', check.message, performance.now() - started);
@@ -176,7 +181,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
   async function post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<PostResult> {
     const started = performance.now();
     const dest = target(url, started);
-    const signal = AbortSignal.timeout(timeoutMs);
+    const signal = deadlines.start(timeoutMs);
     try {
       const res = await agent.request({
         origin: dest.origin,
@@ -187,10 +192,13 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
         signal,
       });
       const ms = Math.round(performance.now() - started);
-      await discardBody(res.body);
+      signal.clear();
+      await discardBody(res.body, deadlines);
       return { status: res.statusCode, ms };
     } catch (err) {
       throw toOutboundError(err, signal, started);
+    } finally {
+      signal.clear();
     }
   }
 
@@ -198,7 +206,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     const started = performance.now();
     const maxBytes = opts.maxBytes ?? defaultMaxBytes;
     const dest = target(url, started);
-    const signal = AbortSignal.timeout(opts.timeoutMs ?? timeoutMs);
+    const signal = deadlines.start(opts.timeoutMs ?? timeoutMs);
     try {
       const res = await agent.request({
         origin: dest.origin,
@@ -234,10 +242,19 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
       return { status: res.statusCode, json, ms: ms() };
     } catch (err) {
       throw toOutboundError(err, signal, started);
+    } finally {
+      signal.clear();
     }
   }
 
-  return { post, getJson, close: () => agent.close() };
+  return {
+    post,
+    getJson,
+    close: async () => {
+      await agent.close();
+      deadlines.close();
+    },
+  };
 }
 
 // The response body is never parsed, stored or logged. Up to DRAIN_LIMIT bytes arriving within DRAIN_MS are
@@ -247,14 +264,18 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
 const DRAIN_LIMIT = 8 * 1024;
 const DRAIN_MS = 1_000;
 
-function discardBody(body: { dump(opts: { limit: number; signal: AbortSignal }): Promise<unknown> }): Promise<unknown> {
-  const drained = body.dump({ limit: DRAIN_LIMIT, signal: AbortSignal.timeout(DRAIN_MS) }).catch(() => {});
+function discardBody(body: { dump(opts: { limit: number; signal: AbortSignal }): Promise<unknown> }, deadlines: DeadlineWheel): Promise<unknown> {
+  const cutOff = deadlines.start(DRAIN_MS);
+  const drained = body
+    .dump({ limit: DRAIN_LIMIT, signal: cutOff as unknown as AbortSignal })
+    .catch(() => {})
+    .finally(() => cutOff.clear());
   // Wait one macrotask at most: a body that came with the headers is drained by then and the socket is free
   // for the caller's next delivery; anything slower goes on in the background.
   return Promise.race([drained, new Promise((resolve) => setImmediate(resolve))]);
 }
 
-function toOutboundError(err: unknown, signal: AbortSignal, started: number): OutboundError {
+function toOutboundError(err: unknown, signal: Deadline, started: number): OutboundError {
   if (err instanceof OutboundError) return err;
   const ms = Math.round(performance.now() - started);
   // Our deadline fired: whatever undici reports (abort), the attempt timed out.
