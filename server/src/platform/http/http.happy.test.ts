@@ -193,3 +193,12 @@ describe('/docs', () => {
     expect(spec.json().info.title).toBe('Sigil');
   });
 });
+
+describe('request ids', () => {
+  it('are unique across many requests (pooled randomness never repeats a slice)', async () => {
+    const { newRequestId } = await import('./request-id');
+    const ids = new Set(Array.from({ length: 5000 }, () => newRequestId()));
+    expect(ids.size).toBe(5000);
+    for (const id of [...ids].slice(0, 50)) expect(id).toMatch(/^req_[1-9A-HJ-NP-Za-km-z]{16,24}$/);
+  });
+});
