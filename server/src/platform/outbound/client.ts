@@ -122,6 +122,9 @@ function classify(err: unknown): { kind: OutboundErrorKind; message: string } {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+type Target = { ok: true; origin: string; path: string } | { ok: false; message: string };
+const TARGET_CACHE_SIZE = 512;
+
 const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
 
 export function createOutboundClient(options: OutboundClientOptions = {}): OutboundClient {
@@ -172,10 +175,25 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
   // without a timer and an AbortSignal per attempt.
   const deadlines = new DeadlineWheel();
 
-  function target(url: string, started: number): URL {
-    const check = checkUrl(url, policy);
-    if (!check.ok) throw new OutboundError('blocked_destination', check.message, performance.now() - started);
-    return check.url;
+  // checkUrl is a pure function of the URL text and this client's policy, and a worker posts to the same few
+  // webhook URLs over and over: its verdict (parse + literal-IP rules) is kept per URL string, least recently
+  // used dropped first. Name resolution and its vetting are NOT cached here: they run per connection, in lookup.
+  const targets = new Map<string, Target>();
+
+  function target(url: string, started: number): { origin: string; path: string } {
+    let found = targets.get(url);
+    if (found) {
+      targets.delete(url); // re-insert: Map order is the recency order
+    } else {
+      const check = checkUrl(url, policy);
+      found = check.ok
+        ? { ok: true, origin: check.url.origin, path: check.url.pathname + check.url.search }
+        : { ok: false, message: check.message };
+      if (targets.size >= TARGET_CACHE_SIZE) targets.delete(targets.keys().next().value!);
+    }
+    targets.set(url, found);
+    if (!found.ok) throw new OutboundError('blocked_destination', found.message, performance.now() - started);
+    return found;
   }
 
   async function post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<PostResult> {
@@ -185,7 +203,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     try {
       const res = await agent.request({
         origin: dest.origin,
-        path: dest.pathname + dest.search,
+        path: dest.path,
         method: 'POST',
         headers: { 'user-agent': userAgent, ...headers },
         body,
@@ -210,7 +228,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     try {
       const res = await agent.request({
         origin: dest.origin,
-        path: dest.pathname + dest.search,
+        path: dest.path,
         method: 'GET',
         headers: { 'user-agent': userAgent, accept: 'application/json' },
         signal,
