@@ -8,10 +8,39 @@
 // that completed in the same event-loop turn.
 import { sql, type Kysely } from 'kysely';
 import { trimToLimit, type PayEvent } from '@sigil/contract/pay-events';
-import { afterFailedAttempt, AUTO_PAUSED_PREFIX, WEBHOOK_HEADERS, WEBHOOK_LIMITS, type DeliveryErrorClass } from '@sigil/contract/webhooks';
-import { affectedRows, dialectOf, withoutFsync, type Database } from '../../platform/db/index';
+import { afterFailedAttempt, AUTO_PAUSED_PREFIX, DELIVERY_ID_PREFIX, WEBHOOK_HEADERS, WEBHOOK_LIMITS, type DeliveryErrorClass } from '@sigil/contract/webhooks';
+import { affectedRows, dialectOf, withoutFsync, type Database, type WebhookDeliveriesTable } from '../../platform/db/index';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
 import { signWebhook } from '../../platform/outbound/signing';
+import { prefixedId } from '../keys/ids';
+
+/** A delivery as it is when (re)queued: no attempts yet, due now, unleased, nothing recorded. */
+export function queuedDeliveryState(now: number) {
+  return {
+    status: 'pending' as const,
+    attempts: 0,
+    last_status: null,
+    last_error: null,
+    response_ms: null,
+    next_attempt_at: now,
+    lease_holder: null,
+    lease_expires_at: null,
+    delivered_at: null,
+  };
+}
+
+/** A new delivery row of one event to one webhook, queued now (the indexer's fan-out and test events). */
+export function newDeliveryRow(webhookId: string, event: { id: string; type: string }, test: boolean, now: number): WebhookDeliveriesTable {
+  return {
+    id: prefixedId(DELIVERY_ID_PREFIX, now),
+    webhook_id: webhookId,
+    event_id: event.id,
+    event_type: event.type,
+    test: test ? 1 : 0,
+    created_at: now,
+    ...queuedDeliveryState(now),
+  };
+}
 
 export interface DeliveryDeps {
   client: OutboundClient;

@@ -7,12 +7,12 @@ import type { Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PayEventSchema, payEventId, type PayEvent, type Payment } from '@sigil/contract/pay-events';
-import { DELIVERY_ID_PREFIX, isoSeconds, SCOPE_CHANGED_PREFIX, type PayEventType } from '@sigil/contract/webhooks';
+import { isoSeconds, SCOPE_CHANGED_PREFIX, type PayEventType } from '@sigil/contract/webhooks';
 import { decodeRegistryInstruction, RegistryDecodeError, type RegistryInstruction } from '../../platform/chain/registry';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../../platform/db/index';
-import { prefixedId } from '../keys/ids';
+import { newDeliveryRow } from './delivery';
 import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
 import { decodePaymentFacts, TOKEN_PROGRAM, transactionMemo, type PaymentFact } from './decode';
 
@@ -432,23 +432,7 @@ async function persistAndFanOut(db: Db, subs: Sub[], built: Built, now: number):
     if (!subscriptionMatches(sub, event, built.wallet)) continue;
     const result = await db
       .insertInto('webhook_deliveries')
-      .values({
-        id: prefixedId(DELIVERY_ID_PREFIX, now),
-        webhook_id: sub.id,
-        event_id: event.id,
-        event_type: event.type,
-        status: 'pending',
-        attempts: 0,
-        last_status: null,
-        last_error: null,
-        response_ms: null,
-        next_attempt_at: now,
-        lease_holder: null,
-        lease_expires_at: null,
-        test: 0,
-        created_at: now,
-        delivered_at: null,
-      })
+      .values(newDeliveryRow(sub.id, event, false, now))
       .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
       .executeTakeFirst();
     queued += Number(result.numInsertedOrUpdatedRows ?? 0);

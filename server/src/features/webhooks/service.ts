@@ -8,7 +8,6 @@ import { ApiError } from '@sigil/contract/errors';
 import {
   AUTO_PAUSED_PREFIX,
   buildWebhookChallengeMessage,
-  DELIVERY_ID_PREFIX,
   DeliveryListQuerySchema,
   parseWebhookChallengeRequest,
   parseWebhookRegisterRequest,
@@ -28,6 +27,7 @@ import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wall
 import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable, type WebhookDeliveriesTable } from '../../platform/db/index';
 import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
 import { prefixedId } from '../keys/ids';
+import { newDeliveryRow, queuedDeliveryState } from './delivery';
 import { controllers, readNameControl, PAYMENT_RECORD_KEY } from './control';
 
 /** Who is calling: the API key and the account it belongs to (a webhook belongs to the account). */
@@ -415,17 +415,7 @@ export async function redeliver(
   await ownRow(db, caller, id);
   await db
     .updateTable('webhook_deliveries')
-    .set({
-      status: 'pending',
-      attempts: 0,
-      last_status: null,
-      last_error: null,
-      response_ms: null,
-      next_attempt_at: now,
-      lease_holder: null,
-      lease_expires_at: null,
-      delivered_at: null,
-    })
+    .set(queuedDeliveryState(now))
     .where('id', '=', deliveryId)
     .where('webhook_id', '=', id)
     .where('status', 'in', ['delivered', 'dead'])
@@ -470,23 +460,7 @@ export async function sendTestEvent(db: Kysely<Database>, caller: WebhookCaller,
       binding: { status: 'none', handles: [] },
     },
   };
-  const delivery: Selectable<WebhookDeliveriesTable> = {
-    id: prefixedId(DELIVERY_ID_PREFIX, now),
-    webhook_id: id,
-    event_id: eventId,
-    event_type: payload.type,
-    status: 'pending',
-    attempts: 0,
-    last_status: null,
-    last_error: null,
-    response_ms: null,
-    next_attempt_at: now,
-    lease_holder: null,
-    lease_expires_at: null,
-    test: 1,
-    created_at: now,
-    delivered_at: null,
-  };
+  const delivery = newDeliveryRow(id, payload, true, now);
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('pay_events')
