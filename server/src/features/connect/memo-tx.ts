@@ -9,10 +9,10 @@
 //   the memo instruction references no account but the wallet; the wallet is the fee payer and the only
 //   signer, and its signature verifies over the message bytes.
 
-import { base64, base64nopad } from '@scure/base';
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder, type Address } from '@solana/kit';
 import { memoString } from '@sigil/contract/connect';
 import { decodeAddress, verifyEd25519 } from '../../platform/crypto/wallet-signature';
+import { decodeBase64 } from './siws';
 
 /**
  * Memo programs whose instruction we accept. The signature proves the same thing whichever memo program id
@@ -62,17 +62,6 @@ export interface MemoTxExpectation {
 }
 
 const fail = (reason: MemoTxFailureReason, detail: string): MemoTxResult => ({ ok: false, reason, detail });
-
-function decodeBase64(input: string): Uint8Array | null {
-  for (const coder of [base64, base64nopad]) {
-    try {
-      return coder.decode(input);
-    } catch {
-      // try the next
-    }
-  }
-  return null;
-}
 
 function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;

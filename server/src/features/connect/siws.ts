@@ -235,7 +235,8 @@ export function checkSiwsMessage(message: SiwsMessage, expect: SiwsExpectation):
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true });
 
-function decodeBase64(input: string): Uint8Array | null {
+/** base64, padded or not (wallets send both); null when it is neither. Also used by memo-tx.ts. */
+export function decodeBase64(input: string): Uint8Array | null {
   for (const coder of [base64, base64nopad]) {
     try {
       return coder.decode(input);
