@@ -1,29 +1,14 @@
 // Connect error paths over real HTTP: malformed requests answer our chosen codes, challenge states answer the
 // spec's codes, proofs that do not hold answer CONTROL_PROOF_INVALID. Never a 500.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildSignInMessage, signChallenge, signMemoTransaction, signSignIn } from '@sigil/client-sdk/connect';
-import { startKeyedApp, TEST_PORTAL_DOMAIN, type KeyedApp } from '../../../../test/support/keyed-app';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
+import { startKeyedApp, TEST_PORTAL_DOMAIN } from '../../../../test/support/keyed-app';
 import { demoWallet } from '../../localchain/scenario';
-import { show } from './testing';
+import { show, useConnectWorld } from './testing';
 
-let chain: LocalChain;
-let app: KeyedApp;
-let keyId: string;
-let secret: string;
+const world = useConnectWorld();
 
-beforeAll(async () => {
-  chain = await startLocalChain({ scenario: true });
-  app = await startKeyedApp({ dialect: 'sqlite', chain });
-  keyId = app.key.key.id;
-  secret = app.key.secret;
-});
-afterAll(async () => {
-  await app?.close();
-  await chain?.close();
-});
-
-const post = (path: string, body: unknown) => app.call('POST', path, { key: secret, body });
+const post = (path: string, body: unknown) => world.app.call('POST', path, { key: world.secret, body });
 const expectCode = (res: { status: number; body: any; text: string }, status: number, code: string) => {
   expect(res.status, show(res as never)).toBe(status);
   expect(res.body.code, show(res as never)).toBe(code);
@@ -67,12 +52,12 @@ describe('challenge states', () => {
   it('past expires_at → 401 CHALLENGE_EXPIRED, even with a valid signature', async () => {
     const alice = await demoWallet('alice');
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
-    await app.database.db.updateTable('connect_challenges').set({ expires_at: Date.now() - 1 }).where('nonce', '=', c.body.nonce).execute();
-    expectCode(await post('/v1/auth/verify', await signChallenge(c.body, alice, keyId)), 401, 'CHALLENGE_EXPIRED');
+    await world.app.database.db.updateTable('connect_challenges').set({ expires_at: Date.now() - 1 }).where('nonce', '=', c.body.nonce).execute();
+    expectCode(await post('/v1/auth/verify', await signChallenge(c.body, alice, world.keyId)), 401, 'CHALLENGE_EXPIRED');
   });
 
   it('SIGIL_CHALLENGE_TTL_SECONDS sets the lifetime', async () => {
-    const short = await startKeyedApp({ dialect: 'sqlite', chain, env: { SIGIL_CHALLENGE_TTL_SECONDS: '60', SIGIL_SESSION_TTL_SECONDS: '3600' } });
+    const short = await startKeyedApp({ dialect: 'sqlite', chain: world.chain, env: { SIGIL_CHALLENGE_TTL_SECONDS: '60', SIGIL_SESSION_TTL_SECONDS: '3600' } });
     try {
       const heidi = await demoWallet('heidi');
       const now = Math.floor(Date.now() / 1000);
@@ -92,7 +77,7 @@ describe('verify', () => {
   it('a handle challenge without signer → 400 BAD_REQUEST; a malformed signer → 400 INVALID_WALLET', async () => {
     const alice = await demoWallet('alice');
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
-    const { signature } = await signChallenge(c.body, alice, keyId);
+    const { signature } = await signChallenge(c.body, alice, world.keyId);
     expectCode(await post('/v1/auth/verify', { nonce: c.body.nonce, signature }), 400, 'BAD_REQUEST');
     expectCode(await post('/v1/auth/verify', { nonce: c.body.nonce, signature, signer: 'nope' }), 400, 'INVALID_WALLET');
   });
@@ -108,9 +93,9 @@ describe('verify', () => {
     const alice = await demoWallet('alice');
     const bob = await demoWallet('bob');
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
-    const wrong = await signChallenge(c.body, bob, keyId);
+    const wrong = await signChallenge(c.body, bob, world.keyId);
     expectCode(await post('/v1/auth/verify', { ...wrong, signer: alice.address }), 401, 'CONTROL_PROOF_INVALID');
-    const right = await post('/v1/auth/verify', await signChallenge(c.body, alice, keyId));
+    const right = await post('/v1/auth/verify', await signChallenge(c.body, alice, world.keyId));
     expect(right.status, show(right)).toBe(200);
   });
 });
@@ -119,7 +104,7 @@ describe('verify-tx', () => {
   it('a challenge without mode tx → 401 CONTROL_PROOF_INVALID', async () => {
     const heidi = await demoWallet('heidi');
     const c = await post('/v1/auth/challenge', { wallet: heidi.address });
-    const tx = await signMemoTransaction(`sigil-verify:${keyId}:${c.body.nonce}`, heidi, chain.latestBlockhash().blockhash);
+    const tx = await signMemoTransaction(`sigil-verify:${world.keyId}:${c.body.nonce}`, heidi, world.chain.latestBlockhash().blockhash);
     const res = await post('/v1/auth/verify-tx', { nonce: c.body.nonce, signedTransaction: tx });
     expectCode(res, 401, 'CONTROL_PROOF_INVALID');
     expect(res.body.message).toBe('this challenge was not requested with mode `tx`');
@@ -129,10 +114,10 @@ describe('verify-tx', () => {
     const heidi = await demoWallet('heidi');
     const grace = await demoWallet('grace');
     const c = await post('/v1/auth/challenge', { wallet: heidi.address, mode: 'tx' });
-    const blockhash = chain.latestBlockhash().blockhash;
+    const blockhash = world.chain.latestBlockhash().blockhash;
     const cases: [string, string][] = [
       ['AAAA', 'undecodable'],
-      [await signMemoTransaction(`sigil-verify:${keyId}:other`, heidi, blockhash), 'memo-mismatch'],
+      [await signMemoTransaction(`sigil-verify:${world.keyId}:other`, heidi, blockhash), 'memo-mismatch'],
       [await signMemoTransaction(c.body.memo, grace, blockhash), 'fee-payer-mismatch'],
     ];
     for (const [signedTransaction, reason] of cases) {
@@ -176,17 +161,17 @@ describe('verify-signin', () => {
 
 describe('session read', () => {
   it('no bearer or a malformed one → 401 INVALID_SESSION', async () => {
-    expectCode(await app.call('GET', '/v1/auth/session', { key: secret }), 401, 'INVALID_SESSION');
-    expectCode(await app.call('GET', '/v1/auth/session', { key: secret, bearer: 'abc' }), 401, 'INVALID_SESSION');
-    expectCode(await app.call('GET', '/v1/auth/session', { key: secret, headers: { authorization: 'Basic Zm9vOmJhcg==' } }), 401, 'INVALID_SESSION');
+    expectCode(await world.app.call('GET', '/v1/auth/session', { key: world.secret }), 401, 'INVALID_SESSION');
+    expectCode(await world.app.call('GET', '/v1/auth/session', { key: world.secret, bearer: 'abc' }), 401, 'INVALID_SESSION');
+    expectCode(await world.app.call('GET', '/v1/auth/session', { key: world.secret, headers: { authorization: 'Basic Zm9vOmJhcg==' } }), 401, 'INVALID_SESSION');
   });
 
   it('the chain RPC down → 502 RPC_ERROR on challenge (a chain read is needed), never a 500', async () => {
-    chain.faults.set({ unreachable: true });
+    world.chain.faults.set({ unreachable: true });
     try {
       expectCode(await post('/v1/auth/challenge', { handle: 'alice' }), 502, 'RPC_ERROR');
     } finally {
-      chain.faults.clear();
+      world.chain.faults.clear();
     }
   });
 });

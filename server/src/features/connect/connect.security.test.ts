@@ -1,31 +1,16 @@
 // Connect security rules over real HTTP: audience binding, refused v1/unbound strings, live authority, single use
 // under real concurrency (SQLite and Postgres), and sessions that are bound, pinned and revocable.
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { signChallenge, signMemoTransaction, signMessage } from '@sigil/client-sdk/connect';
 import { DIALECTS, postgresReachable } from '../../../../test/support/db';
-import { startKeyedApp, TEST_SESSION_SECRET, type KeyedApp } from '../../../../test/support/keyed-app';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
+import { startKeyedApp, TEST_SESSION_SECRET } from '../../../../test/support/keyed-app';
 import { demoWallet } from '../../localchain/scenario';
-import { jtiOf, show, signIn } from './testing';
+import { jtiOf, show, signIn, useConnectWorld } from './testing';
 
-let chain: LocalChain;
-let app: KeyedApp;
-let keyId: string;
-let secret: string;
+const world = useConnectWorld();
 
-beforeAll(async () => {
-  chain = await startLocalChain({ scenario: true });
-  app = await startKeyedApp({ dialect: 'sqlite', chain });
-  keyId = app.key.key.id;
-  secret = app.key.secret;
-});
-afterAll(async () => {
-  await app?.close();
-  await chain?.close();
-});
-
-const post = (path: string, body: unknown, key = secret) => app.call('POST', path, { key, body });
+const post = (path: string, body: unknown, key = world.secret) => world.app.call('POST', path, { key, body });
 const expectCode = (res: { status: number; body: any; text: string }, status: number, code: string) => {
   expect(res.status, `${res.status} ${res.text}`).toBe(status);
   expect(res.body.code, `${res.status} ${res.text}`).toBe(code);
@@ -35,8 +20,8 @@ describe('audience binding and old strings', () => {
   it('a challenge issued to key A, presented with key B → 401 CHALLENGE_AUDIENCE_MISMATCH', async () => {
     const alice = await demoWallet('alice');
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
-    const body = await signChallenge(c.body, alice, keyId);
-    expectCode(await post('/v1/auth/verify', body, app.otherKey.secret), 401, 'CHALLENGE_AUDIENCE_MISMATCH');
+    const body = await signChallenge(c.body, alice, world.keyId);
+    expectCode(await post('/v1/auth/verify', body, world.app.otherKey.secret), 401, 'CHALLENGE_AUDIENCE_MISMATCH');
     // and the challenge is still usable by its own key
     expect((await post('/v1/auth/verify', body)).status).toBe(200);
   });
@@ -44,7 +29,7 @@ describe('audience binding and old strings', () => {
   it('the v1 unbound wallet string, the bare handle statement and a string bound to another audience → 401 CONTROL_PROOF_INVALID', async () => {
     const alice = await demoWallet('alice');
     const heidi = await demoWallet('heidi');
-    const other = app.otherKey.key.id;
+    const other = world.app.otherKey.key.id;
 
     const w = await post('/v1/auth/challenge', { wallet: heidi.address });
     for (const message of [`sigil-connect:v1:wallet-control:${heidi.address}:${w.body.nonce}`, `sigil-connect:v2:wallet-control:${other}:${heidi.address}:${w.body.nonce}`]) {
@@ -64,8 +49,8 @@ describe('audience binding and old strings', () => {
   it('the unbound v1 memo and a memo bound to another audience → 401 CONTROL_PROOF_INVALID', async () => {
     const heidi = await demoWallet('heidi');
     const c = await post('/v1/auth/challenge', { wallet: heidi.address, mode: 'tx' });
-    const blockhash = chain.latestBlockhash().blockhash;
-    for (const [memo, reason] of [[`sigil-verify:${c.body.nonce}`, 'memo-unbound-v1'], [`sigil-verify:${app.otherKey.key.id}:${c.body.nonce}`, 'memo-other-audience']] as const) {
+    const blockhash = world.chain.latestBlockhash().blockhash;
+    for (const [memo, reason] of [[`sigil-verify:${c.body.nonce}`, 'memo-unbound-v1'], [`sigil-verify:${world.app.otherKey.key.id}:${c.body.nonce}`, 'memo-other-audience']] as const) {
       const res = await post('/v1/auth/verify-tx', { nonce: c.body.nonce, signedTransaction: await signMemoTransaction(memo, heidi, blockhash) });
       expectCode(res, 401, 'CONTROL_PROOF_INVALID');
       expect(res.body.message.startsWith(`${reason}:`)).toBe(true);
@@ -79,7 +64,7 @@ describe('live handle authority', () => {
     for (const [handle, name] of [['vault', 'carol'], ['drift', 'grace'], ['alice', 'bob']] as const) {
       const wallet = await demoWallet(name);
       const c = await post('/v1/auth/challenge', { handle });
-      const res = await post('/v1/auth/verify', await signChallenge(c.body, wallet, keyId));
+      const res = await post('/v1/auth/verify', await signChallenge(c.body, wallet, world.keyId));
       expectCode(res, 401, 'CONTROL_PROOF_INVALID');
       expect(res.body.message).toBe(`the signer is not the current authority of @${handle} (owner, or NFT holder when tokenized)`);
     }
@@ -100,7 +85,7 @@ describe('single use', () => {
   it('a replayed verify → 401 CHALLENGE_NOT_FOUND', async () => {
     const alice = await demoWallet('alice');
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
-    const body = await signChallenge(c.body, alice, keyId);
+    const body = await signChallenge(c.body, alice, world.keyId);
     expect((await post('/v1/auth/verify', body)).status).toBe(200);
     expectCode(await post('/v1/auth/verify', body), 401, 'CHALLENGE_NOT_FOUND');
   });
@@ -108,13 +93,13 @@ describe('single use', () => {
   for (const dialect of DIALECTS) {
     const run = dialect === 'postgres' && !postgresReachable ? it.skip : it;
     run(`[${dialect}] 12 concurrent verifies of one valid proof (mixed paths): exactly one session, the rest CHALLENGE_NOT_FOUND`, async () => {
-      const own = await startKeyedApp({ dialect, chain });
+      const own = await startKeyedApp({ dialect, chain: world.chain });
       try {
         const heidi = await demoWallet('heidi');
         for (let round = 0; round < 3; round++) {
           const c = await own.call('POST', '/v1/auth/challenge', { key: own.key.secret, body: { wallet: heidi.address, mode: 'tx' } });
           const verifyBody = await signChallenge(c.body, heidi, own.key.key.id);
-          const txBody = { nonce: c.body.nonce, signedTransaction: await signMemoTransaction(c.body.memo, heidi, chain.latestBlockhash().blockhash) };
+          const txBody = { nonce: c.body.nonce, signedTransaction: await signMemoTransaction(c.body.memo, heidi, world.chain.latestBlockhash().blockhash) };
           const results = await Promise.all(
             Array.from({ length: 12 }, (_, i) =>
               i % 2 === 0
@@ -135,26 +120,26 @@ describe('single use', () => {
 });
 
 describe('sessions', () => {
-  const read = (bearer: string, key = secret) => app.call('GET', '/v1/auth/session', { key, bearer });
+  const read = (bearer: string, key = world.secret) => world.app.call('GET', '/v1/auth/session', { key, bearer });
 
   it('a session is valid only for the key that issued it', async () => {
-    const v = await signIn(app, { keySecret: secret, audience: keyId, wallet: await demoWallet('heidi') });
+    const v = await signIn(world.app, { keySecret: world.secret, audience: world.keyId, wallet: await demoWallet('heidi') });
     expect((await read(v.body.token)).status).toBe(200);
-    const res = await read(v.body.token, app.otherKey.secret);
+    const res = await read(v.body.token, world.app.otherKey.secret);
     expectCode(res, 401, 'INVALID_SESSION');
     expect(res.body.message).toBe('the session was issued to another key');
   });
 
   it('alg none, another algorithm with our secret, another signing secret, expired, or a well-signed token without a stored jti → 401 INVALID_SESSION', async () => {
     const heidi = await demoWallet('heidi');
-    const v = await signIn(app, { keySecret: secret, audience: keyId, wallet: heidi });
+    const v = await signIn(world.app, { keySecret: world.secret, audience: world.keyId, wallet: heidi });
     const jti = jtiOf(v.body.token);
     const claims = { handle: null, src: 'wallet' };
     const now = Math.floor(Date.now() / 1000);
     const signed = (key: string, jwtId = jti, iat = now, exp = now + 3600, alg = 'HS256') =>
-      new SignJWT(claims).setProtectedHeader({ alg }).setIssuer('sigil').setSubject(heidi.address).setAudience(keyId).setJti(jwtId).setIssuedAt(iat).setExpirationTime(exp).sign(new TextEncoder().encode(key));
+      new SignJWT(claims).setProtectedHeader({ alg }).setIssuer('sigil').setSubject(heidi.address).setAudience(world.keyId).setJti(jwtId).setIssuedAt(iat).setExpirationTime(exp).sign(new TextEncoder().encode(key));
     const tokens = {
-      none: new UnsecuredJWT(claims).setIssuer('sigil').setSubject(heidi.address).setAudience(keyId).setJti(jti).setIssuedAt(now).setExpirationTime(now + 3600).encode(),
+      none: new UnsecuredJWT(claims).setIssuer('sigil').setSubject(heidi.address).setAudience(world.keyId).setJti(jti).setIssuedAt(now).setExpirationTime(now + 3600).encode(),
       forged: await signed('some-other-secret-some-other-secret-0123'),
       // our own secret and a valid, stored jti: refused only because the algorithm is not the pinned HS256
       hs512: await signed(TEST_SESSION_SECRET, jti, now, now + 3600, 'HS512'),
@@ -173,8 +158,8 @@ describe('sessions', () => {
   });
 
   it('a revoked session → 401 INVALID_SESSION at once', async () => {
-    const v = await signIn(app, { keySecret: secret, audience: keyId, wallet: await demoWallet('heidi') });
-    expect(await app.app.services.sessions!.revoke(jtiOf(v.body.token))).toBe(true);
+    const v = await signIn(world.app, { keySecret: world.secret, audience: world.keyId, wallet: await demoWallet('heidi') });
+    expect(await world.app.app.services.sessions!.revoke(jtiOf(v.body.token))).toBe(true);
     const res = await read(v.body.token);
     expectCode(res, 401, 'INVALID_SESSION');
     expect(res.body.message).toBe('the session has been revoked');

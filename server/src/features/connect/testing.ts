@@ -1,7 +1,37 @@
 // Test helpers for Connect over real HTTP (tests only): full sign-ins with the scenario's wallets.
 import type { KeyPairSigner } from '@solana/kit';
+import { afterAll, beforeAll } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
-import type { KeyedApp, KeyedResponse } from '../../../../test/support/keyed-app';
+import { startKeyedApp, type KeyedApp, type KeyedResponse } from '../../../../test/support/keyed-app';
+import { startLocalChain, type LocalChain } from '../../localchain/index';
+
+/** What a Connect test file works against: the scenario chain, a keyed app (SQLite) on it, and that app's key. */
+export interface ConnectWorld {
+  chain: LocalChain;
+  app: KeyedApp;
+  /** The app key's id: the audience of its challenges. */
+  keyId: string;
+  secret: string;
+}
+
+/**
+ * Starts the world in the calling file's beforeAll and closes it in its afterAll. Its fields exist from the
+ * beforeAll on: read them inside tests and hooks, not at collection time.
+ */
+export function useConnectWorld(): ConnectWorld {
+  const world = {} as ConnectWorld;
+  beforeAll(async () => {
+    world.chain = await startLocalChain({ scenario: true });
+    world.app = await startKeyedApp({ dialect: 'sqlite', chain: world.chain });
+    world.keyId = world.app.key.key.id;
+    world.secret = world.app.key.secret;
+  });
+  afterAll(async () => {
+    await world.app?.close();
+    await world.chain?.close();
+  });
+  return world;
+}
 
 export const show = (res: KeyedResponse) => `${res.status} ${res.text}`;
 
