@@ -1,10 +1,6 @@
 // Registration and management services on both dialects, against a real local chain.
-import type { KeyPairSigner } from '@solana/kit';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { describeEachDialect } from '../../../../test/support/db';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
-import { createChainReader } from '../../platform/chain/reader';
-import type { ChainReader } from '../../platform/chain/types';
 import {
   deleteWebhook,
   getWebhook,
@@ -17,26 +13,10 @@ import {
   rotateWebhookSecret,
   sendTestEvent,
   type WebhookCaller,
-  type WebhookServiceDeps,
 } from './service';
-import { fundedWallet, registerName, signEnvelope, signRaw } from './testing';
+import { signEnvelope, signRaw, useRegistrationWorld } from './testing';
 
-let chain: LocalChain;
-let reader: ChainReader;
-let merchant: KeyPairSigner;
-let till: KeyPairSigner;
-let deps: WebhookServiceDeps;
-
-beforeAll(async () => {
-  chain = await startLocalChain({ autoAdvance: false, scenario: false });
-  reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5000 });
-  merchant = await fundedWallet(chain);
-  till = await fundedWallet(chain);
-  await registerName(chain, 'shop', merchant, till);
-  await chain.finalizeAll();
-  deps = { chain: reader, resolver: async () => [{ address: '93.184.216.34', family: 4 }] };
-});
-afterAll(() => chain.close());
+const world = useRegistrationWorld('shop');
 
 describeEachDialect('webhook registration and management', (ctx) => {
   let n = 0;
@@ -44,8 +24,8 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('registers a wallet scope with a raw signature; the message is the spec format; secret once', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, deps, me, {
-      scope: merchant.address,
+    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, {
+      scope: world.merchant.address,
       url: 'https://Shop.Example.com/hooks/sigil',
       event_types: ['payment.*', 'invoice.paid'],
       description: 'orders',
@@ -54,7 +34,7 @@ describeEachDialect('webhook registration and management', (ctx) => {
       [
         'sigil-pay-webhook:v1',
         `key: ${me.keyId}`,
-        `scope: ${merchant.address}`,
+        `scope: ${world.merchant.address}`,
         'url: https://shop.example.com/hooks/sigil',
         'events: payment.received,payment.binding_verified,invoice.paid',
         `nonce: ${challenge.nonce}`,
@@ -64,11 +44,11 @@ describeEachDialect('webhook registration and management', (ctx) => {
     expect(challenge.expires_at - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(599);
     expect(challenge.expires_at - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(600);
 
-    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
+    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
     expect(created.id).toMatch(/^whsub_[1-9A-HJ-NP-Za-km-z]{22}$/);
     expect(created.secret).toMatch(/^whsec_[1-9A-HJ-NP-Za-km-z]{40,}$/);
     expect(created).toMatchObject({
-      scope: { type: 'wallet', value: merchant.address, wallets: [merchant.address] },
+      scope: { type: 'wallet', value: world.merchant.address, wallets: [world.merchant.address] },
       url: 'https://shop.example.com/hooks/sigil',
       event_types: ['payment.received', 'payment.binding_verified', 'invoice.paid'],
       description: 'orders',
@@ -82,26 +62,26 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('registers an @name with the payment address signing an off-chain envelope; both proven wallets recorded', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: '@Shop', url: 'https://shop.example.com/h' });
+    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: '@Shop', url: 'https://shop.example.com/h' });
     expect(challenge.message.split('\n')[2]).toBe('scope: @shop');
     expect(challenge.message.split('\n')[4]).toBe(
       'events: payment.received,payment.binding_verified,invoice.paid,invoice.created,invoice.cancelled,invoice.closed',
     );
-    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signEnvelope(till, challenge.message) });
-    expect(created.scope).toEqual({ type: 'name', value: '@shop', wallets: [merchant.address, till.address] });
+    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signEnvelope(world.till, challenge.message) });
+    expect(created.scope).toEqual({ type: 'name', value: '@shop', wallets: [world.merchant.address, world.till.address] });
   });
 
   it('registers an @name signed by the owner with `wallet` given', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: '@shop', wallet: merchant.address, url: 'https://shop.example.com/h' });
-    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
-    expect(created.scope.wallets).toEqual([merchant.address, till.address]);
+    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: '@shop', wallet: world.merchant.address, url: 'https://shop.example.com/h' });
+    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
+    expect(created.scope.wallets).toEqual([world.merchant.address, world.till.address]);
   });
 
   it('rotates the secret, deletes (then WEBHOOK_NOT_FOUND), lists deliveries with the page limit, queues a test event, redelivers', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: merchant.address, url: 'https://shop.example.com/h' });
-    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
+    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
+    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
 
     const rotated = await rotateWebhookSecret(ctx.db, me, created.id);
     expect(rotated.id).toBe(created.id);
@@ -128,8 +108,8 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('resumes only an auto-paused webhook and resets its dead-letter streak', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, deps, me, { scope: merchant.address, url: 'https://shop.example.com/h' });
-    const created = await registerWebhook(ctx.db, deps, me, { nonce: challenge.nonce, signature: await signRaw(merchant, challenge.message) });
+    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
+    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
     await expect(resumeWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE', status: 409 });
     await ctx.db
       .updateTable('webhook_subscriptions')

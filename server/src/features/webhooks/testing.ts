@@ -24,7 +24,7 @@ import type { Kysely } from 'kysely';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, payEventId, type PayEvent } from '@sigil/contract/pay-events';
 import type { Database } from '../../platform/db/index';
 import { prefixedId } from '../keys/ids';
-import { newWebhookSecret } from './service';
+import { newWebhookSecret, type WebhookServiceDeps } from './service';
 import {
   findHandlePda,
   findRecordPda,
@@ -33,11 +33,42 @@ import {
   getTransferInstruction,
   getVerifyRecordInstruction,
 } from '../../platform/chain/registry';
-import type { LocalChain } from '../../localchain/index';
+import { afterAll, beforeAll } from 'vitest';
+import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { fundedWallet, signedTransaction } from '../../localchain/testing';
-import { TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
+import { createChainReader, TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
+import type { ChainReader } from '../../platform/chain/types';
 
 export { fundedWallet, signedTransaction };
+
+/** A registration test file's world: `@name` owned by `merchant` with `till` as its payment address, finalized. */
+export interface RegistrationWorld {
+  chain: LocalChain;
+  reader: ChainReader;
+  merchant: KeyPairSigner;
+  till: KeyPairSigner;
+  /** Service deps on `reader`; the resolver answers one public address, so URL vetting passes without DNS. */
+  deps: WebhookServiceDeps;
+}
+
+/**
+ * Starts the world (a local chain, manual slots, no scenario) in the calling file's beforeAll and closes it in
+ * its afterAll. Its fields exist from the beforeAll on: read them inside tests and hooks.
+ */
+export function useRegistrationWorld(name: string): RegistrationWorld {
+  const world = {} as RegistrationWorld;
+  beforeAll(async () => {
+    world.chain = await startLocalChain({ autoAdvance: false, scenario: false });
+    world.reader = createChainReader({ rpcUrl: world.chain.url, programId: world.chain.programId, timeoutMs: 5000 });
+    world.merchant = await fundedWallet(world.chain);
+    world.till = await fundedWallet(world.chain);
+    await registerName(world.chain, name, world.merchant, world.till);
+    await world.chain.finalizeAll();
+    world.deps = { chain: world.reader, resolver: async () => [{ address: '93.184.216.34', family: 4 }] };
+  });
+  afterAll(() => world.chain?.close());
+  return world;
+}
 
 export async function exec(chain: LocalChain, payer: KeyPairSigner, instructions: Instruction[], others: KeyPairSigner[] = []) {
   return chain.sendAndConfirm(await signedTransaction(chain, payer, instructions, { others }), { commitment: 'finalized' });
