@@ -131,6 +131,18 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
   }
 
   /** One RPC call: send, then decode; each failure kind is reported and mapped to ChainError. */
+  /** getTransaction in one encoding; `processed` is not served for transactions, so it reads as `confirmed`. */
+  function sendGetTransaction(signature: string, commitment: Commitment, encoding: 'json' | 'base64') {
+    return () =>
+      rpc
+        .getTransaction(signature as never, {
+          commitment: commitment === 'processed' ? 'confirmed' : commitment,
+          encoding: encoding as 'json',
+          maxSupportedTransactionVersion: 0,
+        })
+        .send() as Promise<unknown>;
+  }
+
   async function read<R, T>(method: string, send: () => Promise<R>, decode: (raw: R) => T | Promise<T>): Promise<T> {
     const started = performance.now();
     let raw: R;
@@ -379,40 +391,20 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
     },
 
     getTransaction(signature, commitment = DEFAULT_COMMITMENT.payments): Promise<ChainTransaction | null> {
-      return read(
-        'getTransaction',
-        () =>
-          rpc
-            .getTransaction(signature as never, {
-              commitment: commitment === 'processed' ? 'confirmed' : commitment,
-              encoding: 'json',
-              maxSupportedTransactionVersion: 0,
-            })
-            .send(),
-        (raw) => (raw === null ? null : decodeTransaction(signature, raw as unknown as RawTransaction)),
+      return read('getTransaction', sendGetTransaction(signature, commitment, 'json'), (raw) =>
+        raw === null ? null : decodeTransaction(signature, raw as unknown as RawTransaction),
       );
     },
 
     getTransactionWire(signature, commitment = DEFAULT_COMMITMENT.payments): Promise<WireTransaction | null> {
-      return read(
-        'getTransaction',
-        () =>
-          rpc
-            .getTransaction(signature as never, {
-              commitment: commitment === 'processed' ? 'confirmed' : commitment,
-              encoding: 'base64',
-              maxSupportedTransactionVersion: 0,
-            })
-            .send(),
-        (raw) => {
-          if (raw === null) return null;
-          const tx = raw as unknown as WireTransaction;
-          if (!Array.isArray(tx.transaction) || typeof tx.transaction[0] !== 'string') {
-            throw new ChainError('malformed', `getTransaction ${signature}: no base64 transaction`);
-          }
-          return tx;
-        },
-      );
+      return read('getTransaction', sendGetTransaction(signature, commitment, 'base64'), (raw) => {
+        if (raw === null) return null;
+        const tx = raw as unknown as WireTransaction;
+        if (!Array.isArray(tx.transaction) || typeof tx.transaction[0] !== 'string') {
+          throw new ChainError('malformed', `getTransaction ${signature}: no base64 transaction`);
+        }
+        return tx;
+      });
     },
 
     async getTokenAccountsByOwner(owner, commitment = DEFAULT_COMMITMENT.payments): Promise<TokenAccountRef[]> {
