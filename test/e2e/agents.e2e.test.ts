@@ -4,18 +4,17 @@
 // table; POST /v1/agents/validate; the JSON Schema route; the shared auth suite; documented statuses.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner } from '@solana/kit';
 import { agentManifestJsonSchema, VALIDATE_NOTE } from '@sigil/contract/agents';
 import {
   closedLoopbackPort,
-  demoWallet,
   registerHandle,
   respondJson,
   respondTenMegabytes,
   scoutManifest,
-  setRecord,
-  setVerifiedEd25519Record,
+  seedScoutAgent,
   type ManifestOverrides,
+  type ScoutAgent,
 } from '../../server/src/features/agents/testing';
 import { fundedWallet } from '../../server/src/localchain/testing';
 import { findHandlePda } from '../../server/src/platform/chain/registry';
@@ -28,23 +27,13 @@ let app: KeyedApp;
 let strict: KeyedApp; // same chain, loopback NOT allowed (the production default)
 let scenario: Scenario;
 let receiver: HttpsReceiver;
-let ivan: KeyPairSigner;
-let solPayTo: KeyPairSigner;
+let scout: ScoutAgent;
 let respond: (req: IncomingMessage, res: ServerResponse) => void;
 
-const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, solPayTo.address, overrides);
+const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, scout.payTo.address, overrides);
 
 const manifestUrl = () => `https://127.0.0.1:${receiver.port}/scout/manifest.json`;
 const getAgent = (handle: string, on = app) => on.call('GET', `/v1/agents/${handle}`, { key: on.key.secret });
-
-async function withManifestRecord<T>(url: string, run: () => Promise<T>): Promise<T> {
-  await setRecord(app.chain, ivan, 'scout', 'text', 'agent.manifest', url);
-  try {
-    return await run();
-  } finally {
-    await setRecord(app.chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
-  }
-}
 
 beforeAll(async () => {
   receiver = await startHttpsReceiver((req, res) => respond(req, res));
@@ -55,10 +44,7 @@ beforeAll(async () => {
   });
   strict = await startKeyedApp({ dialect: 'sqlite', chain: app.chain, outboundOptions: { ca: selfSignedCert().cert } });
   scenario = app.chain.scenario!;
-  ivan = await demoWallet('ivan');
-  solPayTo = await generateKeyPairSigner();
-  await setRecord(app.chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
-  await setVerifiedEd25519Record(app.chain, ivan, 'scout', 'SOL', solPayTo);
+  scout = await seedScoutAgent(app.chain, manifestUrl);
 }, 60_000);
 
 afterAll(async () => {
@@ -92,7 +78,7 @@ describe('GET /v1/agents/{handle}', () => {
 
   it('ipfs:// manifests go through the configured gateway', async () => {
     const ipfs = 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json';
-    const res = await withManifestRecord(ipfs, () => getAgent('scout'));
+    const res = await scout.withManifestUrl(ipfs, () => getAgent('scout'));
     expect(res.status, res.text).toBe(200);
     expect(res.body.manifestUrl).toBe(ipfs);
     expect(receiver.requests.map((r) => r.url)).toEqual(['/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json']);
@@ -132,7 +118,7 @@ describe('GET /v1/agents/{handle}', () => {
   it('424 MANIFEST_UNREACHABLE: connection refused', async () => {
     const closedPort = await closedLoopbackPort();
     const url = `https://127.0.0.1:${closedPort}/m.json`;
-    const res = await withManifestRecord(url, () => getAgent('scout'));
+    const res = await scout.withManifestUrl(url, () => getAgent('scout'));
     expect(res.status).toBe(424);
     expect(res.body).toStrictEqual({ code: 'MANIFEST_UNREACHABLE', message: `manifest ${url} is unreachable: connection refused` });
   });

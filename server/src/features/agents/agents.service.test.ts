@@ -2,7 +2,7 @@
 // happy paths, every error row (NOT_AN_AGENT, NO_MANIFEST, 424 causes, 422 lies), retry and the pay-to rule.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner } from '@solana/kit';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
 import { fundedWallet } from '../../localchain/testing';
 import { createChainReader } from '../../platform/chain/reader';
@@ -12,14 +12,14 @@ import { createAgentService, type AgentService } from './service';
 import { apiFailure as failure } from '../../platform/testing';
 import {
   closedLoopbackPort,
-  demoWallet,
   registerHandle,
   respondJson,
   respondTenMegabytes,
   scoutManifest,
+  seedScoutAgent,
   setRecord,
-  setVerifiedEd25519Record,
   type ManifestOverrides,
+  type ScoutAgent,
 } from './testing';
 
 let chain: LocalChain;
@@ -27,25 +27,21 @@ let scenario: Scenario;
 let receiver: HttpsReceiver;
 let outbound: OutboundClient;
 let agents: AgentService;
-let ivan: KeyPairSigner;
-let solPayTo: KeyPairSigner;
+let scout: ScoutAgent;
 let respond: (req: IncomingMessage, res: ServerResponse) => void;
 
-const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, solPayTo.address, overrides);
+const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, scout.payTo.address, overrides);
 
 const manifestUrl = () => `https://127.0.0.1:${receiver.port}/scout/manifest.json`;
 
 beforeAll(async () => {
   chain = await startLocalChain({ autoAdvance: false, scenario: true });
   scenario = chain.scenario!;
-  ivan = await demoWallet('ivan');
-  solPayTo = await generateKeyPairSigner();
   receiver = await startHttpsReceiver((req, res) => respond(req, res));
   outbound = loopbackTestClient();
   const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000 });
   agents = createAgentService({ chain: reader, outbound, network: 'testnet', timeoutMs: 1_500, ipfsGateway: `https://127.0.0.1:${receiver.port}` });
-  await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
-  await setVerifiedEd25519Record(chain, ivan, 'scout', 'SOL', solPayTo);
+  scout = await seedScoutAgent(chain, manifestUrl);
 }, 60_000);
 afterAll(async () => {
   await outbound?.close();
@@ -98,14 +94,11 @@ describe('agent resolution (happy)', () => {
   });
 
   it('fetches ipfs:// manifests through the configured gateway', async () => {
-    await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', 'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json');
-    try {
+    await scout.withManifestUrl('ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json', async () => {
       const result = await agents.resolve('scout');
       expect(result.manifestUrl).toBe('ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json');
       expect(receiver.requests.map((r) => r.url)).toEqual(['/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json']);
-    } finally {
-      await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
-    }
+    });
   });
 
   it('validate is pure: derives the handle account, reads nothing', async () => {
@@ -150,12 +143,9 @@ describe('agent resolution (errors)', () => {
   it('424 connection refused', async () => {
     const closedPort = await closedLoopbackPort();
     const url = `https://127.0.0.1:${closedPort}/m.json`;
-    await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', url);
-    try {
+    await scout.withManifestUrl(url, async () => {
       expect(await failure(agents.resolve('scout'))).toMatchObject({ status: 424, message: `manifest ${url} is unreachable: connection refused` });
-    } finally {
-      await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
-    }
+    });
   });
 
   it('424 host did not resolve, and TLS certificate unverifiable', async () => {
@@ -163,12 +153,12 @@ describe('agent resolution (errors)', () => {
     const noDns = loopbackTestClient({ resolver: async () => [] });
     const noCa = createOutboundClient({ allowLoopback: true });
     try {
-      await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', 'https://manifests.sigil-nowhere.net/scout.json');
-      const dnsAgents = createAgentService({ chain: reader, outbound: noDns, network: 'testnet', timeoutMs: 1_500 });
-      expect((await failure(dnsAgents.resolve('scout'))).message).toBe(
-        'manifest https://manifests.sigil-nowhere.net/scout.json is unreachable: host did not resolve',
-      );
-      await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
+      await scout.withManifestUrl('https://manifests.sigil-nowhere.net/scout.json', async () => {
+        const dnsAgents = createAgentService({ chain: reader, outbound: noDns, network: 'testnet', timeoutMs: 1_500 });
+        expect((await failure(dnsAgents.resolve('scout'))).message).toBe(
+          'manifest https://manifests.sigil-nowhere.net/scout.json is unreachable: host did not resolve',
+        );
+      });
       const tlsAgents = createAgentService({ chain: reader, outbound: noCa, network: 'testnet', timeoutMs: 1_500 });
       const tls = await failure(tlsAgents.resolve('scout'));
       expect(tls.status).toBe(424);
@@ -176,7 +166,6 @@ describe('agent resolution (errors)', () => {
     } finally {
       await noDns.close();
       await noCa.close();
-      await setRecord(chain, ivan, 'scout', 'text', 'agent.manifest', manifestUrl());
     }
   });
 

@@ -2,7 +2,7 @@
 // from loopback HTTPS receivers. Never imported by production code.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
-import type { KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import {
   findHandlePda,
   findRecordPda,
@@ -49,6 +49,36 @@ export async function registerHandle(chain: Chain, owner: KeyPairSigner, name: s
 }
 
 export { demoWallet };
+
+export interface ScoutAgent {
+  /** The scenario's owner of `scout` (wallet `ivan`). */
+  owner: KeyPairSigner;
+  /** The wallet of scout's signature-verified SOL address record: the chain's pay-to authority. */
+  payTo: KeyPairSigner;
+  /** Points scout's `agent.manifest` record at `url` for one run, then back at the default manifest URL. */
+  withManifestUrl<T>(url: string, run: () => Promise<T>): Promise<T>;
+}
+
+/** The scenario's Agent handle `scout` with its manifest record at `manifestUrl()` and a verified SOL pay-to record. */
+export async function seedScoutAgent(chain: Chain, manifestUrl: () => string): Promise<ScoutAgent> {
+  const owner = await demoWallet('ivan');
+  const payTo = await generateKeyPairSigner();
+  const pointAt = (url: string) => setRecord(chain, owner, 'scout', 'text', 'agent.manifest', url);
+  await pointAt(manifestUrl());
+  await setVerifiedEd25519Record(chain, owner, 'scout', 'SOL', payTo);
+  return {
+    owner,
+    payTo,
+    async withManifestUrl(url, run) {
+      await pointAt(url);
+      try {
+        return await run();
+      } finally {
+        await pointAt(manifestUrl());
+      }
+    },
+  };
+}
 
 type Responder = (req: IncomingMessage, res: ServerResponse) => void;
 
