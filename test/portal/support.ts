@@ -1,6 +1,8 @@
 // Drives the portal's route-handler logic (web-portal/lib) as Next.js would: a web Request in, a Response out.
 import { forwardConnect } from '../../web-portal/lib/connect-proxy';
+import { afterAll, beforeAll } from 'vitest';
 import type { PortalServerConfig } from '../../web-portal/lib/server-config';
+import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
 import { forwardTrpc } from '../../web-portal/lib/trpc-proxy';
 
 export const PORTAL_ORIGIN = 'http://127.0.0.1:3000';
@@ -10,6 +12,35 @@ export interface PortalResponse {
   headers: Headers;
   body: any;
   text: string;
+}
+
+/** Status and text, for assertion messages. */
+export const show = (res: PortalResponse) => `${res.status} ${res.text}`;
+
+export interface PortalService {
+  /** The real service (local chain, SQLite) the portal's backend talks to. */
+  readonly app: KeyedApp;
+  /** The portal backend's settings: the service's base URL and the portal key it holds. */
+  readonly config: PortalServerConfig;
+}
+
+/** Starts the service for this test file (beforeAll) and stops it (afterAll). */
+export function usePortalService(): PortalService {
+  let app: KeyedApp | undefined;
+  beforeAll(async () => {
+    app = await startKeyedApp({ dialect: 'sqlite' });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return {
+    get app() {
+      return app!;
+    },
+    get config() {
+      return { apiBase: app!.base, portalKey: app!.portal.secret };
+    },
+  };
 }
 
 async function read(res: Response): Promise<PortalResponse> {
