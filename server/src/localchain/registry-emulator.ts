@@ -19,7 +19,6 @@ import type { LiteSVM } from 'litesvm';
 import { matchesHandleGrammar, normalizeName, parseDomain } from '@sigil/contract/names';
 import {
   decodeAttestation,
-  decodeDomain,
   decodeHandle,
   decodeInvoice,
   decodeNamespace,

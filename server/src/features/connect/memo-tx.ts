@@ -69,7 +69,7 @@ function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-function classifyWrongMemo(data: Uint8Array, audience: string, nonce: string): MemoTxResult {
+function classifyWrongMemo(data: Uint8Array, nonce: string): MemoTxResult {
   const text = new TextDecoder().decode(data);
   if (text === `sigil-verify:${nonce}`) {
     return fail('memo-unbound-v1', 'the unbound v1 memo is no longer accepted; sign `sigil-verify:<audience>:<nonce>`');
@@ -141,7 +141,7 @@ export function verifyMemoTransaction(expect: MemoTxExpectation): MemoTxResult {
   if (!ACCEPTED_MEMO_PROGRAMS.includes(memoProgram)) return fail('not-memo-program', 'the instruction is not a memo');
   const expected = new TextEncoder().encode(memoString(expect.audience, expect.nonce));
   const data = memo.data ? new Uint8Array(memo.data) : new Uint8Array(0);
-  if (!bytesEqual(data, expected)) return classifyWrongMemo(data, expect.audience, expect.nonce);
+  if (!bytesEqual(data, expected)) return classifyWrongMemo(data, expect.nonce);
   if ((memo.accountIndices ?? []).some((i) => i !== 0) || accounts.some((a) => a !== expect.wallet && a !== memoProgram)) {
     return fail('unexpected-accounts', 'the transaction may reference only the wallet and the memo program');
   }

@@ -6,7 +6,6 @@ import {
   getAddressCodec,
   getStructCodec,
   getU64Codec,
-  getU8Codec,
   type AccountMeta,
   type Address,
   type Codec,
