@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { expect, it } from 'vitest';
-import { windowsAt } from '../../server/src/features/ratelimit/service';
+import { setUsage } from '../../server/src/features/ratelimit/testing/usage';
 import { createKey, revokeKey } from '../../server/src/features/keys/service';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import type { CallOptions, KeyedApp, KeyedResponse } from './keyed-app';
@@ -104,11 +104,7 @@ export function apiKeyAuthSuite(
     const { key, secret } = await createKey(a.database.db, { account: base58.encode(randomBytes(32)) });
     const auth = await withBearer(a, { secret, id: key.id }, { key: secret });
     // Use up today's window directly in the shared store (the limiter's own table), then ask once more over HTTP.
-    await a.database.db
-      .insertInto('rate_counters')
-      .values({ key_id: key.id, unit: 'day', window_start: windowsAt(Date.now()).day, count: TIER_LIMITS.free.day })
-      .onConflict((oc) => oc.columns(['key_id', 'unit', 'window_start']).doUpdateSet({ count: TIER_LIMITS.free.day }))
-      .execute();
+    await setUsage(a.database.db, key.id, { day: TIER_LIMITS.free.day });
     const res = await request(a, auth);
     expect(res.status, show(res)).toBe(429);
     expect(res.body.code).toBe('RATE_LIMITED');

@@ -4,6 +4,7 @@ import { describeEachDialect } from '../../../test/support/db';
 import { createLogger } from '../platform/log';
 import { testConfig } from '../platform/config';
 import { runHousekeeping, X402_REFERENCE_GRACE_MS } from './housekeeping';
+import { setUsage } from '../features/ratelimit/testing/usage';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 30, 17);
 const log = createLogger(testConfig({ LOG_LEVEL: 'silent' }));
@@ -13,15 +14,11 @@ function reference(ref: string, expiresAt: number) {
 }
 
 describeEachDialect('housekeeping', (ctx) => {
-  it('drops old rate windows and unpaid references past their grace; keeps current windows, recent and paid references', async () => {
-    const minute = NOW - (NOW % 60_000);
-    await ctx.db
-      .insertInto('rate_counters')
-      .values([
-        { key_id: 'key_a', unit: 'minute', window_start: minute - 10 * 60_000, count: 3 },
-        { key_id: 'key_a', unit: 'minute', window_start: minute, count: 1 },
-      ])
-      .execute();
+  it('drops idle keys rate windows and unpaid references past their grace; keeps current windows, recent and paid references', async () => {
+    const day = NOW - (NOW % 86_400_000);
+    await setUsage(ctx.db, 'key_idle', { minute: 3, day: 3 }, NOW - 2 * 86_400_000); // idle since before yesterday
+    await setUsage(ctx.db, 'key_yesterday', { minute: 1, day: 1 }, NOW - 86_400_000);
+    await setUsage(ctx.db, 'key_today', { minute: 1, day: 1 }, NOW);
     await ctx.db
       .insertInto('x402_references')
       .values([
@@ -43,8 +40,11 @@ describeEachDialect('housekeeping', (ctx) => {
     expect(deleted).toEqual({ rateWindows: 1, connectChallenges: 2, connectSessions: 3, x402References: 1 });
     const refs = await ctx.db.selectFrom('x402_references').select('reference').orderBy('reference').execute();
     expect(refs.map((r) => r.reference)).toEqual(['old-paid', 'recently-expired']);
-    const windows = await ctx.db.selectFrom('rate_counters').select('window_start').execute();
-    expect(windows.map((w) => Number(w.window_start))).toEqual([minute]);
+    const windows = await ctx.db.selectFrom('rate_limits').select(['key_id', 'day_start']).orderBy('key_id').execute();
+    expect(windows).toEqual([
+      { key_id: 'key_today', day_start: day },
+      { key_id: 'key_yesterday', day_start: day - 86_400_000 },
+    ]);
   });
 
   it('a failing job is reported by its absence and does not stop the others', async () => {

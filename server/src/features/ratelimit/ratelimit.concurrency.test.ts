@@ -7,6 +7,7 @@ import { describeEachDialect } from '../../../../test/support/db';
 import { runTogether } from '../../../../test/support/db-children';
 import { createRateLimiter, readUsage, windowsAt } from './service';
 import type { LimitJob } from './testing/limit-child';
+import { setUsage } from './testing/usage';
 
 const NOW = Date.UTC(2030, 0, 15, 12, 30, 20, 250);
 const CHILD = fileURLToPath(new URL('./testing/limit-child.ts', import.meta.url));
@@ -26,15 +27,15 @@ describeEachDialect('rate limiter under concurrency', (ctx) => {
 
   it('control: the same race catches a read-then-write limiter (it admits more than the limit)', async () => {
     const key = keyId();
-    const { minute } = windowsAt(NOW);
+    const { minute, day } = windowsAt(NOW);
     // The bug the real limiter avoids: check the count, then add to it, in two statements.
     const naive = async (): Promise<boolean> => {
-      const row = await ctx.db.selectFrom('rate_counters').select('count').where('key_id', '=', key).where('unit', '=', 'minute').where('window_start', '=', minute).executeTakeFirst();
-      if ((row?.count ?? 0) + 1 > 300) return false;
+      const row = await ctx.db.selectFrom('rate_limits').select('minute_count').where('key_id', '=', key).executeTakeFirst();
+      if ((row?.minute_count ?? 0) + 1 > 300) return false;
       await ctx.db
-        .insertInto('rate_counters')
-        .values({ key_id: key, unit: 'minute', window_start: minute, count: 1 })
-        .onConflict((oc) => oc.columns(['key_id', 'unit', 'window_start']).doUpdateSet((eb) => ({ count: eb('rate_counters.count', '+', 1) })))
+        .insertInto('rate_limits')
+        .values({ key_id: key, minute_start: minute, minute_count: 1, day_start: day, day_count: 1 })
+        .onConflict((oc) => oc.column('key_id').doUpdateSet((eb) => ({ minute_count: eb('rate_limits.minute_count', '+', 1) })))
         .execute();
       return true;
     };
@@ -45,7 +46,7 @@ describeEachDialect('rate limiter under concurrency', (ctx) => {
   it('admits exactly what is left of the day when the day runs out mid-race, without consuming the minute', async () => {
     const limiter = createRateLimiter(ctx.db);
     const key = keyId();
-    await ctx.db.insertInto('rate_counters').values({ key_id: key, unit: 'day', window_start: windowsAt(NOW).day, count: 14_900 }).execute();
+    await setUsage(ctx.db, key, { day: 14_900 }, NOW);
     const results = await Promise.all(Array.from({ length: 300 }, () => limiter.limit(key, 'free', 1, NOW)));
     expect(results.filter((r) => r.passed)).toHaveLength(100);
     expect(results.filter((r) => !r.passed).every((r) => r.deniedBy === 'day')).toBe(true);

@@ -117,7 +117,7 @@ describeEachDialect('rate limiter', (ctx) => {
     await expect(limiter.limit(keyId(), 'free', -3, NOW)).rejects.toThrow(RangeError);
   });
 
-  it('reads usage for the current windows only, and housekeeping deletes windows older than the previous one', async () => {
+  it('reads usage for the current windows only, and housekeeping deletes keys idle since before yesterday', async () => {
     const limiter = createRateLimiter(ctx.db);
     const key = keyId();
     const yesterday = Date.UTC(2030, 0, 14, 23, 59, 30);
@@ -127,19 +127,31 @@ describeEachDialect('rate limiter', (ctx) => {
     await limiter.limit(key, 'free', 4, NOW);
     expect((await readUsage(ctx.db, [key, 'key_never_used'], NOW)).get(key)).toStrictEqual({ minute: 4, day: 9 });
     expect((await readUsage(ctx.db, [key, 'key_never_used'], NOW)).has('key_never_used')).toBe(false);
+    // A minute later nothing was counted in the new minute; the day still holds.
+    expect((await readUsage(ctx.db, [key], NOW + 60_000)).get(key)).toStrictEqual({ minute: 0, day: 9 });
 
-    const mine = () =>
-      ctx.db.selectFrom('rate_counters').select(['unit', 'window_start', 'count']).where('key_id', '=', key).orderBy('unit').orderBy('window_start').execute();
-    expect(await mine()).toHaveLength(6);
-    await deleteExpiredWindows(ctx.db, NOW);
+    const mine = () => ctx.db.selectFrom('rate_limits').selectAll().where('key_id', '=', key).execute();
     expect(await mine()).toStrictEqual([
-      { unit: 'day', window_start: Date.UTC(2030, 0, 14), count: 7 }, // yesterday is kept
-      { unit: 'day', window_start: Date.UTC(2030, 0, 15), count: 9 },
-      { unit: 'minute', window_start: Date.UTC(2030, 0, 15, 12, 29), count: 3 },
-      { unit: 'minute', window_start: Date.UTC(2030, 0, 15, 12, 30), count: 4 },
+      { key_id: key, minute_start: Date.UTC(2030, 0, 15, 12, 30), minute_count: 4, day_start: Date.UTC(2030, 0, 15), day_count: 9 },
     ]);
-    // Two days later, everything of this key is gone.
-    await deleteExpiredWindows(ctx.db, Date.UTC(2030, 0, 17, 0, 5));
+    await deleteExpiredWindows(ctx.db, NOW);
+    await deleteExpiredWindows(ctx.db, Date.UTC(2030, 0, 16, 0, 5)); // the next day: yesterday's row is kept
+    expect(await mine()).toHaveLength(1);
+    // Two days later the idle key's row is gone, and a missing row is zero usage.
+    expect(await deleteExpiredWindows(ctx.db, Date.UTC(2030, 0, 17, 0, 5))).toBeGreaterThanOrEqual(1);
     expect(await mine()).toStrictEqual([]);
+    expect((await readUsage(ctx.db, [key], Date.UTC(2030, 0, 17, 0, 5))).has(key)).toBe(false);
+  });
+
+  it('a replica whose clock lags counts into the newer stored window instead of resetting it', async () => {
+    const limiter = createRateLimiter(ctx.db);
+    const key = keyId();
+    await limiter.limit(key, 'free', 299, NOW + 60_000); // a replica already in the next minute
+    const lagging = await limiter.limit(key, 'free', 1, NOW); // this one still in NOW's minute
+    expect(lagging.passed).toBe(true);
+    expect(lagging.minute.remaining).toBe(0); // 300 counted in the newer minute, not 1 in a reset one
+    const refused = await limiter.limit(key, 'free', 1, NOW);
+    expect(refused).toMatchObject({ passed: false, deniedBy: 'minute', minute: { remaining: 0 } });
+    expect((await readUsage(ctx.db, [key], NOW + 60_000)).get(key)).toStrictEqual({ minute: 300, day: 300 });
   });
 });

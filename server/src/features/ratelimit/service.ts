@@ -1,6 +1,6 @@
 // Per-key rate limits: two fixed windows (the UTC minute and the UTC day), counters in the shared database so
 // every replica sees the same numbers. docs/rate-limits.md explains the algorithm and why it is exact.
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { TIER_LIMITS, type KeyTier, type WindowCounts } from '@sigil/contract/keys';
 import { withoutFsync, type Database } from '../../platform/db/index';
 
@@ -40,22 +40,16 @@ export function windowsAt(now: number): { minute: number; day: number; minuteRes
   return { minute, day, minuteReset: minute + MINUTE_MS, dayReset: day + DAY_MS };
 }
 
-/** Thrown inside the transaction to roll back a window already counted when the other one refuses. */
-class Refused extends Error {
-  constructor(readonly unit: WindowUnit) {
-    super(`refused by the ${unit} window`);
-  }
-}
-
 /**
- * The database-backed limiter. Per request, ONE transaction:
- *   1. day:    INSERT (key,'day',start,cost) ON CONFLICT DO UPDATE SET count = count + cost WHERE count + cost <= dayLimit RETURNING count
- *   2. minute: the same with the minute window and limit
- * No row back = that window refused: throw, which rolls back (a request refused by the minute window does not
- * consume the day, and refused requests count nowhere). On Postgres the upsert locks the counter row until
- * commit and re-checks its WHERE against the latest committed count, so concurrent requests from any number of
- * processes serialize per key and exactly `limit` pass; rows are always locked day-then-minute, so two
- * requests cannot deadlock. On SQLite the first upsert takes the file's single write lock.
+ * The database-backed limiter: per request ONE atomic upsert on the key's row, which holds both windows
+ * (docs/rate-limits.md shows it in full):
+ *   INSERT (key, minuteStart, cost, dayStart, cost) ON CONFLICT (key) DO UPDATE SET <each window: same window →
+ *   count + cost; a newer window → cost> WHERE <both new counts fit> RETURNING minute_count, day_count
+ * No row back = a window refused, and nothing was counted anywhere (refused requests count nowhere; a request
+ * refused by the minute does not consume the day). On Postgres the conflict path locks the row and evaluates
+ * the WHERE against the latest committed version, so concurrent requests for one key from any number of
+ * processes serialize on it and exactly `limit` pass; on SQLite the statement holds the file's single write lock.
+ * A stored window NEWER than the request's (a replica whose clock lags) is kept and counted into, never reset.
  */
 export class DatabaseRateLimiter implements RateLimiter {
   constructor(private readonly db: Kysely<Database>) {}
@@ -65,39 +59,45 @@ export class DatabaseRateLimiter implements RateLimiter {
     const limits = TIER_LIMITS[tier];
     if (!limits) throw new RangeError(`unknown tier ${String(tier)}`);
     const windows = windowsAt(now);
-    // A cost no window could ever admit needs no transaction (callers should cap batch sizes below the minute limit).
+    // A cost no window could ever admit needs no statement (callers should cap batch sizes below the minute limit).
     if (cost > limits.day || cost > limits.minute) {
-      return this.refused(keyId, limits, windows, now, cost > limits.day ? 'day' : 'minute');
+      return this.refused(keyId, limits, windows, now, cost, cost > limits.day ? 'day' : 'minute');
     }
-    try {
-      // Counters may be lost on a power cut (the last moment's counts are forgotten), so no fsync per request:
-      // on SQLite that fsync was most of a keyed request's cost (docs/data.md "Durability").
-      const counts = await withoutFsync(this.db, (db) => db.transaction().execute(async (trx) => {
-        const day = await countInto(trx, keyId, 'day', windows.day, cost, limits.day);
-        if (day === undefined) throw new Refused('day');
-        const minute = await countInto(trx, keyId, 'minute', windows.minute, cost, limits.minute);
-        if (minute === undefined) throw new Refused('minute');
-        return { day, minute };
-      }));
-      return {
-        passed: true,
-        minute: { limit: limits.minute, remaining: limits.minute - counts.minute, reset: windows.minuteReset },
-        day: { limit: limits.day, remaining: limits.day - counts.day, reset: windows.dayReset },
-      };
-    } catch (error) {
-      if (error instanceof Refused) return this.refused(keyId, limits, windows, now, error.unit);
-      throw error;
-    }
+    // Counters may be lost on a power cut (the last moment's counts are forgotten), so no fsync per request:
+    // on SQLite that fsync was most of a keyed request's cost (docs/data.md "Durability").
+    const { rows } = await withoutFsync(this.db, (db) =>
+      sql<{ minute_count: number; day_count: number }>`
+        INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start, day_count)
+        VALUES (${keyId}, ${windows.minute}, ${cost}, ${windows.day}, ${cost})
+        ON CONFLICT (key_id) DO UPDATE SET
+          minute_count = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count + excluded.minute_count ELSE excluded.minute_count END,
+          minute_start = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_start ELSE excluded.minute_start END,
+          day_count = CASE WHEN r.day_start >= excluded.day_start THEN r.day_count + excluded.day_count ELSE excluded.day_count END,
+          day_start = CASE WHEN r.day_start >= excluded.day_start THEN r.day_start ELSE excluded.day_start END
+        WHERE (CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count ELSE 0 END) + excluded.minute_count <= ${limits.minute}
+          AND (CASE WHEN r.day_start >= excluded.day_start THEN r.day_count ELSE 0 END) + excluded.day_count <= ${limits.day}
+        RETURNING minute_count, day_count`.execute(db),
+    );
+    const counts = rows[0];
+    if (!counts) return this.refused(keyId, limits, windows, now, cost);
+    return {
+      passed: true,
+      minute: { limit: limits.minute, remaining: limits.minute - Number(counts.minute_count), reset: windows.minuteReset },
+      day: { limit: limits.day, remaining: limits.day - Number(counts.day_count), reset: windows.dayReset },
+    };
   }
 
+  /** The refusal: current usage for the headers, and which window refused (the day wins when both would). */
   private async refused(
     keyId: string,
     limits: { minute: number; day: number },
     windows: ReturnType<typeof windowsAt>,
     now: number,
-    deniedBy: WindowUnit,
+    cost: number,
+    known?: WindowUnit,
   ): Promise<RateLimitResult> {
     const used = (await readUsage(this.db, [keyId], now)).get(keyId) ?? { minute: 0, day: 0 };
+    const deniedBy = known ?? (used.day + cost > limits.day ? 'day' : 'minute');
     const reset = deniedBy === 'day' ? windows.dayReset : windows.minuteReset;
     return {
       passed: false,
@@ -107,29 +107,6 @@ export class DatabaseRateLimiter implements RateLimiter {
       retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)),
     };
   }
-}
-
-/** Adds `cost` to one window if it still fits under `limit`; the new count, or undefined when it does not fit. */
-async function countInto(
-  trx: Transaction<Database>,
-  keyId: string,
-  unit: WindowUnit,
-  windowStart: number,
-  cost: number,
-  limit: number,
-): Promise<number | undefined> {
-  const row = await trx
-    .insertInto('rate_counters')
-    .values({ key_id: keyId, unit, window_start: windowStart, count: cost })
-    .onConflict((oc) =>
-      oc
-        .columns(['key_id', 'unit', 'window_start'])
-        .doUpdateSet((eb) => ({ count: eb('rate_counters.count', '+', cost) }))
-        .where((eb) => eb(eb('rate_counters.count', '+', cost), '<=', limit)),
-    )
-    .returning('count')
-    .executeTakeFirst();
-  return row?.count;
 }
 
 export function createRateLimiter(db: Kysely<Database>): RateLimiter {
@@ -151,45 +128,34 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
   return headers;
 }
 
-/** Counts in the windows containing `now`, per key (keys without traffic are absent: treat as zero). */
+/**
+ * Counts in the windows containing `now`, per key (keys without traffic are absent: treat as zero). A stored
+ * window newer than `now`'s (another replica's clock runs ahead) counts as current, as the limiter treats it.
+ */
 export async function readUsage(db: Kysely<Database>, keyIds: readonly string[], now: number = Date.now()): Promise<Map<string, WindowCounts>> {
   const usage = new Map<string, WindowCounts>();
   if (keyIds.length === 0) return usage;
   const windows = windowsAt(now);
   const rows = await db
-    .selectFrom('rate_counters')
-    .select(['key_id', 'unit', 'count'])
+    .selectFrom('rate_limits')
+    .select(['key_id', 'minute_start', 'minute_count', 'day_start', 'day_count'])
     .where('key_id', 'in', [...keyIds])
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('unit', '=', 'minute'), eb('window_start', '=', windows.minute)]),
-        eb.and([eb('unit', '=', 'day'), eb('window_start', '=', windows.day)]),
-      ]),
-    )
     .execute();
   for (const row of rows) {
-    const counts = usage.get(row.key_id) ?? { minute: 0, day: 0 };
-    counts[row.unit] = row.count;
-    usage.set(row.key_id, counts);
+    const minute = Number(row.minute_start) >= windows.minute ? row.minute_count : 0;
+    const day = Number(row.day_start) >= windows.day ? row.day_count : 0;
+    if (minute > 0 || day > 0) usage.set(row.key_id, { minute, day });
   }
   return usage;
 }
 
 /**
- * Housekeeping (the cron worker calls it, e.g. every few minutes): deletes minute windows older than the
- * previous minute and day windows older than yesterday. The previous window is kept so a replica whose clock
- * lags a little never recreates a row that was just deleted. Returns how many rows went.
+ * Housekeeping (the cron worker calls it, e.g. every few minutes): deletes the rows of keys with no traffic since
+ * before yesterday (their counts can no longer matter; a missing row is zero usage). Yesterday's rows are kept
+ * so a replica whose clock lags a little never recreates a row that was just deleted. Returns how many went.
  */
 export async function deleteExpiredWindows(db: Kysely<Database>, now: number = Date.now()): Promise<number> {
   const windows = windowsAt(now);
-  const result = await db
-    .deleteFrom('rate_counters')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('unit', '=', 'minute'), eb('window_start', '<', windows.minute - MINUTE_MS)]),
-        eb.and([eb('unit', '=', 'day'), eb('window_start', '<', windows.day - DAY_MS)]),
-      ]),
-    )
-    .executeTakeFirst();
+  const result = await db.deleteFrom('rate_limits').where('day_start', '<', windows.day - DAY_MS).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

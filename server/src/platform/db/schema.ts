@@ -50,13 +50,15 @@ export interface ApiKeysTable {
 
 // ── ratelimit ──────────────────────────────────────────────────────────────────────────────────────
 
-/** Fixed-window counters (features/ratelimit, docs/rate-limits.md). PK (key_id, unit, window_start). */
-export interface RateCountersTable {
+/** Both fixed windows of one key (features/ratelimit, docs/rate-limits.md). PK key_id. */
+export interface RateLimitsTable {
   key_id: string;
-  unit: 'minute' | 'day';
-  /** epoch ms, start of the UTC minute / UTC day */
-  window_start: number;
-  count: number;
+  /** epoch ms, start of the UTC minute the count belongs to */
+  minute_start: number;
+  minute_count: number;
+  /** epoch ms, start of the UTC day the count belongs to */
+  day_start: number;
+  day_count: number;
 }
 
 // ── pay webhooks ───────────────────────────────────────────────────────────────────────────────────
@@ -256,7 +258,7 @@ export interface Database {
   leases: LeasesTable;
   kv: KvTable;
   api_keys: ApiKeysTable;
-  rate_counters: RateCountersTable;
+  rate_limits: RateLimitsTable;
   webhook_subscriptions: WebhookSubscriptionsTable;
   webhook_challenges: WebhookChallengesTable;
   pay_events: PayEventsTable;

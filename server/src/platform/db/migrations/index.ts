@@ -5,6 +5,7 @@ import * as m0003 from './0003_rate_counters';
 import * as m0004 from './0004_pay_webhooks';
 import * as m0005 from './0005_connect';
 import * as m0006 from './0006_x402';
+import * as m0007 from './0007_rate_limits';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0004_pay_webhooks': m0004,
   '0005_connect': m0005,
   '0006_x402': m0006,
+  '0007_rate_limits': m0007,
 };
