@@ -95,6 +95,7 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     sqlite.pragma('synchronous = FULL'); // every commit fsynced; withoutFsync (durability.ts) relaxes chosen writes
     sqlite.pragma('foreign_keys = ON'); // off by default in SQLite; Postgres always enforces them
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(options.onQuery ? { log: options.onQuery } : {}) });
+    sqliteFiles.set(db, target.file);
   }
   let closing: Promise<void> | undefined;
   return {
@@ -130,6 +131,14 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 }
 
 /** Which dialect a Kysely instance talks to (for the few statements that differ). */
+/** The SQLite file behind each handle createDatabase opened (the durability barrier fsyncs its WAL). */
+const sqliteFiles = new WeakMap<Kysely<any>, string>();
+
+/** The file of a SQLite handle made by createDatabase (`:memory:` for an in-memory one); undefined otherwise. */
+export function sqliteFileOf(db: Kysely<any>): string | undefined {
+  return sqliteFiles.get(db);
+}
+
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }

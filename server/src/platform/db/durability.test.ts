@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, type FreshDatabase } from '../../../../test/support/db';
-import { createDurabilityBarrier, DURABILITY_BARRIER_KV_KEY, withoutFsync } from './durability';
+import { sqliteFileOf } from './connect';
+import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
 
 const synchronous = async (db: FreshDatabase['db']) => (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db)).rows[0]!.synchronous;
 
@@ -21,24 +22,66 @@ it('SQLite: the connection runs with synchronous=FULL (2); withoutFsync runs wit
   expect(await synchronous(db)).toBe(2);
 });
 
-it('SQLite: a barrier is ONE write shared by the callers of the same moment; a later caller gets a new one', async () => {
+it('SQLite: a barrier is ONE fsync of the WAL file shared by the callers of the same moment; a later caller gets a new one', async () => {
   open = await freshDatabase('sqlite');
   const { db } = open;
-  const barrier = createDurabilityBarrier(db);
-  const before = Date.now();
+  const synced: string[] = [];
+  const barrier = createDurabilityBarrier(db, async (path) => {
+    synced.push(path);
+    await syncFile(path); // the real fsync, so a missing WAL file would fail the test
+  });
+  await withoutFsync(db, (conn) => conn.insertInto('kv').values({ key: 'k', value: 'v', updated_at: 1 }).execute());
   const waiting = Array.from({ length: 5 }, () => barrier());
-  expect(new Set(waiting).size).toBe(1); // five callers, one pending write
+  expect(new Set(waiting).size).toBe(1); // five callers, one pending fsync
   await Promise.all(waiting);
-  const first = await db.selectFrom('kv').selectAll().where('key', '=', DURABILITY_BARRIER_KV_KEY).executeTakeFirstOrThrow();
-  expect(first.updated_at).toBeGreaterThanOrEqual(before);
+  expect(synced).toEqual([`${sqliteFileOf(db)}-wal`]);
 
-  // A caller arriving after that write was queued is not covered by it: it gets a new barrier (a new write).
-  await new Promise((r) => setTimeout(r, 5));
+  // A caller arriving after that fsync started is not covered by it: it gets a new one.
   const later = barrier();
   expect(waiting).not.toContain(later);
   await later;
-  const second = await db.selectFrom('kv').selectAll().where('key', '=', DURABILITY_BARRIER_KV_KEY).executeTakeFirstOrThrow();
-  expect(second.updated_at).toBeGreaterThan(first.updated_at);
+  expect(synced).toHaveLength(2);
+});
+
+it('SQLite: at most one fsync at a time; callers arriving during it share the next one, which starts after it', async () => {
+  open = await freshDatabase('sqlite');
+  const events: string[] = [];
+  let release!: () => void;
+  let calls = 0;
+  const barrier = createDurabilityBarrier(open.db, async () => {
+    const n = ++calls;
+    events.push(`start ${n}`);
+    if (n === 1) await new Promise<void>((resolve) => (release = resolve));
+    events.push(`end ${n}`);
+  });
+  const first = barrier();
+  await new Promise((r) => setTimeout(r, 5)); // the first fsync is running (held open)
+  const during = [barrier(), barrier(), barrier()];
+  expect(new Set(during).size).toBe(1);
+  expect(during[0]).not.toBe(first);
+  await new Promise((r) => setTimeout(r, 5));
+  expect(events).toEqual(['start 1']); // the second has not started while the first runs
+  release();
+  await Promise.all([first, ...during]);
+  expect(events).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
+});
+
+it('SQLite: a failing fsync fails its callers (nothing is acted on), and the next barrier tries again', async () => {
+  open = await freshDatabase('sqlite');
+  let fail = true;
+  const barrier = createDurabilityBarrier(open.db, async () => {
+    if (fail) throw new Error('EIO');
+  });
+  await expect(barrier()).rejects.toThrow('EIO');
+  fail = false;
+  await expect(barrier()).resolves.toBeUndefined();
+});
+
+it('SQLite: a handle that cannot be traced to its file is refused rather than left without fsync', async () => {
+  open = await freshDatabase('sqlite');
+  await open.db.transaction().execute(async (trx) => {
+    expect(() => createDurabilityBarrier(trx as unknown as NonNullable<typeof open>["db"])).toThrow(/createDatabase/);
+  });
 });
 
 describeEachDialect('durability helpers on every dialect', (ctx) => {

@@ -1,5 +1,5 @@
 // The data layer's public face: import from here ('…/platform/db/index'), not from the files behind it.
-export { createDatabase, dialectOf, resolveDatabaseTarget, parseInt8, DEFAULT_SQLITE_FILE, SQLITE_BUSY_TIMEOUT_MS } from './connect';
+export { createDatabase, dialectOf, sqliteFileOf, resolveDatabaseTarget, parseInt8, DEFAULT_SQLITE_FILE, SQLITE_BUSY_TIMEOUT_MS } from './connect';
 export type { Dialect, DatabaseHandle, DatabaseOptions, DatabaseTarget } from './connect';
 export { migrateToLatest } from './migrate';
 export type { MigrateOptions } from './migrate';
