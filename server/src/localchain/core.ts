@@ -21,6 +21,7 @@ import { Faults } from './faults';
 import { Ledger, restoreAccount, type Commitment } from './ledger';
 import { TransactionProcessor, TransactionRejected, type ProcessResult } from './processor';
 import { RegistryEmulator } from './registry-emulator';
+import { trackWrites } from './svm-writes';
 import { describeTransactionError } from './tx-errors';
 
 const FAUCET_LAMPORTS = 500_000_000n * 1_000_000_000n;
@@ -54,7 +55,9 @@ export class ChainCore {
     // `new LiteSVM()` loads sysvars, builtins, SPL programs (Token, Token-2022, ATA, memo) and precompiles.
     // We verify signatures, check blockhashes and keep history ourselves (see processor.ts / ledger.ts).
     // withNativeMints: the wrapped-native mint (So111…112, 9 decimals), x402's default asset, exists as on a cluster.
-    this.svm = new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n).withNativeMints();
+    // trackWrites: every call that may change SVM state bumps a write generation, which the ledger's read caches
+    // are keyed on (svm-writes.ts). Everything, the in-process API (LocalChain.svm) included, uses this wrapper.
+    this.svm = trackWrites(new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n).withNativeMints());
     this.genesisHash = getBase58Decoder().decode(sha256(new TextEncoder().encode(`sigil-localchain:genesis:${options.programId}`)));
     this.ledger = new Ledger(this.svm, {
       finalityLagSlots: options.finalityLagSlots,

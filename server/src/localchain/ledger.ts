@@ -4,6 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { getBase58Decoder, type Address, type Blockhash, type Signature } from '@solana/kit';
 import { Clock, type LiteSVM } from 'litesvm';
+import { writeGenerationOf, type WriteGeneration } from './svm-writes';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 export const COMMITMENTS: readonly Commitment[] = ['processed', 'confirmed', 'finalized'];
@@ -71,6 +72,16 @@ interface AccountVersion {
   account: AccountSnapshot | null;
 }
 
+/** An account with its address, as accountsOwnedBy returns it. */
+export interface OwnedAccount {
+  address: Address;
+  account: AccountSnapshot;
+}
+
+/** Reads cached within one write generation are dropped wholesale past this many addresses (bounded memory). */
+const MAX_CACHED_ACCOUNTS = 20_000;
+const MAX_CACHED_SCANS = 1_000;
+
 export interface LedgerOptions {
   finalityLagSlots: number;
   slotMs: number;
@@ -127,12 +138,48 @@ export class Ledger {
   private readonly slotTimes: number[] = [];
   /** How far the chain clock runs ahead of the wall clock (explicit advances move it; timer ticks do not). */
   private clockOffsetMs = 0;
+  /**
+   * Read caches, valid for one write generation only: any SVM write (see svm-writes.ts), recorded version or new
+   * slot bumps the generation and the next read drops them wholesale. Cached snapshots are shared and frozen;
+   * nobody may write into their data.
+   */
+  private readonly writes: WriteGeneration;
+  private cacheGeneration = -1;
+  private readonly currentAccounts = new Map<Address, AccountSnapshot | null>();
+  private readonly owned = new Map<string, readonly OwnedAccount[]>();
 
+  /** `svm` must be wrapped by trackWrites() (core.ts does). */
   constructor(
     readonly svm: LiteSVM,
     readonly options: LedgerOptions,
   ) {
+    this.writes = writeGenerationOf(svm);
     this.enterSlot(0n);
+  }
+
+  /** Changes whenever anything a read may see changes (tests use it to check invalidation). */
+  get generation(): number {
+    return this.writes.value;
+  }
+
+  private freshCaches(): void {
+    const generation = this.writes.value;
+    if (generation === this.cacheGeneration) return;
+    this.cacheGeneration = generation;
+    this.currentAccounts.clear();
+    this.owned.clear();
+  }
+
+  /** The account as the SVM holds it now (processed), cached for the current write generation. */
+  private current(address: Address): AccountSnapshot | null {
+    this.freshCaches();
+    const hit = this.currentAccounts.get(address);
+    if (hit !== undefined) return hit;
+    const snapshot = snapshotOf(this.svm, address);
+    if (snapshot) Object.freeze(snapshot);
+    if (this.currentAccounts.size >= MAX_CACHED_ACCOUNTS) this.currentAccounts.clear();
+    this.currentAccounts.set(address, snapshot);
+    return snapshot;
   }
 
   get slot(): bigint {
@@ -196,6 +243,7 @@ export class Ledger {
   }
 
   private enterSlot(slot: bigint): void {
+    this.writes.bump(); // every commitment's view moves (setClock bumps too, being an SVM write)
     this.currentSlot = slot;
     const previous = this.slotTimes[this.slotTimes.length - 1] ?? 0;
     this.slotTimes.push(Math.max(previous, Math.floor((Date.now() + this.clockOffsetMs) / 1000)));
@@ -221,6 +269,7 @@ export class Ledger {
 
   /** Records what a landed transaction wrote, so older commitments keep seeing the previous state. */
   recordWrites(slot: bigint, writes: { address: Address; before: AccountSnapshot | null; after: AccountSnapshot | null }[]): void {
+    this.writes.bump();
     for (const { address, before, after } of writes) {
       let log = this.versions.get(address);
       if (!log) {
@@ -234,10 +283,13 @@ export class Ledger {
     }
   }
 
-  /** The account as of the commitment's slot. Accounts never written by a transaction are read from the SVM. */
+  /**
+   * The account as of the commitment's slot. Accounts never written by a transaction are read from the SVM.
+   * The snapshot may be shared with other readers: do not modify it.
+   */
   readAccount(address: Address, commitment: Commitment): AccountSnapshot | null {
     const log = this.versions.get(address);
-    if (!log || commitment === 'processed') return snapshotOf(this.svm, address);
+    if (!log || commitment === 'processed') return this.current(address);
     const slot = this.slotAt(commitment);
     for (let i = log.length - 1; i >= 0; i--) {
       if (log[i]!.slot <= slot) return log[i]!.account;
@@ -245,15 +297,38 @@ export class Ledger {
     return log[0]!.account;
   }
 
-  /** Every account owned by `owner` at the commitment, with its address. */
-  accountsOwnedBy(owner: Address, commitment: Commitment): { address: Address; account: AccountSnapshot }[] {
-    const candidates = new Set<Address>(this.svm.getProgramAccounts(owner).map((a) => a.address));
-    if (commitment !== 'processed') for (const address of this.versions.keys()) candidates.add(address);
-    const out: { address: Address; account: AccountSnapshot }[] = [];
-    for (const address of candidates) {
-      const account = this.readAccount(address, commitment);
-      if (account && account.owner === owner) out.push({ address, account });
+  /**
+   * Every account owned by `owner` at the commitment, with its address: the SVM's accounts of that owner (in the
+   * SVM's order), each as of the commitment, then the other versioned addresses whose state at the commitment the
+   * owner held. Cached for the current write generation; the list and its snapshots are shared: do not modify.
+   */
+  accountsOwnedBy(owner: Address, commitment: Commitment): readonly OwnedAccount[] {
+    this.freshCaches();
+    const key = `${commitment}:${owner}`;
+    const hit = this.owned.get(key);
+    if (hit) return hit;
+    const out: OwnedAccount[] = [];
+    const seen = new Set<Address>();
+    for (const { address, data, lamports, programAddress, executable } of this.svm.getProgramAccounts(owner)) {
+      if (seen.has(address)) continue;
+      seen.add(address);
+      // The SVM's current state, unless a version log says what the commitment sees.
+      const account =
+        commitment === 'processed' || !this.versions.has(address)
+          ? Object.freeze({ lamports, owner: programAddress, data: new Uint8Array(data), executable })
+          : this.readAccount(address, commitment);
+      if (account && account.owner === owner) out.push(Object.freeze({ address, account }));
     }
+    if (commitment !== 'processed') {
+      for (const address of this.versions.keys()) {
+        if (seen.has(address)) continue;
+        const account = this.readAccount(address, commitment);
+        if (account && account.owner === owner) out.push(Object.freeze({ address, account }));
+      }
+    }
+    Object.freeze(out);
+    if (this.owned.size >= MAX_CACHED_SCANS) this.owned.clear();
+    this.owned.set(key, out);
     return out;
   }
 

@@ -1,17 +1,15 @@
 // The Solana JSON-RPC methods the local chain serves, with the response shapes of a real node (as @solana/kit's
 // RPC types expect them; u64 values are bigints here and go out as JSON numbers).
 import {
-  getBase58Decoder,
-  getBase58Encoder,
   getBase64Decoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
-  isAddress,
   type Address,
   type ReadonlyUint8Array,
 } from '@solana/kit';
 import { z } from 'zod';
+import { base58ToBytes, bytesToBase58, isAddressText } from './base58';
 import { SubmitError, type ChainCore } from './core';
 import { Faults } from './faults';
 import { COMMITMENTS, SLOTS_PER_EPOCH, type AccountSnapshot, type Commitment, type ReportedInstruction, type TransactionRecord } from './ledger';
@@ -34,20 +32,18 @@ export class RpcError extends Error {
 
 const invalidParams = (message: string) => new RpcError(-32602, message);
 
-const base58Encoder = getBase58Encoder();
-const base58Decoder = getBase58Decoder();
 const base64Encoder = getBase64Encoder();
 const base64Decoder = getBase64Decoder();
-const toBase58 = (bytes: ReadonlyUint8Array) => base58Decoder.decode(bytes);
+const toBase58 = bytesToBase58;
 const toBase64 = (bytes: ReadonlyUint8Array) => base64Decoder.decode(bytes);
-const fromBase58 = (text: string) => new Uint8Array(base58Encoder.encode(text));
+const fromBase58 = base58ToBytes;
 const fromBase64 = (text: string) => new Uint8Array(base64Encoder.encode(text));
 const messageDecoder = getCompiledTransactionMessageDecoder();
 const transactionDecoder = getTransactionDecoder();
 
 // ---- parameter schemas -------------------------------------------------------------------------------------------
 
-const address = z.string().refine((s) => isAddress(s), { message: 'Invalid param: Invalid' }).transform((s) => s as Address);
+const address = z.string().refine(isAddressText, { message: 'Invalid param: Invalid' }).transform((s) => s as Address);
 const commitment = z.enum(COMMITMENTS as [Commitment, ...Commitment[]]);
 const u64 = z.union([z.number().int().nonnegative(), z.bigint()]).transform((n) => BigInt(n));
 const dataSlice = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
@@ -64,6 +60,56 @@ const programAccountsConfig = accountConfig.extend({
   filters: z.array(z.union([memcmp, dataSize])).max(4).optional(),
   withContext: z.boolean().optional(),
 });
+
+// Every schema is built once, here: zod v4 compiles a schema on its first parse, so building one per call
+// costs far more than the parse itself.
+const optionalCommitmentConfig = commitmentConfig.optional();
+const optionalAccountConfig = accountConfig.optional();
+const optionalProgramAccountsConfig = programAccountsConfig.optional();
+const text = z.string();
+const addressList = z.array(address).max(100);
+const signaturesForAddressConfig = z
+  .object({
+    limit: z.number().int().min(1).max(1000).optional(),
+    before: z.string().optional(),
+    until: z.string().optional(),
+    commitment: commitment.optional(),
+    minContextSlot: u64.optional(),
+  })
+  .passthrough()
+  .optional();
+const signatureList = z.array(z.string()).max(256);
+const signatureStatusesConfig = z.object({ searchTransactionHistory: z.boolean().optional() }).passthrough().optional();
+const getTransactionConfig = z
+  .object({
+    encoding: z.enum(['json', 'jsonParsed', 'base64', 'base58']).optional(),
+    commitment: commitment.optional(),
+    maxSupportedTransactionVersion: z.number().int().min(0).max(0).optional(),
+  })
+  .passthrough()
+  .optional();
+const sendTransactionConfig = z
+  .object({
+    encoding: z.enum(['base58', 'base64']).optional(),
+    skipPreflight: z.boolean().optional(),
+    preflightCommitment: commitment.optional(),
+    maxRetries: z.number().int().nonnegative().optional(),
+    minContextSlot: u64.optional(),
+  })
+  .passthrough()
+  .optional();
+const simulateTransactionConfig = z
+  .object({
+    encoding: z.enum(['base58', 'base64']).optional(),
+    sigVerify: z.boolean().optional(),
+    replaceRecentBlockhash: z.boolean().optional(),
+    commitment: commitment.optional(),
+    minContextSlot: u64.optional(),
+    innerInstructions: z.boolean().optional(),
+    accounts: z.object({ addresses: z.array(address), encoding: accountEncoding.optional() }).optional(),
+  })
+  .passthrough()
+  .optional();
 
 function parse<T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> {
   const result = schema.safeParse(value);
@@ -244,17 +290,17 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     getIdentity: () => ({ identity: core.faucetAddress }),
     getFirstAvailableBlock: () => 0n,
     getTransactionCount: (params) => {
-      const [config] = args(params, commitmentConfig.optional());
+      const [config] = args(params, optionalCommitmentConfig);
       readSlot(config);
       return ledger.totalTransactions;
     },
 
     getSlot: (params) => {
-      const [config] = args(params, commitmentConfig.optional());
+      const [config] = args(params, optionalCommitmentConfig);
       return readSlot(config).slot;
     },
     getBlockHeight: (params) => {
-      const [config] = args(params, commitmentConfig.optional());
+      const [config] = args(params, optionalCommitmentConfig);
       return readSlot(config).slot; // one block per slot, none skipped
     },
     getBlockTime: (params) => {
@@ -263,7 +309,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       return BigInt(ledger.blockTime(slot));
     },
     getEpochInfo: (params) => {
-      const [config] = args(params, commitmentConfig.optional());
+      const [config] = args(params, optionalCommitmentConfig);
       const { slot } = readSlot(config);
       return {
         absoluteSlot: slot,
@@ -275,22 +321,22 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       };
     },
     getLatestBlockhash: (params) => {
-      const [config] = args(params, commitmentConfig.optional());
+      const [config] = args(params, optionalCommitmentConfig);
       const { commitment: c } = readSlot(config);
       const latest = ledger.latestBlockhash(c);
       return { context: context(latest.slot), value: { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } };
     },
     isBlockhashValid: (params) => {
-      const [blockhash, config] = args(params, z.string(), commitmentConfig.optional());
+      const [blockhash, config] = args(params, text, optionalCommitmentConfig);
       const { slot } = readSlot(config);
       return { context: context(slot), value: ledger.isBlockhashValid(blockhash) };
     },
     getMinimumBalanceForRentExemption: (params) => {
-      const [size] = args(params, u64, commitmentConfig.optional());
+      const [size] = args(params, u64, optionalCommitmentConfig);
       return core.svm.minimumBalanceForRentExemption(size);
     },
     getFeeForMessage: (params) => {
-      const [encoded, config] = args(params, z.string(), commitmentConfig.optional());
+      const [encoded, config] = args(params, text, optionalCommitmentConfig);
       const { slot } = readSlot(config);
       const bytes = decodeWire(encoded, 'base64');
       try {
@@ -304,17 +350,17 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     getRecentPrioritizationFees: () => [],
 
     getBalance: (params) => {
-      const [addr, config] = args(params, address, commitmentConfig.optional());
+      const [addr, config] = args(params, address, optionalCommitmentConfig);
       const { commitment: c, slot } = readSlot(config);
       return { context: context(slot), value: ledger.readAccount(addr, c)?.lamports ?? 0n };
     },
     getAccountInfo: (params) => {
-      const [addr, config] = args(params, address, accountConfig.optional());
+      const [addr, config] = args(params, address, optionalAccountConfig);
       const { commitment: c, slot } = readSlot(config);
       return { context: context(slot), value: encodeAccount(addr, ledger.readAccount(addr, c), config?.encoding, config?.dataSlice) };
     },
     getMultipleAccounts: (params) => {
-      const [addrs, config] = args(params, z.array(address).max(100), accountConfig.optional());
+      const [addrs, config] = args(params, addressList, optionalAccountConfig);
       const { commitment: c, slot } = readSlot(config);
       return {
         context: context(slot),
@@ -322,7 +368,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       };
     },
     getProgramAccounts: (params) => {
-      const [program, config] = args(params, address, programAccountsConfig.optional());
+      const [program, config] = args(params, address, optionalProgramAccountsConfig);
       const { commitment: c, slot } = readSlot(config);
       const filters = compileFilters(config?.filters);
       const value = ledger
@@ -333,12 +379,12 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       return config?.withContext ? { context: context(slot), value } : value;
     },
     getTokenAccountBalance: (params) => {
-      const [addr, config] = args(params, address, commitmentConfig.optional());
+      const [addr, config] = args(params, address, optionalCommitmentConfig);
       const { commitment: c, slot } = readSlot(config);
       return { context: context(slot), value: tokenAmountOf(addr, c) };
     },
     getTokenLargestAccounts: (params) => {
-      const [mint, config] = args(params, address, commitmentConfig.optional());
+      const [mint, config] = args(params, address, optionalCommitmentConfig);
       const { commitment: c, slot } = readSlot(config);
       const decimals = readMintDecimals(ledger.readAccount(mint, c));
       if (decimals === null) throw invalidParams('Invalid param: could not find mint');
@@ -351,17 +397,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     },
 
     getSignaturesForAddress: (params) => {
-      const config = z
-        .object({
-          limit: z.number().int().min(1).max(1000).optional(),
-          before: z.string().optional(),
-          until: z.string().optional(),
-          commitment: commitment.optional(),
-          minContextSlot: u64.optional(),
-        })
-        .passthrough()
-        .optional();
-      const [addr, cfg] = args(params, address, config);
+      const [addr, cfg] = args(params, address, signaturesForAddressConfig);
       const { commitment: c } = readSlot(cfg);
       requireConfirmed(c);
       let records = ledger.signaturesFor(addr, c);
@@ -383,11 +419,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       }));
     },
     getSignatureStatuses: (params) => {
-      const [signatures] = args(
-        params,
-        z.array(z.string()).max(256),
-        z.object({ searchTransactionHistory: z.boolean().optional() }).passthrough().optional(),
-      );
+      const [signatures] = args(params, signatureList, signatureStatusesConfig);
       return {
         context: context(ledger.slot),
         value: signatures.map((s) => {
@@ -405,15 +437,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       };
     },
     getTransaction: (params) => {
-      const config = z
-        .object({
-          encoding: z.enum(['json', 'jsonParsed', 'base64', 'base58']).optional(),
-          commitment: commitment.optional(),
-          maxSupportedTransactionVersion: z.number().int().min(0).max(0).optional(),
-        })
-        .passthrough()
-        .optional();
-      const [signature, cfg] = args(params, z.string(), config);
+      const [signature, cfg] = args(params, text, getTransactionConfig);
       const c = cfg?.commitment ?? 'finalized';
       requireConfirmed(c);
       const record = ledger.getTransaction(signature, c);
@@ -437,17 +461,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     },
 
     sendTransaction: async (params) => {
-      const config = z
-        .object({
-          encoding: z.enum(['base58', 'base64']).optional(),
-          skipPreflight: z.boolean().optional(),
-          preflightCommitment: commitment.optional(),
-          maxRetries: z.number().int().nonnegative().optional(),
-          minContextSlot: u64.optional(),
-        })
-        .passthrough()
-        .optional();
-      const [encoded, cfg] = args(params, z.string(), config);
+      const [encoded, cfg] = args(params, text, sendTransactionConfig);
       const wire = decodeWire(encoded, cfg?.encoding ?? 'base58');
       try {
         const result = await core.submit(wire, { skipPreflight: cfg?.skipPreflight });
@@ -458,19 +472,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       }
     },
     simulateTransaction: async (params) => {
-      const config = z
-        .object({
-          encoding: z.enum(['base58', 'base64']).optional(),
-          sigVerify: z.boolean().optional(),
-          replaceRecentBlockhash: z.boolean().optional(),
-          commitment: commitment.optional(),
-          minContextSlot: u64.optional(),
-          innerInstructions: z.boolean().optional(),
-          accounts: z.object({ addresses: z.array(address), encoding: accountEncoding.optional() }).optional(),
-        })
-        .passthrough()
-        .optional();
-      const [encoded, cfg] = args(params, z.string(), config);
+      const [encoded, cfg] = args(params, text, simulateTransactionConfig);
       if (cfg?.sigVerify && cfg.replaceRecentBlockhash) {
         throw invalidParams('sigVerify may not be used with replaceRecentBlockhash');
       }
@@ -509,7 +511,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       };
     },
     requestAirdrop: async (params) => {
-      const [addr, lamports] = args(params, address, u64, commitmentConfig.optional());
+      const [addr, lamports] = args(params, address, u64, optionalCommitmentConfig);
       if (lamports === 0n || lamports > 1_000_000n * 1_000_000_000n) throw invalidParams('Invalid params: airdrop amount out of range');
       try {
         return await core.airdrop(addr, lamports);

@@ -29,6 +29,14 @@ interface JsonRpcResponse {
   error?: { code: number; message: string; data?: unknown };
 }
 
+/** The JSON-RPC 2.0 request envelope (built once: zod compiles a schema on its first use). */
+const requestSchema = z.object({
+  jsonrpc: z.literal('2.0'),
+  id: z.union([z.string(), z.number(), z.null()]).optional(),
+  method: z.string(),
+  params: z.unknown().optional(),
+});
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export interface RpcServerOptions {
@@ -100,8 +108,8 @@ export class RpcServer {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { core } = this.options;
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
+    // JSON-RPC posts go to '/' (whose pathname is '/'): skip the URL parse for them.
+    const path = req.url === '/' ? '/' : new URL(req.url ?? '/', 'http://localhost').pathname;
 
     if (path === '/scenario' && req.method === 'GET') return this.send(res, 200, this.options.scenario() ?? { error: 'no scenario seeded' });
     if (path.startsWith('/_control/')) return this.handleControl(req, res, path);
@@ -142,14 +150,7 @@ export class RpcServer {
   }
 
   private async call(call: unknown): Promise<JsonRpcResponse> {
-    const request = z
-      .object({
-        jsonrpc: z.literal('2.0'),
-        id: z.union([z.string(), z.number(), z.null()]).optional(),
-        method: z.string(),
-        params: z.unknown().optional(),
-      })
-      .safeParse(call);
+    const request = requestSchema.safeParse(call);
     const id: JsonRpcId =
       call && typeof call === 'object' && 'id' in call && (typeof call.id === 'string' || typeof call.id === 'number') ? call.id : null;
     if (!request.success) return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
