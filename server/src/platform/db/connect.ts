@@ -95,7 +95,10 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     sqlite.pragma('synchronous = FULL'); // every commit fsynced; withoutFsync (durability.ts) relaxes chosen writes
     sqlite.pragma('foreign_keys = ON'); // off by default in SQLite; Postgres always enforces them
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(options.onQuery ? { log: options.onQuery } : {}) });
-    sqliteFiles.set(db, target.file);
+    sqliteHandles.set(db, {
+      file: target.file,
+      synchronous: { NORMAL: sqlite.prepare('PRAGMA synchronous = NORMAL'), FULL: sqlite.prepare('PRAGMA synchronous = FULL') },
+    });
   }
   let closing: Promise<void> | undefined;
   return {
@@ -131,12 +134,21 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 }
 
 /** Which dialect a Kysely instance talks to (for the few statements that differ). */
-/** The SQLite file behind each handle createDatabase opened (the durability barrier fsyncs its WAL). */
-const sqliteFiles = new WeakMap<Kysely<any>, string>();
+/** The SQLite file and native connection behind each handle createDatabase opened (see durability.ts). */
+const sqliteHandles = new WeakMap<Kysely<any>, { file: string; synchronous: Record<'NORMAL' | 'FULL', BetterSqlite3.Statement> }>();
 
 /** The file of a SQLite handle made by createDatabase (`:memory:` for an in-memory one); undefined otherwise. */
 export function sqliteFileOf(db: Kysely<any>): string | undefined {
-  return sqliteFiles.get(db);
+  return sqliteHandles.get(db)?.file;
+}
+
+/**
+ * Prepared `PRAGMA synchronous = …` switches on the native connection of a SQLite handle made by createDatabase
+ * (undefined otherwise). Run them only while holding Kysely's connection (`db.connection()`), which serializes
+ * everything on that one connection.
+ */
+export function synchronousSwitchesOf(db: Kysely<any>): Record<'NORMAL' | 'FULL', BetterSqlite3.Statement> | undefined {
+  return sqliteHandles.get(db)?.synchronous;
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {

@@ -9,20 +9,25 @@
 // refused). Never for a write whose loss re-opens something: a consumed nonce, a revocation, a payment.
 import { open } from 'node:fs/promises';
 import { sql, type Kysely } from 'kysely';
-import { dialectOf, sqliteFileOf } from './connect';
+import { dialectOf, synchronousSwitchesOf, sqliteFileOf } from './connect';
 
 /**
  * Runs `work` on the single SQLite connection with synchronous=NORMAL, restoring FULL after. `work` MUST use the
  * `db` it is given (the outer handle would wait for the connection held here). Postgres: `work(db)` unchanged.
+ * The switches are set on the native connection while Kysely's connection lock is held (two PRAGMA statements
+ * through Kysely cost more than the write they wrap); a handle not made by createDatabase uses statements.
  */
 export async function withoutFsync<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
   if (dialectOf(db) !== 'sqlite') return work(db);
+  const switches = synchronousSwitchesOf(db);
+  const set = (mode: 'NORMAL' | 'FULL', conn: Kysely<DB>) =>
+    switches ? switches[mode].run() : sql`PRAGMA synchronous = ${sql.raw(mode)}`.execute(conn);
   return db.connection().execute(async (conn) => {
-    await sql`PRAGMA synchronous = NORMAL`.execute(conn);
+    await set('NORMAL', conn);
     try {
       return await work(conn);
     } finally {
-      await sql`PRAGMA synchronous = FULL`.execute(conn);
+      await set('FULL', conn);
     }
   });
 }
