@@ -110,6 +110,60 @@ describe('chain reader: unreachable', () => {
       const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
       expect(await reader.getSlot()).toBe(12345n);
     });
+
+    // The account reads parse with plain JSON.parse (reader.ts createPooledRpcTransport 'plain'): pin what they
+    // accept and refuse, byte for byte as a node sends it.
+    const answering = (text: (method: string, id: string) => string) =>
+      listen((req, res) => {
+        let body = '';
+        req.on('data', (c) => (body += c));
+        req.on('end', () => {
+          const { id, method } = JSON.parse(body);
+          res.setHeader('content-type', 'application/json');
+          res.end(text(method, id));
+        });
+      });
+    const handleAnswer = async (slot: string, value: string) => {
+      const chain = createFakeChain();
+      const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
+      const data = Buffer.from(chain.accounts.get(alice.address)!.data).toString('base64');
+      return { alice, text: (id: string) => `{"jsonrpc":"2.0","id":"${id}","result":{"context":{"slot":${slot},"apiVersion":"2.2.0"},"value":${value.replace('DATA', data)}}}` };
+    };
+
+    it('plain path: decodes an account whose u64 fields exceed 2^53 (ignored), with the exact slot', async () => {
+      const { alice, text } = await handleAnswer('987654321', `{"data":["DATA","base64"],"executable":false,"lamports":18446744073709551615,"owner":"${PROGRAM_ID}","rentEpoch":18446744073709551615,"space":300}`);
+      const url = await answering((_m, id) => text(id));
+      const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
+      const read = await reader.getHandle('alice');
+      expect(read.slot).toBe(987654321n);
+      expect(read.value?.address).toBe(alice.address);
+    });
+
+    it('plain path: a slot that is not a safe integer, or an answer without value, is malformed', async () => {
+      for (const [slot, value] of [['9007199254740993', 'null'], ['"12"', 'null'], ['-1', 'null']] as const) {
+        const { text } = await handleAnswer(slot, value);
+        const url = await answering((_m, id) => text(id));
+        const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
+        expect((await chainError(reader.getHandle('alice'))).kind, slot).toBe('malformed');
+        await new Promise<void>((done) => server!.close(() => done()));
+        server = undefined;
+      }
+      const url = await answering((_m, id) => `{"jsonrpc":"2.0","id":"${id}","result":{"context":{"slot":5}}}`);
+      const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
+      expect((await chainError(reader.getHandle('alice'))).kind).toBe('malformed');
+    });
+
+    it('plain path: a JSON-RPC error object or an answer without result is unreachable', async () => {
+      const url = await answering((_m, id) => `{"jsonrpc":"2.0","id":"${id}","error":{"code":-32005,"message":"Node is behind"}}`);
+      const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
+      const err = await chainError(reader.getAttestations(OWNER));
+      expect(err.kind).toBe('unreachable');
+      expect(err.message).toBe('getProgramAccounts: JSON-RPC error -32005: Node is behind');
+      await new Promise<void>((done) => server!.close(() => done()));
+      const url2 = await answering((_m, id) => `{"jsonrpc":"2.0","id":"${id}"}`);
+      const reader2 = createChainReader({ rpcUrl: url2, programId: PROGRAM_ID, timeoutMs: 1000 });
+      expect((await chainError(reader2.getHandle('alice'))).kind).toBe('unreachable');
+    });
   });
 });
 

@@ -99,8 +99,8 @@ describe('chain reader: reads and decodes', () => {
           commitment: 'confirmed',
           filters: [
             // base58 of sha256("account:Record")[0..8]
-            { memcmp: { offset: 0n, bytes: 'jdxzFX4Rhvz', encoding: 'base58' } },
-            { memcmp: { offset: 8n, bytes: alice.address, encoding: 'base58' } },
+            { memcmp: { offset: 0, bytes: 'jdxzFX4Rhvz', encoding: 'base58' } },
+            { memcmp: { offset: 8, bytes: alice.address, encoding: 'base58' } },
           ],
         },
       ],
