@@ -4,6 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { getBase58Decoder, type Address, type Blockhash, type Signature } from '@solana/kit';
 import { Clock, type LiteSVM } from 'litesvm';
+import { svmAccount, svmProgramAccounts } from './svm-reads';
 import { writeGenerationOf, type WriteGeneration } from './svm-writes';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
@@ -100,15 +101,9 @@ export class SerialQueue {
   }
 }
 
+/** The account as the SVM holds it now: a fresh copy the caller may keep (uncached; see Ledger.readAccount). */
 export function snapshotOf(svm: LiteSVM, address: Address): AccountSnapshot | null {
-  const account = svm.getAccount(address);
-  if (!account.exists) return null;
-  return {
-    lamports: account.lamports,
-    owner: account.programAddress,
-    data: new Uint8Array(account.data),
-    executable: account.executable,
-  };
+  return svmAccount(svm, address);
 }
 
 /** Writes (or, with null, deletes) an account in the SVM. */
@@ -309,14 +304,11 @@ export class Ledger {
     if (hit) return hit;
     const out: OwnedAccount[] = [];
     const seen = new Set<Address>();
-    for (const { address, data, lamports, programAddress, executable } of this.svm.getProgramAccounts(owner)) {
+    for (const { address, account: current } of svmProgramAccounts(this.svm, owner)) {
       if (seen.has(address)) continue;
       seen.add(address);
       // The SVM's current state, unless a version log says what the commitment sees.
-      const account =
-        commitment === 'processed' || !this.versions.has(address)
-          ? Object.freeze({ lamports, owner: programAddress, data: new Uint8Array(data), executable })
-          : this.readAccount(address, commitment);
+      const account = commitment === 'processed' || !this.versions.has(address) ? Object.freeze(current) : this.readAccount(address, commitment);
       if (account && account.owner === owner) out.push(Object.freeze({ address, account }));
     }
     if (commitment !== 'processed') {

@@ -16,7 +16,8 @@ import { LiteSVM } from 'litesvm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findHandlePda, getRegisterInstruction, getTokenizeInstruction } from '../platform/chain/registry';
 import { startLocalChain, type LocalChain } from './index';
-import { COMMITMENTS, Ledger, restoreAccount, snapshotOf, type Commitment } from './ledger';
+import { COMMITMENTS, Ledger, restoreAccount, type Commitment } from './ledger';
+import { publicSvmAccount } from './svm-reads';
 import { trackWrites, writeGenerationOf } from './svm-writes';
 import { fundedWallet, signedTransaction } from './testing';
 import { TOKEN_2022_PROGRAM_ADDRESS } from './tokens';
@@ -127,7 +128,7 @@ describe('read caches see every write at once', () => {
     expect(await ownedBy(other, 'processed')).toEqual([at]);
 
     restoreAccount(chain.svm, at, null);
-    const gone = snapshotOf(chain.svm, at); // what the SVM itself now says, read without any cache
+    const gone = publicSvmAccount(chain.svm, at); // what the SVM itself now says, read without any cache
     expect(await lamportsAt(at, 'processed')).toBe(gone?.lamports ?? null);
     expect(await ownedBy(other, 'processed')).toEqual([]);
   });
@@ -216,7 +217,7 @@ describe('cached answers equal fresh reads', () => {
       const candidates = new Set<Address>(svm.getProgramAccounts(owner).map((a) => a.address));
       if (commitment !== 'processed') for (const a of versions.keys()) candidates.add(a);
       return [...candidates].flatMap((a) => {
-        const account = commitment === 'processed' || !versions.has(a) ? snapshotOf(svm, a) : ledger.readAccount(a, commitment);
+        const account = commitment === 'processed' || !versions.has(a) ? publicSvmAccount(svm, a) : ledger.readAccount(a, commitment);
         return account && account.owner === owner ? [{ address: a, account }] : [];
       });
     };
