@@ -1,7 +1,6 @@
 // Account layouts of the registry program (docs/registry-program.md § Accounts): codecs, discriminators,
 // fixed offsets for memcmp filters, and strict decoders that throw RegistryDecodeError instead of returning garbage.
 import {
-  getAddressCodec,
   getStructCodec,
   getU64Codec,
   getU8Codec,
@@ -21,6 +20,7 @@ import type {
 } from '../types';
 import {
   discriminatorOf,
+  addressCodec,
   optionalAddressCodec,
   RegistryDecodeError,
   stringCodec,
@@ -43,7 +43,7 @@ export type InvoiceData = Data<InvoiceAccount>;
 
 export type RegistryAccountName = 'Handle' | 'PrimaryPointer' | 'Record' | 'Attestation' | 'Namespace' | 'Domain' | 'Invoice';
 
-const address = getAddressCodec();
+const address = addressCodec;
 const u64 = getU64Codec() as unknown as Codec<bigint>; // always decodes to bigint; encode accepts bigint
 const u8 = getU8Codec();
 

@@ -6,6 +6,7 @@ import {
   ACCOUNT_OFFSETS,
   INSTRUCTION_DISCRIMINATORS,
   RegistryDecodeError,
+  addressCodec,
   SYSTEM_PROGRAM_ADDRESS,
   SYSVAR_INSTRUCTIONS_ADDRESS,
   decodeAttestation,
@@ -445,5 +446,31 @@ describe('instructions', () => {
     const badUtf8 = Uint8Array.from(data);
     badUtf8[12] = 0xc0;
     expectDecodeError(() => decodeRegistryInstruction(badUtf8, accounts), 'invalid-utf8');
+  });
+});
+
+describe('addressCodec (the fast account-field codec) is kit’s address codec, byte for byte', () => {
+  const kitDecode = getAddressDecoder();
+  const kitEncode = getAddressEncoder();
+  const samples = [
+    new Uint8Array(32), // all zero: '1111…'
+    Uint8Array.from({ length: 32 }, (_, i) => (i < 3 ? 0 : 255)), // leading zeros then high bytes
+    Uint8Array.from({ length: 32 }, () => 255),
+    ...Array.from({ length: 200 }, (_, n) => Uint8Array.from({ length: 32 }, (_, i) => (n * 131 + i * 197 + (n ^ i) * 7) & 0xff)),
+  ];
+
+  it('decodes every sample to the same string and encodes it back to the same bytes', () => {
+    for (const bytes of samples) {
+      const expected = kitDecode.decode(bytes);
+      expect(addressCodec.decode(bytes)).toBe(expected);
+      expect(Uint8Array.from(addressCodec.encode(expected))).toEqual(Uint8Array.from(kitEncode.encode(expected)));
+    }
+    expect(addressCodec.decode(new Uint8Array(32))).toBe('11111111111111111111111111111111');
+  });
+
+  it('refuses fewer than 32 bytes (too-short) and strings that are not 32-byte base58', () => {
+    expect(() => addressCodec.decode(new Uint8Array(31))).toThrow(RegistryDecodeError);
+    expect(() => addressCodec.encode('0OIl' as Address)).toThrow();
+    expect(() => addressCodec.encode('1111' as Address)).toThrow(/32 bytes/);
   });
 });
