@@ -28,7 +28,7 @@ import {
 import { ApiError } from '@sigil/contract/errors';
 import type { ChainReader, HandleAccount } from '../../platform/chain/types';
 import { isAttestationLive, isHandleReleased } from '../../platform/chain/live';
-import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
+import { decodeSignature, verifyWalletMessage, verifyWalletMessageAsync } from '../../platform/crypto/wallet-signature';
 import { affectedRows, createDurabilityBarrier, withoutFsync, type ConnectChallengesTable, type Database } from '../../platform/db/index';
 import type { ResolveService } from '../resolve/service';
 import type { SessionClaims, SessionService } from './sessions';
@@ -240,7 +240,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
         row.kind === 'handle'
           ? handleControlString(audience, row.handle!, BigInt(row.epoch!), row.nonce)
           : walletControlString(audience, signer, row.nonce);
-      const checked = verifyWalletMessage({ message: expected, signature, signer });
+      const checked = await verifyWalletMessageAsync({ message: expected, signature, signer });
       if (!checked.ok) throw proofInvalid(explainMismatch(row, signer, signature));
 
       if (row.kind === 'wallet') {

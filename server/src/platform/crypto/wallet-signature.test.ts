@@ -17,6 +17,7 @@ import {
   openOffchainMessage,
   verifyEd25519,
   verifyWalletMessage,
+  verifyWalletMessageAsync,
   verifyWalletSignedBytes,
 } from './wallet-signature';
 
@@ -54,100 +55,105 @@ function ledgerLegacy(text: string, format: number): Uint8Array {
   return new Uint8Array(Buffer.concat([header, length, body]));
 }
 
-describe('verifyWalletMessage', () => {
-  it('accepts a signature over the raw bytes (string or bytes)', () => {
+// The synchronous verifier and the thread-pool one run the same rules over the same candidates: one suite, both.
+describe.each([
+  ['verifyWalletMessage', verifyWalletMessage],
+  ['verifyWalletMessageAsync', verifyWalletMessageAsync],
+] as const)('%s', (_name, verifyFn) => {
+  const verify = async (input: Parameters<typeof verifyWalletMessage>[0]) => verifyFn(input);
+  it('accepts a signature over the raw bytes (string or bytes)', async () => {
     const signature = sign(enc.encode(MESSAGE));
-    expect(verifyWalletMessage({ message: MESSAGE, signature, signer: alice.address })).toEqual({ ok: true, form: 'raw' });
-    expect(verifyWalletMessage({ message: enc.encode(MESSAGE), signature, signer: alice.address })).toEqual({ ok: true, form: 'raw' });
+    expect(await verify({ message: MESSAGE, signature, signer: alice.address })).toEqual({ ok: true, form: 'raw' });
+    expect(await verify({ message: enc.encode(MESSAGE), signature, signer: alice.address })).toEqual({ ok: true, form: 'raw' });
   });
 
-  it('accepts the SIMD-0048 v0 envelope (kit layout, zero application domain)', () => {
+  it('accepts the SIMD-0048 v0 envelope (kit layout, zero application domain)', async () => {
     const envelope = kitV0(MESSAGE, alice.address);
     expect(Buffer.from(envelope.subarray(0, 17)).toString('hex')).toBe(SIGNING_DOMAIN_HEX + '00');
-    expect(verifyWalletMessage({ message: MESSAGE, signature: sign(envelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v0' });
+    expect(await verify({ message: MESSAGE, signature: sign(envelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v0' });
   });
 
-  it('accepts the v0 envelope of a multi-line message, with kit (UTF-8) or Ledger (ASCII incl. LF) format byte', () => {
+  it('accepts the v0 envelope of a multi-line message, with kit (UTF-8) or Ledger (ASCII incl. LF) format byte', async () => {
     const text = 'example.com wants you to sign in with your Solana account:\n' + alice.address + '\n\nNonce: n_1';
     const kitEnvelope = kitV0(text, alice.address);
     expect(kitEnvelope[49]).toBe(1); // kit: LF is not restricted ASCII
-    expect(verifyWalletMessage({ message: text, signature: sign(kitEnvelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v0' });
+    expect(await verify({ message: text, signature: sign(kitEnvelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v0' });
     const ledgerEnvelope = kitEnvelope.slice();
     ledgerEnvelope[49] = 0; // Ledger's builder counts LF as printable ASCII
-    expect(verifyWalletMessage({ message: text, signature: sign(ledgerEnvelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v0' });
+    expect(await verify({ message: text, signature: sign(ledgerEnvelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v0' });
   });
 
-  it('accepts the SIMD-0048 v1 envelope', () => {
+  it('accepts the SIMD-0048 v1 envelope', async () => {
     const envelope = kitV1(MESSAGE, alice.address);
     expect(envelope[16]).toBe(1);
-    expect(verifyWalletMessage({ message: MESSAGE, signature: sign(envelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v1' });
+    expect(await verify({ message: MESSAGE, signature: sign(envelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-v1' });
   });
 
-  it('accepts the legacy Ledger header', () => {
+  it('accepts the legacy Ledger header', async () => {
     const envelope = ledgerLegacy(MESSAGE, 0);
     expect(envelope.length).toBe(20 + MESSAGE.length);
-    expect(verifyWalletMessage({ message: MESSAGE, signature: sign(envelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-ledger' });
+    expect(await verify({ message: MESSAGE, signature: sign(envelope), signer: alice.address })).toEqual({ ok: true, form: 'offchain-ledger' });
   });
 
-  it('accepts a v0 envelope with a configured non-zero application domain only when configured', () => {
+  it('accepts a v0 envelope with a configured non-zero application domain only when configured', async () => {
     const domain = bob.address; // any 32 bytes
     const signature = sign(kitV0(MESSAGE, alice.address, domain));
-    expect(verifyWalletMessage({ message: MESSAGE, signature, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
-    expect(verifyWalletMessage({ message: MESSAGE, signature, signer: alice.address, applicationDomains: [ZERO_DOMAIN, domain] })).toEqual({
+    expect(await verify({ message: MESSAGE, signature, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE, signature, signer: alice.address, applicationDomains: [ZERO_DOMAIN, domain] })).toEqual({
       ok: true,
       form: 'offchain-v0',
     });
   });
 
-  it('rejects a wrong signer', () => {
+  it('rejects a wrong signer', async () => {
     const signature = sign(enc.encode(MESSAGE), bob);
-    expect(verifyWalletMessage({ message: MESSAGE, signature, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE, signature, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
   });
 
-  it('rejects a tampered message', () => {
+  it('rejects a tampered message', async () => {
     const signature = sign(enc.encode(MESSAGE));
-    expect(verifyWalletMessage({ message: MESSAGE + 'x', signature, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE + 'x', signature, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
     const flipped = signature.slice();
     flipped[10] ^= 1;
-    expect(verifyWalletMessage({ message: MESSAGE, signature: flipped, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE, signature: flipped, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
   });
 
-  it('rejects wrong lengths and malformed signers', () => {
+  it('rejects wrong lengths and malformed signers', async () => {
     const signature = sign(enc.encode(MESSAGE));
-    expect(verifyWalletMessage({ message: MESSAGE, signature: signature.subarray(0, 63), signer: alice.address })).toEqual({
+    expect(await verify({ message: MESSAGE, signature: signature.subarray(0, 63), signer: alice.address })).toEqual({
       ok: false,
       reason: 'invalid-signature-length',
     });
-    expect(verifyWalletMessage({ message: MESSAGE, signature: new Uint8Array(65), signer: alice.address }).ok).toBe(false);
-    expect(verifyWalletMessage({ message: MESSAGE, signature, signer: 'not-an-address' })).toEqual({ ok: false, reason: 'invalid-signer' });
-    expect(verifyWalletMessage({ message: MESSAGE, signature, signer: base58.encode(new Uint8Array(31).fill(9)) })).toEqual({
+    expect((await verify({ message: MESSAGE, signature: new Uint8Array(65), signer: alice.address })).ok).toBe(false);
+    expect(await verify({ message: MESSAGE, signature, signer: 'not-an-address' })).toEqual({ ok: false, reason: 'invalid-signer' });
+    expect(await verify({ message: MESSAGE, signature, signer: base58.encode(new Uint8Array(31).fill(9)) })).toEqual({
       ok: false,
       reason: 'invalid-signer',
     });
   });
 
-  it("rejects a signature over a different envelope's bytes", () => {
+  it("rejects a signature over a different envelope's bytes", async () => {
     // An envelope naming another signer, or wrapping another message, is not this message's envelope.
     const otherSigner = sign(kitV0(MESSAGE, bob.address));
-    expect(verifyWalletMessage({ message: MESSAGE, signature: otherSigner, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE, signature: otherSigner, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
     const otherMessage = sign(kitV1(MESSAGE + ' ', alice.address));
-    expect(verifyWalletMessage({ message: MESSAGE, signature: otherMessage, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE, signature: otherMessage, signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
     const wrongLength = ledgerLegacy(MESSAGE, 0);
     wrongLength[18] += 1; // header length no longer matches the message
-    expect(verifyWalletMessage({ message: MESSAGE, signature: sign(wrongLength), signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE, signature: sign(wrongLength), signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
     const unknownVersion = kitV1(MESSAGE, alice.address);
     unknownVersion[16] = 2;
-    expect(verifyWalletMessage({ message: MESSAGE, signature: sign(unknownVersion), signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+    expect(await verify({ message: MESSAGE, signature: sign(unknownVersion), signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
   });
 
-  it('rejects a v1 (unbound) string signature presented for a v2 challenge', () => {
+  it('rejects a v1 (unbound) string signature presented for a v2 challenge', async () => {
     const v1 = `sigil-connect:v1:wallet-control:${alice.address}:n_1`;
     for (const signed of [enc.encode(v1), kitV0(v1, alice.address), kitV1(v1, alice.address), ledgerLegacy(v1, 0)]) {
-      expect(verifyWalletMessage({ message: MESSAGE, signature: sign(signed), signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
+      expect(await verify({ message: MESSAGE, signature: sign(signed), signer: alice.address })).toEqual({ ok: false, reason: 'mismatch' });
     }
   });
 
-  it('refuses small-order public keys, for which OpenSSL would accept a forged signature', () => {
+  it('refuses small-order public keys, for which OpenSSL would accept a forged signature', async () => {
     const identity = new Uint8Array(32);
     identity[0] = 1;
     const R = ed25519.Point.BASE.multiply(5n).toBytes();
@@ -156,7 +162,7 @@ describe('verifyWalletMessage', () => {
     const forged = new Uint8Array([...R, ...S]);
     expect(isSmallOrderPublicKey(identity)).toBe(true);
     expect(verifyEd25519(forged, enc.encode(MESSAGE), identity)).toBe(false);
-    expect(verifyWalletMessage({ message: MESSAGE, signature: forged, signer: base58.encode(identity) })).toEqual({ ok: false, reason: 'weak-signer' });
+    expect(await verify({ message: MESSAGE, signature: forged, signer: base58.encode(identity) })).toEqual({ ok: false, reason: 'weak-signer' });
     const nonCanonicalIdentity = Buffer.from('eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'hex');
     expect(isSmallOrderPublicKey(nonCanonicalIdentity)).toBe(true);
     expect(isSmallOrderPublicKey(alice.publicKey)).toBe(false);
