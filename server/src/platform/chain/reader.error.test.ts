@@ -167,6 +167,42 @@ describe('chain reader: unreachable', () => {
   });
 });
 
+describe('chain reader: the batched handle + attestations read', () => {
+  it('an attestation-scan error or undecodable list gives attestations null; the handle still answers', async () => {
+    const { chain, reader, events } = setup();
+    const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
+    chain.overrides.set('getProgramAccounts', () => {
+      throw new RpcErrorReply(-32010, 'scan too expensive');
+    });
+    const read = await reader.getHandleWithAttestations('alice');
+    expect(read.handle.value?.address).toBe(alice.address);
+    expect(read.attestations).toBeNull();
+    expect(events.map((e) => [e.method, e.error])).toEqual([['getProgramAccounts', 'unreachable'], ['getAccountInfo', undefined]]);
+    chain.overrides.set('getProgramAccounts', () => [{ pubkey: OWNER, account: { data: ['AAAA', 'base64'], owner: PROGRAM_ID } }]);
+    expect((await reader.getHandleWithAttestations('alice')).attestations).toBeNull();
+  });
+
+  it('the handle part fails the read as getHandle does: an RPC error is unreachable, a bad account malformed', async () => {
+    const { chain, reader } = setup();
+    await putHandle(chain, { name: 'alice', owner: OWNER });
+    chain.overrides.set('getAccountInfo', () => {
+      throw new RpcErrorReply(-32005, 'Node is behind');
+    });
+    expect((await chainError(reader.getHandleWithAttestations('alice'))).kind).toBe('unreachable');
+    chain.overrides.set('getAccountInfo', () => ({ context: { slot: 5 }, value: { data: ['AAAA', 'base64'], owner: PROGRAM_ID } }));
+    expect((await chainError(reader.getHandleWithAttestations('alice'))).kind).toBe('malformed');
+  });
+
+  it('a transport failure fails the whole read as unreachable, reported for both calls', async () => {
+    const { chain, reader, events } = setup();
+    chain.overrides.set('getAccountInfo', () => {
+      throw new TypeError('socket hang up'); // not an RPC error: the fake transport itself throws
+    });
+    expect((await chainError(reader.getHandleWithAttestations('alice'))).kind).toBe('unreachable');
+    expect(events.map((e) => [e.method, e.error])).toEqual([['getProgramAccounts', 'unreachable'], ['getAccountInfo', 'unreachable']]);
+  });
+});
+
 describe('chain reader: malformed', () => {
   it('wrong discriminator at a handle PDA → malformed naming the account, reported as malformed', async () => {
     const { chain, reader, events } = setup();

@@ -121,6 +121,24 @@ describe('chain reader: reads and decodes', () => {
     expect(await reader.getAttestations(alice.address)).toEqual([gh, x]);
   });
 
+  it('getHandleWithAttestations: the same answers as getHandle + getAttestations, in ONE batched request', async () => {
+    const { chain, reader } = setup();
+    const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
+    for (const platform of ['x', 'github']) {
+      const [pda, bump] = await findAttestationPda(PROGRAM_ID, alice.address, platform);
+      chain.accounts.set(pda, { owner: PROGRAM_ID, data: encodeAttestation({ handle: alice.address, issuer: OTHER, issuedAt: 1, expiresAt: 0, revoked: false, platform, subject: `s_${platform}`, bump }) });
+    }
+    const separate = { handle: await reader.getHandle('alice', 'confirmed'), attestations: await reader.getAttestations(alice.address, 'confirmed') };
+    const separateCalls = chain.calls.splice(0);
+    chain.requests = 0;
+    expect(await reader.getHandleWithAttestations('alice', 'confirmed')).toEqual(separate);
+    expect(separate.attestations.map((a) => a.platform)).toEqual(['github', 'x']);
+    expect(chain.requests).toBe(1);
+    expect(chain.calls).toEqual(separateCalls); // the same two calls, byte for byte, in one batch
+    // No such handle: value null at the slot; the attestation scan still answers (empty).
+    expect(await reader.getHandleWithAttestations('nobody')).toEqual({ handle: { value: null, slot: 1000n }, attestations: [] });
+  });
+
   it('getDomain: namespace PDA by tld, domain PDA by (namespace, label)', async () => {
     const { chain, reader } = setup();
     const [ns] = await findNamespacePda(PROGRAM_ID, 'xnt');

@@ -52,6 +52,14 @@ describe('chain reader over the local chain', () => {
     expect(events.every((e) => e.error === undefined)).toBe(true);
   });
 
+  it('the batched handle + attestations read over real HTTP equals the two separate reads', async () => {
+    const batched = await reader.getHandleWithAttestations('alice', 'finalized');
+    const handle = await reader.getHandle('alice', 'finalized');
+    expect(batched.handle.value).toEqual(handle.value);
+    expect(batched.attestations).toEqual(await reader.getAttestations(handle.value!.address, 'finalized'));
+    expect(batched.attestations!.map((a) => a.platform)).toEqual(['github', 'x']);
+  });
+
   it('tokenized handle: authority follows the NFT holder in its ATA, not the recorded owner', async () => {
     const { value: vault } = await reader.getHandle(scenario.cases.tokenizedHeldByOther!);
     expect(vault).toMatchObject({ owner: wallet('carol'), tokenized: true });

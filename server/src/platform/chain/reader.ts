@@ -138,15 +138,29 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
   const plainTransport = withTimeout(plainInner);
   let nextId = 0;
 
+  /** One JSON-RPC answer object's `result`, or a thrown error (a JSON-RPC error object, or no result). */
+  function resultOf(answer: unknown): unknown {
+    const reply = answer as { result?: unknown; error?: { code?: unknown; message?: unknown } } | null;
+    if (reply?.error) throw new Error(`JSON-RPC error ${String(reply.error.code)}: ${String(reply.error.message)}`);
+    if (!reply || typeof reply !== 'object' || !('result' in reply)) throw new Error('JSON-RPC answer without result');
+    return reply.result;
+  }
+
   /** One JSON-RPC call on the plain path: its `result`, or a thrown error (JSON-RPC error objects included). */
   async function plainCall(method: string, params: unknown[]): Promise<unknown> {
-    const answer = (await plainTransport({ payload: { jsonrpc: '2.0', id: String(nextId++), method, params } })) as {
-      result?: unknown;
-      error?: { code?: unknown; message?: unknown };
-    };
-    if (answer?.error) throw new Error(`JSON-RPC error ${String(answer.error.code)}: ${String(answer.error.message)}`);
-    if (!answer || !('result' in answer)) throw new Error('JSON-RPC answer without result');
-    return answer.result;
+    return resultOf(await plainTransport({ payload: { jsonrpc: '2.0', id: String(nextId++), method, params } }));
+  }
+
+  /**
+   * Several calls in ONE JSON-RPC batch request on the plain path (one HTTP exchange instead of several). Each
+   * call's answer is matched by id and unwrapped separately, so one call's error does not hide the others'.
+   */
+  async function plainBatch(calls: readonly (readonly [method: string, params: unknown[]])[]): Promise<(() => unknown)[]> {
+    const ids = calls.map(() => String(nextId++));
+    const answers = await plainTransport({ payload: calls.map(([method, params], i) => ({ jsonrpc: '2.0', id: ids[i], method, params })) });
+    if (!Array.isArray(answers)) throw new Error('JSON-RPC batch answer is not an array');
+    const byId = new Map(answers.map((a) => [String((a as { id?: unknown })?.id), a]));
+    return ids.map((id) => () => resultOf(byId.get(id)));
   }
   const rpc = createSolanaRpcFromTransport(transport);
 
@@ -173,14 +187,24 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
     try {
       raw = await send();
     } catch (err) {
-      // A well-delivered answer of the wrong shape (the plain path checks it while reading) stays `malformed`.
-      if (err instanceof ChainError) {
-        report(method, started, err.kind);
-        throw err;
-      }
-      report(method, started, 'unreachable');
-      throw new ChainError('unreachable', `${method}: ${describe(err)}`);
+      throw sendFailed(method, started, err);
     }
+    return decodeReported(method, started, raw, decode);
+  }
+
+  /** A call that got no usable answer: reported, as ChainError('unreachable') (or the ChainError it already is). */
+  function sendFailed(method: string, started: number, err: unknown): ChainError {
+    // A well-delivered answer of the wrong shape (the plain path checks it while reading) stays `malformed`.
+    if (err instanceof ChainError) {
+      report(method, started, err.kind);
+      return err;
+    }
+    report(method, started, 'unreachable');
+    return new ChainError('unreachable', `${method}: ${describe(err)}`);
+  }
+
+  /** Decodes an answer; a failure is reported and thrown as ChainError('malformed'). */
+  async function decodeReported<R, T>(method: string, started: number, raw: R, decode: (raw: R) => T | Promise<T>): Promise<T> {
     try {
       const value = await decode(raw);
       report(method, started);
@@ -215,13 +239,18 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
     }
   }
 
-  /** getAccountInfo (base64) on the plain path: `{context: {slot: bigint}, value}`. */
+  const accountParams = (at: Address, commitment: Commitment) => [at, { encoding: 'base64', ...commitmentParam(commitment) }];
+
+  /** A plain getAccountInfo result, checked: `{context: {slot: bigint}, value}`. */
+  function accountAnswer(at: Address, result: unknown): { context: { slot: bigint }; value: unknown } {
+    const answer = result as { context?: { slot?: unknown }; value?: unknown } | null;
+    if (!answer || typeof answer !== 'object' || answer.value === undefined) throw new ChainError('malformed', `getAccountInfo ${at}: no value in the answer`, at);
+    return { context: { slot: slotOf(answer.context?.slot) }, value: answer.value };
+  }
+
+  /** getAccountInfo (base64) on the plain path. */
   function getAccount(at: Address, commitment: Commitment) {
-    return async (): Promise<{ context: { slot: bigint }; value: unknown }> => {
-      const answer = (await plainCall('getAccountInfo', [at, { encoding: 'base64', ...commitmentParam(commitment) }])) as { context?: { slot?: unknown }; value?: unknown } | null;
-      if (!answer || typeof answer !== 'object' || answer.value === undefined) throw new ChainError('malformed', `getAccountInfo ${at}: no value in the answer`, at);
-      return { context: { slot: slotOf(answer.context?.slot) }, value: answer.value };
-    };
+    return async () => accountAnswer(at, await plainCall('getAccountInfo', accountParams(at, commitment)));
   }
 
   // PDA derivation hashes and checks the curve: memoize the few thousand names a process sees (bounded).
@@ -235,35 +264,56 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
     return pda;
   }
 
+  /** The registry's filtered scan: accounts of `kind` that belong to `handle` (memcmp on discriminator and handle). */
+  function programAccountsParams(kind: 'Record' | 'Attestation', handle: Address, commitment: Commitment): unknown[] {
+    const discriminator = getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS[kind]);
+    return [
+      programId,
+      {
+        encoding: 'base64',
+        ...commitmentParam(commitment),
+        filters: [
+          { memcmp: { offset: 0, bytes: discriminator, encoding: 'base58' } },
+          { memcmp: { offset: ACCOUNT_OFFSETS[kind].handle, bytes: handle, encoding: 'base58' } },
+        ],
+      },
+    ];
+  }
+
+  function decodeProgramAccounts<T>(accounts: unknown, decode: (at: Address, bytes: Uint8Array) => T): T[] {
+    return (accounts as readonly { pubkey: Address; account: EncodedAccount }[]).map(({ pubkey, account }) => {
+      const bytes = accountBytes(account, pubkey, [programId])!;
+      return decodeAs(pubkey, () => decode(pubkey, bytes));
+    });
+  }
+
   async function programAccountsByHandle<T>(
     kind: 'Record' | 'Attestation',
     handle: Address,
     commitment: Commitment,
     decode: (at: Address, bytes: Uint8Array) => T,
   ): Promise<T[]> {
-    const discriminator = getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS[kind]) as Base58EncodedBytes;
     return read(
       'getProgramAccounts',
-      () =>
-        plainCall('getProgramAccounts', [
-          programId,
-          {
-            encoding: 'base64',
-            ...commitmentParam(commitment),
-            filters: [
-              { memcmp: { offset: 0, bytes: discriminator, encoding: 'base58' } },
-              { memcmp: { offset: ACCOUNT_OFFSETS[kind].handle, bytes: handle, encoding: 'base58' } },
-            ],
-          },
-        ]),
-      (accounts) =>
-        (accounts as readonly { pubkey: Address; account: EncodedAccount }[]).map(({ pubkey, account }) => {
-          const bytes = accountBytes(account, pubkey, [programId])!;
-          const value = decodeAs(pubkey, () => decode(pubkey, bytes));
-          return value;
-        }),
+      () => plainCall('getProgramAccounts', programAccountsParams(kind, handle, commitment)),
+      (accounts) => decodeProgramAccounts(accounts, decode),
     );
   }
+
+  /** A getHandle answer: the live account under the name's PDA, or null. */
+  function handleOf(name: string, pda: Address, { context, value }: { context: { slot: bigint }; value: unknown }): AtSlot<HandleAccount | null> {
+    const bytes = accountBytes(value as EncodedAccount, pda, [programId]);
+    if (!bytes) return { value: null, slot: context.slot };
+    const handle = stripBump(decodeAs(pda, () => decodeHandle(pda, bytes)));
+    // The PDA commits to the name; a different stored name means the account is not what it claims.
+    if (handle.name !== name) throw new ChainError('malformed', `account ${pda}: stores name "${handle.name}"`, pda);
+    return { value: handle, slot: context.slot };
+  }
+
+  const decodeAttestations = (accounts: unknown): AttestationAccount[] =>
+    decodeProgramAccounts(accounts, (at, bytes) => stripBump(decodeAttestation(at, bytes))).sort((a, b) =>
+      a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0,
+    );
 
   function stripBump<T extends { bump: number }>(value: T): Omit<T, 'bump'> {
     const { bump: _bump, ...rest } = value;
@@ -276,14 +326,37 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
 
     async getHandle(name, commitment = DEFAULT_COMMITMENT.resolution) {
       const pda = await memoPda(`handle:${name}`, () => findHandlePda(programId, name));
-      return read('getAccountInfo', getAccount(pda, commitment), ({ context, value }): AtSlot<HandleAccount | null> => {
-        const bytes = accountBytes(value as EncodedAccount, pda, [programId]);
-        if (!bytes) return { value: null, slot: context.slot };
-        const handle = stripBump(decodeAs(pda, () => decodeHandle(pda, bytes)));
-        // The PDA commits to the name; a different stored name means the account is not what it claims.
-        if (handle.name !== name) throw new ChainError('malformed', `account ${pda}: stores name "${handle.name}"`, pda);
-        return { value: handle, slot: context.slot };
-      });
+      return read('getAccountInfo', getAccount(pda, commitment), (answer) => handleOf(name, pda, answer));
+    },
+
+    async getHandleWithAttestations(name, commitment = DEFAULT_COMMITMENT.resolution) {
+      const pda = await memoPda(`handle:${name}`, () => findHandlePda(programId, name));
+      const started = performance.now();
+      let results: (() => unknown)[];
+      try {
+        results = await plainBatch([
+          ['getAccountInfo', accountParams(pda, commitment)],
+          ['getProgramAccounts', programAccountsParams('Attestation', pda, commitment)],
+        ]);
+      } catch (err) {
+        sendFailed('getProgramAccounts', started, err);
+        throw sendFailed('getAccountInfo', started, err);
+      }
+      const [handleResult, attestationsResult] = results as [() => unknown, () => unknown];
+      /** One call's result out of the batch; its JSON-RPC error is reported as that call's failure. */
+      const unwrap = (method: string, result: () => unknown) => {
+        try {
+          return result();
+        } catch (err) {
+          throw sendFailed(method, started, err);
+        }
+      };
+      // The attestations part never fails the read: its error or undecodable answer is `null` (reported as such).
+      const readAttestations = async () => decodeReported('getProgramAccounts', started, unwrap('getProgramAccounts', attestationsResult), decodeAttestations);
+      const attestations = await readAttestations().catch(() => null);
+      const answer = unwrap('getAccountInfo', handleResult);
+      const handle = await decodeReported('getAccountInfo', started, answer, (result) => handleOf(name, pda, accountAnswer(pda, result)));
+      return { handle, attestations };
     },
 
     async getHandleByAddress(handle, commitment = DEFAULT_COMMITMENT.resolution) {
@@ -350,10 +423,7 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
     },
 
     async getAttestations(handle, commitment = DEFAULT_COMMITMENT.resolution): Promise<AttestationAccount[]> {
-      const attestations = await programAccountsByHandle('Attestation', handle, commitment, (at, bytes) =>
-        stripBump(decodeAttestation(at, bytes)),
-      );
-      return attestations.sort((a, b) => (a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0));
+      return read('getProgramAccounts', () => plainCall('getProgramAccounts', programAccountsParams('Attestation', handle, commitment)), decodeAttestations);
     },
 
     async getDomain(label, tld, commitment = DEFAULT_COMMITMENT.resolution) {

@@ -197,6 +197,12 @@ export interface ChainReader {
   getPrimary(wallet: Address, commitment?: Commitment): Promise<PrimaryPointerAccount | null>;
   getRecords(handle: Address, commitment?: Commitment): Promise<RecordAccount[]>;
   getAttestations(handle: Address, commitment?: Commitment): Promise<AttestationAccount[]>;
+  /**
+   * getHandle and getAttestations of that handle (sorted by platform) in ONE JSON-RPC batch (sign-in reads both).
+   * The handle part throws ChainError as getHandle does; the attestations part never fails the call: an RPC error
+   * or an undecodable list gives `attestations: null`.
+   */
+  getHandleWithAttestations(name: string, commitment?: Commitment): Promise<{ handle: AtSlot<HandleAccount | null>; attestations: AttestationAccount[] | null }>;
   getDomain(label: string, tld: string, commitment?: Commitment): Promise<AtSlot<DomainAccount | null>>;
   getInvoice(invoice: Address, commitment?: Commitment): Promise<InvoiceAccount | null>;
   getSlot(commitment?: Commitment): Promise<bigint>;

@@ -29,6 +29,7 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getPrimary: unsupported,
     getRecords: unsupported,
     getAttestations: unsupported,
+    getHandleWithAttestations: unsupported,
     getDomain: unsupported,
     getInvoice: unsupported,
     getSignaturesForAddress: unsupported,

@@ -26,6 +26,8 @@ export interface FakeChain {
   /** Mints that exist (getTokenLargestAccounts answers -32602 for any other). */
   mints: Set<Address>;
   calls: RpcRequest[];
+  /** Transport invocations (HTTP requests, for a real node): a JSON-RPC batch is one request with several calls. */
+  requests: number;
   slot: bigint;
   /** Per-method replacement: return a result, throw RpcErrorReply for an RPC error, or throw anything for a transport failure. */
   overrides: Map<string, (params: any[]) => unknown>;
@@ -36,6 +38,7 @@ export function createFakeChain(): FakeChain {
     accounts: new Map(),
     mints: new Set(),
     calls: [],
+    requests: 0,
     slot: 1000n,
     overrides: new Map(),
     transport: undefined as unknown as RpcTransport,
@@ -94,8 +97,8 @@ export function createFakeChain(): FakeChain {
     getVersion: () => ({ 'solana-core': '2.2.0', 'feature-set': 3294202862 }),
   };
 
-  chain.transport = (async ({ payload }: { payload: unknown }) => {
-    const { id, method, params } = payload as { id: unknown; method: string; params: any[] };
+  const answer = async (call: unknown) => {
+    const { id, method, params } = call as { id: unknown; method: string; params: any[] };
     chain.calls.push({ method, params });
     const handler = chain.overrides.get(method) ?? handlers[method];
     if (!handler) return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
@@ -105,6 +108,14 @@ export function createFakeChain(): FakeChain {
       if (err instanceof RpcErrorReply) return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message } };
       throw err;
     }
+  };
+  // A batch (an array of calls) is answered in reverse order, as a node may: callers must match answers by id.
+  chain.transport = (async ({ payload }: { payload: unknown }) => {
+    chain.requests++;
+    if (!Array.isArray(payload)) return answer(payload);
+    const answers = [];
+    for (const call of payload) answers.push(await answer(call));
+    return answers.reverse();
   }) as RpcTransport;
   return chain;
 }
