@@ -26,7 +26,7 @@ import {
   type VerifyTxRequest,
 } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
-import type { ChainReader, HandleAccount } from '../../platform/chain/types';
+import type { AttestationAccount, ChainReader, HandleAccount } from '../../platform/chain/types';
 import { isAttestationLive, isHandleReleased } from '../../platform/chain/live';
 import { decodeSignature, verifyWalletMessage, verifyWalletMessageAsync } from '../../platform/crypto/wallet-signature';
 import { affectedRows, createDurabilityBarrier, withoutFsync, type ConnectChallengesTable, type Database } from '../../platform/db/index';
@@ -51,6 +51,8 @@ export interface ConnectServiceDeps {
   challengeTtlSeconds: number;
   /** Domains a sign-in-with-Solana message may name. */
   signinDomains: readonly string[];
+  /** Default ATTESTATION_READ_BUDGET_MS (tests shorten it). */
+  attestationBudgetMs?: number;
   now?: () => number;
 }
 
@@ -75,6 +77,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
   const { db, chain, sessions } = deps;
   const now = deps.now ?? Date.now;
   const durable = createDurabilityBarrier(db);
+  const attestationBudgetMs = deps.attestationBudgetMs ?? ATTESTATION_READ_BUDGET_MS;
 
   /** The live, registered handle, or null (never registered, or released). */
   async function liveHandle(name: string): Promise<HandleAccount | null> {
@@ -90,25 +93,57 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
     return deps.resolve.primaryHandle(wallet);
   }
 
+  /** Slugs of the handle's live attestations in `attestations` (issued under its current registration, unexpired). */
+  function slugsOf(handle: HandleAccount, attestations: readonly AttestationAccount[]): string[] {
+    const nowSec = Math.floor(now() / 1000);
+    const slugs = attestations
+      // Issued under the handle's current registration: an attestation from a previous owner does not carry over.
+      .filter((a) => a.handle === handle.address && a.issuedAt >= handle.registeredAt && isAttestationLive(a, nowSec))
+      .map((a) => a.platform);
+    return [...new Set(slugs)].sort();
+  }
+
+  /** Resolves to null once the attestation budget has passed (so a slow read never blocks sign-in). */
+  function attestationBudget(): { expired: Promise<null>; cancel: () => void } {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), attestationBudgetMs);
+    });
+    return { expired, cancel: () => clearTimeout(timer) };
+  }
+
   /** Slugs of the handle's live attestations; [] when the read fails or is slow (never blocks sign-in). */
   async function verifiedSlugs(handle: HandleAccount): Promise<string[]> {
-    let timer: NodeJS.Timeout | undefined;
-    const budget = new Promise<null>((resolve) => {
-      timer = setTimeout(() => resolve(null), ATTESTATION_READ_BUDGET_MS);
-    });
+    const budget = attestationBudget();
     try {
-      const attestations = await Promise.race([chain.getAttestations(handle.address, 'confirmed'), budget]);
-      if (!attestations) return [];
-      const nowSec = Math.floor(now() / 1000);
-      const slugs = attestations
-        // Issued under the handle's current registration: an attestation from a previous owner does not carry over.
-        .filter((a) => a.handle === handle.address && a.issuedAt >= handle.registeredAt && isAttestationLive(a, nowSec))
-        .map((a) => a.platform);
-      return [...new Set(slugs)].sort();
+      const attestations = await Promise.race([chain.getAttestations(handle.address, 'confirmed'), budget.expired]);
+      return attestations ? slugsOf(handle, attestations) : [];
     } catch {
       return [];
     } finally {
-      clearTimeout(timer);
+      budget.cancel();
+    }
+  }
+
+  /**
+   * The live handle and its verified slugs in ONE batched chain request (both are needed at verify and at every
+   * session read). The handle read is required and its failure propagates (502); the attestations stay
+   * best-effort: a failed scan gives [], and when the batch outlasts the attestation budget (a node slow on the
+   * scan holds the whole batch) the handle is re-read alone and the slugs are [].
+   */
+  async function liveHandleAndSlugs(name: string): Promise<{ handle: HandleAccount | null; verified: string[] }> {
+    const budget = attestationBudget();
+    const batched = chain.getHandleWithAttestations(name, 'confirmed');
+    try {
+      const read = await Promise.race([batched, budget.expired]);
+      if (!read) {
+        batched.catch(() => undefined); // abandoned: its late outcome must not surface as an unhandled rejection
+        return { handle: await liveHandle(name), verified: [] };
+      }
+      const handle = read.handle.value && !isHandleReleased(read.handle.value) ? read.handle.value : null;
+      return { handle, verified: handle && read.attestations ? slugsOf(handle, read.attestations) : [] };
+    } finally {
+      budget.cancel();
     }
   }
 
@@ -147,8 +182,9 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
     await durable();
   }
 
-  async function issueSession(audience: string, address: string, handle: HandleAccount | null, handleName: string | null, source: ConnectSource): Promise<Session> {
-    const verified = handle ? await verifiedSlugs(handle) : [];
+  async function issueSession(audience: string, address: string, handle: HandleAccount | null, source: ConnectSource, known?: string[]): Promise<Session> {
+    const verified = known ?? (handle ? await verifiedSlugs(handle) : []);
+    const handleName = handle?.name ?? null;
     const { token, claims } = await sessions.issue({ audience, address, handle: handleName, source });
     return { token, token_type: 'Bearer', expires_at: claims.expiresAt, handle: handleName, address, verified, source, proves: PROVES, disclaimer: DISCLAIMER };
   }
@@ -161,7 +197,7 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
     } catch {
       handle = null; // the session read re-reads it; wallet control is proven either way
     }
-    return issueSession(audience, wallet, handle, handle?.name ?? null, 'wallet');
+    return issueSession(audience, wallet, handle, 'wallet');
   }
 
   function decodeSig(signature: string, allowBase64: boolean): Uint8Array {
@@ -247,17 +283,17 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
         await consume(row);
         // No mode: address control was chosen because the wallet had no trusted primary at issue time (≤ the
         // challenge lifetime ago); the session read re-reads it live, so skip a chain round trip here.
-        return row.mode === null ? issueSession(audience, signer, null, null, 'wallet') : walletSession(audience, signer);
+        return row.mode === null ? issueSession(audience, signer, null, 'wallet') : walletSession(audience, signer);
       }
       // Handle control is checked live: same registration, and the signer is its current authority.
-      const handle = await liveHandle(row.handle!);
+      const { handle, verified } = await liveHandleAndSlugs(row.handle!);
       if (!handle || handle.registrationEpoch.toString() !== row.epoch) {
         throw proofInvalid(`@${row.handle} was released or re-registered since the challenge was issued`);
       }
       const source = await controlOf(handle, signer);
       if (!source) throw proofInvalid(`the signer is not the current authority of @${row.handle} (owner, or NFT holder when tokenized)`);
       await consume(row);
-      return issueSession(audience, signer, handle, handle.name, source);
+      return issueSession(audience, signer, handle, source, verified);
     },
 
     async verifyTx(audience, request) {
@@ -296,13 +332,13 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
       }
       // A handle session holds only while the wallet still controls the handle (same registration not required:
       // the signer may have re-registered it; what counts is control now).
-      const handle = session.handle ? await liveHandle(session.handle) : null;
+      const { handle, verified } = session.handle ? await liveHandleAndSlugs(session.handle) : { handle: null, verified: [] };
       const source = handle ? await controlOf(handle, session.address) : null;
       if (!handle || !source) {
         await sessions.revoke(session.jti);
         throw new ApiError('INVALID_SESSION', `the wallet no longer controls @${session.handle}`);
       }
-      return { ...base, handle: handle.name, verified: await verifiedSlugs(handle), source };
+      return { ...base, handle: handle.name, verified, source };
     },
 
     async deleteExpiredChallenges(at = now()) {
