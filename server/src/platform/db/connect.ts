@@ -97,7 +97,15 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(options.onQuery ? { log: options.onQuery } : {}) });
     sqliteHandles.set(db, {
       file: target.file,
-      synchronous: { NORMAL: sqlite.prepare('PRAGMA synchronous = NORMAL'), FULL: sqlite.prepare('PRAGMA synchronous = FULL') },
+      control: {
+        synchronous: { NORMAL: sqlite.prepare('PRAGMA synchronous = NORMAL'), FULL: sqlite.prepare('PRAGMA synchronous = FULL') },
+        begin: sqlite.prepare('BEGIN'),
+        commit: sqlite.prepare('COMMIT'),
+        rollback: sqlite.prepare('ROLLBACK'),
+        savepoint: sqlite.prepare('SAVEPOINT without_fsync_write'),
+        release: sqlite.prepare('RELEASE without_fsync_write'),
+        rollbackToSavepoint: sqlite.prepare('ROLLBACK TO without_fsync_write'),
+      },
     });
   }
   let closing: Promise<void> | undefined;
@@ -135,7 +143,18 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 
 /** Which dialect a Kysely instance talks to (for the few statements that differ). */
 /** The SQLite file and native connection behind each handle createDatabase opened (see durability.ts). */
-const sqliteHandles = new WeakMap<Kysely<any>, { file: string; synchronous: Record<'NORMAL' | 'FULL', BetterSqlite3.Statement> }>();
+/** Connection-control statements prepared once on a SQLite handle's native connection (see durability.ts). */
+export interface SqliteControl {
+  synchronous: Record<'NORMAL' | 'FULL', BetterSqlite3.Statement>;
+  begin: BetterSqlite3.Statement;
+  commit: BetterSqlite3.Statement;
+  rollback: BetterSqlite3.Statement;
+  savepoint: BetterSqlite3.Statement;
+  release: BetterSqlite3.Statement;
+  rollbackToSavepoint: BetterSqlite3.Statement;
+}
+
+const sqliteHandles = new WeakMap<Kysely<any>, { file: string; control: SqliteControl }>();
 
 /** The file of a SQLite handle made by createDatabase (`:memory:` for an in-memory one); undefined otherwise. */
 export function sqliteFileOf(db: Kysely<any>): string | undefined {
@@ -143,12 +162,12 @@ export function sqliteFileOf(db: Kysely<any>): string | undefined {
 }
 
 /**
- * Prepared `PRAGMA synchronous = …` switches on the native connection of a SQLite handle made by createDatabase
- * (undefined otherwise). Run them only while holding Kysely's connection (`db.connection()`), which serializes
- * everything on that one connection.
+ * Prepared connection-control statements (synchronous switches, transaction and savepoint control) on the native
+ * connection of a SQLite handle made by createDatabase; undefined otherwise. Run them only while holding
+ * Kysely's connection (`db.connection()`), which serializes everything on that one connection.
  */
-export function synchronousSwitchesOf(db: Kysely<any>): Record<'NORMAL' | 'FULL', BetterSqlite3.Statement> | undefined {
-  return sqliteHandles.get(db)?.synchronous;
+export function sqliteControlOf(db: Kysely<any>): SqliteControl | undefined {
+  return sqliteHandles.get(db)?.control;
 }
 
 export function dialectOf(db: Kysely<any>): Dialect {

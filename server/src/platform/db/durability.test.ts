@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, type FreshDatabase } from '../../../../test/support/db';
@@ -19,6 +20,37 @@ it('SQLite: the connection runs with synchronous=FULL (2); withoutFsync runs wit
   expect(await withoutFsync(db, (conn) => synchronous(conn))).toBe(1);
   expect(await synchronous(db)).toBe(2);
   await expect(withoutFsync(db, async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+  expect(await synchronous(db)).toBe(2);
+});
+
+it('SQLite: the writes of one event-loop turn commit together (one WAL append), each in its own savepoint', async () => {
+  open = await freshDatabase('sqlite');
+  const { db } = open;
+  const walBytes = () => statSync(`${sqliteFileOf(db)}-wal`).size;
+  const put = (i: number) => withoutFsync(db, (conn) => sql`INSERT INTO kv (key, value, updated_at) VALUES ('group', ${String(i)}, ${i}) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`.execute(conn));
+  await put(0);
+  const before = walBytes();
+  await Promise.all(Array.from({ length: 8 }, (_, i) => put(i + 1))); // one turn: one commit
+  const grouped = walBytes() - before;
+  for (let i = 0; i < 8; i++) await put(100 + i); // eight turns: eight commits
+  const separate = walBytes() - before - grouped;
+  expect(grouped).toBeGreaterThan(0);
+  expect(separate).toBeGreaterThanOrEqual(4 * grouped);
+  expect(await db.selectFrom('kv').select('value').where('key', '=', 'group').executeTakeFirst()).toEqual({ value: '107' });
+});
+
+it('SQLite: a write that throws in a group is undone and rejected alone; the others of its turn commit', async () => {
+  open = await freshDatabase('sqlite');
+  const { db } = open;
+  const insert = (key: string) => withoutFsync(db, (conn) => conn.insertInto('kv').values({ key, value: 'v', updated_at: 1 }).execute());
+  const halfDone = withoutFsync(db, async (conn) => {
+    await conn.insertInto('kv').values({ key: 'half', value: 'v', updated_at: 1 }).execute();
+    throw new Error('fails after its first statement');
+  });
+  const results = await Promise.allSettled([insert('a'), insert('dup'), insert('dup'), halfDone, insert('b')]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  const keys = (await db.selectFrom('kv').select('key').where('key', 'in', ['a', 'b', 'dup', 'half']).orderBy('key').execute()).map((r) => r.key);
+  expect(keys).toEqual(['a', 'b', 'dup']); // the failed savepoint's first statement ('half') is gone too
   expect(await synchronous(db)).toBe(2);
 });
 
