@@ -2,8 +2,6 @@
 // fixed offsets for memcmp filters, and strict decoders that throw RegistryDecodeError instead of returning garbage.
 import {
   getStructCodec,
-  getU64Codec,
-  getU8Codec,
   transformCodec,
   type Address,
   type Codec,
@@ -21,6 +19,8 @@ import type {
 import {
   discriminatorOf,
   addressCodec,
+  u64Codec,
+  u8Codec,
   optionalAddressCodec,
   RegistryDecodeError,
   stringCodec,
@@ -44,8 +44,8 @@ export type InvoiceData = Data<InvoiceAccount>;
 export type RegistryAccountName = 'Handle' | 'PrimaryPointer' | 'Record' | 'Attestation' | 'Namespace' | 'Domain' | 'Invoice';
 
 const address = addressCodec;
-const u64 = getU64Codec() as unknown as Codec<bigint>; // always decodes to bigint; encode accepts bigint
-const u8 = getU8Codec();
+const u64 = u64Codec as unknown as Codec<bigint>; // always decodes to bigint; encode accepts bigint
+const u8 = u8Codec;
 
 export const HANDLE_TYPES = [0, 1, 2, 3] as const; // standard, premium, reserved, Agent
 export const HANDLE_TYPE_AGENT = 3;

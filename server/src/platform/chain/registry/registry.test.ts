@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccountRole, getAddressDecoder, getAddressEncoder, type Address } from '@solana/kit';
+import { AccountRole, getAddressDecoder, getAddressEncoder, getI64Codec, getU32Codec, getU64Codec, getU8Codec, type Address } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import {
   ACCOUNT_DISCRIMINATORS,
@@ -7,6 +7,10 @@ import {
   INSTRUCTION_DISCRIMINATORS,
   RegistryDecodeError,
   addressCodec,
+  i64Codec,
+  u32Codec,
+  u64Codec,
+  u8Codec,
   SYSTEM_PROGRAM_ADDRESS,
   SYSVAR_INSTRUCTIONS_ADDRESS,
   decodeAttestation,
@@ -472,5 +476,35 @@ describe('addressCodec (the fast account-field codec) is kit’s address codec, 
     expect(() => addressCodec.decode(new Uint8Array(31))).toThrow(RegistryDecodeError);
     expect(() => addressCodec.encode('0OIl' as Address)).toThrow();
     expect(() => addressCodec.encode('1111' as Address)).toThrow(/32 bytes/);
+  });
+});
+
+describe('the in-place integer codecs are kit’s, byte for byte', () => {
+  const pairs = [
+    ['u8', u8Codec, getU8Codec(), [0n, 1n, 127n, 255n]],
+    ['u32', u32Codec, getU32Codec(), [0n, 1n, 65_536n, 4_294_967_295n]],
+    ['u64', u64Codec, getU64Codec(), [0n, 1n, 2n ** 53n + 1n, 2n ** 64n - 1n]],
+    ['i64', i64Codec, getI64Codec(), [-(2n ** 63n), -1n, 0n, 1_700_000_000n, 2n ** 63n - 1n]],
+  ] as const;
+
+  it('encodes the edge values to the same bytes and decodes random bytes (at an offset) to the same values', () => {
+    for (const [name, ours, kit, values] of pairs) {
+      for (const value of values) {
+        const n = name === 'u8' || name === 'u32' ? Number(value) : value;
+        expect(Uint8Array.from(ours.encode(n)), `${name} ${value}`).toEqual(Uint8Array.from(kit.encode(n as never)));
+      }
+      for (let i = 0; i < 50; i++) {
+        const bytes = Uint8Array.from({ length: 3 + ours.fixedSize }, (_, j) => (i * 37 + j * 101 + 13) & 0xff);
+        expect(ours.read(bytes, 3)).toEqual(kit.read(bytes, 3));
+      }
+    }
+  });
+
+  it('refuses out-of-range values and too few bytes', () => {
+    expect(() => u8Codec.encode(256)).toThrow(RangeError);
+    expect(() => u32Codec.encode(-1)).toThrow(RangeError);
+    expect(() => u64Codec.encode(2n ** 64n)).toThrow(RangeError);
+    expect(() => i64Codec.encode(2n ** 63n)).toThrow(RangeError);
+    expect(() => u64Codec.decode(new Uint8Array(7))).toThrow(RegistryDecodeError);
   });
 });
