@@ -177,7 +177,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   const contextFor = (request: FastifyRequest, face: RequestContext['face'], route?: RestRoute): RequestContext => ({
-    ...services,
+    services,
     // One bag per request, shared with the onSend hook above.
     responseHeaders: (request.responseHeaders ??= {}),
     requestId: request.id,

@@ -56,8 +56,13 @@ export interface AppServices {
   payWebhooks?: PayWebhooks;
 }
 
-/** Per-request facts. The named procedures (apiKeyProcedure, sessionProcedure, meteredProcedure) read these. */
-export interface RequestContext extends AppServices {
+/**
+ * Per-request facts, and the process services under `services`. The named procedures (apiKeyProcedure,
+ * sessionProcedure, meteredProcedure) read these. Kept small on purpose: tRPC copies the whole context object
+ * (key by key) whenever a middleware extends it, on every request.
+ */
+export interface RequestContext {
+  services: AppServices;
   requestId: string;
   /** `rest` for the documented paths (trpc-to-openapi), `trpc` for /trpc. */
   face: 'rest' | 'trpc';

@@ -45,9 +45,21 @@ const t = initTRPC
     },
   });
 
-/** Domain errors become TRPCErrors with the matching status and the domain error as `cause`. */
-const domainErrors = t.middleware(async ({ next }) => {
-  const result = await next();
+/**
+ * Every procedure's first step (one middleware, since tRPC copies its call options at every middleware level):
+ * - REST path parameters arrive from trpc-to-openapi still percent-encoded; the HTTP layer decodes them once into
+ *   `ctx.pathParams`, and this hands the decoded values to the input parser in place of the raw ones;
+ * - domain errors become TRPCErrors with the matching status and the domain error as `cause`.
+ */
+const base = t.middleware(async ({ ctx, next, getRawInput }) => {
+  let result;
+  if (ctx.pathParams) {
+    const raw = await getRawInput();
+    const input = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
+    result = await next({ getRawInput: async () => ({ ...input, ...ctx.pathParams }) });
+  } else {
+    result = await next();
+  }
   if (!result.ok) {
     const domain = domainErrorOf(result.error);
     if (domain && result.error.cause === domain && result.error.code === 'INTERNAL_SERVER_ERROR') {
@@ -57,20 +69,9 @@ const domainErrors = t.middleware(async ({ next }) => {
   return result;
 });
 
-/**
- * REST path parameters arrive from trpc-to-openapi still percent-encoded; the HTTP layer decodes them once into
- * `ctx.pathParams`, and this hands the decoded values to the input parser in place of the raw ones.
- */
-const decodedPathParams = t.middleware(async ({ ctx, next, getRawInput }) => {
-  if (!ctx.pathParams) return next();
-  const raw = await getRawInput();
-  const base = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-  return next({ getRawInput: async () => ({ ...base, ...ctx.pathParams }) });
-});
-
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const middleware = t.middleware;
 export const createCallerFactory = t.createCallerFactory;
 /** Every named procedure starts here. */
-export const baseProcedure = t.procedure.use(domainErrors).use(decodedPathParams);
+export const baseProcedure = t.procedure.use(base);

@@ -15,7 +15,7 @@ import type { KeyTier } from '@sigil/contract/keys';
 import { ApiError } from '@sigil/contract/errors';
 import { rateLimitHeaders } from '../features/ratelimit/service';
 import { bearerToken, type SessionClaims } from '../features/connect/sessions';
-import type { RequestContext } from './context';
+import type { AppServices, RequestContext } from './context';
 import { baseProcedure, middleware } from './init';
 import type { ProcedureMeta } from './meta';
 import type { PriceClass } from '../platform/config';
@@ -52,11 +52,11 @@ export function costOf(meta: ProcedureMeta | undefined, rawInput: unknown): numb
   }
 }
 
-function services<K extends 'apiKeys' | 'limiter' | 'sessions'>(ctx: RequestContext, name: K): NonNullable<RequestContext[K]> {
-  const service = ctx[name];
+function services<K extends 'apiKeys' | 'limiter' | 'sessions'>(ctx: RequestContext, name: K): NonNullable<AppServices[K]> {
+  const service = ctx.services[name];
   // A deployment always has a db; only a misassembled app (a test without one) gets here.
   if (!service) throw new Error(`${name} is not configured: buildApp needs a db for keyed routes`);
-  return service as NonNullable<RequestContext[K]>;
+  return service as NonNullable<AppServices[K]>;
 }
 
 /**
@@ -106,7 +106,7 @@ export function requireSession(ctx: RequestContext, audience: string): Promise<S
 
 const portalSessionAuth = middleware(async ({ ctx, next }) => {
   // Portal endpoints accept only sessions issued through the portal's own key (its id is the portal domain).
-  const session = await requireSession(ctx, ctx.config.portalDomain);
+  const session = await requireSession(ctx, ctx.services.config.portalDomain);
   return next({ ctx: { session } });
 });
 
@@ -140,7 +140,7 @@ const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) =>
     const apiKey: ApiKeyIdentity = await authenticateApiKey(ctx, cost);
     return next({ ctx: { apiKey, payment: undefined as VerifiedPayment | undefined } });
   }
-  const x402 = ctx.x402;
+  const x402 = ctx.services.x402;
   if (!x402) throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
 
   // Verified, not consumed: the handler runs first; only its success consumes the payment.

@@ -28,4 +28,4 @@ export const agent = meteredProcedure
   )
   .input(AgentHandleInputSchema)
   .output(AgentResolutionSchema)
-  .query(({ ctx, input }) => ctx.agents.resolve(input.handle));
+  .query(({ ctx, input }) => ctx.services.agents.resolve(input.handle));

@@ -18,4 +18,4 @@ export const validate = apiKeyProcedure
   )
   .input(ValidateManifestInputSchema)
   .output(ValidateManifestResultSchema)
-  .mutation(({ ctx, input }) => ctx.agents.validate(input.handle, input.manifest));
+  .mutation(({ ctx, input }) => ctx.services.agents.validate(input.handle, input.manifest));

@@ -3,8 +3,8 @@ import type { RequestContext } from '../../trpc/context';
 import type { ConnectService } from './service';
 
 export function connectOf(ctx: RequestContext): ConnectService {
-  if (!ctx.connect) throw new Error('connect is not configured: buildApp needs a db');
-  return ctx.connect;
+  if (!ctx.services.connect) throw new Error('connect is not configured: buildApp needs a db');
+  return ctx.services.connect;
 }
 
 /** Errors every keyed route can answer (trpc/procedures.ts apiKeyProcedure). */

@@ -7,4 +7,4 @@ import { namespaces as list } from './service';
 export const namespaces = publicProcedure
   .meta(rest('GET', '/v1/namespaces', { summary: 'Namespaces served', tags: ['platform'] }))
   .output(NamespacesSchema)
-  .query(({ ctx }) => list(ctx.config));
+  .query(({ ctx }) => list(ctx.services.config));

@@ -7,4 +7,4 @@ import { v1Health as describe } from './service';
 export const v1Health = publicProcedure
   .meta(rest('GET', '/v1/health', { summary: 'Deployment health', tags: ['platform'] }))
   .output(V1HealthSchema)
-  .query(({ ctx }) => describe(ctx.config));
+  .query(({ ctx }) => describe(ctx.services.config));

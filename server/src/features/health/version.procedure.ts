@@ -7,4 +7,4 @@ import { readVersion } from './service';
 export const version = publicProcedure
   .meta(rest('GET', '/version', { summary: 'Version and chain', tags: ['public'], errors: { 502: 'rpc unreachable' } }))
   .output(VersionSchema)
-  .query(({ ctx }) => readVersion(ctx.chain, ctx.config));
+  .query(({ ctx }) => readVersion(ctx.services.chain, ctx.services.config));

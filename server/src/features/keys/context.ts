@@ -4,8 +4,8 @@ import type { Database } from '../../platform/db/index';
 import type { RequestContext } from '../../trpc/context';
 
 export function dbOf(ctx: RequestContext): Kysely<Database> {
-  if (!ctx.db) throw new Error('keys: buildApp needs a db');
-  return ctx.db;
+  if (!ctx.services.db) throw new Error('keys: buildApp needs a db');
+  return ctx.services.db;
 }
 
 /** Errors every portal route can answer (trpc/procedures.ts sessionProcedure). */

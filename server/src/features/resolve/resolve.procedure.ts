@@ -21,4 +21,4 @@ export const resolve = publicProcedure
   )
   .input(ResolveInputSchema)
   .output(ResolutionSchema)
-  .query(({ ctx, input }) => ctx.resolve.resolve(input.name));
+  .query(({ ctx, input }) => ctx.services.resolve.resolve(input.name));

@@ -20,4 +20,4 @@ export const reverse = publicProcedure
   )
   .input(ReverseInputSchema)
   .output(ReverseResultSchema)
-  .query(({ ctx, input }) => ctx.resolve.reverse(input.address));
+  .query(({ ctx, input }) => ctx.services.resolve.reverse(input.address));

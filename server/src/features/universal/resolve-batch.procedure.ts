@@ -34,4 +34,4 @@ export const resolveBatch = apiKeyProcedure
   )
   .input(BatchResolveInputSchema)
   .output(BatchResolveResultSchema)
-  .mutation(({ ctx, input }) => ctx.universal.resolveBatch(input.names, input.chain));
+  .mutation(({ ctx, input }) => ctx.services.universal.resolveBatch(input.names, input.chain));

@@ -24,4 +24,4 @@ export const resolveUniversal = meteredProcedure
   )
   .input(UniversalResolveInputSchema)
   .output(UniversalResultSchema)
-  .query(({ ctx, input }) => ctx.universal.resolveUniversal(input.name, input.chain));
+  .query(({ ctx, input }) => ctx.services.universal.resolveUniversal(input.name, input.chain));

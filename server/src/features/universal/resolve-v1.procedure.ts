@@ -24,4 +24,4 @@ export const resolveV1 = meteredProcedure
   )
   .input(ResolveInputSchema)
   .output(V1ResolutionSchema)
-  .query(({ ctx, input }) => ctx.universal.resolve(input.name));
+  .query(({ ctx, input }) => ctx.services.universal.resolve(input.name));

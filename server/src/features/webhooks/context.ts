@@ -34,9 +34,10 @@ export function createQueueSignal(): QueueSignal {
 }
 
 /** The feature for this request, or 503 PAY_WEBHOOKS_DISABLED when the deployment turned it off. */
-export function payWebhooksOf(ctx: Pick<RequestContext, 'payWebhooks' | 'db'>): PayWebhooks {
-  if (ctx.payWebhooks) return ctx.payWebhooks;
-  if (!ctx.db) throw new Error('pay webhooks: buildApp needs a db');
+export function payWebhooksOf(ctx: Pick<RequestContext, 'services'>): PayWebhooks {
+  const { payWebhooks, db } = ctx.services;
+  if (payWebhooks) return payWebhooks;
+  if (!db) throw new Error('pay webhooks: buildApp needs a db');
   throw new ApiError('PAY_WEBHOOKS_DISABLED', 'pay webhooks are turned off on this deployment');
 }
 

@@ -110,7 +110,7 @@ export const x402ProbeRouter = router({
         handlerCalls.set(input.name, calls);
         if (input.name === 'missing' || (input.name.startsWith('flaky-') && calls === 1)) throw new ApiError('NOT_FOUND', 'no such name');
         if (input.name.startsWith('slow-')) await new Promise((r) => setTimeout(r, 300));
-        if (input.name.startsWith('withhold-') && calls === 1) await ctx.db!.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
+        if (input.name.startsWith('withhold-') && calls === 1) await ctx.services.db!.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
         return { name: input.name, paidBy: ctx.payment?.payer ?? null, keyId: ctx.apiKey?.id ?? null };
       }),
     unlisted: meteredProcedure
