@@ -81,6 +81,17 @@ it('an attestation scan slower than the budget → verified [] within about the 
   }
 });
 
+it('a batch refused as a whole (HTTP 429 on the request carrying the scan) → the handle is re-read alone, verified []', async () => {
+  chain.faults.set({ httpStatus: 429, methods: ['getProgramAccounts'] });
+  try {
+    const { session, read } = await signInAsAlice();
+    expect(session).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
+    expect(read).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
+  } finally {
+    chain.faults.clear();
+  }
+});
+
 it('the handle read is not best-effort: the chain unreachable fails the verify (no session issued)', async () => {
   const alice = await demoWallet('alice');
   const challenge = await connect.createChallenge(AUDIENCE, { kind: 'handle', handle: 'alice' } as ParsedChallengeRequest);

@@ -127,15 +127,16 @@ export function createConnectService(deps: ConnectServiceDeps): ConnectService {
 
   /**
    * The live handle and its verified slugs in ONE batched chain request (both are needed at verify and at every
-   * session read). The handle read is required and its failure propagates (502); the attestations stay
-   * best-effort: a failed scan gives [], and when the batch outlasts the attestation budget (a node slow on the
-   * scan holds the whole batch) the handle is re-read alone and the slugs are [].
+   * session read). The handle read is required; the attestations stay best-effort. Whenever the batch does not
+   * deliver in time — it fails as a whole (an HTTP error, a node that refuses batches, a timeout the slow scan
+   * caused) or outlasts the attestation budget (a node slow on the scan holds the whole batch) — the handle is
+   * re-read alone, whose failure is the 502 it always was, and the slugs are [].
    */
   async function liveHandleAndSlugs(name: string): Promise<{ handle: HandleAccount | null; verified: string[] }> {
     const budget = attestationBudget();
     const batched = chain.getHandleWithAttestations(name, 'confirmed');
     try {
-      const read = await Promise.race([batched, budget.expired]);
+      const read = await Promise.race([batched, budget.expired]).catch(() => null);
       if (!read) {
         batched.catch(() => undefined); // abandoned: its late outcome must not surface as an unhandled rejection
         return { handle: await liveHandle(name), verified: [] };
