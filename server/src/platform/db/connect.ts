@@ -90,23 +90,17 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
   } else {
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     const sqlite = new BetterSqlite3(target.file);
-    sqlite.pragma('journal_mode = WAL'); // readers never block the writer, and vice versa
+    const journal = sqlite.pragma('journal_mode = WAL', { simple: true }); // readers never block the writer, and vice versa
+    // The durability barrier fsyncs the WAL file: a file database that is not in WAL mode must not start.
+    if (target.file !== ':memory:' && journal !== 'wal') {
+      sqlite.close();
+      throw new Error(`SQLite could not switch ${target.file} to WAL mode (journal_mode is ${String(journal)})`);
+    }
     sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`); // other processes' writes: wait, don't fail
     sqlite.pragma('synchronous = FULL'); // every commit fsynced; withoutFsync (durability.ts) relaxes chosen writes
     sqlite.pragma('foreign_keys = ON'); // off by default in SQLite; Postgres always enforces them
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(options.onQuery ? { log: options.onQuery } : {}) });
-    sqliteHandles.set(db, {
-      file: target.file,
-      control: {
-        synchronous: { NORMAL: sqlite.prepare('PRAGMA synchronous = NORMAL'), FULL: sqlite.prepare('PRAGMA synchronous = FULL') },
-        begin: sqlite.prepare('BEGIN'),
-        commit: sqlite.prepare('COMMIT'),
-        rollback: sqlite.prepare('ROLLBACK'),
-        savepoint: sqlite.prepare('SAVEPOINT without_fsync_write'),
-        release: sqlite.prepare('RELEASE without_fsync_write'),
-        rollbackToSavepoint: sqlite.prepare('ROLLBACK TO without_fsync_write'),
-      },
-    });
+    sqliteHandles.set(db, { file: target.file === ':memory:' ? target.file : mainFileOf(sqlite), control: controlFor(sqlite) });
   }
   let closing: Promise<void> | undefined;
   return {
@@ -143,27 +137,54 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
 
 /** Which dialect a Kysely instance talks to (for the few statements that differ). */
 /** The SQLite file and native connection behind each handle createDatabase opened (see durability.ts). */
-/** Connection-control statements prepared once on a SQLite handle's native connection (see durability.ts). */
+/** Connection control on a SQLite handle's native connection (durability.ts: synchronous switches, group commit). */
 export interface SqliteControl {
-  synchronous: Record<'NORMAL' | 'FULL', BetterSqlite3.Statement>;
-  begin: BetterSqlite3.Statement;
-  commit: BetterSqlite3.Statement;
-  rollback: BetterSqlite3.Statement;
-  savepoint: BetterSqlite3.Statement;
-  release: BetterSqlite3.Statement;
-  rollbackToSavepoint: BetterSqlite3.Statement;
+  /** `PRAGMA synchronous` through exec: a prepared PRAGMA would apply when prepared, not when run. */
+  setSynchronous(mode: 'NORMAL' | 'FULL'): void;
+  /** BEGIN IMMEDIATE: the write lock up front, so a batch that reads first cannot fail on a stale snapshot. */
+  begin(): void;
+  commit(): void;
+  rollback(): void;
+  savepoint(): void;
+  release(): void;
+  rollbackToSavepoint(): void;
+  inTransaction(): boolean;
+}
+
+function controlFor(sqlite: BetterSqlite3.Database): SqliteControl {
+  const prepared = (source: string) => {
+    const statement = sqlite.prepare(source);
+    return () => void statement.run();
+  };
+  return {
+    setSynchronous: (mode) => void sqlite.exec(`PRAGMA synchronous = ${mode}`),
+    begin: prepared('BEGIN IMMEDIATE'),
+    commit: prepared('COMMIT'),
+    rollback: prepared('ROLLBACK'),
+    savepoint: prepared('SAVEPOINT without_fsync_write'),
+    release: prepared('RELEASE without_fsync_write'),
+    rollbackToSavepoint: prepared('ROLLBACK TO without_fsync_write'),
+    inTransaction: () => sqlite.inTransaction,
+  };
+}
+
+/** The main database file as SQLite opened it (symlinks resolved): its `-wal` file lives beside it. */
+function mainFileOf(sqlite: BetterSqlite3.Database): string {
+  const main = (sqlite.pragma('database_list') as { name: string; file: string }[]).find((d) => d.name === 'main');
+  if (!main?.file) throw new Error('SQLite did not report the main database file');
+  return main.file;
 }
 
 const sqliteHandles = new WeakMap<Kysely<any>, { file: string; control: SqliteControl }>();
 
-/** The file of a SQLite handle made by createDatabase (`:memory:` for an in-memory one); undefined otherwise. */
+/** The file of a SQLite handle made by createDatabase, as SQLite resolved it (`:memory:` for an in-memory one). */
 export function sqliteFileOf(db: Kysely<any>): string | undefined {
   return sqliteHandles.get(db)?.file;
 }
 
 /**
- * Prepared connection-control statements (synchronous switches, transaction and savepoint control) on the native
- * connection of a SQLite handle made by createDatabase; undefined otherwise. Run them only while holding
+ * Connection control (synchronous switches, transaction and savepoint control) on the native connection of a
+ * SQLite handle made by createDatabase; undefined otherwise. Run them only while holding
  * Kysely's connection (`db.connection()`), which serializes everything on that one connection.
  */
 export function sqliteControlOf(db: Kysely<any>): SqliteControl | undefined {

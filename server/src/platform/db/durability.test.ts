@@ -1,8 +1,10 @@
-import { statSync } from 'node:fs';
+import { mkdtempSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, type FreshDatabase } from '../../../../test/support/db';
-import { sqliteFileOf } from './connect';
+import { createDatabase, sqliteFileOf } from './connect';
 import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
 
 const synchronous = async (db: FreshDatabase['db']) => (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db)).rows[0]!.synchronous;
@@ -52,6 +54,58 @@ it('SQLite: a write that throws in a group is undone and rejected alone; the oth
   const keys = (await db.selectFrom('kv').select('key').where('key', 'in', ['a', 'b', 'dup', 'half']).orderBy('key').execute()).map((r) => r.key);
   expect(keys).toEqual(['a', 'b', 'dup']); // the failed savepoint's first statement ('half') is gone too
   expect(await synchronous(db)).toBe(2);
+});
+
+it('SQLite: on a reopened, already-migrated file the FIRST group commit runs with NORMAL and restores FULL', async () => {
+  // A prepared `PRAGMA synchronous` would apply when prepared, not when run: this pins that the switches act on
+  // every call, including the first after a restart (no migration in between).
+  open = await freshDatabase('sqlite');
+  const file = open.sqliteFile!;
+  await open.close();
+  const reopened = createDatabase({ sqliteFile: file });
+  try {
+    expect(await synchronous(reopened.db)).toBe(2);
+    expect(await withoutFsync(reopened.db, (conn) => synchronous(conn))).toBe(1);
+    expect(await synchronous(reopened.db)).toBe(2);
+    expect(await withoutFsync(reopened.db, (conn) => synchronous(conn))).toBe(1);
+  } finally {
+    await reopened.close();
+  }
+});
+
+it('SQLite: a write that ends the whole transaction fails its whole batch with its own error; nothing is stored', async () => {
+  open = await freshDatabase('sqlite');
+  const { db } = open;
+  await sql`CREATE TABLE doomed (id INTEGER)`.execute(db);
+  await sql`CREATE TRIGGER doomed_abort BEFORE INSERT ON doomed BEGIN SELECT RAISE(ROLLBACK, 'whole transaction rolled back'); END`.execute(db);
+  const insert = (key: string) => withoutFsync(db, (conn) => conn.insertInto('kv').values({ key, value: 'v', updated_at: 1 }).execute());
+  const results = await Promise.allSettled([
+    insert('before'),
+    withoutFsync(db, (conn) => sql`INSERT INTO doomed (id) VALUES (1)`.execute(conn)),
+    insert('after'),
+  ]);
+  expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  for (const r of results) expect(String((r as PromiseRejectedResult).reason)).toMatch(/whole transaction rolled back/);
+  expect(await db.selectFrom('kv').select('key').where('key', 'in', ['before', 'after']).execute()).toEqual([]);
+  // The connection is usable afterwards, back on FULL.
+  await insert('next');
+  expect(await synchronous(db)).toBe(2);
+});
+
+it('SQLite: a database opened through a symlink fsyncs the WAL where SQLite put it (beside the real file)', async () => {
+  open = await freshDatabase('sqlite');
+  const real = open.sqliteFile!;
+  await open.close();
+  const link = join(mkdtempSync(join(tmpdir(), 'sigil-link-')), 'linked.sqlite');
+  symlinkSync(real, link);
+  const linked = createDatabase({ sqliteFile: link });
+  try {
+    expect(sqliteFileOf(linked.db)).toBe(realpathSync(real));
+    await withoutFsync(linked.db, (conn) => conn.insertInto('kv').values({ key: 'k', value: 'v', updated_at: 1 }).execute());
+    await expect(createDurabilityBarrier(linked.db)()).resolves.toBeUndefined(); // the real fsync, no ENOENT
+  } finally {
+    await linked.close();
+  }
 });
 
 it('SQLite: a barrier is ONE fsync of the WAL file shared by the callers of the same moment; a later caller gets a new one', async () => {

@@ -47,42 +47,60 @@ interface PendingWrite {
 /** Writes waiting for the next group commit, per handle. */
 const pendingWrites = new WeakMap<Kysely<any>, PendingWrite[]>();
 
+/** Handles whose connection was left inside a transaction that could not be ended: nothing more is written. */
+const brokenHandles = new WeakMap<Kysely<any>, Error>();
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
 async function commitBatch(db: Kysely<any>, control: SqliteControl): Promise<void> {
   const batch = pendingWrites.get(db)!;
   pendingWrites.delete(db); // writes requested from now on form the next batch
-  const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+  const outcomes: Outcome[] = [];
   try {
+    const broken = brokenHandles.get(db);
+    if (broken) throw broken;
     await db.connection().execute(async (conn) => {
-      control.synchronous.NORMAL.run();
+      control.setSynchronous('NORMAL');
       try {
-        control.begin.run();
+        control.begin();
         try {
           for (const write of batch) {
-            control.savepoint.run();
+            control.savepoint();
+            let outcome: Outcome;
             try {
-              outcomes.push({ ok: true, value: await write.work(conn) });
-              control.release.run();
+              outcome = { ok: true, value: await write.work(conn) };
             } catch (error) {
-              control.rollbackToSavepoint.run();
-              control.release.run();
-              outcomes.push({ ok: false, error });
+              outcome = { ok: false, error };
             }
+            // Some errors end the whole transaction (disk full, I/O error, a trigger's RAISE(ROLLBACK)): then
+            // nothing of this batch is stored, and every write of it fails with that error.
+            if (!control.inTransaction()) throw outcome.ok ? new Error('the transaction ended during a write') : outcome.error;
+            if (!outcome.ok) control.rollbackToSavepoint();
+            control.release();
+            outcomes.push(outcome);
           }
-          control.commit.run();
+          control.commit();
         } catch (error) {
           try {
-            control.rollback.run();
+            if (control.inTransaction()) control.rollback();
           } catch {
-            // no transaction left to roll back (BEGIN failed, or SQLite ended it already)
+            // still inside the transaction: handled below
           }
           throw error;
         }
       } finally {
-        control.synchronous.FULL.run();
+        if (control.inTransaction()) {
+          // COMMIT and ROLLBACK both failed: every later statement would run inside this transaction and never
+          // commit. Refuse all further group-committed writes instead of losing them silently.
+          brokenHandles.set(db, new Error('SQLite connection left inside a transaction that could not be ended; restart the process'));
+        } else {
+          control.setSynchronous('FULL');
+        }
       }
     });
   } catch (error) {
-    // The transaction itself failed (BEGIN/COMMIT, e.g. a full disk): nothing of this batch is stored.
+    // The transaction itself failed (BEGIN/COMMIT, e.g. a full disk, or the connection is broken): nothing of this
+    // batch is stored.
     for (const write of batch) write.reject(error);
     return;
   }
