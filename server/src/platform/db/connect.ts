@@ -135,8 +135,6 @@ function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
   };
 }
 
-/** Which dialect a Kysely instance talks to (for the few statements that differ). */
-/** The SQLite file and native connection behind each handle createDatabase opened (see durability.ts). */
 /** Connection control on a SQLite handle's native connection (durability.ts: synchronous switches, group commit). */
 export interface SqliteControl {
   /** `PRAGMA synchronous` through exec: a prepared PRAGMA would apply when prepared, not when run. */
@@ -175,6 +173,7 @@ function mainFileOf(sqlite: BetterSqlite3.Database): string {
   return main.file;
 }
 
+/** The SQLite file and connection control behind each handle createDatabase opened (see durability.ts). */
 const sqliteHandles = new WeakMap<Kysely<any>, { file: string; control: SqliteControl }>();
 
 /** The file of a SQLite handle made by createDatabase, as SQLite resolved it (`:memory:` for an in-memory one). */
@@ -191,6 +190,7 @@ export function sqliteControlOf(db: Kysely<any>): SqliteControl | undefined {
   return sqliteHandles.get(db)?.control;
 }
 
+/** Which dialect a Kysely instance talks to (for the few statements that differ). */
 export function dialectOf(db: Kysely<any>): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }
