@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
 import { freshDatabase, type FreshDatabase } from '../../../../test/support/db';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
+import { startLocalChain, type FaultConfig, type LocalChain } from '../../localchain/index';
 import { demoWallet } from '../../localchain/scenario';
 import { createChainReader } from '../../platform/chain/reader';
 import type { ParsedChallengeRequest } from '@sigil/contract/connect';
@@ -57,39 +57,31 @@ it('without faults: verified lists the live attestations, at verify and at the s
   expect(read).toMatchObject({ handle: 'alice', source: 'owner', verified: ['github', 'x'] });
 });
 
-it('an attestation scan that errors → verified [] and the sign-in still succeeds', async () => {
-  chain.faults.set({ rpcError: { code: -32010, message: 'scan refused' }, methods: ['getProgramAccounts'] });
+/** Signs in as alice with `fault` on the chain: the sign-in and the session read succeed with verified []. */
+async function signInWithout(fault: FaultConfig) {
+  chain.faults.set(fault);
   try {
-    const { session, read } = await signInAsAlice();
-    expect(session).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
-    expect(read).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
+    const outcome = await signInAsAlice();
+    expect(outcome.session).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
+    expect(outcome.read).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
+    return outcome;
   } finally {
     chain.faults.clear();
   }
+}
+
+it('an attestation scan that errors → verified [] and the sign-in still succeeds', async () => {
+  await signInWithout({ rpcError: { code: -32010, message: 'scan refused' }, methods: ['getProgramAccounts'] });
 });
 
 it('an attestation scan slower than the budget → verified [] within about the budget (the handle is re-read alone)', async () => {
-  chain.faults.set({ delayMs: 3_000, methods: ['getProgramAccounts'] });
-  try {
-    const { session, read, verifyMs } = await signInAsAlice();
-    expect(session).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
-    expect(read).toMatchObject({ handle: 'alice', verified: [] });
-    expect(verifyMs).toBeGreaterThanOrEqual(BUDGET_MS - 5);
-    expect(verifyMs).toBeLessThan(2_000); // far below the injected 3 s delay
-  } finally {
-    chain.faults.clear();
-  }
+  const { verifyMs } = await signInWithout({ delayMs: 3_000, methods: ['getProgramAccounts'] });
+  expect(verifyMs).toBeGreaterThanOrEqual(BUDGET_MS - 5);
+  expect(verifyMs).toBeLessThan(2_000); // far below the injected 3 s delay
 });
 
 it('a batch refused as a whole (HTTP 429 on the request carrying the scan) → the handle is re-read alone, verified []', async () => {
-  chain.faults.set({ httpStatus: 429, methods: ['getProgramAccounts'] });
-  try {
-    const { session, read } = await signInAsAlice();
-    expect(session).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
-    expect(read).toMatchObject({ handle: 'alice', source: 'owner', verified: [] });
-  } finally {
-    chain.faults.clear();
-  }
+  await signInWithout({ httpStatus: 429, methods: ['getProgramAccounts'] });
 });
 
 it('the handle read is not best-effort: the chain unreachable fails the verify (no session issued)', async () => {
