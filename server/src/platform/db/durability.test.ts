@@ -163,10 +163,11 @@ it('SQLite: a failing fsync fails its callers (nothing is acted on), and the nex
   await expect(barrier()).resolves.toBeUndefined();
 });
 
-it('SQLite: a handle that cannot be traced to its file is refused rather than left without fsync', async () => {
+it('SQLite: a handle that cannot be traced to createDatabase is refused (barrier and withoutFsync) rather than left without fsync', async () => {
   open = await freshDatabase('sqlite');
   await open.db.transaction().execute(async (trx) => {
     expect(() => createDurabilityBarrier(trx as unknown as NonNullable<typeof open>["db"])).toThrow(/createDatabase/);
+    await expect(withoutFsync(trx as unknown as NonNullable<typeof open>['db'], async () => 1)).rejects.toThrow(/createDatabase/);
   });
 });
 

@@ -8,7 +8,7 @@
 // last moment's counts), a new challenge row (lost: CHALLENGE_NOT_FOUND), a new session row (lost: the token is
 // refused). Never for a write whose loss re-opens something: a consumed nonce, a revocation, a payment.
 import { open } from 'node:fs/promises';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { dialectOf, sqliteControlOf, sqliteFileOf, type SqliteControl } from './connect';
 
 /**
@@ -20,13 +20,14 @@ import { dialectOf, sqliteControlOf, sqliteFileOf, type SqliteControl } from './
  * savepoint, so a write that throws is undone alone and rejects alone, and the others still commit. Every caller
  * is answered after that single COMMIT. Under load this replaces one commit per write (each re-writing the WAL
  * frames of the pages it touched: the rate-limit row, the table and index pages) by one per turn: the measured
- * main cost of a sign-in's writes. The control statements are prepared once on the native connection and run
- * while Kysely's connection lock is held; a handle not made by createDatabase runs each write alone.
+ * main cost of a sign-in's writes. The control statements run on the native connection while Kysely's connection
+ * lock is held.
  */
 export function withoutFsync<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
   if (dialectOf(db) !== 'sqlite') return work(db);
   const control = sqliteControlOf(db);
-  if (!control) return withoutFsyncAlone(db, work);
+  // Like the barrier: a handle we cannot trace to createDatabase (a transaction, a derived instance) is refused.
+  if (!control) return Promise.reject(new Error('withoutFsync needs the SQLite handle createDatabase returned'));
   return new Promise<T>((resolve, reject) => {
     let batch = pendingWrites.get(db);
     if (!batch) {
@@ -108,18 +109,6 @@ async function commitBatch(db: Kysely<any>, control: SqliteControl): Promise<voi
     const outcome = outcomes[i]!;
     if (outcome.ok) write.resolve(outcome.value);
     else write.reject(outcome.error);
-  });
-}
-
-/** One write alone with synchronous=NORMAL, through statements (a handle createDatabase did not make). */
-function withoutFsyncAlone<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-  return db.connection().execute(async (conn) => {
-    await sql`PRAGMA synchronous = NORMAL`.execute(conn);
-    try {
-      return await work(conn);
-    } finally {
-      await sql`PRAGMA synchronous = FULL`.execute(conn);
-    }
   });
 }
 
