@@ -79,6 +79,12 @@ type EncodedAccount = { data: readonly [string, string] | unknown; owner: Addres
 
 class TimeoutError extends Error {}
 
+/** The memcmp bytes of the registry scans, base58 once at load (kit's base58 goes through BigInt on every call). */
+const SCAN_DISCRIMINATORS = {
+  Record: getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS.Record),
+  Attestation: getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS.Attestation),
+} as const;
+
 /** Most sockets kept open to the RPC node; requests beyond queue on them (HTTP/1.1, no pipelining). */
 const RPC_CONNECTIONS = 32;
 
@@ -266,7 +272,7 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
 
   /** The registry's filtered scan: accounts of `kind` that belong to `handle` (memcmp on discriminator and handle). */
   function programAccountsParams(kind: 'Record' | 'Attestation', handle: Address, commitment: Commitment): unknown[] {
-    const discriminator = getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS[kind]);
+    const discriminator = SCAN_DISCRIMINATORS[kind];
     return [
       programId,
       {
