@@ -1,7 +1,8 @@
 // Attestations are best-effort at sign-in (spec: "read best-effort, never blocks sign-in"): the handle and its
 // attestations are read in one batched chain request; a failing or slow attestation scan gives `verified: []`
 // and the sign-in (and the session read) still succeed, within the budget. Service level, on the local chain
-// with injected faults, with a short budget so the slow case stays quick.
+// with injected faults, with a short budget so the slow case stays quick. Also here, on the same world: the consume
+// must be on disk before any session is issued (a failing durability barrier fails the verify).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
 import { freshDatabase, type FreshDatabase } from '../../../../test/support/db';
@@ -96,4 +97,27 @@ it('the handle read is not best-effort: the chain unreachable fails the verify (
   }
   // The failed proof did not burn the challenge: the same proof now succeeds.
   expect(await connect.verify(AUDIENCE, proof)).toMatchObject({ handle: 'alice', verified: ['github', 'x'] });
+});
+
+it('nothing is issued before the consumed challenge is on disk: a failing durability barrier fails the verify', async () => {
+  let barrierCalls = 0;
+  const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5_000 });
+  const strict = createConnectService({
+    db: database.db,
+    chain: reader,
+    resolve: createResolveService({ chain: reader, suffixes: ['x1'], cacheTtlMs: 0 }),
+    sessions,
+    challengeTtlSeconds: 300,
+    signinDomains: [],
+    durabilityBarrier: async () => {
+      barrierCalls++;
+      throw new Error('EIO: fsync failed');
+    },
+  });
+  const sessionsBefore = await database.db.selectFrom('connect_sessions').select('jti').execute();
+  const alice = await demoWallet('alice');
+  const challenge = await strict.createChallenge(AUDIENCE, { kind: 'handle', handle: 'alice' } as ParsedChallengeRequest);
+  await expect(strict.verify(AUDIENCE, await signChallenge(challenge, alice, AUDIENCE))).rejects.toThrow('EIO: fsync failed');
+  expect(barrierCalls).toBe(1);
+  expect(await database.db.selectFrom('connect_sessions').select('jti').execute()).toHaveLength(sessionsBefore.length);
 });

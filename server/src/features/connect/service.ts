@@ -53,6 +53,8 @@ export interface ConnectServiceDeps {
   signinDomains: readonly string[];
   /** Default ATTESTATION_READ_BUDGET_MS (tests shorten it). */
   attestationBudgetMs?: number;
+  /** Default createDurabilityBarrier(db) (tests observe it). */
+  durabilityBarrier?: () => Promise<void>;
   now?: () => number;
 }
 
@@ -76,7 +78,7 @@ function newNonce(): string {
 export function createConnectService(deps: ConnectServiceDeps): ConnectService {
   const { db, chain, sessions } = deps;
   const now = deps.now ?? Date.now;
-  const durable = createDurabilityBarrier(db);
+  const durable = deps.durabilityBarrier ?? createDurabilityBarrier(db);
   const attestationBudgetMs = deps.attestationBudgetMs ?? ATTESTATION_READ_BUDGET_MS;
 
   /** The live, registered handle, or null (never registered, or released). */
