@@ -4,48 +4,28 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AnyTRPCRouter } from '@trpc/server';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
-import { SERVICE_VERSION, type Config } from './platform/config';
-import type { ChainReader } from './platform/chain/types';
-import type { Database } from './platform/db/schema';
+import { SERVICE_VERSION } from './platform/config';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './platform/http/body';
 import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedError } from './platform/http/errors';
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
 import { pathOf, registerRest, type RestRoute } from './platform/http/rest';
 import { registerTrpc } from './platform/http/trpc';
-import { Lifecycle } from './platform/lifecycle';
 import { createLogger, type Logger } from './platform/log';
 import { createMetrics, type Metrics } from './platform/metrics';
-import type { AppServices, RequestContext } from './trpc/context';
-import { appRouter } from './trpc/router';
-import { createResolveService } from './features/resolve/service';
-import { createX402Service } from './features/x402/service';
-import { authenticateKey, touchLastUsed } from './features/keys/service';
-import { createRateLimiter } from './features/ratelimit/service';
-import { createSessionService } from './features/connect/sessions';
-import { createConnectService } from './features/connect/service';
-import { createUniversalService } from './features/universal/service';
-import { createSnsAdapter } from './features/universal/sns';
-import { createEnsAdapter } from './features/universal/ens';
-import { createAgentService } from './features/agents/service';
-import { createOutboundClient, type OutboundClientOptions } from './platform/outbound/client';
-import { createQueueSignal } from './features/webhooks/context';
+import type { RequestContext } from './trpc/context';
+import type { AppServices } from './compose';
+import { appRouter } from './router';
 
 export interface AppDeps {
-  config: Config;
-  chain: ChainReader;
-  db?: Kysely<Database>;
+  /** The composed services (compose.ts). */
+  services: AppServices;
   /** Default: a pino logger at config.logLevel on stdout. */
   logger?: Logger;
   /** Default: a fresh registry (pass the one the chain reader's onRpcCall hook feeds). */
   metrics?: Metrics;
-  /** Default: a fresh one. Features register stop callbacks here; main.ts runs them at shutdown. */
-  lifecycle?: Lifecycle;
   /** Default: the service's router. Tests pass one with extra procedures (see trpc/init.ts mergeRouters). */
   router?: AnyTRPCRouter;
-  /** Tests only: extra outbound client options, e.g. the CA of their loopback HTTPS receivers. */
-  outboundOptions?: Pick<OutboundClientOptions, 'ca' | 'resolver'>;
 }
 
 declare module 'fastify' {
@@ -54,7 +34,7 @@ declare module 'fastify' {
     responseHeaders?: Record<string, string>;
   }
   interface FastifyInstance {
-    /** The process services the procedures use (main.ts hands some to workers, e.g. housekeeping). */
+    /** The composed services the procedures use (the same object main.ts hands to the workers). */
     services: AppServices;
   }
 }
@@ -76,50 +56,11 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
 }
 
 export function buildApp(deps: AppDeps): FastifyInstance {
-  const { config } = deps;
+  const { services } = deps;
+  const { config } = services;
   const logger = deps.logger ?? createLogger(config);
   const metrics = deps.metrics ?? createMetrics();
   const router = deps.router ?? appRouter;
-  const lifecycle = deps.lifecycle ?? new Lifecycle();
-  const outbound = createOutboundClient({ allowLoopback: config.outboundAllowLoopback, ...deps.outboundOptions });
-  lifecycle.onStop('outbound client', () => outbound.close());
-  const services: AppServices = {
-    config,
-    chain: deps.chain,
-    db: deps.db,
-    metrics,
-    lifecycle,
-    resolve: createResolveService({ chain: deps.chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs }),
-    universal: createUniversalService({
-      chain: deps.chain,
-      suffixes: config.domainSuffixes,
-      // Foreign namespaces exist only when their RPC is configured; otherwise they answer 501 NOT_CONFIGURED.
-      sns: config.solRpcUrl ? createSnsAdapter({ rpcUrl: config.solRpcUrl, timeoutMs: config.rpcTimeoutMs }) : undefined,
-      ens: config.ethRpcUrl ? createEnsAdapter({ rpcUrl: config.ethRpcUrl, timeoutMs: config.rpcTimeoutMs }) : undefined,
-    }),
-    agents: createAgentService({ chain: deps.chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway }),
-    outbound,
-  };
-  const db = deps.db;
-  if (db) {
-    services.limiter = createRateLimiter(db);
-    services.apiKeys = { authenticate: (secret) => authenticateKey(db, secret), touch: (key) => touchLastUsed(db, key) };
-    services.sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
-    services.connect = createConnectService({
-      db,
-      chain: deps.chain,
-      resolve: services.resolve,
-      sessions: services.sessions,
-      challengeTtlSeconds: config.challengeTtlSeconds,
-      signinDomains: config.signinDomains,
-    });
-    if (config.x402) services.x402 = createX402Service({ settings: config.x402, chain: deps.chain, db, log: logger });
-    if (config.payWebhooks) {
-      // Registration vets URLs with the same resolver and loopback rule the delivery client applies.
-      const webhookDeps = { chain: deps.chain, resolver: deps.outboundOptions?.resolver, allowLoopback: config.outboundAllowLoopback };
-      services.payWebhooks = { db, deps: webhookDeps, queued: createQueueSignal() };
-    }
-  }
 
   let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });
   const app: FastifyInstance = Fastify({

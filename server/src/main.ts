@@ -2,13 +2,14 @@
 // accepting and finish in-flight requests, stop workers, close the db, exit 0.
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app';
+import { composeServices } from './compose';
 import { createChainReader } from './platform/chain/reader';
 import { ConfigError, loadConfig, type Config } from './platform/config';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from './platform/db/index';
 import { Lifecycle } from './platform/lifecycle';
 import { createLogger } from './platform/log';
 import { createMetrics } from './platform/metrics';
-import { ensurePortalKey } from './features/keys/service';
+import { ensurePortalKey } from './features/keys/index';
 import { startHousekeeping } from './workers/housekeeping';
 import { startPayWebhookWorkers } from './workers/pay-webhooks';
 
@@ -76,7 +77,8 @@ export async function main(): Promise<Started> {
     onRpcCall: metrics.recordRpcCall,
   });
 
-  const app = buildApp({ config, chain, db: database.db, logger, metrics, lifecycle });
+  const services = composeServices({ config, db: database.db, chain, log: logger, lifecycle });
+  const app = buildApp({ services, logger, metrics });
   // Signals are handled from here on, before listening: a signal that arrives while the server starts (or its
   // workers do) still gets the graceful path, never the default kill.
   let shuttingDown = false;
@@ -92,7 +94,7 @@ export async function main(): Promise<Started> {
     try {
       await app.close(); // stops accepting, waits for in-flight requests, closes idle keep-alive sockets
       await lifecycle.stopAll((name, err) => logger.error({ err, name }, 'stop callback failed'));
-      await database!.close();
+      await database.close();
       logger.info('stopped');
       process.exit(0);
     } catch (err) {
@@ -109,12 +111,11 @@ export async function main(): Promise<Started> {
     await database.close();
     process.exit(1);
   }
-  // Workers start here (issues 4-6) and register their stop callbacks on `lifecycle`.
-  startHousekeeping({ db: database.db, connect: app.services.connect!, sessions: app.services.sessions!, log: logger, lifecycle });
+  // Workers get the same services as the requests and register their stop callbacks on `lifecycle`.
+  startHousekeeping({ db: database.db, connect: services.connect, sessions: services.sessions, log: logger, lifecycle });
   // Pay webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker (SIGIL_PAY_WEBHOOKS).
-  const payWebhooks = app.services.payWebhooks;
-  if (payWebhooks) {
-    startPayWebhookWorkers({ db: database.db, chain, client: app.services.outbound, log: logger, lifecycle, queued: payWebhooks.queued });
+  if (services.payWebhooks.enabled) {
+    startPayWebhookWorkers({ db: database.db, chain, client: services.outbound, log: logger, lifecycle, queued: services.payWebhooks.queued });
   }
 
   return { generatedPortalSecret, portalDomain: config.portalDomain };

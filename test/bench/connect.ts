@@ -21,7 +21,7 @@ import { base58 } from '@scure/base';
 import { getAddressEncoder, type KeyPairSigner } from '@solana/kit';
 import { walletControlString } from '@sigil/contract/connect';
 import { checkChallenge, signChallenge, signMessage } from '../../client-sdk/src/connect';
-import { buildApp } from '../../server/src/app';
+import { composeTestApp } from '../support/compose-app';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
 import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
@@ -103,7 +103,7 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       timeoutMs: config.rpcTimeoutMs,
       onRpcCall: ({ method }) => void (rpc[method] = (rpc[method] ?? 0) + 1),
     });
-    const app = buildApp({ config, chain: reader, db: handle.db });
+    const app = await composeTestApp({ config, chain: reader, db: handle.db });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     // Partner keys on separate accounts, used round-robin, so the bench measures sign-ins rather than 429s.

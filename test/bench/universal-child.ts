@@ -1,14 +1,14 @@
 // Child processes of the universal benchmark (test/bench/universal.ts), so the load generator never shares their
 // event loop. Prints one JSON line on stdout when ready, then runs until SIGTERM.
 //   sns-chain: a second local chain holding SNS accounts at their real derived addresses.
-//   service:   buildApp over SQLite with one key whose rate limit is counted but never enforced (the bench measures
+//   service:   the composed app over SQLite with one key whose rate limit is counted but never enforced (the bench measures
 //              resolution; the limiter's own cost stays in the path and is measured by the `ratelimit` section).
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
-import { buildApp } from '../../server/src/app';
+import { composeTestApp } from '../support/compose-app';
 import { createKey } from '../../server/src/features/keys/service';
 import { placeSnsName, placeSolRecordV2, testKey } from '../../server/src/features/universal/sns-testing';
 import { startLocalChain } from '../../server/src/localchain';
@@ -34,9 +34,13 @@ if (mode === 'sns-chain') {
   await migrateToLatest(database.db);
   const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), name: 'bench' });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: config.rpcTimeoutMs });
-  const app = buildApp({ config, chain: reader, db: database.db });
-  const limiter = app.services.limiter!;
-  app.services.limiter = { limit: async (...args) => ({ ...(await limiter.limit(...args)), passed: true }) };
+  const app = await composeTestApp({ config, chain: reader, db: database.db });
+  // Counted but never refused: the bench measures resolution, not 429s.
+  const gate = app.services.keyGate;
+  app.services.keyGate = { admit: async (secret, cost) => {
+    const admission = await gate.admit(secret, cost);
+    return admission && { ...admission, denied: undefined };
+  } };
   await app.listen({ port: 0, host: '127.0.0.1' });
   stop = async () => {
     await app.close();

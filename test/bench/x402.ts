@@ -19,7 +19,7 @@ import {
   wrappedNativeAccount,
   WRAPPED_NATIVE_MINT,
 } from '../../client-sdk/src/x402';
-import { buildApp } from '../../server/src/app';
+import { composeTestApp } from '../support/compose-app';
 import { startLocalChain } from '../../server/src/localchain/index';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
@@ -61,7 +61,7 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
       SIGIL_X402_IP_LIMIT_PER_MINUTE: '1000000',
     });
     const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 5_000 });
-    const app = buildApp({ config, chain: reader, db: database.db });
+    const app = await composeTestApp({ config, chain: reader, db: database.db });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), tier: 'partner', name: 'bench' });

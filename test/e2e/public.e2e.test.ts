@@ -2,7 +2,7 @@
 // "Errors → Public resolve" table, the reverse trust rules, and the cache's staleness bound.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../server/src/app';
+import { composeTestApp } from '../support/compose-app';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { findHandlePda, findPrimaryPointerPda } from '../../server/src/platform/chain/registry';
 import type { RpcCallEvent } from '../../server/src/platform/chain/types';
@@ -19,7 +19,7 @@ const apps: FastifyInstance[] = [];
 async function startService(env: Record<string, string> = {}): Promise<string> {
   const config = testConfig({ SIGIL_RPC_URL: chain.url, SIGIL_PROGRAM_ID: chain.programId, SIGIL_RESOLVE_CACHE_MS: '0', LOG_LEVEL: 'silent', ...env });
   const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 1500, onRpcCall: (e) => rpcCalls.push(e) });
-  const app = buildApp({ config, chain: reader, logger: createLogger(config) });
+  const app = await composeTestApp({ config, chain: reader, logger: createLogger(config) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   apps.push(app);
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;

@@ -210,6 +210,6 @@ describe('webhook errors over HTTP', () => {
       expect(res.status, `${method} ${path}: ${show(res)}`).toBe(503);
       expect(res.body).toStrictEqual({ code: 'PAY_WEBHOOKS_DISABLED', message: 'pay webhooks are turned off on this deployment' });
     }
-    expect(off.app.app.services.payWebhooks).toBeUndefined();
+    expect(off.app.app.services.payWebhooks.enabled).toBe(false);
   });
 });

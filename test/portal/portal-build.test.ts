@@ -100,7 +100,7 @@ describe('web-portal build', () => {
 
   it('the built route handlers reach the service: lookup over tRPC, Connect with the portal key', async () => {
     const input = encodeURIComponent(JSON.stringify({ name: '@alice' }));
-    const resolved = await fetch(`${base}/api/trpc/names.resolve?input=${input}`);
+    const resolved = await fetch(`${base}/api/trpc/resolve.resolve?input=${input}`);
     const body = await resolved.json();
     expect(resolved.status, JSON.stringify(body)).toBe(200);
     expect(body.result.data).toMatchObject({ input: '@alice', name: 'alice', namespace: 'handle' });

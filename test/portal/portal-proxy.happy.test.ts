@@ -77,16 +77,16 @@ describe('portal backend', () => {
 
   it('looks up names and wallets over tRPC, showing the spec error text', async () => {
     const alice = await demoWallet('alice');
-    const resolved = await portalTrpc(portal.config, 'names.resolve', { input: { name: '@Alice' } });
+    const resolved = await portalTrpc(portal.config, 'resolve.resolve', { input: { name: '@Alice' } });
     expect(resolved.status, show(resolved)).toBe(200);
     expect(resolved.body.result.data).toMatchObject({ input: '@Alice', name: 'alice', namespace: 'handle' });
 
-    const reversed = await portalTrpc(portal.config, 'names.reverse', { input: { address: portal.app.chain.scenario!.reverse.plainWithPrimary } });
+    const reversed = await portalTrpc(portal.config, 'resolve.reverse', { input: { address: portal.app.chain.scenario!.reverse.plainWithPrimary } });
     expect(reversed.status, show(reversed)).toBe(200);
     expect(reversed.body.result.data).toMatchObject({ handle: 'alice' });
     expect(alice.address).toBe(portal.app.chain.scenario!.reverse.plainWithPrimary);
 
-    const missing = await portalTrpc(portal.config, 'names.resolve', { input: { name: 'nobody_here_at_all' } });
+    const missing = await portalTrpc(portal.config, 'resolve.resolve', { input: { name: 'nobody_here_at_all' } });
     expect(missing.status, show(missing)).toBe(404);
     expect(missing.body.error.message).toBe('handle not registered');
     expect(missing.body.error.data.errorCode).toBe('HANDLE_NOT_REGISTERED');

@@ -84,9 +84,9 @@ describe('portal Connect proxy', () => {
 });
 
 describe('portal tRPC proxy', () => {
-  it('forwards only the portal procedures: auth.*, health.* and unknown paths are 404 without a service call', async () => {
+  it('forwards only the portal procedures: connect.*, health.* and unknown paths are 404 without a service call', async () => {
     const { calls, fetchImpl } = recordingFetch();
-    for (const path of ['auth.challenge', 'auth.session', 'health.health', 'keys', 'names.resolve,auth.challenge', 'keys.list/../auth.verify']) {
+    for (const path of ['connect.challenge', 'connect.session', 'health.health', 'keys', 'resolve.resolve,connect.challenge', 'keys.list/../connect.verify']) {
       const res = await portalTrpc(portal.config, path, { input: {} }, fetchImpl);
       expect(res.status, `${path} → ${show(res)}`).toBe(404);
       expect(res.body).toStrictEqual({ error: { message: 'no such procedure on the portal', code: -32004, data: { code: 'NOT_FOUND', httpStatus: 404, errorCode: 'NOT_FOUND' } } });
@@ -97,10 +97,10 @@ describe('portal tRPC proxy', () => {
   it('sends the session cookie as the bearer only for keys procedures, and never a client Authorization header', async () => {
     const { calls, fetchImpl } = recordingFetch();
     const cookie = 'sigil_portal_session=aaa.bbb.ccc';
-    await portalTrpc(portal.config, 'names.resolve', { input: { name: 'alice' }, cookie, headers: { authorization: 'Bearer x', 'x-api-key': 'sigil_sk_x' } }, fetchImpl);
+    await portalTrpc(portal.config, 'resolve.resolve', { input: { name: 'alice' }, cookie, headers: { authorization: 'Bearer x', 'x-api-key': 'sigil_sk_x' } }, fetchImpl);
     await portalTrpc(portal.config, 'keys.list', { input: {}, cookie, headers: { authorization: 'Bearer x' } }, fetchImpl);
     expect(calls.map((c) => [c.url, c.init.headers])).toStrictEqual([
-      [`${portal.app.base}/trpc/names.resolve?input=%7B%22name%22%3A%22alice%22%7D`, { accept: 'application/json' }],
+      [`${portal.app.base}/trpc/resolve.resolve?input=%7B%22name%22%3A%22alice%22%7D`, { accept: 'application/json' }],
       [`${portal.app.base}/trpc/keys.list?input=%7B%7D`, { accept: 'application/json', authorization: 'Bearer aaa.bbb.ccc' }],
     ]);
   });

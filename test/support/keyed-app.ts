@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { FastifyInstance } from 'fastify';
-import { buildApp, type AppDeps } from '../../server/src/app';
+import { composeTestApp, type TestAppDeps } from './compose-app';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig, type Config } from '../../server/src/platform/config';
 import type { Dialect } from '../../server/src/platform/db/index';
@@ -62,7 +62,7 @@ export async function startKeyedApp(options: {
   chain?: LocalChain;
   env?: Record<string, string>;
   /** e.g. the CA of loopback HTTPS receivers (with env SIGIL_OUTBOUND_ALLOW_LOOPBACK=true), or an injected resolver. */
-  outboundOptions?: AppDeps['outboundOptions'];
+  outboundOptions?: TestAppDeps['outboundOptions'];
 }): Promise<KeyedApp> {
   const ownChain = !options.chain;
   const chain = options.chain ?? (await startLocalChain({ scenario: true }));
@@ -77,7 +77,7 @@ export async function startKeyedApp(options: {
     ...options.env,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: config.rpcTimeoutMs });
-  const app = buildApp({ config, chain: reader, db: database.db, outboundOptions: options.outboundOptions });
+  const app = await composeTestApp({ config, chain: reader, db: database.db, outboundOptions: options.outboundOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;

@@ -2,7 +2,7 @@
 import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { TRPCClientError } from '@trpc/client';
 import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@sigil/server/trpc/router';
+import type { AppRouter } from '@sigil/server/router';
 import { errorText, trpc } from '../lib/trpc';
 import { connectWallet, findInjectedWallet } from '../lib/wallet';
 

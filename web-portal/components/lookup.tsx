@@ -21,9 +21,9 @@ export function Lookup() {
     try {
       // The service's own rule for a wallet (32 bytes in base58); `@…` is always a name.
       if (!value.startsWith('@') && isBase58Address(value)) {
-        setOutcome({ kind: 'reverse', ...(await trpc.names.reverse.query({ address: value })) });
+        setOutcome({ kind: 'reverse', ...(await trpc.resolve.reverse.query({ address: value })) });
       } else {
-        setOutcome({ kind: 'resolution', ...(await trpc.names.resolve.query({ name: value })) });
+        setOutcome({ kind: 'resolution', ...(await trpc.resolve.resolve.query({ name: value })) });
       }
     } catch (err) {
       setOutcome({ kind: 'error', query: value, text: errorText(err) });

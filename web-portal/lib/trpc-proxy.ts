@@ -1,14 +1,14 @@
 // Same-origin tRPC for the browser: the service sends no CORS headers, so the portal's backend forwards the few
 // procedures the portal uses to the service's /trpc, and turns the session cookie into the Bearer header the
-// keys procedures need. Anything else (auth.*, future procedures) is not reachable through the portal.
+// keys procedures need. Anything else (connect.*, future procedures) is not reachable through the portal.
 import { UPSTREAM_TIMEOUT_MS } from './connect-proxy';
 import type { PortalServerConfig } from './server-config';
 import { readSessionCookie } from './session-cookie';
 
 /** Procedure → whether it needs the signed-in session. */
 export const PORTAL_PROCEDURES: Readonly<Record<string, { session: boolean }>> = {
-  'names.resolve': { session: false },
-  'names.reverse': { session: false },
+  'resolve.resolve': { session: false },
+  'resolve.reverse': { session: false },
   'keys.list': { session: true },
   'keys.create': { session: true },
   'keys.revoke': { session: true },

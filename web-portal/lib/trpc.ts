@@ -1,7 +1,7 @@
 // The browser's tRPC client. Types only from the server's router (`import type`: no server code is bundled);
 // requests go to this portal's same-origin /api/trpc, which forwards them to the service (lib/trpc-proxy.ts).
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import type { AppRouter } from '@sigil/server/trpc/router';
+import type { AppRouter } from '@sigil/server/router';
 
 export const trpc = createTRPCClient<AppRouter>({
   // One procedure per request (no batching): the proxy checks each path against its allowlist.

@@ -1,68 +1,89 @@
-// What every procedure receives. Built once per request by the HTTP layer (platform/http), for both faces.
+// What every procedure receives, built once per request by the HTTP layer for both faces.
+//
+// `ctx.services` is the one services object the composition root (compose.ts) builds. This file declares only the
+// members the named procedures need (the gates below) and the platform ones; each feature adds its own members from
+// its `index.ts` with `declare module '../../trpc/context' { interface Services { … } }`. So the tRPC layer knows no
+// feature, every member is typed at the call site, and compose.ts fails to compile when a member is missing.
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Kysely } from 'kysely';
-import type { Config } from '../platform/config';
-import type { Database } from '../platform/db/schema';
+import type { KeyTier } from '@sigil/contract/keys';
 import type { ChainReader } from '../platform/chain/types';
-import type { Lifecycle } from '../platform/lifecycle';
+import type { Config, PriceClass } from '../platform/config';
 import type { Logger } from '../platform/log';
-import type { Metrics } from '../platform/metrics';
-import type { ResolveService } from '../features/resolve/service';
-import type { X402Service } from '../features/x402/service';
-import type { RateLimiter } from '../features/ratelimit/service';
-import type { ApiKey } from '../features/keys/service';
-import type { SessionService } from '../features/connect/sessions';
-import type { ConnectService } from '../features/connect/service';
-import type { UniversalService } from '../features/universal/service';
-import type { AgentService } from '../features/agents/service';
-import type { OutboundClient } from '../platform/outbound/client';
-import type { PayWebhooks } from '../features/webhooks/context';
 
-/** Key lookups the keyed procedures need (features/keys/service.ts over the db; a fake can stand in). */
-export interface ApiKeyLookup {
-  /** The active key a secret belongs to, or null (unknown, malformed, revoked). */
-  authenticate(secret: string): Promise<ApiKey | null>;
-  /** Records use (throttled); never awaited by the request path. */
-  touch(key: ApiKey): Promise<unknown>;
+/** What a keyed procedure knows about its caller. */
+export interface ApiKeyIdentity {
+  /** Key id (`key_…`, or the portal domain): the Connect audience. */
+  id: string;
+  /** The owning account (a wallet address; the portal key: its domain). */
+  account: string;
+  tier: KeyTier;
 }
 
-/** Process-wide dependencies, shared by every request. Features add theirs here (e.g. a limiter, an outbound client). */
-export interface AppServices {
-  config: Config;
-  chain: ChainReader;
-  /** Absent only in tests that need no database. */
-  db?: Kysely<Database>;
-  metrics: Metrics;
-  lifecycle: Lifecycle;
-  /** Public resolution (cached chain reads). */
-  resolve: ResolveService;
-  /** Per-key rate limiter (present with a db). */
-  limiter?: RateLimiter;
-  /** API key lookups (present with a db). */
-  apiKeys?: ApiKeyLookup;
-  /** Connect session tokens (present with a db). */
-  sessions?: SessionService;
-  /** x402 pay-per-call (present with a db when SIGIL_X402_PAY_TO is set). */
-  x402?: X402Service;
-  /** Connect challenges and proofs (present with a db). */
-  connect?: ConnectService;
-  /** Universal resolution: native names always; `sol`/`eth` adapters when their RPC is configured. */
-  universal: UniversalService;
-  /** Agent resolution and manifest validation. */
-  agents: AgentService;
-  /** The hardened outbound HTTP client (manifests, webhooks); closed through the lifecycle. */
-  outbound: OutboundClient;
-  /** Pay webhooks (present with a db unless SIGIL_PAY_WEBHOOKS is off: then the routes answer PAY_WEBHOOKS_DISABLED). */
-  payWebhooks?: PayWebhooks;
+/** A key that authenticated, with the outcome of counting this call against its windows. */
+export interface KeyAdmission {
+  key: ApiKeyIdentity;
+  /** The X-RateLimit-* headers every keyed response carries, success or error. */
+  rateHeaders: Record<string, string>;
+  /** Set when this call was over a limit: which window refused it and when to retry. */
+  denied?: { window: 'minute' | 'day'; retryAfterSeconds: number };
+}
+
+/** The key step of apiKeyProcedure / meteredProcedure (implemented by the keys feature). */
+export interface KeyGate {
+  /** Authenticates a secret and counts `cost` units; null when the key is unknown, malformed or revoked. */
+  admit(secret: string, cost: number): Promise<KeyAdmission | null>;
+}
+
+/** The Connect session behind a bearer token (implemented by the connect feature). */
+export interface SessionIdentity {
+  jti: string;
+  /** The key id the session was issued through. */
+  audience: string;
+  /** The signed-in wallet: the account of everything the portal manages. */
+  address: string;
+}
+
+export interface SessionGate {
+  /** The session behind `Authorization: Bearer …`, valid for `audience`; otherwise throws 401 INVALID_SESSION. */
+  verifyBearer(authorization: string | undefined, audience: string): Promise<SessionIdentity>;
+}
+
+/** What a keyless metered call hands to the payment rail, taken from the wire (raw URL, exact body bytes). */
+export interface MeteredRequest {
+  method: string;
+  /** The raw request target (path and query exactly as received). */
+  url: string;
+  rawBody?: Uint8Array;
+  headers: IncomingHttpHeaders;
+  clientIp: string;
+  priceClass: PriceClass;
 }
 
 /**
- * Per-request facts, and the process services under `services`. The named procedures (apiKeyProcedure,
- * sessionProcedure, meteredProcedure) read these. Kept small on purpose: tRPC copies the whole context object
- * (key by key) whenever a middleware extends it, on every request.
+ * The payment step of meteredProcedure (implemented by the x402 feature; a deployment without x402 gets one that
+ * answers 401 API_KEY_REQUIRED). `authorize` verifies without consuming; `settle` consumes after the handler
+ * succeeded and returns the receipt header value.
+ */
+export interface Meter<Payment = unknown> {
+  authorize(request: MeteredRequest): Promise<Payment>;
+  settle(payment: Payment): Promise<string>;
+}
+
+/** The process services, shared by every request. Features extend this interface from their index.ts. */
+export interface Services {
+  config: Config;
+  chain: ChainReader;
+  keyGate: KeyGate;
+  sessionGate: SessionGate;
+  meter: Meter;
+}
+
+/**
+ * Per-request facts, and the process services under `services`. Kept small on purpose: tRPC copies the whole
+ * context object (key by key) whenever a middleware extends it, on every request.
  */
 export interface RequestContext {
-  services: AppServices;
+  services: Services;
   requestId: string;
   /** `rest` for the documented paths (trpc-to-openapi), `trpc` for /trpc. */
   face: 'rest' | 'trpc';
@@ -73,7 +94,7 @@ export interface RequestContext {
   rawBody: Buffer | undefined;
   /** Lower-cased header names, as Node gives them. */
   headers: IncomingHttpHeaders;
-  /** The peer address (proxy headers are not trusted unless configured later). */
+  /** The peer address (proxy headers are not trusted). */
   clientIp: string;
   /** Logger bound to this request (every line carries `requestId`). */
   log: Logger;
@@ -81,7 +102,8 @@ export interface RequestContext {
   pathParams?: Record<string, string>;
   /**
    * Response headers a procedure or middleware wants on this request's response, success or error (e.g. the
-   * X-RateLimit-* headers). Mutable bag: the HTTP layer (app.ts onSend) applies it to whatever is sent.
+   * X-RateLimit-* headers). The HTTP layer applies this bag to whatever is finally sent, and only it: an error
+   * carries no copy of these, so each header appears once.
    */
   responseHeaders: Record<string, string>;
 }

@@ -11,27 +11,14 @@
 // Headers: every keyed response, success or error, carries X-RateLimit-Limit/-Remaining/-Daily-Limit/
 // -Daily-Remaining. The middleware writes them into `ctx.responseHeaders`, which app.ts applies to whatever
 // response is finally sent (REST or tRPC, 2xx or not). A 429 adds Retry-After.
-import type { KeyTier } from '@sigil/contract/keys';
 import { ApiError } from '@sigil/contract/errors';
-import { rateLimitHeaders } from '../features/ratelimit/service';
-import { bearerToken, type SessionClaims } from '../features/connect/sessions';
-import type { AppServices, RequestContext } from './context';
+import { X402_HEADERS } from '@sigil/contract/x402';
+import type { PriceClass } from '../platform/config';
+import type { ApiKeyIdentity, RequestContext, SessionIdentity } from './context';
 import { baseProcedure, middleware } from './init';
 import type { ProcedureMeta } from './meta';
-import type { PriceClass } from '../platform/config';
-import type { VerifiedPayment } from '../features/x402/service';
-import { X402_HEADERS } from '@sigil/contract/x402';
 
 export const publicProcedure = baseProcedure;
-
-/** What a keyed procedure knows about its caller. */
-export interface ApiKeyIdentity {
-  /** Key id (`key_…`, or the portal domain): the Connect audience. */
-  id: string;
-  /** The owning account (a wallet address; the portal key: its domain). */
-  account: string;
-  tier: KeyTier;
-}
 
 export const API_KEY_HEADER = 'x-api-key';
 
@@ -52,39 +39,29 @@ export function costOf(meta: ProcedureMeta | undefined, rawInput: unknown): numb
   }
 }
 
-function services<K extends 'apiKeys' | 'limiter' | 'sessions'>(ctx: RequestContext, name: K): NonNullable<AppServices[K]> {
-  const service = ctx.services[name];
-  // A deployment always has a db; only a misassembled app (a test without one) gets here.
-  if (!service) throw new Error(`${name} is not configured: buildApp needs a db for keyed routes`);
-  return service as NonNullable<AppServices[K]>;
-}
-
 /**
  * THE key-auth step, reusable (meteredProcedure calls it for its key path):
  *   no X-API-Key → 401 API_KEY_REQUIRED; unknown / malformed / revoked → 401 INVALID_KEY;
  *   then counts `cost` units against the key's windows → over → 429 RATE_LIMITED with Retry-After.
- * Sets the four X-RateLimit-* headers in ctx.responseHeaders (on the 429 too) and records last use.
+ * Puts the four X-RateLimit-* headers in ctx.responseHeaders (on the 429 too).
  */
 export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise<ApiKeyIdentity> {
   const header = ctx.headers[API_KEY_HEADER];
   const secret = Array.isArray(header) ? undefined : header?.trim();
   if (header === undefined || secret === '') throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
   // A repeated header is ambiguous: refuse rather than guess which one counts.
-  const key = secret === undefined ? null : await services(ctx, 'apiKeys').authenticate(secret);
-  if (!key) throw new ApiError('INVALID_KEY', 'the API key is not valid (unknown or revoked)');
-
-  const result = await services(ctx, 'limiter').limit(key.id, key.tier, cost);
-  const headers = rateLimitHeaders(result);
-  Object.assign(ctx.responseHeaders, headers);
-  if (!result.passed) {
-    const window = result.deniedBy === 'day' ? 'daily' : 'per-minute';
-    throw new ApiError('RATE_LIMITED', `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${result.retryAfterSeconds} s`, headers);
+  const admission = secret === undefined ? null : await ctx.services.keyGate.admit(secret, cost);
+  if (!admission) throw new ApiError('INVALID_KEY', 'the API key is not valid (unknown or revoked)');
+  Object.assign(ctx.responseHeaders, admission.rateHeaders);
+  const { key, denied } = admission;
+  if (denied) {
+    const window = denied.window === 'day' ? 'daily' : 'per-minute';
+    const retryAfter = String(denied.retryAfterSeconds);
+    throw new ApiError('RATE_LIMITED', `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${retryAfter} s`, {
+      'retry-after': retryAfter,
+    });
   }
-  // Informational and throttled: never delays or fails the request.
-  services(ctx, 'apiKeys')
-    .touch(key)
-    .catch((err: unknown) => ctx.log.warn({ err }, 'could not record key use'));
-  return { id: key.id, account: key.account, tier: key.tier };
+  return key;
 }
 
 const apiKeyAuth = middleware(async ({ ctx, meta, getRawInput, next }) => {
@@ -100,8 +77,8 @@ export const apiKeyProcedure = baseProcedure.use(apiKeyAuth);
  * The Connect session behind `Authorization: Bearer …`, valid for `audience` (a key id) — else 401
  * INVALID_SESSION (absent, malformed, expired, revoked, forged, `alg: none`, or issued to another key).
  */
-export function requireSession(ctx: RequestContext, audience: string): Promise<SessionClaims> {
-  return services(ctx, 'sessions').verify(bearerToken(ctx.headers.authorization), audience);
+export function requireSession(ctx: RequestContext, audience: string): Promise<SessionIdentity> {
+  return ctx.services.sessionGate.verifyBearer(ctx.headers.authorization, audience);
 }
 
 const portalSessionAuth = middleware(async ({ ctx, next }) => {
@@ -138,13 +115,11 @@ const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) =>
   if (hasApiKeyHeader(ctx)) {
     const cost = meta?.rateLimitCost ? costOf(meta, await getRawInput()) : 1;
     const apiKey: ApiKeyIdentity = await authenticateApiKey(ctx, cost);
-    return next({ ctx: { apiKey, payment: undefined as VerifiedPayment | undefined } });
+    return next({ ctx: { apiKey, payment: undefined as unknown } });
   }
-  const x402 = ctx.services.x402;
-  if (!x402) throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
-
   // Verified, not consumed: the handler runs first; only its success consumes the payment.
-  const payment = await x402.authorize({
+  const { meter } = ctx.services;
+  const payment = await meter.authorize({
     method: ctx.method,
     url: ctx.url,
     rawBody: ctx.rawBody,
@@ -152,10 +127,10 @@ const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) =>
     clientIp: ctx.clientIp,
     priceClass,
   });
-  const result = await next({ ctx: { apiKey: undefined as ApiKeyIdentity | undefined, payment } });
+  const result = await next({ ctx: { apiKey: undefined as ApiKeyIdentity | undefined, payment: payment as unknown } });
   if (!result.ok) return result; // e.g. a 404: nothing consumed, the same payment may be retried
   // One atomic statement; a concurrent winner → 409, a store failure → 503 (the response is withheld).
-  const receipt = await x402.settle(payment);
+  const receipt = await meter.settle(payment);
   ctx.responseHeaders[X402_HEADERS.response.toLowerCase()] = receipt;
   ctx.responseHeaders[X402_HEADERS.legacyResponse.toLowerCase()] = receipt;
   return result;

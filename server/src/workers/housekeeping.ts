@@ -7,10 +7,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/index';
 import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
-import { deleteExpiredWindows } from '../features/ratelimit/service';
-import { deleteExpiredReferences } from '../features/x402/store';
-import type { ConnectService } from '../features/connect/service';
-import type { SessionService } from '../features/connect/sessions';
+import type { ConnectService, SessionService } from '../features/connect/index';
+import { deleteExpiredWindows } from '../features/ratelimit/index';
+import { deleteExpiredReferences } from '../features/x402/index';
 
 /** Unpaid x402 references are kept this long past their expiry, so a late redemption still reads as expired. */
 export const X402_REFERENCE_GRACE_MS = 86_400_000;

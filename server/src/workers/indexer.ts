@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { acquireLease, releaseLease, renewLease, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
-import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/webhooks/indexer';
+import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/webhooks/index';
 
 export const INDEXER_LEASE = 'pay-indexer';
 

@@ -7,19 +7,19 @@ import type { Database } from '../platform/db/index';
 import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { OutboundClient } from '../platform/outbound/client';
-import type { QueueSignal } from '../features/webhooks/context';
+import type { QueueSignal } from '../features/webhooks/index';
 import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './delivery';
 import { startIndexerWorker, type IndexerWorker, type IndexerWorkerOptions } from './indexer';
 
 export interface PayWebhookWorkersOptions {
   db: Kysely<Database>;
   chain: ChainReader;
-  /** The app's hardened outbound client (AppServices.outbound). */
+  /** The app's hardened outbound client (Services.outbound). */
   client: OutboundClient;
   log?: Logger;
   /** When given, both workers' stops are registered on it. */
   lifecycle?: Lifecycle;
-  /** AppServices.payWebhooks.queued: request-path queueing wakes the delivery worker. */
+  /** Services.payWebhooks.queued: request-path queueing wakes the delivery worker. */
   queued?: QueueSignal;
   indexer?: Partial<Omit<IndexerWorkerOptions, 'db' | 'chain' | 'onQueued'>>;
   delivery?: Partial<Omit<DeliveryWorkerOptions, 'db' | 'client'>>;

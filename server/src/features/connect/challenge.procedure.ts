@@ -1,7 +1,7 @@
 import { ChallengeRequestSchema, ChallengeSchema, parseChallengeRequest } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { connectOf, CONNECT_AUTH_ERRORS } from './context';
+import { CONNECT_AUTH_ERRORS } from './context';
 import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/challenge: a single-use, audience-bound challenge (docs/connect.md). */
@@ -25,4 +25,4 @@ export const challenge = apiKeyProcedure
   .use(parsedBody(parseChallengeRequest))
   .input(ChallengeRequestSchema)
   .output(ChallengeSchema)
-  .mutation(({ ctx }) => connectOf(ctx).createChallenge(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx }) => ctx.services.connect.createChallenge(ctx.apiKey.id, ctx.body));

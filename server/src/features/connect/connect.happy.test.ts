@@ -181,7 +181,7 @@ describe('verify → session → session read', () => {
   });
 
   it('the tRPC face serves the same procedures with the same headers', async () => {
-    const res = await world.app.call('POST', '/trpc/auth.challenge', { key: world.secret, body: { handle: 'alice' } });
+    const res = await world.app.call('POST', '/trpc/connect.challenge', { key: world.secret, body: { handle: 'alice' } });
     expect(res.status, show(res)).toBe(200);
     expect(res.body.result.data.handle).toBe('alice');
     expect(res.headers.get('x-ratelimit-limit')).toBe('300');

@@ -1,11 +1,4 @@
-// What the Connect procedures share: the service from the context, and the auth error rows of their docs.
-import type { RequestContext } from '../../trpc/context';
-import type { ConnectService } from './service';
-
-export function connectOf(ctx: RequestContext): ConnectService {
-  if (!ctx.services.connect) throw new Error('connect is not configured: buildApp needs a db');
-  return ctx.services.connect;
-}
+// What the Connect procedures share: the auth error rows of their docs.
 
 /** Errors every keyed route can answer (trpc/procedures.ts apiKeyProcedure). */
 export const CONNECT_AUTH_ERRORS = {

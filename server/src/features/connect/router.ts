@@ -5,5 +5,5 @@ import { verify } from './verify.procedure';
 import { verifySignin } from './verify-signin.procedure';
 import { verifyTx } from './verify-tx.procedure';
 
-/** tRPC paths: auth.challenge, auth.verify, auth.verifyTx, auth.verifySignin, auth.session. */
+/** tRPC paths: connect.challenge, connect.verify, connect.verifyTx, connect.verifySignin, connect.session. */
 export const connectRouter = router({ challenge, verify, verifyTx, verifySignin, session });

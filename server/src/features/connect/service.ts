@@ -30,7 +30,7 @@ import type { AttestationAccount, ChainReader, HandleAccount } from '../../platf
 import { isAttestationLive, isHandleReleased } from '../../platform/chain/live';
 import { decodeSignature, verifyWalletMessage, verifyWalletMessageAsync } from '../../platform/crypto/wallet-signature';
 import { affectedRows, createDurabilityBarrier, withoutFsync, type ConnectChallengesTable, type Database } from '../../platform/db/index';
-import type { ResolveService } from '../resolve/service';
+import type { ResolveService } from '../resolve/index';
 import type { SessionClaims, SessionService } from './sessions';
 import { verifyMemoTransaction } from './memo-tx';
 import { verifySigninProof } from './siws';

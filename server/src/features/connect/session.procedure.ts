@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { SessionReadSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure, requireSession } from '../../trpc/procedures';
-import { connectOf, CONNECT_AUTH_ERRORS } from './context';
+import { apiKeyProcedure } from '../../trpc/procedures';
+import { CONNECT_AUTH_ERRORS } from './context';
+import { bearerToken } from './sessions';
 
 /** GET /v1/auth/session: X-API-Key + the Bearer session issued through THAT key; handle and attestations re-read live. */
 export const session = apiKeyProcedure
@@ -17,4 +18,4 @@ export const session = apiKeyProcedure
   )
   .input(z.object({}))
   .output(SessionReadSchema)
-  .query(async ({ ctx }) => connectOf(ctx).readSession(await requireSession(ctx, ctx.apiKey.id)));
+  .query(async ({ ctx }) => ctx.services.connect.readSession(await ctx.services.sessions.verify(bearerToken(ctx.headers.authorization), ctx.apiKey.id)));

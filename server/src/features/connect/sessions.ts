@@ -12,7 +12,7 @@ import type { Kysely } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
 import type { ConnectSource } from '@sigil/contract/connect';
 import { affectedRows, withoutFsync, type Database } from '../../platform/db/index';
-import { prefixedId } from '../keys/ids';
+import { prefixedId } from '../../platform/ids';
 
 export const SESSION_ALGORITHM = 'HS256' as const;
 export const SESSION_ISSUER = 'sigil';

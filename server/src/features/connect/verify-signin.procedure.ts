@@ -1,7 +1,7 @@
 import { parseVerifySigninRequest, SessionSchema, VerifySigninRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { connectOf, CONNECT_AUTH_ERRORS } from './context';
+import { CONNECT_AUTH_ERRORS } from './context';
 import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/verify-signin: a sign-in-with-Solana message for an address-control challenge. */
@@ -23,4 +23,4 @@ export const verifySignin = apiKeyProcedure
   .use(parsedBody(parseVerifySigninRequest))
   .input(VerifySigninRequestSchema)
   .output(SessionSchema)
-  .mutation(({ ctx }) => connectOf(ctx).verifySignin(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx }) => ctx.services.connect.verifySignin(ctx.apiKey.id, ctx.body));

@@ -1,7 +1,7 @@
 import { parseVerifyTxRequest, SessionSchema, VerifyTxRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { connectOf, CONNECT_AUTH_ERRORS } from './context';
+import { CONNECT_AUTH_ERRORS } from './context';
 import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/verify-tx: a signed, never-broadcast memo transaction (challenges requested with mode `tx`). */
@@ -22,4 +22,4 @@ export const verifyTx = apiKeyProcedure
   .use(parsedBody(parseVerifyTxRequest))
   .input(VerifyTxRequestSchema)
   .output(SessionSchema)
-  .mutation(({ ctx }) => connectOf(ctx).verifyTx(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx }) => ctx.services.connect.verifyTx(ctx.apiKey.id, ctx.body));

@@ -1,7 +1,7 @@
 import { parseVerifyRequest, SessionSchema, VerifyRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { connectOf, CONNECT_AUTH_ERRORS } from './context';
+import { CONNECT_AUTH_ERRORS } from './context';
 import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/verify: a signature over the challenge string (raw bytes or an off-chain envelope). */
@@ -23,4 +23,4 @@ export const verify = apiKeyProcedure
   .use(parsedBody(parseVerifyRequest))
   .input(VerifyRequestSchema)
   .output(SessionSchema)
-  .mutation(({ ctx }) => connectOf(ctx).verify(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx }) => ctx.services.connect.verify(ctx.apiKey.id, ctx.body));

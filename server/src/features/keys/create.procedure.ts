@@ -1,8 +1,8 @@
 import { CreateKeyRequestSchema, CreateKeyResponseSchema } from '@sigil/contract/keys';
 import { rest } from '../../trpc/meta';
 import { sessionProcedure } from '../../trpc/procedures';
-import { dbOf, PORTAL_AUTH_ERRORS } from './context';
-import { createKey, toKeyView } from './service';
+import { PORTAL_AUTH_ERRORS } from './context';
+import { toKeyView } from './service';
 
 /** POST /v1/keys: a new free key for the session's wallet; the secret appears only in this response. */
 export const create = sessionProcedure
@@ -18,6 +18,6 @@ export const create = sessionProcedure
   .input(CreateKeyRequestSchema.optional().default({}))
   .output(CreateKeyResponseSchema)
   .mutation(async ({ ctx, input }) => {
-    const { key, secret } = await createKey(dbOf(ctx), { account: ctx.session.address, name: input.name ?? null });
+    const { key, secret } = await ctx.services.keys.create({ account: ctx.session.address, name: input.name ?? null });
     return { key: toKeyView(key), secret };
   });

@@ -2,8 +2,8 @@ import { ApiError } from '@sigil/contract/errors';
 import { RevokeKeyParamsSchema, RevokeKeyResponseSchema } from '@sigil/contract/keys';
 import { rest } from '../../trpc/meta';
 import { sessionProcedure } from '../../trpc/procedures';
-import { dbOf, PORTAL_AUTH_ERRORS } from './context';
-import { revokeKey, toKeyView } from './service';
+import { PORTAL_AUTH_ERRORS } from './context';
+import { toKeyView } from './service';
 
 /** DELETE /v1/keys/{id}: revokes one of the caller's keys (idempotent); another account's key is 404. */
 export const revoke = sessionProcedure
@@ -19,7 +19,7 @@ export const revoke = sessionProcedure
   .input(RevokeKeyParamsSchema)
   .output(RevokeKeyResponseSchema)
   .mutation(async ({ ctx, input }) => {
-    const key = await revokeKey(dbOf(ctx), ctx.session.address, input.id);
+    const key = await ctx.services.keys.revoke(ctx.session.address, input.id);
     if (!key) throw new ApiError('KEY_NOT_FOUND', `no key ${input.id} in your account`);
     return { key: toKeyView(key) };
   });

@@ -12,8 +12,8 @@ import {
 } from '@sigil/contract/keys';
 import { isBase58Address } from '@sigil/contract/names';
 import { affectedRows, dialectOf, type ApiKeysTable, type Database } from '../../platform/db/index';
-import { readUsage, windowsAt } from '../ratelimit/service';
-import { newKeyId } from './ids';
+import { readUsage, windowsAt } from '../ratelimit/index';
+import { prefixedId } from '../../platform/ids';
 import { displayPrefix, generateSecret, hashSecret, looksLikeSecret, sameHash, weakSecretReason } from './secret';
 
 /** A key as the server holds it: the owner's view plus its account. Never the secret, never the hash. */
@@ -63,7 +63,7 @@ export async function createKey(
   if (!isBase58Address(input.account)) throw new Error('createKey: account must be a wallet address');
   const secret = generateSecret();
   const row = {
-    id: newKeyId(now),
+    id: prefixedId('key_', now),
     account: input.account,
     name: input.name ?? null,
     tier: input.tier ?? 'free',
@@ -267,3 +267,16 @@ export async function accountUsage(db: Kysely<Database>, account: string, now: n
     keys: perKey,
   };
 }
+
+/** The keys service the portal procedures call: the functions above, bound to one db. */
+export function createKeysService(deps: { db: Kysely<Database> }) {
+  const { db } = deps;
+  return {
+    create: (input: { account: string; name?: string | null }) => createKey(db, input),
+    listWithUsage: (account: string) => listKeysWithUsage(db, account),
+    revoke: (account: string, keyId: string) => revokeKey(db, account, keyId),
+    usage: (account: string) => accountUsage(db, account),
+  };
+}
+
+export type KeysService = ReturnType<typeof createKeysService>;

@@ -2,5 +2,5 @@ import { router } from '../../trpc/init';
 import { resolve } from './resolve.procedure';
 import { reverse } from './reverse.procedure';
 
-/** tRPC paths: names.resolve, names.reverse. */
+/** tRPC paths: resolve.resolve, resolve.reverse. */
 export const resolveRouter = router({ resolve, reverse });

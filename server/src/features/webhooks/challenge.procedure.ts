@@ -2,8 +2,7 @@ import { parseWebhookChallengeRequest, WebhookChallengeRequestSchema, WebhookCha
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { parsedBody } from '../connect/parse-input';
-import { callerOf, payWebhooksOf, WEBHOOK_AUTH_ERRORS } from './context';
-import { issueWebhookChallenge } from './service';
+import { callerOf, WEBHOOK_AUTH_ERRORS } from './context';
 
 /** POST /v1/pay/webhooks/challenge: the `sigil-pay-webhook:v1` message the scope's wallet signs (docs/webhooks.md). */
 export const challenge = apiKeyProcedure
@@ -27,7 +26,4 @@ export const challenge = apiKeyProcedure
   .use(parsedBody(parseWebhookChallengeRequest))
   .input(WebhookChallengeRequestSchema)
   .output(WebhookChallengeResponseSchema)
-  .mutation(({ ctx, input }) => {
-    const hooks = payWebhooksOf(ctx);
-    return issueWebhookChallenge(hooks.db, hooks.deps, callerOf(ctx.apiKey), input);
-  });
+  .mutation(({ ctx, input }) => ctx.services.payWebhooks.issueChallenge(callerOf(ctx.apiKey), input));

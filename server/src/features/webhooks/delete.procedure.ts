@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf, payWebhooksOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
-import { deleteWebhook } from './service';
+import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 
 /** DELETE /v1/pay/webhooks/{id}: 204; the webhook and its delivery log are gone. (tRPC answers `{id, deleted: true}`.) */
 export const remove = apiKeyProcedure
@@ -19,6 +18,6 @@ export const remove = apiKeyProcedure
   .input(WebhookIdParamsSchema)
   .output(z.object({ id: z.string(), deleted: z.literal(true) }))
   .mutation(async ({ ctx, input }) => {
-    await deleteWebhook(payWebhooksOf(ctx).db, callerOf(ctx.apiKey), input.id);
+    await ctx.services.payWebhooks.remove(callerOf(ctx.apiKey), input.id);
     return { id: input.id, deleted: true as const };
   });

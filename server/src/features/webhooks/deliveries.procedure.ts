@@ -1,8 +1,7 @@
 import { DeliveryListQuerySchema, DeliveryListResponseSchema } from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf, payWebhooksOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
-import { listDeliveries } from './service';
+import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 
 /** GET /v1/pay/webhooks/{id}/deliveries?limit=1..200 (default 50): the delivery log, newest first. */
 export const deliveries = apiKeyProcedure
@@ -17,4 +16,4 @@ export const deliveries = apiKeyProcedure
   )
   .input(WebhookIdParamsSchema.extend(DeliveryListQuerySchema.shape))
   .output(DeliveryListResponseSchema)
-  .query(({ ctx, input }) => listDeliveries(payWebhooksOf(ctx).db, callerOf(ctx.apiKey), input.id, { limit: input.limit }));
+  .query(({ ctx, input }) => ctx.services.payWebhooks.deliveries(callerOf(ctx.apiKey), input.id, { limit: input.limit }));

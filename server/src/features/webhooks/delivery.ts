@@ -12,7 +12,7 @@ import { afterFailedAttempt, AUTO_PAUSED_PREFIX, DELIVERY_ID_PREFIX, WEBHOOK_HEA
 import { affectedRows, dialectOf, withoutFsync, type Database, type WebhookDeliveriesTable } from '../../platform/db/index';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
 import { signWebhook } from '../../platform/outbound/signing';
-import { prefixedId } from '../keys/ids';
+import { prefixedId } from '../../platform/ids';
 
 /** A delivery as it is when (re)queued: no attempts yet, due now, unleased, nothing recorded. */
 export function queuedDeliveryState(now: number) {

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { DeliveryRecordSchema } from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf, payWebhooksOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
-import { redeliver as redeliverService } from './service';
+import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 
 /** POST /v1/pay/webhooks/{id}/deliveries/{deliveryId}/redeliver: a delivered or dead delivery goes back in the queue. */
 export const redeliver = apiKeyProcedure
@@ -20,9 +19,4 @@ export const redeliver = apiKeyProcedure
   )
   .input(WebhookIdParamsSchema.extend({ deliveryId: z.string().min(1).max(128) }))
   .output(DeliveryRecordSchema)
-  .mutation(async ({ ctx, input }) => {
-    const hooks = payWebhooksOf(ctx);
-    const record = await redeliverService(hooks.db, callerOf(ctx.apiKey), input.id, input.deliveryId);
-    hooks.queued.notify();
-    return record;
-  });
+  .mutation(({ ctx, input }) => ctx.services.payWebhooks.redeliver(callerOf(ctx.apiKey), input.id, input.deliveryId));

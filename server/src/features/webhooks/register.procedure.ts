@@ -2,8 +2,7 @@ import { parseWebhookRegisterRequest, WebhookCreatedSchema, WebhookRegisterReque
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { parsedBody } from '../connect/parse-input';
-import { callerOf, payWebhooksOf, WEBHOOK_AUTH_ERRORS } from './context';
-import { registerWebhook } from './service';
+import { callerOf, WEBHOOK_AUTH_ERRORS } from './context';
 
 /** POST /v1/pay/webhooks: `{nonce, signature}` → 201 the webhook with its secret (shown once). */
 export const register = apiKeyProcedure
@@ -30,7 +29,4 @@ export const register = apiKeyProcedure
   .use(parsedBody(parseWebhookRegisterRequest))
   .input(WebhookRegisterRequestSchema)
   .output(WebhookCreatedSchema)
-  .mutation(({ ctx, input }) => {
-    const hooks = payWebhooksOf(ctx);
-    return registerWebhook(hooks.db, hooks.deps, callerOf(ctx.apiKey), input);
-  });
+  .mutation(({ ctx, input }) => ctx.services.payWebhooks.register(callerOf(ctx.apiKey), input));

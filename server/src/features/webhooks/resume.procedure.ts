@@ -1,8 +1,7 @@
 import { WebhookSchema } from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf, payWebhooksOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
-import { resumeWebhook } from './service';
+import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 
 /** POST /v1/pay/webhooks/{id}/resume: re-activates an auto-paused webhook; anything else is NOT_RESUMABLE. */
 export const resume = apiKeyProcedure
@@ -17,4 +16,4 @@ export const resume = apiKeyProcedure
   )
   .input(WebhookIdParamsSchema)
   .output(WebhookSchema)
-  .mutation(({ ctx, input }) => resumeWebhook(payWebhooksOf(ctx).db, callerOf(ctx.apiKey), input.id));
+  .mutation(({ ctx, input }) => ctx.services.payWebhooks.resume(callerOf(ctx.apiKey), input.id));

@@ -1,8 +1,7 @@
 import { RotateSecretResponseSchema } from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf, payWebhooksOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
-import { rotateWebhookSecret } from './service';
+import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 
 /** POST /v1/pay/webhooks/{id}/rotate-secret: a new secret, shown once, signing every attempt from now on (retries too). */
 export const rotateSecret = apiKeyProcedure
@@ -17,4 +16,4 @@ export const rotateSecret = apiKeyProcedure
   )
   .input(WebhookIdParamsSchema)
   .output(RotateSecretResponseSchema)
-  .mutation(({ ctx, input }) => rotateWebhookSecret(payWebhooksOf(ctx).db, callerOf(ctx.apiKey), input.id));
+  .mutation(({ ctx, input }) => ctx.services.payWebhooks.rotateSecret(callerOf(ctx.apiKey), input.id));

@@ -26,7 +26,7 @@ import { ChainError, type ChainReader } from '../../platform/chain/types';
 import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
 import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable, type WebhookDeliveriesTable } from '../../platform/db/index';
 import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
-import { prefixedId } from '../keys/ids';
+import { prefixedId } from '../../platform/ids';
 import { newDeliveryRow, queuedDeliveryState } from './delivery';
 import { controllers, readNameControl, PAYMENT_RECORD_KEY } from './control';
 

@@ -1,8 +1,7 @@
 import { DeliveryRecordSchema } from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf, payWebhooksOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
-import { sendTestEvent } from './service';
+import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 
 /** POST /v1/pay/webhooks/{id}/test: queues a signed test event (`test: true`) through the normal delivery path. */
 export const sendTest = apiKeyProcedure
@@ -19,9 +18,4 @@ export const sendTest = apiKeyProcedure
   )
   .input(WebhookIdParamsSchema)
   .output(DeliveryRecordSchema)
-  .mutation(async ({ ctx, input }) => {
-    const hooks = payWebhooksOf(ctx);
-    const record = await sendTestEvent(hooks.db, callerOf(ctx.apiKey), input.id);
-    hooks.queued.notify();
-    return record;
-  });
+  .mutation(({ ctx, input }) => ctx.services.payWebhooks.sendTest(callerOf(ctx.apiKey), input.id));

@@ -23,7 +23,7 @@ import { base58 } from '@scure/base';
 import type { Kysely } from 'kysely';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, payEventId, type PayEvent } from '@sigil/contract/pay-events';
 import type { Database } from '../../platform/db/index';
-import { prefixedId } from '../keys/ids';
+import { prefixedId } from '../../platform/ids';
 import { newWebhookSecret, type WebhookServiceDeps } from './service';
 import {
   findHandlePda,

@@ -20,11 +20,13 @@ import {
   WRAPPED_NATIVE_MINT,
   type PaymentShapeOptions,
 } from '@sigil/client-sdk/x402';
-import { buildApp, type AppDeps } from '../../app';
+import { composeTestApp, type TestAppDeps } from '../../../../test/support/compose-app';
 import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { createChainReader } from '../../platform/chain/reader';
 import { testConfig, type Config } from '../../platform/config';
-import type { Dialect } from '../../platform/db/index';
+import type { Database, Dialect } from '../../platform/db/index';
+import type { Kysely } from 'kysely';
+import type { VerifiedPayment } from './service';
 import { healthRouter } from '../health/router';
 import { createKey } from '../keys/service';
 import { rest } from '../../trpc/meta';
@@ -98,6 +100,9 @@ export const handlerCalls = new Map<string, number>();
  * call, then 200; `slow-*` → 300 ms before answering (lets concurrent redeemers all pass verification);
  * `withhold-*` → on the first call, takes the payment store's table away (the consume that follows fails).
  */
+/** The database of the app started last: the `withhold-` probe breaks its payments table to fail settlement. */
+let probeDb: Kysely<Database> | undefined;
+
 export const x402ProbeRouter = router({
   health: healthRouter,
   x402probe: router({
@@ -110,8 +115,8 @@ export const x402ProbeRouter = router({
         handlerCalls.set(input.name, calls);
         if (input.name === 'missing' || (input.name.startsWith('flaky-') && calls === 1)) throw new ApiError('NOT_FOUND', 'no such name');
         if (input.name.startsWith('slow-')) await new Promise((r) => setTimeout(r, 300));
-        if (input.name.startsWith('withhold-') && calls === 1) await ctx.services.db!.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
-        return { name: input.name, paidBy: ctx.payment?.payer ?? null, keyId: ctx.apiKey?.id ?? null };
+        if (input.name.startsWith('withhold-') && calls === 1) await probeDb!.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
+        return { name: input.name, paidBy: (ctx.payment as VerifiedPayment | undefined)?.payer ?? null, keyId: ctx.apiKey?.id ?? null };
       }),
     unlisted: meteredProcedure
       .meta(rest('GET', '/v1/test/unlisted', { summary: 'metered but not in METERED_ROUTES' }))
@@ -169,11 +174,12 @@ export async function startX402App(
     database?: FreshDatabase;
     router?: AnyTRPCRouter;
     /** E.g. the CA of a loopback HTTPS receiver serving agent manifests (with SIGIL_OUTBOUND_ALLOW_LOOPBACK). */
-    outboundOptions?: AppDeps['outboundOptions'];
+    outboundOptions?: TestAppDeps['outboundOptions'];
   } = { dialect: 'sqlite' },
 ): Promise<X402App> {
   const { chain } = env;
   const database = options.database ?? (await freshDatabase(options.dialect));
+  probeDb = database.db;
   const config = testConfig({
     SIGIL_RPC_URL: chain.url,
     SIGIL_PROGRAM_ID: chain.programId,
@@ -184,7 +190,7 @@ export async function startX402App(
     ...options.vars,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 2_000 });
-  const app = buildApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter, outboundOptions: options.outboundOptions });
+  const app = await composeTestApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter, outboundOptions: options.outboundOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64 } from '@scure/base';
 import { X402_HEADERS, decodeBase64Json, deriveReference, redeemMessage, requestHash, canonicalRequest } from '@sigil/contract/x402';
 import { payAndFetch, wrappedNativeAccount } from '@sigil/client-sdk/x402';
-import { appRouter } from '../../trpc/router';
+import { appRouter } from '../../router';
 import { METERED_ROUTES } from '../../trpc/procedures';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
 import { demoWallet, respondJson, setRecord } from '../agents/testing';

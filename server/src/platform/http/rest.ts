@@ -39,7 +39,7 @@ export interface RestRoute {
   face: 'public' | 'v1';
   /** Path parameters, decoded once. */
   pathParams: Record<string, string>;
-  /** The matched procedure's dotted tRPC path, e.g. `names.resolve`. */
+  /** The matched procedure's dotted tRPC path, e.g. `resolve.resolve`. */
   procedurePath: string;
   /** The procedure allows replaying a recent identical answer (meta.sharedCache). */
   sharedCache: boolean;

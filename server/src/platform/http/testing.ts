@@ -5,14 +5,14 @@ import { Writable } from 'node:stream';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { ApiError, PublicError } from '@sigil/contract/errors';
-import { buildApp, type AppDeps } from '../../app';
 import { ChainError, type ChainReader } from '../chain/types';
 import { testConfig, type Config } from '../config';
 import { createLogger } from '../log';
 import { mergeRouters, router } from '../../trpc/init';
 import { rest } from '../../trpc/meta';
 import { publicProcedure } from '../../trpc/procedures';
-import { appRouter } from '../../trpc/router';
+import { appRouter } from '../../router';
+import { composeTestApp, type TestAppDeps } from '../../../../test/support/compose-app';
 
 const unsupported = () => {
   throw new Error('not used by this test');
@@ -137,7 +137,7 @@ export interface TestApp {
 }
 
 /** buildApp on 127.0.0.1:0 with the probe router and a log capture. */
-export async function startTestApp(opts: { env?: Record<string, string>; deps?: Partial<AppDeps> } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { env?: Record<string, string>; deps?: Partial<TestAppDeps> } = {}): Promise<TestApp> {
   const config = testConfig({ LOG_LEVEL: 'info', ...opts.env });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -146,7 +146,7 @@ export async function startTestApp(opts: { env?: Record<string, string>; deps?: 
       done();
     },
   });
-  const app = buildApp({ config, chain: fakeChain(), logger: createLogger(config, sink), router: testRouter, ...opts.deps });
+  const app = await composeTestApp({ config, chain: fakeChain(), logger: createLogger(config, sink), router: testRouter, ...opts.deps });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { base: `http://127.0.0.1:${port}`, logs, config, close: () => app.close() };

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { KEY_ID_PATTERN } from '@sigil/contract/keys';
-import { newKeyId, prefixedId } from './ids';
+import { prefixedId } from './ids';
+
+const newKeyId = (now?: number) => prefixedId('key_', now);
 
 describe('time-sortable ids', () => {
   it('are key_ + 22 base58 characters', () => {

@@ -1,7 +1,7 @@
 // Prefixed, time-sortable ids: `<prefix>` + 22 base58 characters encoding 16 bytes =
 // 48-bit big-endian epoch ms ‖ 80 random bits. Fixed width, and the base58 alphabet is in ASCII order, so ids
 // sort (as plain strings, in SQL too) by creation time; 80 random bits make collisions within a millisecond
-// negligible. Generic on purpose: other features (`whsub_`, …) can use `prefixedId`.
+// negligible. Every feature's ids (`key_`, `whsub_`, `sess_` …) come from `prefixedId`.
 import { randomBytes } from 'node:crypto';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
@@ -24,8 +24,4 @@ export function prefixedId(prefix: string, now: number = Date.now()): string {
   bytes.writeUIntBE(now, 0, 6);
   randomBytes(10).copy(bytes, 6);
   return prefix + fixedWidthBase58(bytes, SORTABLE_ID_LENGTH);
-}
-
-export function newKeyId(now?: number): string {
-  return prefixedId('key_', now);
 }

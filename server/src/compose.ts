@@ -1,0 +1,89 @@
+// THE composition root: from the config, the database, the chain reader and a clock it builds the one services
+// object every request and worker uses. Every member is required (trpc/context.ts `Services`, extended by each
+// feature's index.ts), so a feature that is not wired here does not compile. Adding a feature = one line here and
+// one in router.ts.
+import type { Kysely } from 'kysely';
+import type { ChainReader } from './platform/chain/types';
+import type { Config } from './platform/config';
+import type { Database } from './platform/db/index';
+import type { Lifecycle } from './platform/lifecycle';
+import type { Logger } from './platform/log';
+import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from './platform/outbound/client';
+import type { Services } from './trpc/context';
+import { createAgentService } from './features/agents/index';
+import { createConnectService, createSessionGate, createSessionService } from './features/connect/index';
+import { createKeyGate, createKeysService } from './features/keys/index';
+import { createRateLimiter } from './features/ratelimit/index';
+import { createResolveService } from './features/resolve/index';
+import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
+import { createPayWebhooksService, createQueueSignal } from './features/webhooks/index';
+import { createX402Service, meteringOff } from './features/x402/index';
+
+export interface ComposeDeps {
+  config: Config;
+  db: Kysely<Database>;
+  chain: ChainReader;
+  log: Logger;
+  /** Stop callbacks of what compose opens (the outbound client); main.ts runs them at shutdown. */
+  lifecycle: Lifecycle;
+  /** The clock of the services that take one (tests move time); default Date.now. */
+  now?: () => number;
+  /** Tests only: the CA of their loopback HTTPS receivers, a fake DNS resolver. */
+  outboundOptions?: Pick<OutboundClientOptions, 'ca' | 'resolver'>;
+}
+
+/** What the process holds beyond the request services: the platform handles the workers need too. */
+export interface AppServices extends Services {
+  db: Kysely<Database>;
+  /** The hardened outbound HTTP client (manifests, webhook deliveries); closed through the lifecycle. */
+  outbound: OutboundClient;
+}
+
+export function composeServices(deps: ComposeDeps): AppServices {
+  const { config, db, chain, log } = deps;
+  const outbound = createOutboundClient({ allowLoopback: config.outboundAllowLoopback, ...deps.outboundOptions });
+  deps.lifecycle.onStop('outbound client', () => outbound.close());
+
+  const resolve = createResolveService({ chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs });
+  const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
+  const timeoutMs = config.rpcTimeoutMs;
+  return {
+    config,
+    chain,
+    db,
+    outbound,
+    keyGate: createKeyGate({ db, limiter: createRateLimiter(db), log }),
+    sessionGate: createSessionGate(sessions),
+    meter: config.x402 ? createX402Service({ settings: config.x402, chain, db, log }) : meteringOff,
+    resolve,
+    sessions,
+    connect: createConnectService({
+      db,
+      chain,
+      resolve,
+      sessions,
+      challengeTtlSeconds: config.challengeTtlSeconds,
+      signinDomains: config.signinDomains,
+      now: deps.now,
+    }),
+    keys: createKeysService({ db }),
+    universal: createUniversalService({
+      chain,
+      suffixes: config.domainSuffixes,
+      // Foreign namespaces exist only when their RPC is configured; otherwise they answer 501 NOT_CONFIGURED.
+      sns: config.solRpcUrl ? createSnsAdapter({ rpcUrl: config.solRpcUrl, timeoutMs }) : undefined,
+      ens: config.ethRpcUrl ? createEnsAdapter({ rpcUrl: config.ethRpcUrl, timeoutMs }) : undefined,
+    }),
+    agents: createAgentService({ chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway }),
+    payWebhooks: createPayWebhooksService({
+      db,
+      chain,
+      enabled: config.payWebhooks,
+      // Registration vets URLs with the same resolver and loopback rule the delivery client applies.
+      resolver: deps.outboundOptions?.resolver,
+      allowLoopback: config.outboundAllowLoopback,
+      queued: createQueueSignal(),
+      now: deps.now,
+    }),
+  };
+}

@@ -1,0 +1,17 @@
+// Connect: sign-in by wallet signature (challenges, the three proof paths, sessions).
+import type { ConnectService } from './service';
+import type { SessionService } from './sessions';
+
+export { connectRouter } from './router';
+export { createConnectService } from './service';
+export { createSessionService } from './sessions';
+export { createSessionGate } from './session-gate';
+export type { ConnectService } from './service';
+export type { SessionService } from './sessions';
+
+declare module '../../trpc/context' {
+  interface Services {
+    connect: ConnectService;
+    sessions: SessionService;
+  }
+}

@@ -1,0 +1,36 @@
+// The key step every keyed request takes (trpc/procedures.ts authenticateApiKey → KeyGate.admit): the secret's
+// key, then one atomic count against its windows. The whole path from the X-API-Key header to the limiter's SQL is
+// procedures.ts → this file → ratelimit/service.ts.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../platform/db/index';
+import type { Logger } from '../../platform/log';
+import type { KeyAdmission, KeyGate } from '../../trpc/context';
+import { rateLimitHeaders, type RateLimiter } from '../ratelimit/index';
+import { authenticateKey, touchLastUsed } from './service';
+
+export interface KeyGateDeps {
+  db: Kysely<Database>;
+  limiter: RateLimiter;
+  log: Logger;
+}
+
+export async function admitKey(deps: KeyGateDeps, secret: string, cost: number): Promise<KeyAdmission | null> {
+  const key = await authenticateKey(deps.db, secret);
+  if (!key) return null;
+  const result = await deps.limiter.limit(key.id, key.tier, cost);
+  const admission: KeyAdmission = {
+    key: { id: key.id, account: key.account, tier: key.tier },
+    rateHeaders: rateLimitHeaders(result),
+  };
+  if (!result.passed) {
+    admission.denied = { window: result.deniedBy === 'day' ? 'day' : 'minute', retryAfterSeconds: result.retryAfterSeconds ?? 1 };
+    return admission;
+  }
+  // Informational and throttled: never delays or fails the request.
+  touchLastUsed(deps.db, key).catch((err: unknown) => deps.log.warn({ err }, 'could not record key use'));
+  return admission;
+}
+
+export function createKeyGate(deps: KeyGateDeps): KeyGate {
+  return { admit: (secret, cost) => admitKey(deps, secret, cost) };
+}

@@ -1,0 +1,16 @@
+// Pay webhooks: registration by wallet signature, management routes, and what the workers run.
+import type { PayWebhooksService } from './pay-webhooks';
+
+export { payWebhooksRouter } from './router';
+export { createPayWebhooksService, createQueueSignal } from './pay-webhooks';
+export type { PayWebhooksService, QueueSignal } from './pay-webhooks';
+export { claimReadyAttempts, createDeliveredFinisher, sendAttempt } from './delivery';
+export type { AttemptOutcome, DeliveryDeps } from './delivery';
+export { runIndexerPass } from './indexer';
+export type { IndexerDeps, IndexerPassResult } from './indexer';
+
+declare module '../../trpc/context' {
+  interface Services {
+    payWebhooks: PayWebhooksService;
+  }
+}

@@ -1,0 +1,22 @@
+// The root router: every procedure of the service, served as tRPC at /trpc and as REST at each procedure's
+// `meta.openapi` path. Keys match the feature folders. Adding a feature = one line here and one in compose.ts.
+import { agentsRouter } from './features/agents/index';
+import { connectRouter } from './features/connect/index';
+import { healthRouter } from './features/health/index';
+import { keysRouter } from './features/keys/index';
+import { resolveRouter } from './features/resolve/index';
+import { universalRouter } from './features/universal/index';
+import { payWebhooksRouter } from './features/webhooks/index';
+import { router } from './trpc/init';
+
+export const appRouter = router({
+  health: healthRouter,
+  resolve: resolveRouter,
+  connect: connectRouter,
+  keys: keysRouter,
+  payWebhooks: payWebhooksRouter,
+  universal: universalRouter,
+  agents: agentsRouter,
+});
+
+export type AppRouter = typeof appRouter;
