@@ -6,9 +6,9 @@
 // the unbound `v1` strings are never produced and never accepted.
 
 import { z } from 'zod';
-import { ApiError, type V1ErrorCode } from './errors';
+import type { V1ErrorCode } from './errors';
 import { isBase58Address, parseHandle } from './names';
-import { parseWithFieldCodes } from './parse';
+import { addCodedIssue, parseCoded, withFieldCodes } from './parse';
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixed texts and defaults
@@ -73,17 +73,40 @@ export type ConnectMode = z.infer<typeof ConnectModeSchema>;
 // ---------------------------------------------------------------------------------------------------------
 // Requests
 
+/** The code a failing field answers with; anything else (non-object body, unknown shape) is BAD_REQUEST. */
+const FIELD_CODES: Record<string, V1ErrorCode> = {
+  handle: 'INVALID_HANDLE',
+  wallet: 'INVALID_WALLET',
+  mode: 'INVALID_CHALLENGE_REQUEST',
+  signer: 'INVALID_WALLET',
+  signature: 'INVALID_SIGNATURE_ENCODING',
+};
+
 /**
- * Challenge request as it crosses the wire. Deliberately loose (both fields optional, plain strings): the
- * cross-field rules and the grammar live in `parseChallengeRequest`, which answers our chosen codes.
+ * Challenge request: exactly one of `handle`/`wallet` (INVALID_CHALLENGE_REQUEST), `mode` only with `wallet`
+ * (INVALID_CHALLENGE_REQUEST), `wallet` a base58 32-byte address (INVALID_WALLET), `handle` a handle by the name
+ * grammar (INVALID_HANDLE). Whether the handle is registered is the service's (HANDLE_NOT_REGISTERED).
  */
-export const ChallengeRequestSchema = z
-  .object({
-    handle: z.string().max(64).optional().meta({ description: 'Handle to prove, optional leading `@`.', example: '@alice' }),
-    wallet: z.string().max(64).optional().meta({ description: 'Wallet to prove (base58).' }),
-    mode: ConnectModeSchema.optional(),
-  })
-  .meta({ id: 'ConnectChallengeRequest', description: 'Exactly one of `handle` or `wallet`; `mode` requires `wallet`.' });
+export const ChallengeRequestSchema = withFieldCodes(
+  z
+    .object({
+      handle: z.string().max(64).optional().meta({ description: 'Handle to prove, optional leading `@`.', example: '@alice' }),
+      wallet: z.string().max(64).optional().meta({ description: 'Wallet to prove (base58).' }),
+      mode: ConnectModeSchema.optional(),
+    })
+    .superRefine((req, ctx) => {
+      if ((req.handle !== undefined) === (req.wallet !== undefined)) {
+        return addCodedIssue(ctx, 'INVALID_CHALLENGE_REQUEST', 'send exactly one of `handle` or `wallet`');
+      }
+      if (req.handle !== undefined) {
+        if (req.mode !== undefined) return addCodedIssue(ctx, 'INVALID_CHALLENGE_REQUEST', '`mode` requires `wallet`, not `handle`');
+        if (parseHandle(req.handle) === null) return addCodedIssue(ctx, 'INVALID_HANDLE', 'handle: not a valid handle');
+      } else if (!isBase58Address(req.wallet!)) {
+        addCodedIssue(ctx, 'INVALID_WALLET', 'wallet: expected a base58 32-byte address');
+      }
+    }),
+  { fields: FIELD_CODES, nonObject: 'INVALID_CHALLENGE_REQUEST' },
+).meta({ id: 'ConnectChallengeRequest', description: 'Exactly one of `handle` or `wallet`; `mode` requires `wallet`.' });
 export type ChallengeRequest = z.infer<typeof ChallengeRequestSchema>;
 
 /** A validated challenge request. */
@@ -91,31 +114,43 @@ export type ParsedChallengeRequest =
   | { kind: 'handle'; handle: string }
   | { kind: 'wallet'; wallet: string; mode: ConnectMode | null };
 
-export const VerifyRequestSchema = z
-  .object({
-    nonce: nonceField,
-    signature: signatureField.meta({ description: 'base58 ed25519 signature over the challenge bytes (raw or SIMD-0048 envelope).' }),
-    signer: z.string().max(64).optional().meta({ description: 'base58 public key; required unless the challenge was created from `{wallet}`.' }),
-  })
-  .meta({ id: 'ConnectVerifyRequest' });
+/** `/verify` body. A present `signer` must be a base58 address (INVALID_WALLET). */
+export const VerifyRequestSchema = withFieldCodes(
+  z
+    .object({
+      nonce: nonceField,
+      signature: signatureField.meta({ description: 'base58 ed25519 signature over the challenge bytes (raw or SIMD-0048 envelope).' }),
+      signer: z.string().max(64).optional().meta({ description: 'base58 public key; required unless the challenge was created from `{wallet}`.' }),
+    })
+    .superRefine((req, ctx) => {
+      if (req.signer !== undefined && !isBase58Address(req.signer)) {
+        addCodedIssue(ctx, 'INVALID_WALLET', 'signer: expected a base58 32-byte address');
+      }
+    }),
+  { fields: FIELD_CODES },
+).meta({ id: 'ConnectVerifyRequest' });
 export type VerifyRequest = z.infer<typeof VerifyRequestSchema>;
 
-export const VerifyTxRequestSchema = z
-  .object({
+/** `/verify-tx` body (shape only; the transaction itself is the proof, checked by the service). */
+export const VerifyTxRequestSchema = withFieldCodes(
+  z.object({
     nonce: nonceField,
     // A memo transaction is well under the 1232-byte packet limit; 4 KiB of base64 bounds hostile input.
     signedTransaction: z.string().min(1).max(4096).meta({ description: 'base64 serialized signed transaction (legacy or v0).' }),
-  })
-  .meta({ id: 'ConnectVerifyTxRequest' });
+  }),
+  { fields: FIELD_CODES },
+).meta({ id: 'ConnectVerifyTxRequest' });
 export type VerifyTxRequest = z.infer<typeof VerifyTxRequestSchema>;
 
-export const VerifySigninRequestSchema = z
-  .object({
+/** `/verify-signin` body (shape only; encodings and the message are checked by the service). */
+export const VerifySigninRequestSchema = withFieldCodes(
+  z.object({
     nonce: nonceField,
     signedMessage: z.string().min(1).max(8192).meta({ description: 'base64 of the exact signed bytes.' }),
     signature: signatureField.meta({ description: '64-byte ed25519 signature, base58 (base64 accepted).' }),
-  })
-  .meta({ id: 'ConnectVerifySigninRequest' });
+  }),
+  { fields: FIELD_CODES },
+).meta({ id: 'ConnectVerifySigninRequest' });
 export type VerifySigninRequest = z.infer<typeof VerifySigninRequestSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -171,57 +206,26 @@ export const SessionReadSchema = z.strictObject(sessionReadShape).meta({ id: 'Co
 export type SessionRead = z.infer<typeof SessionReadSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
-// Parsing with the codes we chose (docs/connect.md)
+// Parsing outside a procedure (the server's procedures parse with the schemas above directly)
 
-/** The code a failing field answers with; anything else (non-object body, unknown shape) is BAD_REQUEST. */
-const FIELD_CODES: Record<string, V1ErrorCode> = {
-  handle: 'INVALID_HANDLE',
-  wallet: 'INVALID_WALLET',
-  mode: 'INVALID_CHALLENGE_REQUEST',
-  signer: 'INVALID_WALLET',
-  signature: 'INVALID_SIGNATURE_ENCODING',
-};
-
-const parseWithCodes = <T>(schema: z.ZodType<T>, body: unknown, nonObjectCode?: V1ErrorCode): T =>
-  parseWithFieldCodes(schema, body, FIELD_CODES, nonObjectCode);
-
-/**
- * Validates a challenge request: exactly one of `handle`/`wallet` (INVALID_CHALLENGE_REQUEST), `mode` only with
- * `wallet` (INVALID_CHALLENGE_REQUEST), `wallet` a base58 32-byte address (INVALID_WALLET), `handle` a handle by
- * the name grammar (INVALID_HANDLE). Whether the handle is registered is the service's (HANDLE_NOT_REGISTERED).
- */
-export function parseChallengeRequest(body: unknown): ParsedChallengeRequest {
-  const req = parseWithCodes(ChallengeRequestSchema, body, 'INVALID_CHALLENGE_REQUEST');
-  const hasHandle = req.handle !== undefined;
-  const hasWallet = req.wallet !== undefined;
-  if (hasHandle === hasWallet) {
-    throw new ApiError('INVALID_CHALLENGE_REQUEST', 'send exactly one of `handle` or `wallet`');
-  }
-  if (hasHandle) {
-    if (req.mode !== undefined) throw new ApiError('INVALID_CHALLENGE_REQUEST', '`mode` requires `wallet`, not `handle`');
-    const handle = parseHandle(req.handle!);
-    if (handle === null) throw new ApiError('INVALID_HANDLE', 'handle: not a valid handle');
-    return { kind: 'handle', handle };
-  }
-  if (!isBase58Address(req.wallet!)) throw new ApiError('INVALID_WALLET', 'wallet: expected a base58 32-byte address');
+/** What a valid challenge request asks to prove. */
+export function challengeTarget(req: ChallengeRequest): ParsedChallengeRequest {
+  if (req.handle !== undefined) return { kind: 'handle', handle: parseHandle(req.handle)! };
   return { kind: 'wallet', wallet: req.wallet!, mode: req.mode ?? null };
 }
 
-/** `/verify` body. A present `signer` must be a base58 address (INVALID_WALLET). */
+export function parseChallengeRequest(body: unknown): ParsedChallengeRequest {
+  return challengeTarget(parseCoded(ChallengeRequestSchema, body));
+}
+
 export function parseVerifyRequest(body: unknown): VerifyRequest {
-  const req = parseWithCodes(VerifyRequestSchema, body);
-  if (req.signer !== undefined && !isBase58Address(req.signer)) {
-    throw new ApiError('INVALID_WALLET', 'signer: expected a base58 32-byte address');
-  }
-  return req;
+  return parseCoded(VerifyRequestSchema, body);
 }
 
-/** `/verify-tx` body (shape only; the transaction itself is the proof, checked by the service). */
 export function parseVerifyTxRequest(body: unknown): VerifyTxRequest {
-  return parseWithCodes(VerifyTxRequestSchema, body);
+  return parseCoded(VerifyTxRequestSchema, body);
 }
 
-/** `/verify-signin` body (shape only; encodings and the message are checked by the service). */
 export function parseVerifySigninRequest(body: unknown): VerifySigninRequest {
-  return parseWithCodes(VerifySigninRequestSchema, body);
+  return parseCoded(VerifySigninRequestSchema, body);
 }

@@ -7,7 +7,7 @@ import { errorText, trpc } from '../lib/trpc';
 import { connectWallet, findInjectedWallet } from '../lib/wallet';
 
 type Outputs = inferRouterOutputs<AppRouter>;
-type SessionRead = Outputs['auth']['session'];
+type SessionRead = Outputs['connect']['session'];
 type KeyRow = Outputs['keys']['list']['keys'][number];
 type Usage = Outputs['keys']['usage'];
 type Created = Outputs['keys']['create'];

@@ -5,6 +5,7 @@ import { initTRPC, TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import { ApiError, PublicError } from '@sigil/contract/errors';
+import { apiErrorOf } from '@sigil/contract/parse';
 import { ChainError } from '../platform/chain/types';
 import { domainErrorOf, statusOfDomainError } from '../platform/http/errors';
 import type { RequestContext } from './context';
@@ -45,11 +46,19 @@ const t = initTRPC
     },
   });
 
+/** An input that failed a schema made with the contract's `withFieldCodes`: its ApiError (the spec's field code). */
+function codedInputError(error: TRPCError): ApiError | undefined {
+  const cause = error.cause as { issues?: unknown } | undefined;
+  if (error.code !== 'BAD_REQUEST' || !Array.isArray(cause?.issues)) return undefined;
+  return apiErrorOf(cause as Parameters<typeof apiErrorOf>[0]);
+}
+
 /**
  * Every procedure's first step (one middleware, since tRPC copies its call options at every middleware level):
  * - REST path parameters arrive from trpc-to-openapi still percent-encoded; the HTTP layer decodes them once into
  *   `ctx.pathParams`, and this hands the decoded values to the input parser in place of the raw ones;
- * - domain errors become TRPCErrors with the matching status and the domain error as `cause`.
+ * - domain errors become TRPCErrors with the matching status and the domain error as `cause`; so does an input that
+ *   failed a coded contract schema (the input schema is the only parse: its codes are the route's field codes).
  */
 const base = t.middleware(async ({ ctx, next, getRawInput }) => {
   let result;
@@ -61,8 +70,8 @@ const base = t.middleware(async ({ ctx, next, getRawInput }) => {
     result = await next();
   }
   if (!result.ok) {
-    const domain = domainErrorOf(result.error);
-    if (domain && result.error.cause === domain && result.error.code === 'INTERNAL_SERVER_ERROR') {
+    const domain = domainErrorOf(result.error) ?? codedInputError(result.error);
+    if (domain && (result.error.cause !== domain || result.error.code === 'INTERNAL_SERVER_ERROR')) {
       throw new TRPCError({ code: trpcCodeForStatus(statusOfDomainError(domain)), message: domain.message, cause: domain });
     }
   }

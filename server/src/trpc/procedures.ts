@@ -55,11 +55,9 @@ export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise
   Object.assign(ctx.responseHeaders, admission.rateHeaders);
   const { key, denied } = admission;
   if (denied) {
+    // Retry-After is among the admission's headers, already in ctx.responseHeaders: the error adds none.
     const window = denied.window === 'day' ? 'daily' : 'per-minute';
-    const retryAfter = String(denied.retryAfterSeconds);
-    throw new ApiError('RATE_LIMITED', `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${retryAfter} s`, {
-      'retry-after': retryAfter,
-    });
+    throw new ApiError('RATE_LIMITED', `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${denied.retryAfterSeconds} s`);
   }
   return key;
 }

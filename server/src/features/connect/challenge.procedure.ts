@@ -1,8 +1,7 @@
-import { ChallengeRequestSchema, ChallengeSchema, parseChallengeRequest } from '@sigil/contract/connect';
+import { challengeTarget, ChallengeRequestSchema, ChallengeSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { CONNECT_AUTH_ERRORS } from './context';
-import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/challenge: a single-use, audience-bound challenge (docs/connect.md). */
 export const challenge = apiKeyProcedure
@@ -22,7 +21,6 @@ export const challenge = apiKeyProcedure
       },
     }),
   )
-  .use(parsedBody(parseChallengeRequest))
   .input(ChallengeRequestSchema)
   .output(ChallengeSchema)
-  .mutation(({ ctx }) => ctx.services.connect.createChallenge(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx, input }) => ctx.services.connect.createChallenge(ctx.apiKey.id, challengeTarget(input)));

@@ -1,8 +1,7 @@
-import { parseVerifySigninRequest, SessionSchema, VerifySigninRequestSchema } from '@sigil/contract/connect';
+import { SessionSchema, VerifySigninRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { CONNECT_AUTH_ERRORS } from './context';
-import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/verify-signin: a sign-in-with-Solana message for an address-control challenge. */
 export const verifySignin = apiKeyProcedure
@@ -20,7 +19,6 @@ export const verifySignin = apiKeyProcedure
       },
     }),
   )
-  .use(parsedBody(parseVerifySigninRequest))
   .input(VerifySigninRequestSchema)
   .output(SessionSchema)
-  .mutation(({ ctx }) => ctx.services.connect.verifySignin(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx, input }) => ctx.services.connect.verifySignin(ctx.apiKey.id, input));

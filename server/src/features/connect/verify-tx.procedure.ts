@@ -1,8 +1,7 @@
-import { parseVerifyTxRequest, SessionSchema, VerifyTxRequestSchema } from '@sigil/contract/connect';
+import { SessionSchema, VerifyTxRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { CONNECT_AUTH_ERRORS } from './context';
-import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/verify-tx: a signed, never-broadcast memo transaction (challenges requested with mode `tx`). */
 export const verifyTx = apiKeyProcedure
@@ -19,7 +18,6 @@ export const verifyTx = apiKeyProcedure
       },
     }),
   )
-  .use(parsedBody(parseVerifyTxRequest))
   .input(VerifyTxRequestSchema)
   .output(SessionSchema)
-  .mutation(({ ctx }) => ctx.services.connect.verifyTx(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx, input }) => ctx.services.connect.verifyTx(ctx.apiKey.id, input));

@@ -1,8 +1,7 @@
-import { parseVerifyRequest, SessionSchema, VerifyRequestSchema } from '@sigil/contract/connect';
+import { SessionSchema, VerifyRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { CONNECT_AUTH_ERRORS } from './context';
-import { parsedBody } from './parse-input';
 
 /** POST /v1/auth/verify: a signature over the challenge string (raw bytes or an off-chain envelope). */
 export const verify = apiKeyProcedure
@@ -20,7 +19,6 @@ export const verify = apiKeyProcedure
       },
     }),
   )
-  .use(parsedBody(parseVerifyRequest))
   .input(VerifyRequestSchema)
   .output(SessionSchema)
-  .mutation(({ ctx }) => ctx.services.connect.verify(ctx.apiKey.id, ctx.body));
+  .mutation(({ ctx, input }) => ctx.services.connect.verify(ctx.apiKey.id, input));

@@ -100,10 +100,8 @@ export const handlerCalls = new Map<string, number>();
  * call, then 200; `slow-*` → 300 ms before answering (lets concurrent redeemers all pass verification);
  * `withhold-*` → on the first call, takes the payment store's table away (the consume that follows fails).
  */
-/** The database of the app started last: the `withhold-` probe breaks its payments table to fail settlement. */
-let probeDb: Kysely<Database> | undefined;
-
-export const x402ProbeRouter = router({
+/** One per app: the `withhold-` probe breaks that app's payments table so that settlement fails. */
+const x402ProbeRouter = (probeDb: Kysely<Database>) => router({
   health: healthRouter,
   x402probe: router({
     resolve: meteredProcedure
@@ -115,7 +113,7 @@ export const x402ProbeRouter = router({
         handlerCalls.set(input.name, calls);
         if (input.name === 'missing' || (input.name.startsWith('flaky-') && calls === 1)) throw new ApiError('NOT_FOUND', 'no such name');
         if (input.name.startsWith('slow-')) await new Promise((r) => setTimeout(r, 300));
-        if (input.name.startsWith('withhold-') && calls === 1) await probeDb!.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
+        if (input.name.startsWith('withhold-') && calls === 1) await probeDb.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
         return { name: input.name, paidBy: (ctx.payment as VerifiedPayment | undefined)?.payer ?? null, keyId: ctx.apiKey?.id ?? null };
       }),
     unlisted: meteredProcedure
@@ -179,7 +177,6 @@ export async function startX402App(
 ): Promise<X402App> {
   const { chain } = env;
   const database = options.database ?? (await freshDatabase(options.dialect));
-  probeDb = database.db;
   const config = testConfig({
     SIGIL_RPC_URL: chain.url,
     SIGIL_PROGRAM_ID: chain.programId,
@@ -190,7 +187,7 @@ export async function startX402App(
     ...options.vars,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 2_000 });
-  const app = await composeTestApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter, outboundOptions: options.outboundOptions });
+  const app = await composeTestApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter(database.db), outboundOptions: options.outboundOptions });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;
