@@ -1,5 +1,6 @@
 // REST metadata for a procedure: where trpc-to-openapi serves it and how /openapi.json documents it.
 import type { OpenApiMeta, OpenApiMethod } from 'trpc-to-openapi';
+import type { PublicErrorKey, V1ErrorCode } from '@sigil/contract/errors';
 
 type OpenApi = NonNullable<OpenApiMeta['openapi']>;
 
@@ -9,7 +10,13 @@ type OpenApi = NonNullable<OpenApiMeta['openapi']>;
  */
 export type RateLimitCost = (rawInput: unknown) => number;
 
-/** Procedure metadata: the REST route (trpc-to-openapi) plus what the named procedures read. */
+/** The codes a route may answer, each with a short reason; the status comes from the contract's catalog. */
+export type ErrorRows<Code extends string = V1ErrorCode | PublicErrorKey> = Partial<Record<Code, string>>;
+
+/** `/v1` routes answer the `/v1` catalog's codes; every other route the public catalog's. */
+type ErrorCodeOf<Path extends string> = Path extends `/v1/${string}` ? V1ErrorCode : PublicErrorKey;
+
+/** Procedure metadata: the REST route (trpc-to-openapi) plus what the named procedures and the docs read. */
 export interface ProcedureMeta extends OpenApiMeta {
   /** apiKeyProcedure / meteredProcedure: units this call counts against the key's windows (default 1). */
   rateLimitCost?: RateLimitCost;
@@ -20,14 +27,16 @@ export interface ProcedureMeta extends OpenApiMeta {
   sharedCache?: boolean;
   /** REST status of a success: 200 by default; 201 for a creation; 204 sends no body (whatever the procedure returns). */
   successStatus?: 200 | 201 | 204;
+  /** The error codes this route may answer (platform/http/openapi.ts documents each status with its codes). */
+  errors?: ErrorRows;
 }
 
-export interface RestOptions {
+export interface RestOptions<Path extends string> {
   summary: string;
   description?: string;
   tags?: string[];
-  /** Error statuses this route can answer, with a one-line reason each (rendered with our error body schemas). */
-  errors?: Record<number, string>;
+  /** Error codes this route can answer, from the catalog of its face, each with a short reason. */
+  errors?: ErrorRows<ErrorCodeOf<Path>>;
   /** True when the route needs credentials (X-API-Key, session); public routes leave it off. */
   protect?: boolean;
   /** Keyed routes: rate-limit cost of one call (default 1 unit). */
@@ -39,7 +48,7 @@ export interface RestOptions {
 }
 
 /** `.meta(rest('GET', '/health', {...}))`: the spec's method and path for this procedure. */
-export function rest(method: OpenApiMethod, path: `/${string}`, opts: RestOptions): ProcedureMeta {
+export function rest<Path extends `/${string}`>(method: OpenApiMethod, path: Path, opts: RestOptions<Path>): ProcedureMeta {
   const openapi: OpenApi = {
     method,
     path,
@@ -47,10 +56,12 @@ export function rest(method: OpenApiMethod, path: `/${string}`, opts: RestOption
     description: opts.description,
     tags: opts.tags,
     protect: opts.protect ?? false,
-    // Always an explicit map, so the generator never invents tRPC-shaped defaults (see platform/http/openapi.ts).
-    errorResponses: opts.errors ?? {},
+    // An explicit empty map, so the generator invents no tRPC-shaped error responses: platform/http/openapi.ts
+    // writes every error response from `errors`.
+    errorResponses: {},
   };
   const meta: ProcedureMeta = { openapi };
+  if (opts.errors) meta.errors = opts.errors;
   if (opts.cost) meta.rateLimitCost = opts.cost;
   if (opts.successStatus && opts.successStatus !== 200) meta.successStatus = opts.successStatus;
   if (opts.sharedCache) {

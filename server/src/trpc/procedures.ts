@@ -12,13 +12,38 @@
 // -Daily-Remaining. The middleware writes them into `ctx.responseHeaders`, which app.ts applies to whatever
 // response is finally sent (REST or tRPC, 2xx or not). A 429 adds Retry-After.
 import { ApiError } from '@sigil/contract/errors';
-import { X402_HEADERS } from '@sigil/contract/x402';
+import { X402_CHALLENGE_CODES, X402_HEADERS, type X402ChallengeCode } from '@sigil/contract/x402';
 import type { PriceClass } from '../platform/config';
 import type { ApiKeyIdentity, RequestContext, SessionIdentity } from './context';
 import { baseProcedure, middleware } from './init';
-import type { ProcedureMeta } from './meta';
+import type { ErrorRows, ProcedureMeta } from './meta';
 
 export const publicProcedure = baseProcedure;
+
+/** The codes apiKeyProcedure itself may answer; every keyed route lists them with its own. */
+export const API_KEY_ERRORS = {
+  API_KEY_REQUIRED: 'no X-API-Key header',
+  INVALID_KEY: 'the key is unknown, malformed or revoked',
+  RATE_LIMITED: 'over the per-minute or daily limit of the key\'s tier (see Retry-After)',
+} as const satisfies ErrorRows;
+
+/** The code sessionProcedure itself may answer. */
+export const SESSION_ERRORS = {
+  INVALID_SESSION: 'the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key',
+} as const satisfies ErrorRows;
+
+/** The codes meteredProcedure itself may answer: the key path's, and the x402 path's (docs/x402.md). */
+export const METERED_ERRORS = {
+  ...API_KEY_ERRORS,
+  API_KEY_REQUIRED: 'no X-API-Key header, and x402 is off on this deployment',
+  ...(Object.fromEntries(X402_CHALLENGE_CODES.map((code) => [code, 'x402: the 402 body is a fresh challenge naming this code'])) as Record<
+    X402ChallengeCode,
+    string
+  >),
+  PAYMENT_HEADER_CONFLICT: 'x402: both payment headers, with different values',
+  METERING_UNAVAILABLE: 'x402: the payment store failed after the handler; the response is withheld, nothing is consumed',
+  X402_UNAVAILABLE: 'x402: the chain could not be read to verify the payment; retry',
+} as const satisfies ErrorRows;
 
 export const API_KEY_HEADER = 'x-api-key';
 

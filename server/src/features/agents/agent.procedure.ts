@@ -1,7 +1,6 @@
 import { AgentHandleInputSchema, AgentResolutionSchema } from '@sigil/contract/agents';
 import { rest } from '../../trpc/meta';
-import { meteredProcedure } from '../../trpc/procedures';
-import { METERED_AUTH_ERRORS } from '../universal/errors';
+import { meteredProcedure, METERED_ERRORS } from '../../trpc/procedures';
 
 /**
  * GET /v1/agents/{handle}: the agent's live endpoint records and its manifest, checked against the chain. Every
@@ -17,12 +16,14 @@ export const agent = meteredProcedure
       tags: ['agents'],
       protect: true,
       errors: {
-        ...METERED_AUTH_ERRORS,
-        400: 'INVALID_HANDLE',
-        404: 'HANDLE_NOT_REGISTERED / NOT_AN_AGENT (handle is not an agent) / NO_MANIFEST (agent without manifest record)',
-        422: 'INVALID_MANIFEST (not a manifest, or its contents do not match the handle)',
-        424: 'MANIFEST_UNREACHABLE (message names the cause); a paid call is not consumed and may be retried',
-        502: 'RPC_ERROR (chain unreachable; retry)',
+        ...METERED_ERRORS,
+        INVALID_HANDLE: '',
+        HANDLE_NOT_REGISTERED: '',
+        NOT_AN_AGENT: 'the handle is not an agent',
+        NO_MANIFEST: 'an agent without a manifest record',
+        INVALID_MANIFEST: 'not a manifest, or its contents do not match the handle',
+        MANIFEST_UNREACHABLE: 'the message names the cause; a paid call is not consumed and may be retried',
+        RPC_ERROR: 'chain unreachable; retry',
       },
     }),
   )

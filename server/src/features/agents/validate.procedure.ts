@@ -1,7 +1,6 @@
 import { ValidateManifestInputSchema, ValidateManifestResultSchema } from '@sigil/contract/agents';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure } from '../../trpc/procedures';
-import { KEYED_AUTH_ERRORS } from '../universal/errors';
+import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
 
 /** POST /v1/agents/validate: pure (no RPC), works before the handle is registered. */
 export const validate = apiKeyProcedure
@@ -13,7 +12,7 @@ export const validate = apiKeyProcedure
         'errors, note}` with one path-addressed error per problem. An invalid manifest is a 200 with `valid: false`.',
       tags: ['agents'],
       protect: true,
-      errors: { ...KEYED_AUTH_ERRORS, 400: 'INVALID_HANDLE / BAD_REQUEST (body is not `{handle, manifest}`)' },
+      errors: { ...API_KEY_ERRORS, INVALID_HANDLE: '', BAD_REQUEST: 'the body is not `{handle, manifest}`' },
     }),
   )
   .input(ValidateManifestInputSchema)

@@ -1,7 +1,6 @@
 import { challengeTarget, ChallengeRequestSchema, ChallengeSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure } from '../../trpc/procedures';
-import { CONNECT_AUTH_ERRORS } from './context';
+import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
 
 /** POST /v1/auth/challenge: a single-use, audience-bound challenge (docs/connect.md). */
 export const challenge = apiKeyProcedure
@@ -14,10 +13,12 @@ export const challenge = apiKeyProcedure
       tags: ['connect'],
       protect: true,
       errors: {
-        ...CONNECT_AUTH_ERRORS,
-        400: 'INVALID_CHALLENGE_REQUEST / INVALID_HANDLE / INVALID_WALLET',
-        404: 'HANDLE_NOT_REGISTERED',
-        502: 'RPC_ERROR (chain unreachable)',
+        ...API_KEY_ERRORS,
+        INVALID_CHALLENGE_REQUEST: 'not exactly one of `handle` or `wallet`, or `mode` without `wallet`',
+        INVALID_HANDLE: '',
+        INVALID_WALLET: '',
+        HANDLE_NOT_REGISTERED: '',
+        RPC_ERROR: 'chain unreachable',
       },
     }),
   )

@@ -1,7 +1,9 @@
-// What the Connect procedures share: the auth error rows of their docs.
+// What the Connect proof procedures share: the codes every verify path may answer.
+import type { ErrorRows } from '../../trpc/meta';
 
-/** Errors every keyed route can answer (trpc/procedures.ts apiKeyProcedure). */
-export const CONNECT_AUTH_ERRORS = {
-  401: 'API_KEY_REQUIRED / INVALID_KEY, or a Connect code',
-  429: 'RATE_LIMITED (Retry-After)',
-} as const;
+export const PROOF_ERRORS = {
+  CONTROL_PROOF_INVALID: 'the signature does not prove control of the handle or wallet',
+  CHALLENGE_NOT_FOUND: 'unknown or already used nonce',
+  CHALLENGE_EXPIRED: '',
+  CHALLENGE_AUDIENCE_MISMATCH: 'the challenge was issued to another key',
+} as const satisfies ErrorRows;

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { SessionReadSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure } from '../../trpc/procedures';
-import { CONNECT_AUTH_ERRORS } from './context';
+import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
 import { bearerToken } from './sessions';
 
 /** GET /v1/auth/session: X-API-Key + the Bearer session issued through THAT key; handle and attestations re-read live. */
@@ -13,7 +12,7 @@ export const session = apiKeyProcedure
       description: 'Headers `X-API-Key` and `Authorization: Bearer <token>`; the session must have been issued through the same key.',
       tags: ['connect'],
       protect: true,
-      errors: { ...CONNECT_AUTH_ERRORS, 401: 'INVALID_SESSION / API_KEY_REQUIRED / INVALID_KEY', 502: 'RPC_ERROR (chain unreachable)' },
+      errors: { ...API_KEY_ERRORS, INVALID_SESSION: 'absent, expired, revoked, forged, or issued through another key', RPC_ERROR: 'chain unreachable' },
     }),
   )
   .input(z.object({}))

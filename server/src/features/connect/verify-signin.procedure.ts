@@ -1,7 +1,7 @@
 import { SessionSchema, VerifySigninRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure } from '../../trpc/procedures';
-import { CONNECT_AUTH_ERRORS } from './context';
+import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
+import { PROOF_ERRORS } from './context';
 
 /** POST /v1/auth/verify-signin: a sign-in-with-Solana message for an address-control challenge. */
 export const verifySignin = apiKeyProcedure
@@ -13,9 +13,11 @@ export const verifySignin = apiKeyProcedure
       tags: ['connect'],
       protect: true,
       errors: {
-        ...CONNECT_AUTH_ERRORS,
-        400: 'SIGNIN_PATH_HANDLE_UNSUPPORTED / INVALID_SIGNATURE_ENCODING / BAD_REQUEST',
-        401: 'CONTROL_PROOF_INVALID / CHALLENGE_NOT_FOUND / CHALLENGE_EXPIRED / CHALLENGE_AUDIENCE_MISMATCH / API_KEY_REQUIRED / INVALID_KEY',
+        ...API_KEY_ERRORS,
+        ...PROOF_ERRORS,
+        SIGNIN_PATH_HANDLE_UNSUPPORTED: 'the challenge was created for a handle',
+        INVALID_SIGNATURE_ENCODING: '',
+        BAD_REQUEST: '',
       },
     }),
   )

@@ -1,7 +1,7 @@
 import { SessionSchema, VerifyTxRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure } from '../../trpc/procedures';
-import { CONNECT_AUTH_ERRORS } from './context';
+import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
+import { PROOF_ERRORS } from './context';
 
 /** POST /v1/auth/verify-tx: a signed, never-broadcast memo transaction (challenges requested with mode `tx`). */
 export const verifyTx = apiKeyProcedure
@@ -11,11 +11,7 @@ export const verifyTx = apiKeyProcedure
       description: 'One memo instruction carrying the challenge `memo`, fee payer and only signer the challenged wallet; legacy or v0; never broadcast.',
       tags: ['connect'],
       protect: true,
-      errors: {
-        ...CONNECT_AUTH_ERRORS,
-        400: 'BAD_REQUEST',
-        401: 'CONTROL_PROOF_INVALID / CHALLENGE_NOT_FOUND / CHALLENGE_EXPIRED / CHALLENGE_AUDIENCE_MISMATCH / API_KEY_REQUIRED / INVALID_KEY',
-      },
+      errors: { ...API_KEY_ERRORS, ...PROOF_ERRORS, BAD_REQUEST: '' },
     }),
   )
   .input(VerifyTxRequestSchema)

@@ -1,7 +1,7 @@
 import { SessionSchema, VerifyRequestSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure } from '../../trpc/procedures';
-import { CONNECT_AUTH_ERRORS } from './context';
+import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
+import { PROOF_ERRORS } from './context';
 
 /** POST /v1/auth/verify: a signature over the challenge string (raw bytes or an off-chain envelope). */
 export const verify = apiKeyProcedure
@@ -12,10 +12,12 @@ export const verify = apiKeyProcedure
       tags: ['connect'],
       protect: true,
       errors: {
-        ...CONNECT_AUTH_ERRORS,
-        400: 'BAD_REQUEST / INVALID_WALLET / INVALID_SIGNATURE_ENCODING',
-        401: 'CONTROL_PROOF_INVALID / CHALLENGE_NOT_FOUND / CHALLENGE_EXPIRED / CHALLENGE_AUDIENCE_MISMATCH / API_KEY_REQUIRED / INVALID_KEY',
-        502: 'RPC_ERROR (chain unreachable)',
+        ...API_KEY_ERRORS,
+        ...PROOF_ERRORS,
+        BAD_REQUEST: '',
+        INVALID_WALLET: '',
+        INVALID_SIGNATURE_ENCODING: '',
+        RPC_ERROR: 'chain unreachable',
       },
     }),
   )

@@ -1,7 +1,6 @@
 import { CreateKeyRequestSchema, CreateKeyResponseSchema } from '@sigil/contract/keys';
 import { rest } from '../../trpc/meta';
-import { sessionProcedure } from '../../trpc/procedures';
-import { PORTAL_AUTH_ERRORS } from './context';
+import { sessionProcedure, SESSION_ERRORS } from '../../trpc/procedures';
 import { toKeyView } from './service';
 
 /** POST /v1/keys: a new free key for the session's wallet; the secret appears only in this response. */
@@ -12,7 +11,7 @@ export const create = sessionProcedure
       description: 'Bearer session issued through the portal key. The secret is returned once; only its SHA-256 is stored.',
       tags: ['keys'],
       protect: true,
-      errors: { ...PORTAL_AUTH_ERRORS, 400: 'BAD_REQUEST', 409: 'LIMIT_REACHED (10 active keys)' },
+      errors: { ...SESSION_ERRORS, BAD_REQUEST: '', LIMIT_REACHED: 'the account already holds the most active keys it may' },
     }),
   )
   .input(CreateKeyRequestSchema.optional().default({}))

@@ -1,12 +1,11 @@
 import { z } from 'zod';
 import { ListKeysResponseSchema } from '@sigil/contract/keys';
 import { rest } from '../../trpc/meta';
-import { sessionProcedure } from '../../trpc/procedures';
-import { PORTAL_AUTH_ERRORS } from './context';
+import { sessionProcedure, SESSION_ERRORS } from '../../trpc/procedures';
 
 /** GET /v1/keys: the caller's keys (revoked included) with this minute's and today's counts. */
 export const list = sessionProcedure
-  .meta(rest('GET', '/v1/keys', { summary: 'List your API keys', tags: ['keys'], protect: true, errors: { ...PORTAL_AUTH_ERRORS } }))
+  .meta(rest('GET', '/v1/keys', { summary: 'List your API keys', tags: ['keys'], protect: true, errors: { ...SESSION_ERRORS } }))
   .input(z.object({}))
   .output(ListKeysResponseSchema)
   .query(({ ctx }) => ctx.services.keys.listWithUsage(ctx.session.address));

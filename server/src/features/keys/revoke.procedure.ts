@@ -1,8 +1,7 @@
 import { ApiError } from '@sigil/contract/errors';
 import { RevokeKeyParamsSchema, RevokeKeyResponseSchema } from '@sigil/contract/keys';
 import { rest } from '../../trpc/meta';
-import { sessionProcedure } from '../../trpc/procedures';
-import { PORTAL_AUTH_ERRORS } from './context';
+import { sessionProcedure, SESSION_ERRORS } from '../../trpc/procedures';
 import { toKeyView } from './service';
 
 /** DELETE /v1/keys/{id}: revokes one of the caller's keys (idempotent); another account's key is 404. */
@@ -13,7 +12,7 @@ export const revoke = sessionProcedure
       description: 'Effective at once on every replica. Revoking again answers the same object.',
       tags: ['keys'],
       protect: true,
-      errors: { ...PORTAL_AUTH_ERRORS, 404: 'KEY_NOT_FOUND (not one of your keys)' },
+      errors: { ...SESSION_ERRORS, KEY_NOT_FOUND: 'not one of your keys' },
     }),
   )
   .input(RevokeKeyParamsSchema)

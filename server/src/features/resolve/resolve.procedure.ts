@@ -12,10 +12,13 @@ export const resolve = publicProcedure
       tags: ['public'],
       sharedCache: true,
       errors: {
-        400: 'invalid handle / invalid domain',
-        404: 'handle not registered / domain not registered',
-        409: 'ambiguous: both a handle and a domain shape',
-        502: 'malformed account / rpc unreachable (transient, retry)',
+        INVALID_HANDLE: '',
+        INVALID_DOMAIN: '',
+        HANDLE_NOT_REGISTERED: '',
+        DOMAIN_NOT_REGISTERED: '',
+        AMBIGUOUS: '',
+        MALFORMED_ACCOUNT: 'transient, retry',
+        RPC_UNREACHABLE: 'transient, retry',
       },
     }),
   )

@@ -12,9 +12,11 @@ export const reverse = publicProcedure
       tags: ['public'],
       sharedCache: true,
       errors: {
-        400: 'invalid address',
-        404: 'no primary set',
-        502: 'malformed account / malformed handle / rpc unreachable (transient, retry)',
+        INVALID_ADDRESS: '',
+        NO_PRIMARY_SET: '',
+        MALFORMED_ACCOUNT: 'transient, retry',
+        MALFORMED_HANDLE: 'transient, retry',
+        RPC_UNREACHABLE: 'transient, retry',
       },
     }),
   )

@@ -1,7 +1,6 @@
 import { BatchResolveInputSchema, BatchResolveResultSchema, MAX_BATCH_NAMES } from '@sigil/contract/universal';
 import { rest } from '../../trpc/meta';
-import { apiKeyProcedure } from '../../trpc/procedures';
-import { KEYED_AUTH_ERRORS } from './errors';
+import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
 
 /**
  * One rate-limit unit per name. A request the input schema will refuse (not a list, or over the limit) costs 1,
@@ -27,8 +26,8 @@ export const resolveBatch = apiKeyProcedure
       protect: true,
       cost: batchCost,
       errors: {
-        ...KEYED_AUTH_ERRORS,
-        400: `BAD_REQUEST (no names, more than ${MAX_BATCH_NAMES}, or a chain not X1, SOL, ETH or BTC); per-name errors are items`,
+        ...API_KEY_ERRORS,
+        BAD_REQUEST: `no names, more than ${MAX_BATCH_NAMES}, or a chain not X1, SOL, ETH or BTC; per-name errors are items`,
       },
     }),
   )

@@ -1,7 +1,6 @@
 import { UniversalResolveInputSchema, UniversalResultSchema } from '@sigil/contract/universal';
 import { rest } from '../../trpc/meta';
-import { meteredProcedure } from '../../trpc/procedures';
-import { METERED_AUTH_ERRORS } from './errors';
+import { meteredProcedure, METERED_ERRORS } from '../../trpc/procedures';
 
 /** GET /v1/resolve-universal/{name}?chain=: any name, one namespace by shape, the address on the asked chain. */
 export const resolveUniversal = meteredProcedure
@@ -14,11 +13,13 @@ export const resolveUniversal = meteredProcedure
       tags: ['resolution'],
       protect: true,
       errors: {
-        ...METERED_AUTH_ERRORS,
-        400: 'INVALID_NAME (unknown name shape) / BAD_REQUEST (chain not X1, SOL, ETH or BTC)',
-        404: 'NO_RECORD_FOR_CHAIN (no address for the requested chain) / NAME_NOT_FOUND',
-        501: 'NOT_CONFIGURED (the sol or eth namespace is not enabled on this deployment)',
-        502: 'RPC_ERROR (RPC failure; retry)',
+        ...METERED_ERRORS,
+        INVALID_NAME: 'unknown name shape',
+        BAD_REQUEST: 'chain not X1, SOL, ETH or BTC',
+        NO_RECORD_FOR_CHAIN: 'no address for the requested chain',
+        NAME_NOT_FOUND: '',
+        NOT_CONFIGURED: 'the sol or eth namespace is not enabled on this deployment',
+        RPC_ERROR: 'RPC failure; retry',
       },
     }),
   )

@@ -1,8 +1,7 @@
 import { ResolveInputSchema } from '@sigil/contract/public';
 import { V1ResolutionSchema } from '@sigil/contract/universal';
 import { rest } from '../../trpc/meta';
-import { meteredProcedure } from '../../trpc/procedures';
-import { METERED_AUTH_ERRORS } from './errors';
+import { meteredProcedure, METERED_ERRORS } from '../../trpc/procedures';
 
 /** GET /v1/resolve/{name}: a native name with its live address records and the slot it was read at. */
 export const resolveV1 = meteredProcedure
@@ -15,10 +14,10 @@ export const resolveV1 = meteredProcedure
       tags: ['resolution'],
       protect: true,
       errors: {
-        ...METERED_AUTH_ERRORS,
-        400: 'INVALID_NAME (unknown shape, ambiguous, or a foreign name)',
-        404: 'NAME_NOT_FOUND',
-        502: 'RPC_ERROR (chain unreachable or account malformed; retry)',
+        ...METERED_ERRORS,
+        INVALID_NAME: 'unknown shape, ambiguous, or a foreign name',
+        NAME_NOT_FOUND: '',
+        RPC_ERROR: 'chain unreachable or account malformed; retry',
       },
     }),
   )

@@ -2,7 +2,7 @@ import { parseWebhookChallengeRequest, WebhookChallengeRequestSchema, WebhookCha
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { parsedBody } from '../connect/parse-input';
-import { callerOf, WEBHOOK_AUTH_ERRORS } from './context';
+import { callerOf, WEBHOOK_ERRORS } from './context';
 
 /** POST /v1/pay/webhooks/challenge: the `sigil-pay-webhook:v1` message the scope's wallet signs (docs/webhooks.md). */
 export const challenge = apiKeyProcedure
@@ -16,10 +16,15 @@ export const challenge = apiKeyProcedure
       tags: ['pay webhooks'],
       protect: true,
       errors: {
-        ...WEBHOOK_AUTH_ERRORS,
-        400: 'INVALID_SCOPE / INVALID_WALLET / INVALID_URL / INVALID_EVENT_TYPES / URL_REJECTED / BAD_REQUEST',
-        403: 'WALLET_MISMATCH (wallet scope signed by another wallet)',
-        409: 'LIMIT_REACHED (25 webhooks per account)',
+        ...WEBHOOK_ERRORS,
+        INVALID_SCOPE: '',
+        INVALID_WALLET: '',
+        INVALID_URL: '',
+        INVALID_EVENT_TYPES: '',
+        URL_REJECTED: 'the destination is not a public HTTPS endpoint',
+        BAD_REQUEST: '',
+        WALLET_MISMATCH: 'a wallet scope signed by another wallet',
+        LIMIT_REACHED: 'the account already holds the most webhooks it may',
       },
     }),
   )

@@ -11,7 +11,7 @@ export const deliveries = apiKeyProcedure
       description: 'Newest first. Status, attempts, last HTTP status or error class, response time, next attempt.',
       tags: ['pay webhooks'],
       protect: true,
-      errors: { ...WEBHOOK_ID_ERRORS, 400: 'BAD_REQUEST (limit outside 1..200, malformed id)' },
+      errors: { ...WEBHOOK_ID_ERRORS, BAD_REQUEST: '`limit` out of range, or a malformed id' },
     }),
   )
   .input(WebhookIdParamsSchema.extend(DeliveryListQuerySchema.shape))

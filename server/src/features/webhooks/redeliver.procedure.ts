@@ -14,7 +14,7 @@ export const redeliver = apiKeyProcedure
         'with the current secret. A pending one is answered unchanged. No request body needed.',
       tags: ['pay webhooks'],
       protect: true,
-      errors: { ...WEBHOOK_ID_ERRORS, 404: 'WEBHOOK_NOT_FOUND / DELIVERY_NOT_FOUND' },
+      errors: { ...WEBHOOK_ID_ERRORS, DELIVERY_NOT_FOUND: 'no such delivery of this webhook' },
     }),
   )
   .input(WebhookIdParamsSchema.extend({ deliveryId: z.string().min(1).max(128) }))

@@ -2,7 +2,7 @@ import { parseWebhookRegisterRequest, WebhookCreatedSchema, WebhookRegisterReque
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { parsedBody } from '../connect/parse-input';
-import { callerOf, WEBHOOK_AUTH_ERRORS } from './context';
+import { callerOf, WEBHOOK_ERRORS } from './context';
 
 /** POST /v1/pay/webhooks: `{nonce, signature}` → 201 the webhook with its secret (shown once). */
 export const register = apiKeyProcedure
@@ -16,13 +16,16 @@ export const register = apiKeyProcedure
       protect: true,
       successStatus: 201,
       errors: {
-        ...WEBHOOK_AUTH_ERRORS,
-        400: 'CHALLENGE_INVALID (unknown, used, expired, or issued to another key) / BAD_REQUEST',
-        401: 'API_KEY_REQUIRED / INVALID_KEY / SIGNATURE_INVALID',
-        403: 'WALLET_MISMATCH / NOT_CONTROLLER / CONTROL_UNPROVEN',
-        404: 'NOT_FOUND (the @name is not registered)',
-        409: 'LIMIT_REACHED (25 webhooks per account)',
-        502: 'RPC_ERROR (chain read failed; the nonce is not consumed, retry)',
+        ...WEBHOOK_ERRORS,
+        CHALLENGE_INVALID: 'unknown, used, expired, or issued to another key',
+        BAD_REQUEST: '',
+        SIGNATURE_INVALID: '',
+        WALLET_MISMATCH: '',
+        NOT_CONTROLLER: '',
+        CONTROL_UNPROVEN: '',
+        NOT_FOUND: 'the @name is not registered',
+        LIMIT_REACHED: 'the account already holds the most webhooks it may',
+        RPC_ERROR: 'chain read failed; the nonce is not consumed, retry',
       },
     }),
   )

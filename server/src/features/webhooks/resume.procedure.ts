@@ -11,7 +11,7 @@ export const resume = apiKeyProcedure
       description: 'Only `auto-paused: …` webhooks resume; a `scope_changed: …` pause needs a new registration. No request body needed.',
       tags: ['pay webhooks'],
       protect: true,
-      errors: { ...WEBHOOK_ID_ERRORS, 409: 'NOT_RESUMABLE (active, or paused by a scope change)' },
+      errors: { ...WEBHOOK_ID_ERRORS, NOT_RESUMABLE: 'active, or paused by a scope change' },
     }),
   )
   .input(WebhookIdParamsSchema)

@@ -133,7 +133,10 @@ describe('/openapi.json', () => {
     expect(doc.info.title).toBe('Sigil');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/version', '/v1/health', '/v1/namespaces']));
     expect(doc.paths['/health'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Health' });
-    expect(doc.paths['/version'].get.responses['502'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PublicError' });
+    expect(doc.paths['/version'].get.responses['502'].content['application/json'].schema).toEqual({
+      allOf: [{ $ref: '#/components/schemas/PublicError' }],
+      properties: { error: { enum: ['rpc unreachable'] } },
+    });
     expect(doc.paths['/health'].get.security).toBeUndefined();
 
     // Nothing tRPC-shaped survives: no error.* components, no `issues`, no tRPC codes.

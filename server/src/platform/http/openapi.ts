@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { PublicErrorBodySchema, V1ErrorBodySchema } from '@sigil/contract/public';
 import { faceOf } from './errors';
-import type { ProcedureMeta } from '../../trpc/meta';
+import { PUBLIC_ERRORS, V1_ERRORS, type PublicErrorKey, type V1ErrorCode } from '@sigil/contract/errors';
 
 export interface OpenApiInfo {
   version: string;
@@ -25,6 +25,38 @@ const DESCRIPTION = [
   'Every response carries `X-Request-Id` (send your own to correlate logs).',
 ].join('\n');
 
+/** What the document reads from a procedure's meta (trpc/meta.ts ProcedureMeta). */
+interface DocumentedMeta {
+  openapi?: { method: string; path: string };
+  errors?: Partial<Record<string, string>>;
+}
+
+/** One response per status: its codes and reasons as the description, their enum in the body schema. */
+function errorResponses(face: 'v1' | 'public', rows: Partial<Record<string, string>>): Record<string, unknown> {
+  const byStatus = new Map<number, [code: string, reason: string][]>();
+  for (const [code, reason] of Object.entries(rows)) {
+    const status = face === 'v1' ? V1_ERRORS[code as V1ErrorCode] : PUBLIC_ERRORS[code as PublicErrorKey]?.[0];
+    if (status === undefined) throw new Error(`error code ${code} is not in the ${face} catalog`);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), [code, reason ?? '']]);
+  }
+  const responses: Record<string, unknown> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const description = codes.map(([code, reason]) => (reason ? `\`${code}\`: ${reason}` : `\`${code}\``)).join('\n\n');
+    const schema =
+      face === 'v1'
+        ? {
+            allOf: [{ $ref: '#/components/schemas/V1Error' }],
+            properties: { code: { enum: codes.map(([code]) => code) } },
+          }
+        : {
+            allOf: [{ $ref: '#/components/schemas/PublicError' }],
+            properties: { error: { enum: codes.map(([code]) => PUBLIC_ERRORS[code as PublicErrorKey][1]) } },
+          };
+    responses[String(status)] = { description, content: { 'application/json': { schema } } };
+  }
+  return responses;
+}
+
 export function buildOpenApiDocument(router: AnyTRPCRouter, info: OpenApiInfo): OpenAPIObject {
   const doc = generateOpenApiDocument(router as unknown as OpenApiRouter, {
     title: 'Sigil',
@@ -38,28 +70,18 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, info: OpenApiInfo): 
     defs: { PublicError: PublicErrorBodySchema, V1Error: V1ErrorBodySchema },
   });
 
-  // The generator caches one error response per status code, so every route would show the first route's reason
-  // for, say, 404. Each route's own `errors` text is taken from its meta instead.
-  const reasons = new Map<string, Record<string, string>>();
-  const procedures = (router as unknown as { _def: { procedures: Record<string, { _def?: { meta?: ProcedureMeta } }> } })._def.procedures;
+  // Every error response is written from the route's own codes (meta.errors): one response per status, listing
+  // that status's codes with their reasons, and a body schema whose `code` (public: `error`) is their enum.
+  const procedures = (router as unknown as { _def: { procedures: Record<string, { _def?: { meta?: DocumentedMeta } }> } })._def.procedures;
   for (const procedure of Object.values(procedures)) {
-    const openapi = procedure._def?.meta?.openapi;
-    const errors = openapi?.errorResponses;
-    if (openapi && errors && !Array.isArray(errors)) reasons.set(`${openapi.method.toLowerCase()} ${openapi.path}`, errors as Record<string, string>);
-  }
-
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    const ref = faceOf(path) === 'v1' ? '#/components/schemas/V1Error' : '#/components/schemas/PublicError';
-    for (const [method, op] of Object.entries(item as Record<string, { responses?: Record<string, { description?: string }> }>)) {
-      if (!op || typeof op !== 'object' || !op.responses) continue;
-      for (const [status, response] of Object.entries(op.responses)) {
-        if (/^[2-3]/.test(status)) continue;
-        op.responses[status] = {
-          description: reasons.get(`${method} ${path}`)?.[status] ?? response.description ?? 'Error',
-          content: { 'application/json': { schema: { $ref: ref } } },
-        } as (typeof op.responses)[string];
-      }
-    }
+    const meta = procedure._def?.meta;
+    if (!meta?.openapi) continue;
+    const op = doc.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'] as
+      | { responses?: Record<string, unknown> }
+      | undefined;
+    if (!op?.responses) continue;
+    for (const status of Object.keys(op.responses)) if (!/^[23]/.test(status)) delete op.responses[status];
+    Object.assign(op.responses, errorResponses(faceOf(meta.openapi.path) === 'v1' ? 'v1' : 'public', meta.errors ?? {}));
   }
   // The generator's tRPC-shaped error schemas are no longer referenced.
   const schemas = doc.components?.schemas as Record<string, unknown> | undefined;
