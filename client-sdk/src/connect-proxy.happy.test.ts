@@ -2,7 +2,7 @@
 // the client's key header is dropped, the real key is attached.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKeyedApp, type KeyedApp } from '../../test/support/keyed-app';
+import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
 import { demoWallet } from '../../server/src/localchain/scenario';
 import { signChallenge } from './connect';
 import { connectProxyNodeHandler, createConnectProxy } from './connect-proxy';

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { composeTestApp } from '../support/compose-app';
 import { createKey } from '../../server/src/features/keys/service';
-import { placeSnsName, placeSolRecordV2, testKey } from '../../server/src/features/universal/sns-testing';
+import { placeSnsName, placeSolRecordV2, testKey } from '../support/sns-names';
 import { startLocalChain } from '../../server/src/localchain';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { loadConfig } from '../../server/src/platform/config';

@@ -15,10 +15,10 @@ import {
   seedScoutAgent,
   type ManifestOverrides,
   type ScoutAgent,
-} from '../../server/src/features/agents/testing';
-import { fundedWallet } from '../../server/src/localchain/testing';
+} from '../support/agent-registry';
+import { fundedWallet } from '../support/localchain-wallets';
 import { findHandlePda } from '../../server/src/platform/chain/registry';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../server/src/platform/outbound/testing';
+import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
 import type { Scenario } from '../../server/src/localchain';
 import { apiKeyAuthSuite } from '../support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';

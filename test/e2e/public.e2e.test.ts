@@ -8,7 +8,7 @@ import { findHandlePda, findPrimaryPointerPda } from '../../server/src/platform/
 import type { RpcCallEvent } from '../../server/src/platform/chain/types';
 import { testConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/log';
-import { rawRequest } from '../../server/src/platform/http/testing';
+import { rawRequest } from '../support/http-app';
 import { startLocalChain, type LocalChain, type Scenario } from '../../server/src/localchain';
 
 let chain: LocalChain;

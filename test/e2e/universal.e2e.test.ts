@@ -10,8 +10,8 @@ import { base58 } from '@scure/base';
 import type { Hex } from 'viem';
 import { createKey } from '../../server/src/features/keys/service';
 import { startLocalChain, type LocalChain, type Scenario } from '../../server/src/localchain';
-import { placeSnsName, placeSolRecordV2, testKey, type TestKey } from '../../server/src/features/universal/sns-testing';
-import { startEnsNode, type EnsNode } from '../../server/src/features/universal/ens-testing';
+import { placeSnsName, placeSolRecordV2, testKey, type TestKey } from '../support/sns-names';
+import { startEnsNode, type EnsNode } from '../support/ens/node';
 import { apiKeyAuthSuite } from '../support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
 

@@ -10,8 +10,8 @@ import { verifyWebhook } from '@sigil/client-sdk/webhooks';
 import { payEventId } from '@sigil/contract/pay-events';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { getPayInvoiceInstruction } from '../../server/src/platform/chain/registry';
-import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../../server/src/platform/outbound/testing';
-import { exec } from '../../server/src/features/webhooks/testing';
+import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/https-receiver';
+import { exec } from '../support/webhooks-world';
 import { registerOverHttp, scenarioSigner, startWebhookApp, waitFor, type WebhookApp } from '../support/pay-webhooks';
 
 let chain: LocalChain;

@@ -10,7 +10,7 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { V1_ERRORS } from '@sigil/contract/errors';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
-import { ataOf, exec, seedWebhook, signRaw } from '../../server/src/features/webhooks/testing';
+import { ataOf, exec, seedWebhook, signRaw } from '../support/webhooks-world';
 import { createKey } from '../../server/src/features/keys/service';
 import type { KeyedResponse } from '../support/keyed-app';
 import { registerOverHttp, scenarioSigner, startWebhookApp, type WebhookApp } from '../support/pay-webhooks';

@@ -6,7 +6,7 @@ import type { KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { createKey } from '../../server/src/features/keys/service';
-import { signRaw } from '../../server/src/features/webhooks/testing';
+import { signRaw } from '../support/webhooks-world';
 import { apiKeyAuthSuite } from '../support/auth-suite';
 import type { KeyedApp } from '../support/keyed-app';
 import { registerOverHttp, scenarioSigner, startWebhookApp, type WebhookApp } from '../support/pay-webhooks';

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { expect, it } from 'vitest';
-import { setUsage } from '../../server/src/features/ratelimit/testing/usage';
+import { setUsage } from './ratelimit-usage';
 import { createKey, revokeKey } from '../../server/src/features/keys/service';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import type { CallOptions, KeyedApp, KeyedResponse } from './keyed-app';

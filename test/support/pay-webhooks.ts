@@ -12,9 +12,9 @@ import { expect } from 'vitest';
 import type { Dialect } from '../../server/src/platform/db/index';
 import type { LocalChain } from '../../server/src/localchain/index';
 import type { Resolver } from '../../server/src/platform/outbound/destination-policy';
-import { selfSignedCert } from '../../server/src/platform/outbound/testing';
+import { selfSignedCert } from './https-receiver';
 import { startPayWebhookWorkers, type PayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
-import { signEnvelope, signRaw } from '../../server/src/features/webhooks/testing';
+import { signEnvelope, signRaw } from './webhooks-world';
 import { startKeyedApp, type KeyedApp, type KeyedResponse } from './keyed-app';
 
 /** Public-looking test hosts resolve to a public address; everything else does not resolve. */

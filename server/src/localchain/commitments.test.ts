@@ -4,7 +4,7 @@ import { address, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain } from './index';
-import { fundedWallet, signedTransaction } from './testing';
+import { fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 
 const LAG = 3;
 const BASE = 1_000_000_000n;

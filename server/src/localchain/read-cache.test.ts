@@ -19,7 +19,7 @@ import { startLocalChain, type LocalChain } from './index';
 import { COMMITMENTS, Ledger, restoreAccount, type Commitment } from './ledger';
 import { publicSvmAccount } from './svm-reads';
 import { trackWrites, writeGenerationOf } from './svm-writes';
-import { fundedWallet, signedTransaction } from './testing';
+import { fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 import { TOKEN_2022_PROGRAM_ADDRESS } from './tokens';
 
 const LAG = 3;

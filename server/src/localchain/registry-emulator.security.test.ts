@@ -39,7 +39,7 @@ import {
 import { REGISTRY_ERRORS, startLocalChain, type LocalChain } from './index';
 import { MEMO_PROGRAM_ID } from './processor';
 import { secp256k1Addresses, secp256k1ProofData, SECP256K1_PROGRAM_ID, verifyRecordMessage } from './secp256k1';
-import { base64Wire, fundedWallet, signedTransaction } from './testing';
+import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 
 let chain: LocalChain;
 let programId: Address;

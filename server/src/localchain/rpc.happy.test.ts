@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_OFFSETS, ACCOUNT_DISCRIMINATORS, decodeHandle } from '../platform/chain/registry';
 import { startLocalChain, type LocalChain } from './index';
 import { MEMO_PROGRAM_ID } from './processor';
-import { base64Wire, fundedWallet, signedTransaction } from './testing';
+import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 
 let chain: LocalChain;
 let payer: KeyPairSigner;

@@ -13,7 +13,7 @@ import {
 } from '@solana-program/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain } from './index';
-import { base64Wire, fundedWallet, signedTransaction } from './testing';
+import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 import { TOKEN_2022_PROGRAM_ADDRESS } from './tokens';
 
 let chain: LocalChain;

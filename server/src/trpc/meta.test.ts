@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_ERRORS, V1_ERRORS, type PublicErrorKey, type V1ErrorCode } from '@sigil/contract/errors';
 import { rest } from './meta';
-import { startTestApp, type TestApp } from '../platform/http/testing';
+import { startTestApp, type TestApp } from '@sigil/test/support/http-app';
 
 describe('rest() error codes', () => {
   it('take /v1 codes on /v1 paths and public keys elsewhere (a wrong or misspelt code does not compile)', () => {

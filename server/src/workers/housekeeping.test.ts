@@ -1,10 +1,10 @@
 // Housekeeping deletes only what can no longer matter, on both dialects, and one failing job does not stop the rest.
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { createLogger } from '../platform/log';
 import { testConfig } from '../platform/config';
 import { runHousekeeping, X402_REFERENCE_GRACE_MS } from './housekeeping';
-import { setUsage } from '../features/ratelimit/testing/usage';
+import { setUsage } from '@sigil/test/support/ratelimit-usage';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 30, 17);
 const log = createLogger(testConfig({ LOG_LEVEL: 'silent' }));

@@ -4,12 +4,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner } from '@solana/kit';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
-import { fundedWallet } from '../../localchain/testing';
+import { fundedWallet } from '@sigil/test/support/localchain-wallets';
 import { createChainReader } from '../../platform/chain/reader';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
-import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
+import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { createAgentService, type AgentService } from './service';
-import { apiFailure as failure } from '../../platform/testing';
+import { apiFailure as failure } from '@sigil/test/support/failures';
 import {
   closedLoopbackPort,
   registerHandle,
@@ -20,7 +20,7 @@ import {
   setRecord,
   type ManifestOverrides,
   type ScoutAgent,
-} from './testing';
+} from '@sigil/test/support/agent-registry';
 
 let chain: LocalChain;
 let scenario: Scenario;

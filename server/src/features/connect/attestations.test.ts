@@ -5,7 +5,7 @@
 // must be on disk before any session is issued (a failing durability barrier fails the verify).
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
-import { freshDatabase, type FreshDatabase } from '../../../../test/support/db';
+import { freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
 import { startLocalChain, type FaultConfig, type LocalChain } from '../../localchain/index';
 import { demoWallet } from '../../localchain/scenario';
 import { createChainReader } from '../../platform/chain/reader';

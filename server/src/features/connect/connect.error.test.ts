@@ -2,9 +2,9 @@
 // spec's codes, proofs that do not hold answer CONTROL_PROOF_INVALID. Never a 500.
 import { describe, expect, it } from 'vitest';
 import { buildSignInMessage, signChallenge, signMemoTransaction, signSignIn } from '@sigil/client-sdk/connect';
-import { startKeyedApp, TEST_PORTAL_DOMAIN } from '../../../../test/support/keyed-app';
+import { startKeyedApp, TEST_PORTAL_DOMAIN } from '@sigil/test/support/keyed-app';
 import { demoWallet } from '../../localchain/scenario';
-import { show, useConnectWorld } from './testing';
+import { show, useConnectWorld } from '@sigil/test/support/connect-world';
 
 const world = useConnectWorld();
 

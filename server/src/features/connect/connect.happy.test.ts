@@ -3,10 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { buildSignInMessage, signChallenge, signMemoTransaction, signSignIn } from '@sigil/client-sdk/connect';
 import { base64 } from '@scure/base';
 import { base58 } from '@scure/base';
-import { TEST_PORTAL_DOMAIN } from '../../../../test/support/keyed-app';
-import { apiKeyAuthSuite } from '../../../../test/support/auth-suite';
+import { TEST_PORTAL_DOMAIN } from '@sigil/test/support/keyed-app';
+import { apiKeyAuthSuite } from '@sigil/test/support/auth-suite';
 import { demoWallet } from '../../localchain/scenario';
-import { signIn, show, useConnectWorld } from './testing';
+import { signIn, show, useConnectWorld } from '@sigil/test/support/connect-world';
 
 const DISCLAIMER =
   'Proves current control of this handle or wallet and the listed attestations only; it is not proof of legal identity, personhood or KYC.';

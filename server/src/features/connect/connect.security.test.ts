@@ -3,10 +3,10 @@
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signChallenge, signMemoTransaction, signMessage } from '@sigil/client-sdk/connect';
-import { DIALECTS, postgresReachable } from '../../../../test/support/db';
-import { startKeyedApp, TEST_SESSION_SECRET } from '../../../../test/support/keyed-app';
+import { DIALECTS, postgresReachable } from '@sigil/test/support/db';
+import { startKeyedApp, TEST_SESSION_SECRET } from '@sigil/test/support/keyed-app';
 import { demoWallet } from '../../localchain/scenario';
-import { jtiOf, show, signIn, useConnectWorld } from './testing';
+import { jtiOf, show, signIn, useConnectWorld } from '@sigil/test/support/connect-world';
 
 const world = useConnectWorld();
 

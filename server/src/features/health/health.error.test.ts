@@ -4,7 +4,7 @@ import { createChainReader } from '../../platform/chain/reader';
 import { ChainError } from '../../platform/chain/types';
 import { TEST_PROGRAM_ID } from '../../platform/config';
 import { createMetrics } from '../../platform/metrics';
-import { fakeChain, rawRequest, startTestApp, type TestApp } from '../../platform/http/testing';
+import { fakeChain, rawRequest, startTestApp, type TestApp } from '@sigil/test/support/http-app';
 
 let t: TestApp | undefined;
 afterEach(async () => {

@@ -1,6 +1,6 @@
 // Public liveness, deployment health, version and namespaces over real HTTP.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fakeChain, rawRequest, startTestApp, type TestApp } from '../../platform/http/testing';
+import { fakeChain, rawRequest, startTestApp, type TestApp } from '@sigil/test/support/http-app';
 import { TEST_PROGRAM_ID } from '../../platform/config';
 
 let t: TestApp | undefined;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { base58 } from '@scure/base';
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { authenticateKey, createKey } from './service';
 
 const run = promisify(execFile);

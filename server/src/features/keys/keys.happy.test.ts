@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { expect, it } from 'vitest';
 import { KEY_ID_PATTERN } from '@sigil/contract/keys';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { createRateLimiter } from '../ratelimit/service';
 import {
   accountUsage,

@@ -4,7 +4,7 @@ import { expect, it } from 'vitest';
 import { ApiError } from '@sigil/contract/errors';
 import { MAX_ACTIVE_KEYS_PER_ACCOUNT } from '@sigil/contract/keys';
 import { createDatabase } from '../../platform/db/index';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { authenticateKey, createKey, ensurePortalKey, listKeys, revokeKey } from './service';
 import { generateSecret, hashSecret } from './secret';
 

@@ -2,11 +2,11 @@
 // manages its own keys with the bearer session; the shared session auth suite runs on all four routes.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEY_ID_PATTERN, TIER_LIMITS } from '@sigil/contract/keys';
-import { portalSessionAuthSuite } from '../../../../test/support/auth-suite';
-import { startKeyedApp, type KeyedApp } from '../../../../test/support/keyed-app';
+import { portalSessionAuthSuite } from '@sigil/test/support/auth-suite';
+import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
 import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { demoWallet } from '../../localchain/scenario';
-import { portalSession, show, signIn } from '../connect/testing';
+import { portalSession, show, signIn } from '@sigil/test/support/connect-world';
 
 let chain: LocalChain;
 let app: KeyedApp;

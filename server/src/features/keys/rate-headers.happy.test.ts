@@ -4,8 +4,8 @@
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIER_LIMITS } from '@sigil/contract/keys';
-import { setUsage } from '../ratelimit/testing/usage';
-import { startKeyedApp, type KeyedApp } from '../../../../test/support/keyed-app';
+import { setUsage } from '@sigil/test/support/ratelimit-usage';
+import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-daily-limit', 'x-ratelimit-daily-remaining'];
 

@@ -3,14 +3,14 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
-import { runTogether } from '../../../../test/support/db-children';
+import { describeEachDialect } from '@sigil/test/support/db';
+import { runTogether } from '@sigil/test/support/db-children';
 import { createRateLimiter, readUsage, windowsAt } from './service';
-import type { LimitJob } from './testing/limit-child';
-import { setUsage } from './testing/usage';
+import type { LimitJob } from '@sigil/test/support/ratelimit-child';
+import { setUsage } from '@sigil/test/support/ratelimit-usage';
 
 const NOW = Date.UTC(2030, 0, 15, 12, 30, 20, 250);
-const CHILD = fileURLToPath(new URL('./testing/limit-child.ts', import.meta.url));
+const CHILD = fileURLToPath(import.meta.resolve('@sigil/test/support/ratelimit-child'));
 const keyId = () => `key_race${randomBytes(6).toString('hex')}`;
 
 describeEachDialect('rate limiter under concurrency', (ctx) => {

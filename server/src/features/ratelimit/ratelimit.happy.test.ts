@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { createRateLimiter, deleteExpiredWindows, rateLimitHeaders, readUsage } from './service';
 
 // 2030-01-15T12:30:20.250Z: mid-minute, so a test's calls never straddle a window by accident.

@@ -1,11 +1,11 @@
-// The ENS adapter over JSON-RPC against the loopback node of ens-testing.ts, an in-process EVM running ENS's own
+// The ENS adapter over JSON-RPC against the loopback node of startEnsNode, an in-process EVM running ENS's own
 // registry and PublicResolver with a Universal Resolver at viem's mainnet address: the adapter is built with the
 // production defaults (no resolver address override) and every answer comes from executed contract code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hex } from 'viem';
 import { btcAddressFromScript, createEnsAdapter, type EnsAdapter } from './ens';
-import { startEnsNode, type EnsNode } from './ens-testing';
-import { apiFailure as failure } from '../../platform/testing';
+import { startEnsNode, type EnsNode } from '@sigil/test/support/ens/node';
+import { apiFailure as failure } from '@sigil/test/support/failures';
 
 const VITALIK = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
 const SOL_KEY = `0x${'11'.repeat(32)}` as Hex; // base58 of 32 × 0x11 (computed independently with python)

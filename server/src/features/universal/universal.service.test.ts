@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
 import { createChainReader } from '../../platform/chain/reader';
 import { createSnsAdapter, snsHashedName, snsKeys } from './sns';
-import { placeSnsName, placeSolRecordV1, placeSolRecordV2, testKey, tokenizeSnsName, type TestKey } from './sns-testing';
+import { placeSnsName, placeSolRecordV1, placeSolRecordV2, testKey, tokenizeSnsName, type TestKey } from '@sigil/test/support/sns-names';
 import { createUniversalService, type UniversalService } from './service';
 import { base58 } from '@scure/base';
-import { apiFailure as failure } from '../../platform/testing';
+import { apiFailure as failure } from '@sigil/test/support/failures';
 
 let chain: LocalChain;
 let solChain: LocalChain;

@@ -2,13 +2,13 @@
 // workers with their own connection pools on one database never attempt the same delivery at once.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEachDialect, freshDatabase, postgresReachable } from '../../../../test/support/db';
+import { describeEachDialect, freshDatabase, postgresReachable } from '@sigil/test/support/db';
 import { createDatabase } from '../../platform/db/index';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
+import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { startDeliveryWorker } from '../../workers/delivery';
 import { claimDueDeliveries } from './delivery';
-import { queueEvents, seedWebhook } from './testing';
+import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 
 let client: OutboundClient;
 let receiver: HttpsReceiver;

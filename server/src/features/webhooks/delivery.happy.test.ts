@@ -3,12 +3,12 @@
 // rotation applying to retries, 64 KiB trim. Both dialects.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { verifyWebhook } from '@sigil/client-sdk/webhooks';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
+import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { startDeliveryWorker } from '../../workers/delivery';
 import { listDeliveries, resumeWebhook, rotateWebhookSecret, sendTestEvent } from './service';
-import { queueEvents, seedWebhook } from './testing';
+import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 
 let client: OutboundClient;
 let ok: HttpsReceiver;

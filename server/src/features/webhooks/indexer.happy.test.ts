@@ -7,7 +7,7 @@ import { getTransferCheckedInstruction } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { payEventId, type PayEvent } from '@sigil/contract/pay-events';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { createChainReader } from '../../platform/chain/reader';
 import {
@@ -31,7 +31,7 @@ import {
   TOKEN_2022_PROGRAM_ADDRESS,
   TOKEN_PROGRAM_ADDRESS,
   transferName,
-} from './testing';
+} from '@sigil/test/support/webhooks-world';
 
 const MEMO = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
 

@@ -1,7 +1,7 @@
 // Every registration/management error code of the spec's webhook table that the service decides, on both dialects.
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { beforeAll, expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { createChainReader } from '../../platform/chain/reader';
 import {
   deleteWebhook,
@@ -16,7 +16,7 @@ import {
   type WebhookCaller,
   type WebhookServiceDeps,
 } from './service';
-import { signRaw, useRegistrationWorld } from './testing';
+import { signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
 
 const world = useRegistrationWorld('market');
 let stranger: KeyPairSigner;

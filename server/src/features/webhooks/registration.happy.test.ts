@@ -1,6 +1,6 @@
 // Registration and management services on both dialects, against a real local chain.
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import {
   deleteWebhook,
   getWebhook,
@@ -14,7 +14,7 @@ import {
   sendTestEvent,
   type WebhookCaller,
 } from './service';
-import { signEnvelope, signRaw, useRegistrationWorld } from './testing';
+import { signEnvelope, signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
 
 const world = useRegistrationWorld('shop');
 

@@ -24,7 +24,7 @@ import { getAddMemoInstruction } from '@solana-program/memo';
 import { X402_HEADERS, decodeBase64Json } from '@sigil/contract/x402';
 import { sendInstructions, signRedeemMessage, wrapNativeInstructions, wrappedNativeAccount, WRAPPED_NATIVE_MINT } from '@sigil/client-sdk/x402';
 import { TOKEN_2022_PROGRAM_ADDRESS } from './payment-tx';
-import { handlerCalls, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type Reply, type X402App, type X402Chain } from './testing';
+import { handlerCalls, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type Reply, type X402App, type X402Chain } from '@sigil/test/support/x402-app';
 
 const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
 

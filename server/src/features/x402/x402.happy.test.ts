@@ -7,9 +7,9 @@ import { X402_HEADERS, decodeBase64Json, deriveReference, redeemMessage, request
 import { payAndFetch, wrappedNativeAccount } from '@sigil/client-sdk/x402';
 import { appRouter } from '../../router';
 import { METERED_ROUTES } from '../../trpc/procedures';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
-import { demoWallet, respondJson, setRecord } from '../agents/testing';
-import { DOMAIN_TAG, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from './testing';
+import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
+import { demoWallet, respondJson, setRecord } from '@sigil/test/support/agent-registry';
+import { DOMAIN_TAG, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from '@sigil/test/support/x402-app';
 
 let env: X402Chain;
 let app: X402App;

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { X402_HEADERS } from '@sigil/contract/x402';
 import { signRedeemMessage } from '@sigil/client-sdk/x402';
-import { describeEachDialect } from '../../../../test/support/db';
-import { receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from './testing';
+import { describeEachDialect } from '@sigil/test/support/db';
+import { receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from '@sigil/test/support/x402-app';
 
 let env: X402Chain;
 beforeAll(async () => {

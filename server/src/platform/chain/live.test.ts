@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified, primaryTrusted } from './live';
 import type { AttestationAccount, HandleAccount, HandleAuthority, PrimaryPointerAccount, RecordAccount } from './types';
-import { testAddress } from './testing/scenario';
+import { testAddress } from '@sigil/test/support/fake-rpc-accounts';
 
 const OWNER = testAddress(1);
 const OTHER = testAddress(2);

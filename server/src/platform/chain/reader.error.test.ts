@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createChainReader } from './reader';
 import { ChainError, type RpcCallEvent } from './types';
 import { ACCOUNT_DISCRIMINATORS, encodeHandle, encodeRecord, findHandlePda, findRecordPda } from './registry';
-import { createFakeChain, RpcErrorReply } from './testing/fake-rpc';
-import { PROGRAM_ID, putHandle, testAddress } from './testing/scenario';
+import { createFakeChain, RpcErrorReply } from '@sigil/test/support/fake-rpc';
+import { PROGRAM_ID, putHandle, testAddress } from '@sigil/test/support/fake-rpc-accounts';
 
 const OWNER = testAddress(1);
 

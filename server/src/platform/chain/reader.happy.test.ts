@@ -14,8 +14,8 @@ import {
   findRecordPda,
   type RecordData,
 } from './registry';
-import { createFakeChain } from './testing/fake-rpc';
-import { PROGRAM_ID, putHandle, testAddress } from './testing/scenario';
+import { createFakeChain } from '@sigil/test/support/fake-rpc';
+import { PROGRAM_ID, putHandle, testAddress } from '@sigil/test/support/fake-rpc-accounts';
 
 const OWNER = testAddress(1);
 const OTHER = testAddress(2);

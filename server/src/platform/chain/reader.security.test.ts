@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createChainReader } from './reader';
 import { ChainError } from './types';
-import { createFakeChain } from './testing/fake-rpc';
-import { PROGRAM_ID, putHandle, putNft, testAddress, tokenAccountBytes } from './testing/scenario';
+import { createFakeChain } from '@sigil/test/support/fake-rpc';
+import { PROGRAM_ID, putHandle, putNft, testAddress, tokenAccountBytes } from '@sigil/test/support/fake-rpc-accounts';
 
 const OWNER = testAddress(1);
 const HOLDER = testAddress(2);

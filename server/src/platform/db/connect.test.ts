@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { createDatabase, DEFAULT_SQLITE_FILE, dialectOf, parseInt8, resolveDatabaseTarget } from './index';
 
 describe('resolveDatabaseTarget', () => {

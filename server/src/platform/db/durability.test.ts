@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, expect, it } from 'vitest';
-import { describeEachDialect, freshDatabase, type FreshDatabase } from '../../../../test/support/db';
+import { describeEachDialect, freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
 import { createDatabase, sqliteFileOf } from './connect';
 import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
 

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
+import { describeEachDialect } from '@sigil/test/support/db';
 import { readKv, writeKv } from './index';
 
 describeEachDialect('kv', (ctx) => {

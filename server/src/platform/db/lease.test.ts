@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { describeEachDialect } from '../../../../test/support/db';
-import { runTogether } from '../../../../test/support/db-children';
+import { describeEachDialect } from '@sigil/test/support/db';
+import { runTogether } from '@sigil/test/support/db-children';
 import { acquireLease, currentLease, releaseLease, renewLease } from './index';
 
 const T0 = 1_700_000_000_000;

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Migration } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeEachDialect, freshDatabase, type FreshDatabase } from '../../../../test/support/db';
-import { runTogether } from '../../../../test/support/db-children';
+import { describeEachDialect, freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
+import { runTogether } from '@sigil/test/support/db-children';
 import { migrateToLatest } from './index';
 import { migrations } from './migrations/index';
 

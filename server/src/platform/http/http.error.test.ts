@@ -1,7 +1,7 @@
 // Every REST error-shaping rule, over real HTTP: bodies are exactly the spec's shapes, with nothing internal.
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, startTestApp, type RawResponse, type TestApp } from './testing';
+import { rawRequest, startTestApp, type RawResponse, type TestApp } from '@sigil/test/support/http-app';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // The host's happy paths over real HTTP: both faces, decoding once, raw body, request ids, logs, metrics, docs.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, startTestApp, type TestApp } from './testing';
+import { rawRequest, startTestApp, type TestApp } from '@sigil/test/support/http-app';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // REST face details that procedures declare in their meta: success statuses and the shared answer cache.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, startTestApp, type TestApp } from './testing';
-import * as testing from './testing';
+import { rawRequest, startTestApp, type TestApp } from '@sigil/test/support/http-app';
+import * as testing from '@sigil/test/support/http-app';
 
 let cached: TestApp;
 let uncached: TestApp;

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundClient, OutboundError, type OutboundClient } from './client';
-import { loopbackResolver, loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from './testing';
-import { rejection } from '../testing';
+import { loopbackResolver, loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
+import { rejection } from '@sigil/test/support/failures';
 
 let receiver: HttpsReceiver;
 let client: OutboundClient;

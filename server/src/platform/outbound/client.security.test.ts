@@ -5,8 +5,8 @@ import type { LookupAddress } from 'node:dns';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundClient, OutboundError } from './client';
 import type { Resolver } from './destination-policy';
-import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from './testing';
-import { rejection } from '../testing';
+import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
+import { rejection } from '@sigil/test/support/failures';
 
 // Instrument node's tls.connect (the function undici calls) to record what our vetted lookup hands to the
 // socket — that is the address the connection goes to. Answers that are not loopback are recorded and then

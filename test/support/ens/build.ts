@@ -1,8 +1,8 @@
-// Regenerates ens-testing.contracts.json, the bytecode the ENS test chain of ens-testing.ts deploys:
+// Regenerates contracts.json, the bytecode the ENS test chain of node.ts deploys:
 // - ENS's own compiled ENSRegistry and PublicResolver (multicoin, ENSIP-9), copied from the build/ folders of their npm
 //   packages, installed with --ignore-scripts into a temporary folder (never into the project);
-// - our test contracts of ens-testing.sol, compiled with solc-js (wasm, bundled in the npm package: offline).
-// Committed output, so tests need no compiler (solc-js takes ~3 s). Run: npx tsx server/src/features/universal/ens-testing.build.ts
+// - our test contracts of resolvers.sol, compiled with solc-js (wasm, bundled in the npm package: offline).
+// Committed output, so tests need no compiler (solc-js takes ~3 s). Run: npx tsx test/support/ens/build.ts
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,7 +37,7 @@ function ensArtifacts(): Record<string, EnsTestContract> {
 function ourContracts(): Record<string, EnsTestContract> {
   const input = {
     language: 'Solidity',
-    sources: { 'ens-testing.sol': { content: readFileSync(join(here, 'ens-testing.sol'), 'utf8') } },
+    sources: { 'resolvers.sol': { content: readFileSync(join(here, 'resolvers.sol'), 'utf8') } },
     // cancun: opcodes every EVM we might run this on knows (the in-process EVM defaults to a later fork)
     settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
   };
@@ -47,11 +47,11 @@ function ourContracts(): Record<string, EnsTestContract> {
   return Object.fromEntries(
     OUR_CONTRACTS.map((name) => [
       name,
-      { from: `ens-testing.sol`, compiler: `solc ${solc.version()} optimizer 200 cancun`, bytecode: `0x${output.contracts['ens-testing.sol'][name].evm.bytecode.object}` },
+      { from: `resolvers.sol`, compiler: `solc ${solc.version()} optimizer 200 cancun`, bytecode: `0x${output.contracts['resolvers.sol'][name].evm.bytecode.object}` },
     ]),
   );
 }
 
 const contracts = { ...ensArtifacts(), ...ourContracts() };
-writeFileSync(join(here, 'ens-testing.contracts.json'), `${JSON.stringify(contracts, null, 2)}\n`);
+writeFileSync(join(here, 'contracts.json'), `${JSON.stringify(contracts, null, 2)}\n`);
 console.log(Object.entries(contracts).map(([name, c]) => `${name}: ${(c.bytecode.length - 2) / 2} bytes from ${c.from}`).join('\n'));

@@ -20,19 +20,19 @@ import {
   WRAPPED_NATIVE_MINT,
   type PaymentShapeOptions,
 } from '@sigil/client-sdk/x402';
-import { composeTestApp, type TestAppDeps } from '../../../../test/support/compose-app';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
-import { createChainReader } from '../../platform/chain/reader';
-import { testConfig, type Config } from '../../platform/config';
-import type { Database, Dialect } from '../../platform/db/index';
+import { composeTestApp, type TestAppDeps } from './compose-app';
+import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
+import { createChainReader } from '../../server/src/platform/chain/reader';
+import { testConfig, type Config } from '../../server/src/platform/config';
+import type { Database, Dialect } from '../../server/src/platform/db/index';
 import type { Kysely } from 'kysely';
-import type { VerifiedPayment } from './service';
-import { healthRouter } from '../health/router';
-import { createKey } from '../keys/service';
-import { rest } from '../../trpc/meta';
-import { meteredProcedure } from '../../trpc/procedures';
-import { router } from '../../trpc/init';
-import { freshDatabase, type FreshDatabase } from '../../../../test/support/db';
+import type { VerifiedPayment } from '../../server/src/features/x402/service';
+import { healthRouter } from '../../server/src/features/health/router';
+import { createKey } from '../../server/src/features/keys/service';
+import { rest } from '../../server/src/trpc/meta';
+import { meteredProcedure } from '../../server/src/trpc/procedures';
+import { router } from '../../server/src/trpc/init';
+import { freshDatabase, type FreshDatabase } from './db';
 
 export const DOMAIN_TAG = 'api.sigil.test';
 export const PRICE_RESOLVE = 7_000n;

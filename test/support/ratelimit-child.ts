@@ -6,8 +6,8 @@
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
 import type { KeyTier } from '@sigil/contract/keys';
-import { createDatabase } from '../../../platform/db/index';
-import { createRateLimiter } from '../service';
+import { createDatabase } from '../../server/src/platform/db/index';
+import { createRateLimiter } from '../../server/src/features/ratelimit/service';
 
 export interface LimitJob {
   url: string;

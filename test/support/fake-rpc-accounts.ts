@@ -1,7 +1,7 @@
 // Builders that put registry and token accounts into a FakeChain for reader tests. Test-only.
 import { getAddressDecoder, none, type Address } from '@solana/kit';
 import { AccountState, findAssociatedTokenPda, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import { encodeHandle, findHandlePda, type HandleData } from '../registry';
+import { encodeHandle, findHandlePda, type HandleData } from '../../server/src/platform/chain/registry';
 import type { FakeChain } from './fake-rpc';
 
 /** A deterministic address from one repeated byte (never all-zero for n ≥ 1). */

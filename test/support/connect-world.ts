@@ -2,8 +2,8 @@
 import type { KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
-import { startKeyedApp, type KeyedApp, type KeyedResponse } from '../../../../test/support/keyed-app';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
+import { startKeyedApp, type KeyedApp, type KeyedResponse } from './keyed-app';
+import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 
 /** What a Connect test file works against: the scenario chain, a keyed app (SQLite) on it, and that app's key. */
 export interface ConnectWorld {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.20;
 
-// Test-only contracts for the ENS test chain of ens-testing.ts (compiled by ens-testing.build.ts). The ENS registry
+// Test-only contracts for the ENS test chain of node.ts (compiled by build.ts). The ENS registry
 // and PublicResolver deployed next to them are ENS's own compiled contracts; these are ours.
 
 interface IEnsRegistry {

@@ -8,8 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from './client';
-import type { Resolver } from './destination-policy';
+import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from '../../server/src/platform/outbound/client';
+import type { Resolver } from '../../server/src/platform/outbound/destination-policy';
 
 export interface TestCert {
   key: string;

@@ -3,8 +3,8 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { getAddressDecoder, getAddressEncoder, getProgramDerivedAddress, type Address } from '@solana/kit';
 import { AccountState, getMintEncoder, getTokenEncoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { LocalChain } from '../../localchain';
-import { restoreAccount } from '../../localchain/ledger';
+import type { LocalChain } from '../../server/src/localchain';
+import { restoreAccount } from '../../server/src/localchain/ledger';
 import {
   SNS_NAME_PROGRAM_ID,
   SNS_NAME_TOKENIZER_ID,
@@ -14,7 +14,7 @@ import {
   snsSolRecordV1Message,
   SNS_ROOT_DOMAIN_ACCOUNT,
   SNS_RECORDS_CENTRAL_STATE,
-} from './sns';
+} from '../../server/src/features/universal/sns';
 
 const enc = (a: Address) => getAddressEncoder().encode(a) as Uint8Array;
 const LAMPORTS = 10_000_000n;

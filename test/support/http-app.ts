@@ -5,14 +5,14 @@ import { Writable } from 'node:stream';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
 import { ApiError, PublicError } from '@sigil/contract/errors';
-import { ChainError, type ChainReader } from '../chain/types';
-import { testConfig, type Config } from '../config';
-import { createLogger } from '../log';
-import { mergeRouters, router } from '../../trpc/init';
-import { rest } from '../../trpc/meta';
-import { publicProcedure } from '../../trpc/procedures';
-import { appRouter } from '../../router';
-import { composeTestApp, type TestAppDeps } from '../../../../test/support/compose-app';
+import { ChainError, type ChainReader } from '../../server/src/platform/chain/types';
+import { testConfig, type Config } from '../../server/src/platform/config';
+import { createLogger } from '../../server/src/platform/log';
+import { mergeRouters, router } from '../../server/src/trpc/init';
+import { rest } from '../../server/src/trpc/meta';
+import { publicProcedure } from '../../server/src/trpc/procedures';
+import { appRouter } from '../../server/src/router';
+import { composeTestApp, type TestAppDeps } from './compose-app';
 
 const unsupported = () => {
   throw new Error('not used by this test');

@@ -14,7 +14,7 @@ import {
   type KeyPairSigner,
   type Transaction,
 } from '@solana/kit';
-import type { LocalChain } from './index';
+import type { LocalChain } from '../../server/src/localchain/index';
 
 /** A transaction paid by `feePayer`, signed by it and `others`, with the chain's latest (processed) blockhash. */
 export async function signedTransaction(

@@ -1,8 +1,8 @@
 // Tests only: sets a key's counts in the current windows directly in the limiter's table (e.g. "the day is
 // used up"), so a test can reach a limit without sending thousands of requests.
 import type { Kysely } from 'kysely';
-import type { Database } from '../../../platform/db/index';
-import { windowsAt } from '../service';
+import type { Database } from '../../server/src/platform/db/index';
+import { windowsAt } from '../../server/src/features/ratelimit/service';
 
 export async function setUsage(db: Kysely<Database>, keyId: string, counts: { minute?: number; day?: number }, now: number = Date.now()): Promise<void> {
   const windows = windowsAt(now);

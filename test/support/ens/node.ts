@@ -1,6 +1,6 @@
 // Test fixture: a loopback Ethereum JSON-RPC node over an in-process EVM (@ethereumjs/evm) that executes real
 // contract code: ENS's own compiled ENSRegistry and PublicResolver, and our Universal Resolver and odd resolvers of
-// ens-testing.sol (bytecode in ens-testing.contracts.json, rebuilt by ens-testing.build.ts). The Universal Resolver
+// resolvers.sol (bytecode in contracts.json, rebuilt by build.ts). The Universal Resolver
 // also sits at viem's mainnet address, so an adapter with production defaults resolves against it. Never imported by
 // production code.
 import { readFileSync } from 'node:fs';
@@ -21,9 +21,9 @@ import {
 } from 'viem';
 import { mainnet } from 'viem/chains';
 import { namehash } from 'viem/ens';
-import type { EnsTestContract } from './ens-testing.build';
+import type { EnsTestContract } from './build';
 
-const contracts = JSON.parse(readFileSync(new URL('./ens-testing.contracts.json', import.meta.url), 'utf8')) as Record<string, EnsTestContract>;
+const contracts = JSON.parse(readFileSync(new URL('./contracts.json', import.meta.url), 'utf8')) as Record<string, EnsTestContract>;
 
 const registryAbi = parseAbi(['function setSubnodeOwner(bytes32 node, bytes32 label, address owner) returns (bytes32)', 'function setResolver(bytes32 node, address resolver)']);
 const publicResolverAbi = parseAbi(['function setAddr(bytes32 node, uint256 coinType, bytes a)']);

@@ -22,9 +22,9 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { Kysely } from 'kysely';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, payEventId, type PayEvent } from '@sigil/contract/pay-events';
-import type { Database } from '../../platform/db/index';
-import { prefixedId } from '../../platform/ids';
-import { newWebhookSecret, type WebhookServiceDeps } from './service';
+import type { Database } from '../../server/src/platform/db/index';
+import { prefixedId } from '../../server/src/platform/ids';
+import { newWebhookSecret, type WebhookServiceDeps } from '../../server/src/features/webhooks/service';
 import {
   findHandlePda,
   findRecordPda,
@@ -32,12 +32,12 @@ import {
   getSetRecordInstruction,
   getTransferInstruction,
   getVerifyRecordInstruction,
-} from '../../platform/chain/registry';
+} from '../../server/src/platform/chain/registry';
 import { afterAll, beforeAll } from 'vitest';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
-import { fundedWallet, signedTransaction } from '../../localchain/testing';
-import { createChainReader, TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
-import type { ChainReader } from '../../platform/chain/types';
+import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
+import { fundedWallet, signedTransaction } from './localchain-wallets';
+import { createChainReader, TOKEN_2022_PROGRAM_ADDRESS } from '../../server/src/platform/chain/reader';
+import type { ChainReader } from '../../server/src/platform/chain/types';
 
 export { fundedWallet, signedTransaction };
 

@@ -9,10 +9,10 @@ import {
   getRegisterInstruction,
   getSetRecordInstruction,
   getVerifyRecordInstruction,
-} from '../../platform/chain/registry';
-import type { LocalChain } from '../../localchain';
-import { demoWallet } from '../../localchain/scenario';
-import { signedTransaction } from '../../localchain/testing';
+} from '../../server/src/platform/chain/registry';
+import type { LocalChain } from '../../server/src/localchain';
+import { demoWallet } from '../../server/src/localchain/scenario';
+import { signedTransaction } from './localchain-wallets';
 
 type Chain = Pick<LocalChain, 'programId' | 'latestBlockhash' | 'sendAndConfirm'>;
 
