@@ -1,0 +1,62 @@
+// knip: unused files, exports, types and dependencies, and dependencies used but not declared. `npm run lint:unused`.
+// Entry points are the processes the project starts (README, package.json scripts, spawned children), every test,
+// and what plugins find on their own (vitest.config.ts and its globalSetup, the Next.js app of web-portal).
+import type { KnipConfig } from 'knip';
+
+const config: KnipConfig = {
+  // An export that its own file uses is not dead code (dropping the `export` keyword changes nothing that runs), and
+  // contract/ exports its sub-schemas on purpose. What is reported: exports and types nobody uses at all.
+  ignoreExportsUsedInFile: true,
+  // A system tool, not an npm package: server/src/platform/outbound/testing.ts makes throwaway TLS certificates.
+  ignoreBinaries: ['openssl'],
+  workspaces: {
+    '.': {
+      // package.json scripts already name server/src/dev.ts, test/bench/run.ts and server/src/features/keys/cli.ts.
+      entry: ['scripts/*.mjs'],
+      project: ['scripts/**/*.mjs', '*.ts'],
+    },
+    contract: {
+      entry: ['src/**/*.test.ts'],
+      project: ['src/**/*.ts'],
+      // Private package: its consumers are all in this repository, so an export nobody imports is dead even though
+      // package.json#exports makes every file an entry.
+      includeEntryExports: true,
+    },
+    server: {
+      entry: [
+        'src/main.ts',
+        'src/localchain/main.ts',
+        // Spawned by path (child processes of tests and benchmarks), or run by hand.
+        'src/features/ratelimit/testing/limit-child.ts',
+        'src/features/universal/ens-testing.build.ts',
+        'src/**/*.test.ts',
+      ],
+      project: ['src/**/*.ts'],
+      ignoreIssues: {
+        // `import * as m0001` objects handed to Kysely's Migrator, which calls `up` and `down`.
+        'src/platform/db/migrations/0*.ts': ['exports'],
+      },
+    },
+    'client-sdk': {
+      // The published SDK: package.json#exports is its public API, used by third parties; exports are not checked.
+      entry: ['src/**/*.test.ts'],
+      project: ['src/**/*.ts'],
+    },
+    test: {
+      entry: [
+        // Spawned by path, or run by hand (see their header comments).
+        'bench/universal-child.ts',
+        'bench/localchain-reads.ts',
+        'support/db-child.ts',
+        '**/*.test.ts',
+      ],
+      project: ['**/*.ts'],
+    },
+    'web-portal': {
+      // The Next.js plugin adds next.config.ts and the app/ router files (pages, layouts, route handlers).
+      project: ['**/*.{ts,tsx}'],
+    },
+  },
+};
+
+export default config;
