@@ -10,8 +10,6 @@ const TEST = '[.]test[.]tsx?$';
 const SHIPPED = '^(server/src|client-sdk/src|contract/src|web-portal)/';
 /** What a feature offers others: its index.ts. */
 const FEATURE_INDEX = '^server/src/features/[^/]+/index[.]ts$';
-/** What a feature offers other features' tests: its test helpers (testing.ts, testing/). */
-const FEATURE_TEST_HELPERS = '^server/src/features/[^/]+/testing([.]ts$|/)';
 
 // ---- (i), workspace half: a workspace imports another workspace by name only if its package.json declares it. ----
 // npm packages are checked by `no-non-package-json` below. A workspace package resolves (through its node_modules
@@ -90,36 +88,28 @@ module.exports = {
     {
       name: 'trpc-not-to-features',
       comment:
-        'trpc/ knows no feature: it declares the interfaces its named procedures need and the composition root ' +
-        "wires them. One exception: the root router (trpc/router.ts) lists each feature's router, through that " +
-        "feature's index.ts (ARCHITECTURE.md: adding a feature = … one line in the root router).",
+        'trpc/ knows no feature: it declares the interfaces its named procedures need (trpc/context.ts) and the ' +
+        'composition root wires them.',
       severity: 'error',
-      from: { path: '^server/src/trpc/', pathNot: '^server/src/trpc/router[.]ts$' },
+      from: { path: '^server/src/trpc/' },
       to: { path: '^server/src/features/' },
     },
     {
-      name: 'trpc-root-router-through-feature-index',
-      comment: "The root router takes a feature's router from the feature's index.ts, nothing else of it.",
+      name: 'root-through-feature-index',
+      comment:
+        "The composition root, the root router and the process entry points take from a feature only what its " +
+        'index.ts exports.',
       severity: 'error',
-      from: { path: '^server/src/trpc/router[.]ts$' },
+      from: { path: '^server/src/[^/]+[.]ts$', pathNot: TEST },
       to: { path: '^server/src/features/', pathNot: FEATURE_INDEX },
     },
     // (e)
     {
       name: 'feature-to-feature-through-index',
-      comment:
-        "A feature uses another feature only through that feature's index.ts (tests may also use its test " +
-        'helpers, testing.ts / testing/).',
+      comment: "A feature, and its tests, use another feature only through that feature's index.ts.",
       severity: 'error',
-      from: { path: '^server/src/features/([^/]+)/', pathNot: TEST },
+      from: { path: '^server/src/features/([^/]+)/' },
       to: { path: '^server/src/features/', pathNot: ['^server/src/features/$1/', FEATURE_INDEX] },
-    },
-    {
-      name: 'feature-to-feature-through-index',
-      comment: "A feature's tests use another feature through its index.ts or its test helpers (testing.ts, testing/).",
-      severity: 'error',
-      from: { path: `^server/src/features/([^/]+)/.*${TEST}` },
-      to: { path: '^server/src/features/', pathNot: ['^server/src/features/$1/', FEATURE_INDEX, FEATURE_TEST_HELPERS] },
     },
     // (f)
     {
@@ -141,17 +131,10 @@ module.exports = {
     // (g)
     {
       name: 'workers-through-feature-index',
-      comment: "workers/ call feature services through the feature's index.ts, never its queries or internals.",
+      comment: "workers/ (and their tests) call feature services through the feature's index.ts, never its internals.",
       severity: 'error',
-      from: { path: '^server/src/workers/', pathNot: TEST },
+      from: { path: '^server/src/workers/' },
       to: { path: '^server/src/features/', pathNot: FEATURE_INDEX },
-    },
-    {
-      name: 'workers-through-feature-index',
-      comment: "workers' tests: a feature's index.ts or its test helpers (testing.ts, testing/).",
-      severity: 'error',
-      from: { path: `^server/src/workers/.*${TEST}` },
-      to: { path: '^server/src/features/', pathNot: [FEATURE_INDEX, FEATURE_TEST_HELPERS] },
     },
     // (h)
     {

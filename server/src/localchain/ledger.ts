@@ -4,7 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { getBase58Decoder, type Address, type Blockhash, type Signature } from '@solana/kit';
 import { Clock, type LiteSVM } from 'litesvm';
-import { svmAccount, svmProgramAccounts } from './svm-reads';
+import { svmAccount, svmProgramAccounts, type AccountSnapshot } from './svm-reads';
 import { writeGenerationOf, type WriteGeneration } from './svm-writes';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
@@ -15,13 +15,6 @@ export const BLOCKHASH_VALIDITY_SLOTS = 150n;
 export const SLOTS_PER_EPOCH = 432_000n;
 
 /** An account as stored (null = does not exist). */
-export interface AccountSnapshot {
-  lamports: bigint;
-  owner: Address;
-  data: Uint8Array;
-  executable: boolean;
-}
-
 export interface TokenBalance {
   accountIndex: number;
   mint: Address;

@@ -23,7 +23,6 @@ import type { FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'li
 import {
   restoreAccount,
   snapshotOf,
-  type AccountSnapshot,
   type Ledger,
   type ReportedInstruction,
   type TokenBalance,
@@ -31,6 +30,7 @@ import {
   type TransactionMeta,
   type TransactionRecord,
 } from './ledger';
+import type { AccountSnapshot } from './svm-reads';
 import { readMintDecimals, readTokenAccount, uiTokenAmount } from './tokens';
 import { landsOnChain, litesvmErrorJson } from './tx-errors';
 

@@ -12,7 +12,8 @@ import { z } from 'zod';
 import { base58ToBytes, bytesToBase58, isAddressText } from './base58';
 import { SubmitError, type ChainCore } from './core';
 import { Faults } from './faults';
-import { COMMITMENTS, SLOTS_PER_EPOCH, type AccountSnapshot, type Commitment, type ReportedInstruction, type TransactionRecord } from './ledger';
+import { COMMITMENTS, SLOTS_PER_EPOCH, type Commitment, type ReportedInstruction, type TransactionRecord } from './ledger';
+import type { AccountSnapshot } from './svm-reads';
 import { readMintDecimals, readTokenAccount, TOKEN_PROGRAMS, uiTokenAmount } from './tokens';
 
 export const RPC_API_VERSION = '2.2.0';

@@ -8,7 +8,14 @@ import { base58 } from '@scure/base';
 import type { Address } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
 import { isAddressText } from './base58';
-import type { AccountSnapshot } from './ledger';
+
+/** An account as the local chain stores and serves it. */
+export interface AccountSnapshot {
+  lamports: bigint;
+  owner: Address;
+  data: Uint8Array;
+  executable: boolean;
+}
 
 interface NativeAccount {
   lamports(): bigint;

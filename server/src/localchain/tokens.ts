@@ -3,7 +3,7 @@
 // extensions after byte 165, with an account-type byte at 165 (1 = mint, 2 = token account).
 import { address, type Address } from '@solana/kit';
 import { getMintDecoder, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
-import type { AccountSnapshot } from './ledger';
+import type { AccountSnapshot } from './svm-reads';
 
 export const TOKEN_2022_PROGRAM_ADDRESS = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 export const TOKEN_PROGRAMS: readonly Address[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS];

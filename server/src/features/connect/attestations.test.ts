@@ -10,7 +10,7 @@ import { startLocalChain, type FaultConfig, type LocalChain } from '../../localc
 import { demoWallet } from '../../localchain/scenario';
 import { createChainReader } from '../../platform/chain/reader';
 import type { ParsedChallengeRequest } from '@sigil/contract/connect';
-import { createResolveService } from '../resolve/service';
+import { createResolveService } from '../resolve/index';
 import { createConnectService, type ConnectService } from './service';
 import { createSessionService, type SessionService } from './sessions';
 

@@ -3,7 +3,7 @@ import { base58 } from '@scure/base';
 import { expect, it } from 'vitest';
 import { KEY_ID_PATTERN } from '@sigil/contract/keys';
 import { describeEachDialect } from '@sigil/test/support/db';
-import { createRateLimiter } from '../ratelimit/service';
+import { createRateLimiter } from '../ratelimit/index';
 import {
   accountUsage,
   authenticateKey,
