@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ApiError, type V1ErrorCode } from './errors';
 import { isBase58Address, isTopLevelHandle, normalizeName } from './names';
-import { parseWithFieldCodes } from './parse';
+import { addCodedIssue, parseCoded, withFieldCodes } from './parse';
 
 // ---------------------------------------------------------------------------------------------------------
 // Limits (spec "Limits")
@@ -141,30 +141,6 @@ export function parseWebhookScope(input: string): ParsedScope {
 // ---------------------------------------------------------------------------------------------------------
 // Registration: challenge and register
 
-export const WebhookChallengeRequestSchema = z.object({
-  scope: z.string().min(1).max(64),
-  wallet: z.string().min(1).max(64).optional(),
-  url: z.string().min(1).max(WEBHOOK_LIMITS.maxUrlLength),
-  event_types: z.array(z.string().max(64)).max(WEBHOOK_LIMITS.maxEventTypeEntries).optional(),
-  description: z.string().max(WEBHOOK_LIMITS.maxDescriptionLength).optional(),
-});
-export type WebhookChallengeRequest = z.infer<typeof WebhookChallengeRequestSchema>;
-
-export const WebhookChallengeResponseSchema = z.object({
-  nonce: z.string(),
-  message: z.string(),
-  /** Unix seconds. */
-  expires_at: z.number().int(),
-});
-export type WebhookChallengeResponse = z.infer<typeof WebhookChallengeResponseSchema>;
-
-export const WebhookRegisterRequestSchema = z.object({
-  nonce: z.string().min(1).max(128),
-  /** base58 ed25519 signature (64 bytes) over the message, raw or in the off-chain-message envelope. */
-  signature: z.string().min(1).max(128),
-});
-export type WebhookRegisterRequest = z.infer<typeof WebhookRegisterRequestSchema>;
-
 /** The code a failing field of a webhook request answers with; fields not listed answer BAD_REQUEST. */
 const FIELD_CODES: Record<string, V1ErrorCode> = {
   scope: 'INVALID_SCOPE',
@@ -175,7 +151,66 @@ const FIELD_CODES: Record<string, V1ErrorCode> = {
   signature: 'SIGNATURE_INVALID',
 };
 
-const parseWithCodes = <T>(schema: z.ZodType<T>, body: unknown): T => parseWithFieldCodes(schema, body, FIELD_CODES);
+/** A rule of the contract that throws its ApiError, as an issue of the schema being refined. */
+function asIssue(ctx: z.RefinementCtx, rule: () => unknown): boolean {
+  try {
+    rule();
+    return true;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    addCodedIssue(ctx, err.code, err.message);
+    return false;
+  }
+}
+
+/**
+ * Challenge request: shape, scope grammar, wallet address, event_types grammar, and the WALLET_MISMATCH rule for
+ * wallet scopes. The URL is only shape-checked here; the destination policy (server/src/platform/outbound) decides
+ * INVALID_URL / URL_REJECTED.
+ */
+export const WebhookChallengeRequestSchema = withFieldCodes(
+  z
+    .object({
+      scope: z.string().min(1).max(64),
+      wallet: z.string().min(1).max(64).optional(),
+      url: z.string().min(1).max(WEBHOOK_LIMITS.maxUrlLength),
+      event_types: z.array(z.string().max(64)).max(WEBHOOK_LIMITS.maxEventTypeEntries).optional(),
+      description: z.string().max(WEBHOOK_LIMITS.maxDescriptionLength).optional(),
+    })
+    .superRefine((req, ctx) => {
+      if (!asIssue(ctx, () => parseWebhookScope(req.scope))) return;
+      if (req.wallet !== undefined && !isBase58Address(req.wallet)) {
+        return addCodedIssue(ctx, 'INVALID_WALLET', 'wallet: expected a base58 wallet address');
+      }
+      if (req.wallet !== undefined && isBase58Address(req.scope) && req.wallet !== req.scope) {
+        return addCodedIssue(ctx, 'WALLET_MISMATCH', 'wallet: for a wallet scope the signing wallet must be that wallet');
+      }
+      if (req.description && /[\u0000-\u001f\u007f]/.test(req.description)) {
+        return addCodedIssue(ctx, 'BAD_REQUEST', 'description: control characters are not allowed');
+      }
+      asIssue(ctx, () => parseEventTypes(req.event_types));
+    }),
+  { fields: FIELD_CODES },
+);
+export type WebhookChallengeRequest = z.infer<typeof WebhookChallengeRequestSchema>;
+
+export const WebhookChallengeResponseSchema = z.object({
+  nonce: z.string(),
+  message: z.string(),
+  /** Unix seconds. */
+  expires_at: z.number().int(),
+});
+export type WebhookChallengeResponse = z.infer<typeof WebhookChallengeResponseSchema>;
+
+export const WebhookRegisterRequestSchema = withFieldCodes(
+  z.object({
+    nonce: z.string().min(1).max(128),
+    /** base58 ed25519 signature (64 bytes) over the message, raw or in the off-chain-message envelope. */
+    signature: z.string().min(1).max(128),
+  }),
+  { fields: FIELD_CODES },
+);
+export type WebhookRegisterRequest = z.infer<typeof WebhookRegisterRequestSchema>;
 
 /** Validated challenge request, semantic checks included. Field failures throw the spec's INVALID_* codes. */
 export interface ParsedWebhookChallengeRequest {
@@ -186,35 +221,23 @@ export interface ParsedWebhookChallengeRequest {
   description: string | null;
 }
 
-/**
- * Parses a challenge request body: shape, scope grammar, wallet address, event_types grammar, and the
- * WALLET_MISMATCH rule for wallet scopes. The URL is only shape-checked here; the destination policy
- * (server/src/platform/outbound) decides INVALID_URL / URL_REJECTED.
- */
-export function parseWebhookChallengeRequest(body: unknown): ParsedWebhookChallengeRequest {
-  const req = parseWithCodes(WebhookChallengeRequestSchema, body);
-  const scope = parseWebhookScope(req.scope);
-  if (req.wallet !== undefined && !isBase58Address(req.wallet)) {
-    throw new ApiError('INVALID_WALLET', 'wallet: expected a base58 wallet address');
-  }
-  if (scope.type === 'wallet' && req.wallet !== undefined && req.wallet !== scope.value) {
-    throw new ApiError('WALLET_MISMATCH', 'wallet: for a wallet scope the signing wallet must be that wallet');
-  }
-  const description = req.description?.trim() ? req.description : null;
-  if (description && /[\u0000-\u001f\u007f]/.test(description)) {
-    throw new ApiError('BAD_REQUEST', 'description: control characters are not allowed');
-  }
+/** What a valid challenge request asks for, normalized (scope parsed, wildcards expanded, blank description dropped). */
+export function webhookChallengeOf(req: WebhookChallengeRequest): ParsedWebhookChallengeRequest {
   return {
-    scope,
+    scope: parseWebhookScope(req.scope),
     wallet: req.wallet ?? null,
     url: req.url,
     eventTypes: parseEventTypes(req.event_types),
-    description,
+    description: req.description?.trim() ? req.description : null,
   };
 }
 
+export function parseWebhookChallengeRequest(body: unknown): ParsedWebhookChallengeRequest {
+  return webhookChallengeOf(parseCoded(WebhookChallengeRequestSchema, body));
+}
+
 export function parseWebhookRegisterRequest(body: unknown): WebhookRegisterRequest {
-  return parseWithCodes(WebhookRegisterRequestSchema, body);
+  return parseCoded(WebhookRegisterRequestSchema, body);
 }
 
 // ---------------------------------------------------------------------------------------------------------
