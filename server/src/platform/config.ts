@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
+import { TOKEN_PROGRAM_ADDRESS } from './chain/programs';
 import { resolveDatabaseTarget } from './db/connect';
 
 const nonEmpty = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).trim().min(1, 'must not be empty');
@@ -208,7 +209,7 @@ function x402Settings(env: Env, publicUrl: string): X402Settings {
   return {
     payTo: env.SIGIL_X402_PAY_TO!,
     asset: env.SIGIL_X402_ASSET,
-    tokenProgram: env.SIGIL_X402_ASSET === WRAPPED_NATIVE_MINT ? 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' : undefined,
+    tokenProgram: env.SIGIL_X402_ASSET === WRAPPED_NATIVE_MINT ? TOKEN_PROGRAM_ADDRESS : undefined,
     prices: Object.freeze({
       resolve: env.SIGIL_X402_PRICE_RESOLVE,
       reverse: env.SIGIL_X402_PRICE_REVERSE,

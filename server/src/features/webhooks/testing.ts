@@ -36,7 +36,8 @@ import {
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { fundedWallet, signedTransaction } from '../../localchain/testing';
-import { createChainReader, TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/programs';
+import { createChainReader } from '../../platform/chain/reader';
 import type { ChainReader } from '../../platform/chain/types';
 
 export { fundedWallet, signedTransaction };

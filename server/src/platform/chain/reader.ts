@@ -16,7 +16,8 @@ import {
   type Base58EncodedBytes,
   type RpcTransport,
 } from '@solana/kit';
-import { findAssociatedTokenPda, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from './programs';
 import {
   ACCOUNT_DISCRIMINATORS,
   ACCOUNT_OFFSETS,
@@ -55,7 +56,6 @@ import {
 
 export { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified, primaryTrusted } from './live';
 
-export const TOKEN_2022_PROGRAM_ADDRESS = toAddress('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 const TOKEN_ACCOUNT_SIZE = 165;
 
 /** Default commitment per read; see docs/chain-reads.md for why. */
