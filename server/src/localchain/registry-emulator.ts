@@ -44,7 +44,7 @@ import {
   type HandleData,
   type RegistryInstruction,
 } from '../platform/chain/registry';
-import { ZERO_ADDRESS } from '../platform/chain/live';
+import { ZERO_ADDRESS } from '../platform/chain/trust-rules';
 import { COMPUTE_BUDGET_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { invokeInSvm } from './cpi';
 import { restoreAccount, snapshotOf, type Ledger, type ReportedInstruction } from './ledger';

@@ -5,7 +5,7 @@ import { PublicError, type PublicErrorKey } from '@sigil/contract/errors';
 import { NAME_CLASS_ERRORS, classifyName, isBase58Address } from '@sigil/contract/names';
 import type { Resolution, ReverseResult } from '@sigil/contract/public';
 import { ChainError, type ChainReader, type HandleAccount } from '../../platform/chain/types';
-import { primaryTrusted, ZERO_ADDRESS } from '../../platform/chain/live';
+import { primaryTrusted, ZERO_ADDRESS } from '../../platform/chain/trust-rules';
 import { createReadCache, type ReadCache } from '../../platform/cache';
 
 /** A cached outcome: a definitive answer (found, or a 4xx refusal). Transient failures are thrown, never cached. */

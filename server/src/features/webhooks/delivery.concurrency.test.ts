@@ -6,8 +6,8 @@ import { describeEachDialect, freshDatabase, postgresReachable } from '../../../
 import { createDatabase } from '../../platform/db/index';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
-import { startDeliveryWorker } from '../../workers/delivery';
-import { claimDueDeliveries } from './delivery';
+import { startDeliveryWorker } from '../../workers/delivery-loop';
+import { claimDueDeliveries } from './attempts';
 import { queueEvents, seedWebhook } from './testing';
 
 let client: OutboundClient;

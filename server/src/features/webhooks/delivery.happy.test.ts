@@ -6,7 +6,7 @@ import { verifyWebhook } from '@sigil/client-sdk/webhooks';
 import { describeEachDialect } from '../../../../test/support/db';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../../platform/outbound/testing';
-import { startDeliveryWorker } from '../../workers/delivery';
+import { startDeliveryWorker } from '../../workers/delivery-loop';
 import { listDeliveries, resumeWebhook, rotateWebhookSecret, sendTestEvent } from './service';
 import { queueEvents, seedWebhook } from './testing';
 

@@ -24,7 +24,7 @@ import {
   findNamespacePda,
   findPrimaryPointerPda,
 } from './registry';
-import { isHandleReleased } from './live';
+import { isHandleReleased } from './trust-rules';
 import type { ChainRpc } from './transport';
 import {
   ChainError,

@@ -8,8 +8,6 @@ import { createTransactionReads } from './transaction-reads';
 import { createChainRpc, type ChainRpcOptions } from './transport';
 import type { ChainReader } from './types';
 
-export { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified, primaryTrusted } from './live';
-
 export interface ChainReaderOptions extends ChainRpcOptions {
   programId: Address | string;
 }

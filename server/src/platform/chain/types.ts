@@ -59,7 +59,7 @@ export interface RecordAccount {
   value: string;
   authority: Address;
   handleEpoch: bigint;
-  verified: boolean; // as stored; see `live` helpers for staleness
+  verified: boolean; // as stored; see trust-rules.ts for staleness
   verifiedAt: number;
   updatedAt: number;
   updatedSlot: bigint;

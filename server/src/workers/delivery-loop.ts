@@ -1,4 +1,4 @@
-// The delivery worker: an in-process p-queue of attempts fed by lease claims (features/webhooks/delivery.ts).
+// The delivery worker: an in-process p-queue of attempts fed by lease claims (features/webhooks/attempts.ts).
 // Several workers (processes or replicas) on one database never attempt the same delivery at once: a row is
 // claimed in one statement and finished only by its holder. A crash leaves claimed rows behind; their lease
 // expires and any worker claims them again (at least once).
@@ -8,7 +8,7 @@ import PQueue from 'p-queue';
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
-import { claimReadyAttempts, createDeliveredFinisher, sendAttempt, type AttemptOutcome, type DeliveryDeps } from '../features/webhooks/delivery';
+import { claimReadyAttempts, createDeliveredFinisher, sendAttempt, type AttemptOutcome, type DeliveryDeps } from '../features/webhooks/attempts';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryDeps, 'holder'> {
   db: Kysely<Database>;
