@@ -137,7 +137,6 @@ export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../pa
 /** The one partner domain on the default sign-in allowlist (SIGIL_SIGNIN_DOMAINS replaces the whole list). */
 export const DEFAULT_PARTNER_SIGNIN_DOMAIN = 'app.sigil-partner.dev';
 
-export type EnvName = keyof typeof ENV;
 const envSchema = z.object(ENV);
 type Env = z.output<typeof envSchema>;
 
