@@ -9,17 +9,13 @@
 //   http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).listen(3000);
 //   // browser: POST /api/sigil/challenge {wallet}, POST /api/sigil/verify …, GET /api/sigil/session (Bearer)
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
+import { CONNECT_ROUTES, type ConnectOperation } from '@sigil/contract/routes';
 
 /** Operation → the Sigil route it forwards to. Nothing else is ever forwarded. */
-export const CONNECT_PROXY_OPERATIONS = {
-  challenge: { method: 'POST', path: '/v1/auth/challenge' },
-  verify: { method: 'POST', path: '/v1/auth/verify' },
-  'verify-tx': { method: 'POST', path: '/v1/auth/verify-tx' },
-  'verify-signin': { method: 'POST', path: '/v1/auth/verify-signin' },
-  session: { method: 'GET', path: '/v1/auth/session' },
-} as const;
+export const CONNECT_PROXY_OPERATIONS = CONNECT_ROUTES;
 
-export type ConnectProxyOperation = keyof typeof CONNECT_PROXY_OPERATIONS;
+export type ConnectProxyOperation = ConnectOperation;
 
 export interface ConnectProxyRequest {
   /** The operation name (`challenge`, `verify`, `verify-tx`, `verify-signin`, `session`). */
@@ -48,7 +44,8 @@ export interface ConnectProxyOptions {
   timeoutMs?: number;
 }
 
-const PASS_BACK_HEADERS = ['retry-after', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-daily-limit', 'x-ratelimit-daily-remaining'];
+/** Lowercase, as the passed-back headers are keyed. */
+const PASS_BACK_HEADERS = [RETRY_AFTER_HEADER, ...Object.values(RATE_LIMIT_HEADERS)].map((name) => name.toLowerCase());
 
 const error = (status: number, code: string, message: string): ConnectProxyResponse => ({ status, body: { code, message }, headers: {} });
 

@@ -2,8 +2,9 @@
 // Header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + '.' + raw body)>`; the HMAC key is the secret
 // string exactly as issued (`whsec_…`, UTF-8). See README "Receiving pay webhooks".
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { WEBHOOK_HEADERS } from '@sigil/contract/webhooks';
 
-export const SIGNATURE_HEADER = 'Sigil-Signature';
+export const SIGNATURE_HEADER = WEBHOOK_HEADERS.signature;
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 export type VerifyWebhookFailure =

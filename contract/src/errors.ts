@@ -25,7 +25,7 @@ export const PUBLIC_ERRORS = {
 
 export type PublicErrorKey = keyof typeof PUBLIC_ERRORS;
 
-/** `/v1` error codes → HTTP status. Codes are the spec's; statuses the spec leaves open are ours (docs/errors.md). */
+/** `/v1` error codes → HTTP status. Codes are the spec's; statuses the spec leaves open are ours (docs/http.md). */
 export const V1_ERRORS = {
   // generic
   BAD_REQUEST: 400,

@@ -15,12 +15,12 @@ import { WEBHOOK_LIMITS } from '@sigil/contract/webhooks';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../server/src/platform/db/index';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
-import { buildDeliveryRequest } from '../../server/src/features/webhooks/delivery';
+import { buildDeliveryRequest } from '../../server/src/features/webhooks/attempts';
 import { issueWebhookChallenge, registerWebhook } from '../../server/src/features/webhooks/service';
 import { fundedWallet, queueEvents, samplePayEvent, seedWebhook, signedTransaction, signRaw } from '../support/webhooks-world';
 import { startLocalChain } from '../../server/src/localchain/index';
 import { createChainReader } from '../../server/src/platform/chain/reader';
-import { startDeliveryWorker } from '../../server/src/workers/delivery';
+import { startDeliveryWorker } from '../../server/src/workers/delivery-loop';
 import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
 import { table } from './support';
 

@@ -21,6 +21,7 @@ import {
 } from '../../client-sdk/src/x402';
 import { composeTestApp } from '../support/compose-app';
 import { startLocalChain } from '../../server/src/localchain/index';
+import { TOKEN_PROGRAM_ADDRESS } from '../../server/src/platform/chain/programs';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
 import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
@@ -78,7 +79,7 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
         const t0 = performance.now();
         const { entry } = await requestChallenge({ url: base + path }, payer.address);
         challengeTotal += performance.now() - t0;
-        const signature = await sendInstructions(chain.rpc, payer, await paymentInstructions(chain.rpc, entry!, payer, { mint: { tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as never, decimals: 9 } }));
+        const signature = await sendInstructions(chain.rpc, payer, await paymentInstructions(chain.rpc, entry!, payer, { mint: { tokenProgram: TOKEN_PROGRAM_ADDRESS, decimals: 9 } }));
         entries.push({ entry: entry!, signature });
       }
       await chain.finalizeAll();

@@ -18,6 +18,7 @@ import { SignJWT, UnsecuredJWT } from 'jose';
 import { expect, it } from 'vitest';
 import { setUsage } from './ratelimit-usage';
 import { createKey, revokeKey } from '../../server/src/features/keys/service';
+import { RATE_LIMIT_HEADERS } from '@sigil/contract/http-headers';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import type { CallOptions, KeyedApp, KeyedResponse } from './keyed-app';
 import { TEST_SESSION_SECRET } from './keyed-app';
@@ -26,7 +27,8 @@ export type AuthOptions = Pick<CallOptions, 'key' | 'bearer'>;
 /** Sends the route's request with these credentials (and a valid body). May be called several times. */
 export type RouteRequest = (app: KeyedApp, auth: AuthOptions) => Promise<KeyedResponse>;
 
-const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-daily-limit', 'x-ratelimit-daily-remaining'] as const;
+/** Lowercase, as `expectRateHeaders` keys the values it returns. */
+const RATE_HEADERS = Object.values(RATE_LIMIT_HEADERS).map((name) => name.toLowerCase());
 
 const show = (res: KeyedResponse) => `${res.status} ${res.text}`;
 

@@ -36,7 +36,8 @@ import {
 import { afterAll, beforeAll } from 'vitest';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { fundedWallet, signedTransaction } from './localchain-wallets';
-import { createChainReader, TOKEN_2022_PROGRAM_ADDRESS } from '../../server/src/platform/chain/reader';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '../../server/src/platform/chain/programs';
+import { createChainReader } from '../../server/src/platform/chain/reader';
 import type { ChainReader } from '../../server/src/platform/chain/types';
 
 export { fundedWallet, signedTransaction };

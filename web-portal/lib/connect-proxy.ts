@@ -5,18 +5,10 @@
 //
 // Portal choice: a successful verify stores the session token in an httpOnly cookie and the browser receives the
 // session object WITHOUT `token`/`token_type` — page scripts never see the bearer token either.
+import { REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
+import { CONNECT_ROUTES, type ConnectOperation } from '@sigil/contract/routes';
 import type { PortalServerConfig } from './server-config';
 import { isSecureRequest, readSessionCookie, sessionCookie } from './session-cookie';
-
-/** Operation (the last path segment, as in /v1/auth/<op>) → the one method it accepts. */
-export const CONNECT_OPERATIONS = {
-  challenge: 'POST',
-  verify: 'POST',
-  'verify-tx': 'POST',
-  'verify-signin': 'POST',
-  session: 'GET',
-} as const;
-export type ConnectOperation = keyof typeof CONNECT_OPERATIONS;
 
 const VERIFY_OPERATIONS: ReadonlySet<string> = new Set(['verify', 'verify-tx', 'verify-signin']);
 /** Bounds one upstream call: a stuck service must not hang the browser's request. */
@@ -29,7 +21,7 @@ export function jsonError(status: number, code: string, message: string, headers
 }
 
 function isConnectOperation(op: string): op is ConnectOperation {
-  return Object.hasOwn(CONNECT_OPERATIONS, op);
+  return Object.hasOwn(CONNECT_ROUTES, op);
 }
 
 export async function forwardConnect(
@@ -39,7 +31,7 @@ export async function forwardConnect(
   fetchImpl: typeof fetch = fetch,
 ): Promise<Response> {
   if (!isConnectOperation(op)) return jsonError(404, 'NOT_FOUND', `unsupported operation: ${op.slice(0, 64)}`);
-  const method = CONNECT_OPERATIONS[op];
+  const { method, path } = CONNECT_ROUTES[op];
   if (request.method !== method) {
     return jsonError(405, 'METHOD_NOT_ALLOWED', `${op} accepts ${method} only`, { allow: method });
   }
@@ -61,7 +53,7 @@ export async function forwardConnect(
 
   let upstream: Response;
   try {
-    upstream = await fetchImpl(`${config.apiBase}/v1/auth/${op}`, {
+    upstream = await fetchImpl(`${config.apiBase}${path}`, {
       method,
       headers,
       body,
@@ -77,10 +69,10 @@ export async function forwardConnect(
     'content-type': upstream.headers.get('content-type') ?? 'application/json',
     'cache-control': 'no-store',
   };
-  const requestId = upstream.headers.get('x-request-id');
-  if (requestId) responseHeaders['x-request-id'] = requestId;
-  const retryAfter = upstream.headers.get('retry-after');
-  if (retryAfter) responseHeaders['retry-after'] = retryAfter;
+  const requestId = upstream.headers.get(REQUEST_ID_HEADER);
+  if (requestId) responseHeaders[REQUEST_ID_HEADER] = requestId;
+  const retryAfter = upstream.headers.get(RETRY_AFTER_HEADER);
+  if (retryAfter) responseHeaders[RETRY_AFTER_HEADER] = retryAfter;
 
   if (upstream.ok && VERIFY_OPERATIONS.has(op)) {
     const { token, token_type: _tokenType, ...visible } = parseObject(text) ?? {};

@@ -1,6 +1,7 @@
 // Same-origin tRPC for the browser: the service sends no CORS headers, so the portal's backend forwards the few
 // procedures the portal uses to the service's /trpc, and turns the session cookie into the Bearer header the
 // keys procedures need. Anything else (connect.*, future procedures) is not reachable through the portal.
+import { REQUEST_ID_HEADER } from '@sigil/contract/http-headers';
 import { UPSTREAM_TIMEOUT_MS } from './connect-proxy';
 import type { PortalServerConfig } from './server-config';
 import { readSessionCookie } from './session-cookie';
@@ -70,7 +71,7 @@ export async function forwardTrpc(
     'content-type': upstream.headers.get('content-type') ?? 'application/json',
     'cache-control': 'no-store',
   };
-  const requestId = upstream.headers.get('x-request-id');
-  if (requestId) responseHeaders['x-request-id'] = requestId;
+  const requestId = upstream.headers.get(REQUEST_ID_HEADER);
+  if (requestId) responseHeaders[REQUEST_ID_HEADER] = requestId;
   return new Response(await upstream.text(), { status: upstream.status, headers: responseHeaders });
 }

@@ -3,6 +3,7 @@
 import { address, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { startLocalChain, type LocalChain } from './index';
 import { fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 
@@ -76,7 +77,7 @@ describe('commitment levels', () => {
   it('getProgramAccounts at finalized does not see an account created since', async () => {
     const fresh = await fundedWallet(chain, 5_000_000n); // new system account, processed only
     const owned = async (commitment: 'processed' | 'finalized') =>
-      (await chain.rpc.getProgramAccounts(address('11111111111111111111111111111111'), { commitment, encoding: 'base64', filters: [{ dataSize: 0n }] }).send()).map(
+      (await chain.rpc.getProgramAccounts(SYSTEM_PROGRAM_ADDRESS, { commitment, encoding: 'base64', filters: [{ dataSize: 0n }] }).send()).map(
         (a) => a.pubkey,
       );
     expect(await owned('processed')).toContain(fresh.address);

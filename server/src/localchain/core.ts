@@ -17,6 +17,7 @@ import {
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { LiteSVM } from 'litesvm';
+import { SYSTEM_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { Faults } from './faults';
 import { Ledger, restoreAccount, type Commitment } from './ledger';
 import { TransactionProcessor, TransactionRejected, type ProcessResult } from './processor';
@@ -72,7 +73,7 @@ export class ChainCore {
     core.faucet = await createKeyPairSignerFromPrivateKeyBytes(sha256(new TextEncoder().encode('sigil-localchain:faucet')));
     restoreAccount(core.svm, core.faucet.address, {
       lamports: FAUCET_LAMPORTS,
-      owner: '11111111111111111111111111111111' as Address,
+      owner: SYSTEM_PROGRAM_ADDRESS,
       data: new Uint8Array(),
       executable: false,
     });

@@ -4,6 +4,7 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { getBase58Decoder, type Address, type Blockhash, type Signature } from '@solana/kit';
 import { Clock, type LiteSVM } from 'litesvm';
+import { SYSTEM_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { svmAccount, svmProgramAccounts, type AccountSnapshot } from './svm-reads';
 import { writeGenerationOf, type WriteGeneration } from './svm-writes';
 
@@ -101,7 +102,7 @@ export function snapshotOf(svm: LiteSVM, address: Address): AccountSnapshot | nu
 
 /** Writes (or, with null, deletes) an account in the SVM. */
 export function restoreAccount(svm: LiteSVM, address: Address, account: AccountSnapshot | null): void {
-  const value = account ?? { lamports: 0n, owner: '11111111111111111111111111111111' as Address, data: new Uint8Array(), executable: false };
+  const value = account ?? { lamports: 0n, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false };
   svm.setAccount({
     address,
     lamports: value.lamports as never,

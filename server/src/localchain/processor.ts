@@ -15,11 +15,15 @@ import {
   type Transaction,
 } from '@solana/kit';
 import {
-  COMPUTE_BUDGET_PROGRAM_ADDRESS,
   getSetComputeUnitLimitInstructionDataDecoder,
   getSetComputeUnitPriceInstructionDataDecoder,
 } from '@solana-program/compute-budget';
 import type { FailedTransactionMetadata, LiteSVM, TransactionMetadata } from 'litesvm';
+import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  MEMO_V1_PROGRAM_ADDRESS,
+  SPL_MEMO_PROGRAM_ADDRESS,
+} from '../platform/chain/programs';
 import {
   restoreAccount,
   snapshotOf,
@@ -35,8 +39,6 @@ import { readMintDecimals, readTokenAccount, uiTokenAmount } from './tokens';
 import { landsOnChain, litesvmErrorJson } from './tx-errors';
 
 export const LAMPORTS_PER_SIGNATURE = 5000n;
-export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
-const MEMO_V1_PROGRAM_ID = 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo' as Address;
 const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
 const MAX_COMPUTE_UNITS = 1_400_000n;
 const ADDRESS_LOOKUP_TABLE_META_SIZE = 56;
@@ -295,7 +297,7 @@ export class TransactionProcessor {
       accountKeys: keys,
       meta,
       memos: tx.instructions
-        .filter((ix) => ix.programId === MEMO_PROGRAM_ID || ix.programId === MEMO_V1_PROGRAM_ID)
+        .filter((ix) => ix.programId === SPL_MEMO_PROGRAM_ADDRESS || ix.programId === MEMO_V1_PROGRAM_ADDRESS)
         .map((ix) => new TextDecoder().decode(ix.data)),
     };
     this.ledger.recordWrites(

@@ -3,7 +3,6 @@
 // created inside CPIs, slot advances) shows in the very next read, at each commitment, and a cached scan gives what
 // reading every candidate account afresh gives.
 import {
-  address,
   generateKeyPairSigner,
   getBase58Decoder,
   getBase64Encoder,
@@ -14,16 +13,16 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { LiteSVM } from 'litesvm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SYSTEM_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { findHandlePda, getRegisterInstruction, getTokenizeInstruction } from '../platform/chain/registry';
 import { startLocalChain, type LocalChain } from './index';
 import { COMMITMENTS, Ledger, restoreAccount, type Commitment } from './ledger';
 import { publicSvmAccount } from './svm-reads';
 import { trackWrites, writeGenerationOf } from './svm-writes';
 import { fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
-import { TOKEN_2022_PROGRAM_ADDRESS } from './tokens';
 
 const LAG = 3;
-const SYSTEM = address('11111111111111111111111111111111');
+const SYSTEM = SYSTEM_PROGRAM_ADDRESS;
 let chain: LocalChain;
 let payer: KeyPairSigner;
 

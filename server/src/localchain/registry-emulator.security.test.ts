@@ -36,9 +36,9 @@ import {
   getVerifyRecordInstruction,
   SYSVAR_INSTRUCTIONS_ADDRESS,
 } from '../platform/chain/registry';
+import { SECP256K1_PROGRAM_ADDRESS, SPL_MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { REGISTRY_ERRORS, startLocalChain, type LocalChain } from './index';
-import { MEMO_PROGRAM_ID } from './processor';
-import { secp256k1Addresses, secp256k1ProofData, SECP256K1_PROGRAM_ID, verifyRecordMessage } from './secp256k1';
+import { secp256k1Addresses, secp256k1ProofData, verifyRecordMessage } from './secp256k1';
 import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 
 let chain: LocalChain;
@@ -193,7 +193,7 @@ describe('registry instructions through sendTransaction', () => {
     const holder = await fundedWallet(chain);
     const handle = await register(owner, 'emu_nft');
     const mint = await generateKeyPairSigner();
-    const ownerAta = (await findAssociatedTokenPda({ owner: owner.address, mint: mint.address, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address }))[0];
+    const ownerAta = (await findAssociatedTokenPda({ owner: owner.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
     const sig = await chain.sendAndConfirm(
       await signedTransaction(chain, owner, [getTokenizeInstruction({ programId, owner: owner.address, handle, mint: mint.address, ownerTokenAccount: ownerAta })], {
         others: [mint],
@@ -208,7 +208,7 @@ describe('registry instructions through sendTransaction', () => {
     const supply = await chain.rpc.getTokenLargestAccounts(mint.address, { commitment: 'confirmed' }).send();
     expect(supply.value.map((v) => v.amount)).toEqual(['1']);
 
-    const holderAta = (await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address }))[0];
+    const holderAta = (await findAssociatedTokenPda({ owner: holder.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
     await chain.send(
       await signedTransaction(chain, owner, [
         getCreateAssociatedTokenIdempotentInstruction({ payer: owner, ata: holderAta, owner: holder.address, mint: mint.address }),
@@ -286,7 +286,7 @@ describe('registry instructions through sendTransaction', () => {
       ]),
     );
     const proveWith = async (key: Uint8Array): Promise<Instruction[]> => [
-      { programAddress: SECP256K1_PROGRAM_ID, data: secp256k1ProofData(key, new TextEncoder().encode(verifyRecordMessage(ethRecord)), 0) },
+      { programAddress: SECP256K1_PROGRAM_ADDRESS, data: secp256k1ProofData(key, new TextEncoder().encode(verifyRecordMessage(ethRecord)), 0) },
       getVerifyRecordInstruction({ programId, authority: alice.address, handle, record: ethRecord, verifier: SYSVAR_INSTRUCTIONS_ADDRESS }),
     ];
     expect((await rpcSend(await signedTransaction(chain, alice, await proveWith(otherKey)))).error?.data?.err).toEqual(
@@ -303,7 +303,7 @@ describe('registry instructions through sendTransaction', () => {
       await signedTransaction(chain, alice, [
         getSetComputeUnitPriceInstruction({ microLamports: 1_000_000n }),
         getSetComputeUnitLimitInstruction({ units: 50_000 }),
-        getAddMemoInstruction({ memo: 'set bio' }, { programAddress: MEMO_PROGRAM_ID }),
+        getAddMemoInstruction({ memo: 'set bio' }, { programAddress: SPL_MEMO_PROGRAM_ADDRESS }),
         getSetRecordInstruction({ programId, authority: alice.address, handle, record, kind: 'text', key: 'bio', value: 'builder' }),
       ]),
     );

@@ -4,7 +4,6 @@
 // Signatures were verified by the processor before we run; here we enforce signer/writable flags, PDAs, authority
 // and state rules, and fail with Anchor-style custom error codes (REGISTRY_ERRORS).
 import { AccountRole, type Address, type Instruction } from '@solana/kit';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
 import { getTransferSolInstruction, getCreateAccountInstruction } from '@solana-program/system';
 import {
   findAssociatedTokenPda,
@@ -45,6 +44,8 @@ import {
   type HandleData,
   type RegistryInstruction,
 } from '../platform/chain/registry';
+import { ZERO_ADDRESS } from '../platform/chain/trust-rules';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { invokeInSvm } from './cpi';
 import { restoreAccount, snapshotOf, type Ledger, type ReportedInstruction } from './ledger';
 import type { DecodedTransaction, ExecutionOutcome, ProgramEmulator } from './processor';
@@ -88,7 +89,6 @@ class RegistryFailure extends Error {
 }
 const fail = (name: RegistryErrorName, message: string) => new RegistryFailure({ Custom: REGISTRY_ERRORS[name] }, `${name}: ${message}`);
 
-const ZERO_ADDRESS = '11111111111111111111111111111111' as Address;
 const ADDRESS_CHAINS = ['X1', 'SOL', 'ETH', 'BTC'];
 const ED25519_CHAINS = ['X1', 'SOL'];
 const MAX_VALUE_BYTES = 512;
@@ -169,7 +169,7 @@ class InstructionRun {
       // The program debits its own accounts directly (no CPI), as a real program does.
       const dest = this.read(to);
       restoreAccount(this.svm, from, { ...source, lamports: source.lamports - amount });
-      restoreAccount(this.svm, to, dest ? { ...dest, lamports: dest.lamports + amount } : { lamports: amount, owner: ZERO_ADDRESS, data: new Uint8Array(), executable: false });
+      restoreAccount(this.svm, to, dest ? { ...dest, lamports: dest.lamports + amount } : { lamports: amount, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false });
       return;
     }
     this.requireSigner(from, 'payer');
@@ -177,7 +177,7 @@ class InstructionRun {
     if (!target) {
       // A new PDA: the runtime would let the program create it with invoke_signed; credit it directly.
       restoreAccount(this.svm, from, { ...source, lamports: source.lamports - amount });
-      restoreAccount(this.svm, to, { lamports: amount, owner: ZERO_ADDRESS, data: new Uint8Array(), executable: false });
+      restoreAccount(this.svm, to, { lamports: amount, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false });
       return;
     }
     this.cpi([getTransferSolInstruction({ source: signerStub(from), destination: to, amount })]);

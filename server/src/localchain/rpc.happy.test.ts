@@ -5,7 +5,7 @@ import { getAddMemoInstruction } from '@solana-program/memo';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCOUNT_OFFSETS, ACCOUNT_DISCRIMINATORS, decodeHandle } from '../platform/chain/registry';
 import { startLocalChain, type LocalChain } from './index';
-import { MEMO_PROGRAM_ID } from './processor';
+import { SPL_MEMO_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 
 let chain: LocalChain;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   payer = await fundedWallet(chain);
   const tx = await signedTransaction(chain, payer, [
     getTransferSolInstruction({ source: payer, destination: recipient, amount: 1_000_000n }),
-    getAddMemoInstruction({ memo: 'hello sigil' }, { programAddress: MEMO_PROGRAM_ID }),
+    getAddMemoInstruction({ memo: 'hello sigil' }, { programAddress: SPL_MEMO_PROGRAM_ADDRESS }),
   ]);
   memoSig = await chain.sendAndConfirm(tx, { commitment: 'finalized' });
 });

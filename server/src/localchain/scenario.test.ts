@@ -3,7 +3,8 @@
 import { createKeyPairSignerFromBytes, getBase58Encoder } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classifyName } from '@sigil/contract/names';
-import { createChainReader, isAttestationLive, isRecordVerified, primaryTrusted } from '../platform/chain/reader';
+import { createChainReader } from '../platform/chain/reader';
+import { isAttestationLive, isRecordVerified, primaryTrusted } from '../platform/chain/trust-rules';
 import type { ChainReader } from '../platform/chain/types';
 import { startLocalChain, type LocalChain, type Scenario } from './index';
 import { demoWallet } from './scenario';

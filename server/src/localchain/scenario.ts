@@ -25,7 +25,6 @@ import {
   getInitializeMint2Instruction,
   getMintToInstruction,
   getTransferCheckedInstruction,
-  TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
 import {
   findAttestationPda,
@@ -51,9 +50,10 @@ import {
   getVerifyRecordInstruction,
   SYSVAR_INSTRUCTIONS_ADDRESS,
 } from '../platform/chain/registry';
+import { SECP256K1_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import type { ChainCore } from './core';
 import type { ProcessResult } from './processor';
-import { secp256k1Addresses, secp256k1ProofData, SECP256K1_PROGRAM_ID, verifyRecordMessage } from './secp256k1';
+import { secp256k1Addresses, secp256k1ProofData, verifyRecordMessage } from './secp256k1';
 
 export interface ScenarioWallet {
   address: Address;
@@ -221,7 +221,7 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     const handle = await handleAccount(name);
     const [record] = await findRecordPda(programId, handle, 'address', key);
     const proof: Instruction = {
-      programAddress: SECP256K1_PROGRAM_ID,
+      programAddress: SECP256K1_PROGRAM_ADDRESS,
       data: secp256k1ProofData(privateKey, utf8(verifyRecordMessage(record)), 0),
     };
     await exec(w[authority], [

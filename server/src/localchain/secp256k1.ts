@@ -11,9 +11,9 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bech32, createBase58check, hex } from '@scure/base';
 import type { Address } from '@solana/kit';
+import { SECP256K1_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import type { DecodedTransaction } from './processor';
 
-export const SECP256K1_PROGRAM_ID = 'KeccakSecp256k11111111111111111111111111111' as Address;
 const OFFSETS_SIZE = 11;
 const base58check = createBase58check(sha256);
 
@@ -58,7 +58,7 @@ export function verifySecp256k1Proof(tx: DecodedTransaction, chain: string, valu
   const text = verifyRecordMessage(record);
   const accepted = [new TextEncoder().encode(text), eip191(text)];
   return tx.instructions.some((ix, index) => {
-    if (ix.programId !== SECP256K1_PROGRAM_ID) return false;
+    if (ix.programId !== SECP256K1_PROGRAM_ADDRESS) return false;
     const data = ix.data;
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     const count = data[0] ?? 0;

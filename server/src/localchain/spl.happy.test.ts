@@ -14,7 +14,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain } from './index';
 import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
-import { TOKEN_2022_PROGRAM_ADDRESS } from './tokens';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '../platform/chain/programs';
 
 let chain: LocalChain;
 let alice: KeyPairSigner;

@@ -7,7 +7,7 @@ import type { LiteSVM } from 'litesvm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain } from './index';
 import { publicSvmAccount, publicSvmProgramAccounts, svmAccount, svmProgramAccounts } from './svm-reads';
-import { TOKEN_2022_PROGRAM_ADDRESS } from './tokens';
+import { TOKEN_2022_PROGRAM_ADDRESS } from '../platform/chain/programs';
 
 let chain: LocalChain;
 beforeAll(async () => {

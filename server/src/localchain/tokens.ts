@@ -1,11 +1,11 @@
 // SPL Token / Token-2022 account reading for the RPC (token balances in transaction meta, token RPC methods).
 // Layouts come from @solana-program/token's generated codecs; Token-2022 shares the base layout and appends
 // extensions after byte 165, with an account-type byte at 165 (1 = mint, 2 = token account).
-import { address, type Address } from '@solana/kit';
-import { getMintDecoder, getTokenDecoder, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import type { Address } from '@solana/kit';
+import { getMintDecoder, getTokenDecoder } from '@solana-program/token';
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import type { AccountSnapshot } from './svm-reads';
 
-export const TOKEN_2022_PROGRAM_ADDRESS = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 export const TOKEN_PROGRAMS: readonly Address[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS];
 
 const MINT_SIZE = 82;

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
+import { TOKEN_PROGRAM_ADDRESS } from './chain/programs';
 import { resolveDatabaseTarget } from './db/connect';
 
 const nonEmpty = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).trim().min(1, 'must not be empty');
@@ -68,7 +69,7 @@ const ENV = {
   SIGIL_RESOLVE_CACHE_MS: integer.min(0, 'must be 0 or more').max(60_000, 'must be at most 60000').default(1000),
   SIGIL_SOL_RPC_URL: optionalHttpUrl,
   SIGIL_ETH_RPC_URL: optionalHttpUrl,
-  // Agents (issue 6, docs/agents.md): the network manifests must declare, the gateway ipfs:// manifests go through,
+  // Agents (docs/agents.md): the network manifests must declare, the gateway ipfs:// manifests go through,
   // and the local-only switch that lets outbound requests (manifests, webhooks) reach loopback HTTPS receivers.
   SIGIL_NETWORK: z.enum(['mainnet', 'testnet'], { error: 'must be mainnet or testnet' }).default('testnet'),
   SIGIL_IPFS_GATEWAY: z
@@ -81,13 +82,13 @@ const ENV = {
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
     .default(false),
-  // Pay webhooks (issue 4, docs/webhooks.md): on by default; off → every /v1/pay/webhooks route answers 503
+  // Pay webhooks (docs/webhooks.md): on by default; off → every /v1/pay/webhooks route answers 503
   // PAY_WEBHOOKS_DISABLED and the indexer and delivery workers do not start.
   SIGIL_PAY_WEBHOOKS: z
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
     .default(true),
-  // Connect and the portal (issue 3, docs/connect.md, docs/keys.md).
+  // Connect and the portal (docs/connect.md, docs/keys.md).
   SIGIL_PORTAL_DOMAIN: nonEmpty.toLowerCase().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'must be a host name (e.g. portal.sigil.local)').default('portal.sigil.local'),
   /** The portal's own API key secret; unset in local mode (generated on first start and printed once). */
   SIGIL_PORTAL_KEY: z.string().trim().optional(),
@@ -102,7 +103,7 @@ const ENV = {
   SIGIL_SESSION_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   SIGIL_CHALLENGE_TTL_SECONDS: integer.min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(300),
   SIGIL_SESSION_TTL_SECONDS: integer.min(60, 'must be at least 60').max(30 * 86_400, 'must be at most 2592000').default(86_400),
-  // x402 pay-per-call (issue 5, docs/x402.md). SIGIL_X402_PAY_TO enables it; prices are smallest units of the asset.
+  // x402 pay-per-call (docs/x402.md). SIGIL_X402_PAY_TO enables it; prices are smallest units of the asset.
   SIGIL_X402_PAY_TO: programId.optional(),
   SIGIL_X402_ASSET: programId.default(WRAPPED_NATIVE_MINT as never),
   SIGIL_X402_PRICE_RESOLVE: price.default(5_000n),
@@ -136,7 +137,6 @@ export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../pa
 /** The one partner domain on the default sign-in allowlist (SIGIL_SIGNIN_DOMAINS replaces the whole list). */
 export const DEFAULT_PARTNER_SIGNIN_DOMAIN = 'app.sigil-partner.dev';
 
-export type EnvName = keyof typeof ENV;
 const envSchema = z.object(ENV);
 type Env = z.output<typeof envSchema>;
 
@@ -208,7 +208,7 @@ function x402Settings(env: Env, publicUrl: string): X402Settings {
   return {
     payTo: env.SIGIL_X402_PAY_TO!,
     asset: env.SIGIL_X402_ASSET,
-    tokenProgram: env.SIGIL_X402_ASSET === WRAPPED_NATIVE_MINT ? 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' : undefined,
+    tokenProgram: env.SIGIL_X402_ASSET === WRAPPED_NATIVE_MINT ? TOKEN_PROGRAM_ADDRESS : undefined,
     prices: Object.freeze({
       resolve: env.SIGIL_X402_PRICE_RESOLVE,
       reverse: env.SIGIL_X402_PRICE_REVERSE,

@@ -1,5 +1,5 @@
 // Structured JSON logs (pino). One root logger per process; each HTTP request logs through a child that carries
-// `requestId` (set up in platform/http/server.ts), so every line written while serving a request names it.
+// `requestId` (platform/http/request-id.ts), so every line written while serving a request names it.
 import { pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config';
 

@@ -8,7 +8,7 @@ import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { OutboundClient } from '../platform/outbound/client';
 import type { QueueSignal } from '../features/webhooks/index';
-import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './delivery';
+import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './delivery-loop';
 import { startIndexerWorker, type IndexerWorker, type IndexerWorkerOptions } from './indexer';
 
 export interface PayWebhookWorkersOptions {

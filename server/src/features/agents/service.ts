@@ -18,7 +18,7 @@ import {
 import { ApiError } from '@sigil/contract/errors';
 import { parseHandle } from '@sigil/contract/names';
 import { findHandlePda } from '../../platform/chain/registry';
-import { isHandleReleased, isRecordLive, isRecordVerified } from '../../platform/chain/live';
+import { isHandleReleased, isRecordLive, isRecordVerified } from '../../platform/chain/trust-rules';
 import { ChainError, type ChainReader, type HandleAccount, type HandleAuthority, type RecordAccount } from '../../platform/chain/types';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
 

@@ -11,6 +11,12 @@
 
 import { getCompiledTransactionMessageDecoder, getTransactionDecoder, type Address } from '@solana/kit';
 import { memoString } from '@sigil/contract/connect';
+import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  PINOCCHIO_MEMO_PROGRAM_ADDRESS,
+  SPL_MEMO_PROGRAM_ADDRESS,
+  SYSTEM_PROGRAM_ADDRESS,
+} from '../../platform/chain/programs';
 import { decodeAddress, verifyEd25519 } from '../../platform/crypto/wallet-signature';
 import { decodeBase64 } from './siws';
 
@@ -21,12 +27,10 @@ import { decodeBase64 } from './siws';
  * integrators building with that client's defaults are not refused. The deprecated v1 memo program is not.
  */
 export const ACCEPTED_MEMO_PROGRAMS: readonly string[] = [
-  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', // SPL Memo (v2/v3)
-  'Memo4c2pN8afCj432Lb7RMVKi9PbQnnW7ewFFaV3oAH', // pinocchio memo, @solana-program/memo ≥ 0.15 default
+  SPL_MEMO_PROGRAM_ADDRESS,
+  PINOCCHIO_MEMO_PROGRAM_ADDRESS,
 ];
 
-const SYSTEM_PROGRAM = '11111111111111111111111111111111';
-const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
 /** System program instruction index of AdvanceNonceAccount (u32 LE). */
 const ADVANCE_NONCE_ACCOUNT = 4;
 
@@ -118,13 +122,13 @@ export function verifyMemoTransaction(expect: MemoTxExpectation): MemoTxResult {
   const first = instructions[0];
   if (
     first &&
-    programOf(first.programAddressIndex) === SYSTEM_PROGRAM &&
+    programOf(first.programAddressIndex) === SYSTEM_PROGRAM_ADDRESS &&
     first.data?.length === 4 &&
     new DataView(first.data.buffer, first.data.byteOffset, 4).getUint32(0, true) === ADVANCE_NONCE_ACCOUNT
   ) {
     return fail('durable-nonce', 'durable-nonce transactions are not allowed; use a recent blockhash');
   }
-  if (instructions.some((ix) => programOf(ix.programAddressIndex) === COMPUTE_BUDGET_PROGRAM)) {
+  if (instructions.some((ix) => programOf(ix.programAddressIndex) === COMPUTE_BUDGET_PROGRAM_ADDRESS)) {
     return fail('compute-budget', 'ComputeBudget instructions are not allowed');
   }
   if (instructions.length !== 1) {

@@ -27,7 +27,7 @@ import {
 } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
 import type { AttestationAccount, ChainReader, HandleAccount } from '../../platform/chain/types';
-import { isAttestationLive, isHandleReleased } from '../../platform/chain/live';
+import { isAttestationLive, isHandleReleased } from '../../platform/chain/trust-rules';
 import { decodeSignature, verifyWalletMessage, verifyWalletMessageAsync } from '../../platform/crypto/wallet-signature';
 import { affectedRows, createDurabilityBarrier, withoutFsync, type ConnectChallengesTable, type Database } from '../../platform/db/index';
 import type { ResolveService } from '../resolve/index';

@@ -1,4 +1,4 @@
-// Key secrets: `sigil_sk_` + base58(32 random bytes) = 256 bits of randomness (the issue asks for ≥ 128).
+// Key secrets: `sigil_sk_` + base58(32 random bytes) = 256 bits of randomness (≥ 128 is the floor).
 // Only SHA-256(secret) is stored. A slow password hash (bcrypt, scrypt, argon2) protects LOW-entropy secrets
 // from offline guessing; these secrets are random, so even a stolen hash table cannot be searched (2^256), and
 // a fast hash keeps per-request authentication at microseconds instead of ~100 ms of deliberate work, which

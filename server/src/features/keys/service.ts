@@ -164,9 +164,6 @@ export async function setKeyTier(db: Kysely<Database>, keyId: string, tier: KeyT
 // ---------------------------------------------------------------------------------------------------------
 // The portal's own key
 
-/** The portal domain when SIGIL_PORTAL_DOMAIN is unset (local mode). */
-export const DEFAULT_PORTAL_DOMAIN = 'portal.sigil.local';
-
 const DOMAIN_PATTERN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/;
 
 export interface PortalKey {

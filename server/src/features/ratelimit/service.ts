@@ -1,6 +1,7 @@
 // Per-key rate limits: two fixed windows (the UTC minute and the UTC day), counters in the shared database so
 // every replica sees the same numbers. docs/rate-limits.md explains the algorithm and why it is exact.
 import { sql, type Kysely } from 'kysely';
+import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
 import { TIER_LIMITS, type KeyTier, type WindowCounts } from '@sigil/contract/keys';
 import { withoutFsync, type Database } from '../../platform/db/index';
 
@@ -119,12 +120,12 @@ export function createRateLimiter(db: Kysely<Database>): RateLimiter {
  */
 export function rateLimitHeaders(result: RateLimitResult): Record<string, string> {
   const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(result.minute.limit),
-    'X-RateLimit-Remaining': String(result.minute.remaining),
-    'X-RateLimit-Daily-Limit': String(result.day.limit),
-    'X-RateLimit-Daily-Remaining': String(result.day.remaining),
+    [RATE_LIMIT_HEADERS.limit]: String(result.minute.limit),
+    [RATE_LIMIT_HEADERS.remaining]: String(result.minute.remaining),
+    [RATE_LIMIT_HEADERS.dailyLimit]: String(result.day.limit),
+    [RATE_LIMIT_HEADERS.dailyRemaining]: String(result.day.remaining),
   };
-  if (!result.passed && result.retryAfterSeconds !== undefined) headers['Retry-After'] = String(result.retryAfterSeconds);
+  if (!result.passed && result.retryAfterSeconds !== undefined) headers[RETRY_AFTER_HEADER] = String(result.retryAfterSeconds);
   return headers;
 }
 

@@ -5,11 +5,8 @@ import { PublicError, type PublicErrorKey } from '@sigil/contract/errors';
 import { NAME_CLASS_ERRORS, classifyName, isBase58Address } from '@sigil/contract/names';
 import type { Resolution, ReverseResult } from '@sigil/contract/public';
 import { ChainError, type ChainReader, type HandleAccount } from '../../platform/chain/types';
-import { primaryTrusted } from '../../platform/chain/reader';
+import { primaryTrusted, ZERO_ADDRESS } from '../../platform/chain/trust-rules';
 import { createReadCache, type ReadCache } from '../../platform/cache';
-
-/** The all-zero address: a released handle keeps its account with the owner zeroed. */
-const NO_OWNER = '11111111111111111111111111111111';
 
 /** A cached outcome: a definitive answer (found, or a 4xx refusal). Transient failures are thrown, never cached. */
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: PublicErrorKey };
@@ -44,7 +41,7 @@ export function createResolveService(deps: {
 
   async function readHandle(name: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
     const { value: handle } = await chain.getHandle(name, 'confirmed');
-    if (!handle || handle.owner === NO_OWNER) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
+    if (!handle || handle.owner === ZERO_ADDRESS) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
     if (handle.tokenized) {
       // Authority follows the NFT; a burned NFT leaves nobody in control, so the name is not resolvable.
       const authority = await chain.getHandleAuthority(handle, 'confirmed');
@@ -64,7 +61,7 @@ export function createResolveService(deps: {
 
   async function readDomain(label: string, tld: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
     const { value: domain } = await chain.getDomain(label, tld, 'confirmed');
-    if (!domain || domain.owner === NO_OWNER) return { ok: false, error: 'DOMAIN_NOT_REGISTERED' };
+    if (!domain || domain.owner === ZERO_ADDRESS) return { ok: false, error: 'DOMAIN_NOT_REGISTERED' };
     return {
       ok: true,
       value: {
@@ -83,7 +80,7 @@ export function createResolveService(deps: {
     const handle: HandleAccount | null = await withChainErrors('MALFORMED_HANDLE', () =>
       chain.getHandleByAddress(pointer.handle, 'confirmed'),
     );
-    if (!handle || handle.owner === NO_OWNER) return { ok: false, error: 'NO_PRIMARY_SET' };
+    if (!handle || handle.owner === ZERO_ADDRESS) return { ok: false, error: 'NO_PRIMARY_SET' };
     const authority = await withChainErrors('MALFORMED_HANDLE', () => chain.getHandleAuthority(handle, 'confirmed'));
     // Trust rules: set after the handle's current registration, and the wallet still holds authority.
     if (!primaryTrusted(pointer, handle, authority)) return { ok: false, error: 'NO_PRIMARY_SET' };

@@ -3,7 +3,7 @@
 import { ApiError } from '@sigil/contract/errors';
 import type { AddressRecord } from '@sigil/contract/universal';
 import type { Address } from '@solana/kit';
-import { isHandleReleased, isRecordLive, isRecordVerified, ZERO_ADDRESS } from '../../platform/chain/live';
+import { isHandleReleased, isRecordLive, isRecordVerified, ZERO_ADDRESS } from '../../platform/chain/trust-rules';
 import { ChainError, type ChainReader, type HandleAccount } from '../../platform/chain/types';
 
 export interface NativeName {

@@ -2,7 +2,7 @@
 // live, on-chain-verified payment address record. Used at registration (is the signer a controller?), by the
 // scope-change check (did the owner or the payment address move?) and by payment bindings.
 import type { Address } from '@solana/kit';
-import { isHandleReleased, isRecordVerified } from '../../platform/chain/reader';
+import { isHandleReleased, isRecordVerified } from '../../platform/chain/trust-rules';
 import type { ChainReader, HandleAccount, HandleAuthority, RecordAccount } from '../../platform/chain/types';
 
 /** Address-record key of the payment address on this chain (the registry's native-chain record). */

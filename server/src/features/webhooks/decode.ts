@@ -2,12 +2,21 @@
 // SPL Token / Token-2022 transfers (recipient = the token account's owner, from the transaction's token
 // balances), and the registry program's invoice instructions. No I/O.
 import type { Address } from '@solana/kit';
-import { decodeRegistryInstruction, RegistryDecodeError, SYSTEM_PROGRAM_ADDRESS, type RegistryInstruction } from '../../platform/chain/registry';
-import { TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
+import {
+  MEMO_V1_PROGRAM_ADDRESS,
+  SPL_MEMO_PROGRAM_ADDRESS,
+  SYSTEM_PROGRAM_ADDRESS,
+  TOKEN_2022_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+} from '../../platform/chain/programs';
+import {
+  decodeRegistryInstruction,
+  RegistryDecodeError,
+  type RegistryInstruction,
+} from '../../platform/chain/registry';
 import type { ChainTransaction, TransactionInstruction } from '../../platform/chain/types';
 
-export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address;
-const MEMO_PROGRAMS = new Set(['MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr', 'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo']);
+const MEMO_PROGRAMS: ReadonlySet<Address> = new Set([SPL_MEMO_PROGRAM_ADDRESS, MEMO_V1_PROGRAM_ADDRESS]);
 
 export interface Position {
   ixIndex: number;
@@ -90,7 +99,7 @@ export function decodeTransfer(ix: TransactionInstruction, signers: ReadonlySet<
     }
     return null;
   }
-  if (ix.programId !== TOKEN_PROGRAM && ix.programId !== TOKEN_2022_PROGRAM_ADDRESS) return null;
+  if (ix.programId !== TOKEN_PROGRAM_ADDRESS && ix.programId !== TOKEN_2022_PROGRAM_ADDRESS) return null;
   if (data[0] === 3 && data.length === 9 && accounts.length >= 3) {
     return { source: accounts[0]!, destination: accounts[1]!, authority: accounts[2]!, amount: u64(data, 1), declaredFee: null, references: extras(3), token: true };
   }
@@ -146,7 +155,7 @@ export function decodePaymentFacts(tx: ChainTransaction, programId: Address): Pa
     if (t.declaredFee !== null) {
       fee = t.declaredFee;
       net = t.amount - t.declaredFee;
-    } else if (destination.programId === TOKEN_PROGRAM) {
+    } else if (destination.programId === TOKEN_PROGRAM_ADDRESS) {
       fee = 0n;
       net = t.amount;
     } else if (credits.get(t.destination) === 1) {

@@ -6,8 +6,8 @@ import { describeEachDialect, freshDatabase, postgresReachable } from '@sigil/te
 import { createDatabase } from '../../platform/db/index';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { startDeliveryWorker } from '../../workers/delivery';
-import { claimDueDeliveries } from './delivery';
+import { startDeliveryWorker } from '../../workers/delivery-loop';
+import { claimDueDeliveries } from './attempts';
 import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 
 let client: OutboundClient;

@@ -6,7 +6,7 @@ import { verifyWebhook } from '@sigil/client-sdk/webhooks';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { startDeliveryWorker } from '../../workers/delivery';
+import { startDeliveryWorker } from '../../workers/delivery-loop';
 import { listDeliveries, resumeWebhook, rotateWebhookSecret, sendTestEvent } from './service';
 import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 

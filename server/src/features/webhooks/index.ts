@@ -4,8 +4,8 @@ import type { PayWebhooksService } from './pay-webhooks';
 export { payWebhooksRouter } from './router';
 export { createPayWebhooksService, createQueueSignal } from './pay-webhooks';
 export type { PayWebhooksService, QueueSignal } from './pay-webhooks';
-export { claimReadyAttempts, createDeliveredFinisher, sendAttempt } from './delivery';
-export type { AttemptOutcome, DeliveryDeps } from './delivery';
+export { claimReadyAttempts, createDeliveredFinisher, sendAttempt } from './attempts';
+export type { AttemptOutcome, DeliveryDeps } from './attempts';
 export { runIndexerPass } from './indexer';
 export type { IndexerDeps, IndexerPassResult } from './indexer';
 

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { payEventId, type PayEvent } from '@sigil/contract/pay-events';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { startLocalChain, type LocalChain } from '../../localchain/index';
+import { SPL_MEMO_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import { createChainReader } from '../../platform/chain/reader';
 import {
   findInvoicePda,
@@ -33,7 +34,7 @@ import {
   transferName,
 } from '@sigil/test/support/webhooks-world';
 
-const MEMO = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
+const MEMO = SPL_MEMO_PROGRAM_ADDRESS;
 
 describeEachDialect('pay indexer', (ctx) => {
   let chain: LocalChain;

@@ -9,12 +9,12 @@ import type { Kysely, Selectable, Transaction } from 'kysely';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PayEventSchema, payEventId, type PayEvent, type Payment } from '@sigil/contract/pay-events';
 import { isoSeconds, SCOPE_CHANGED_PREFIX, type PayEventType } from '@sigil/contract/webhooks';
 import { decodeRegistryInstruction, RegistryDecodeError, type RegistryInstruction } from '../../platform/chain/registry';
-import { TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/reader';
+import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../../platform/db/index';
-import { newDeliveryRow } from './delivery';
+import { newDeliveryRow } from './attempts';
 import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
-import { decodePaymentFacts, TOKEN_PROGRAM, transactionMemo, type PaymentFact } from './decode';
+import { decodePaymentFacts, transactionMemo, type PaymentFact } from './decode';
 
 export interface IndexerDeps {
   chain: ChainReader;
@@ -219,7 +219,7 @@ async function proveHandle(chain: ChainReader, name: string, wallet: Address, sl
       if (recordMoved) return { status: 'unverifiable' };
     }
     if (control.authority.source === 'nft-holder' && control.authority.authority && handle.mint && basis !== 'verified-record') {
-      for (const tokenProgram of [TOKEN_PROGRAM, TOKEN_2022_PROGRAM_ADDRESS]) {
+      for (const tokenProgram of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) {
         const [ata] = await findAssociatedTokenPda({ owner: control.authority.authority, mint: handle.mint, tokenProgram });
         if (await changedAfter(chain, ata, slot)) return { status: 'unverifiable' };
       }

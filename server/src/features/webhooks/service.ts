@@ -27,7 +27,7 @@ import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wall
 import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable, type WebhookDeliveriesTable } from '../../platform/db/index';
 import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
 import { prefixedId } from '../../platform/ids';
-import { newDeliveryRow, queuedDeliveryState } from './delivery';
+import { newDeliveryRow, queuedDeliveryState } from './attempts';
 import { controllers, readNameControl, PAYMENT_RECORD_KEY } from './control';
 
 /** Who is calling: the API key and the account it belongs to (a webhook belongs to the account). */

@@ -24,17 +24,13 @@ import {
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import { findAssociatedTokenPda, getTransferCheckedInstruction, getTransferInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
-import {
-  TOKEN_2022_PROGRAM_ADDRESS,
-  checkPaymentTransaction,
-  type PaymentQuote,
-  type PaymentTransactionResponse,
-} from './payment-tx';
+import { SPL_MEMO_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/programs';
+import { checkPaymentTransaction, type PaymentQuote, type PaymentTransactionResponse } from './payment-tx';
 
 const NOW = 1_760_000_000;
 const PRICE = 1_000n;
 const MINT = 'So11111111111111111111111111111111111111112' as Address;
-const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
+const MEMO_PROGRAM = SPL_MEMO_PROGRAM_ADDRESS;
 
 let payer: KeyPairSigner;
 let stranger: KeyPairSigner;

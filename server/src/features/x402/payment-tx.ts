@@ -2,7 +2,6 @@
 // transaction with getTransaction(signature, {encoding: 'base64', maxSupportedTransactionVersion: 0,
 // commitment: 'finalized'}) and hands the answer here). Every rule and its code are in docs/x402.md.
 import {
-  address,
   decodeTransactionFromRpcResponse,
   getInstructionsFromCompiledTransactionMessage,
   getSignatureFromTransaction,
@@ -17,16 +16,17 @@ import {
   type Signature,
   type Transaction,
 } from '@solana/kit';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget';
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from '@solana-program/token';
+import { findAssociatedTokenPda } from '@solana-program/token';
+import {
+  COMPUTE_BUDGET_PROGRAM_ADDRESS,
+  TOKEN_2022_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+} from '../../platform/chain/programs';
 import {
   X402_COMPUTE_UNIT_LIMIT_MAX,
   X402_COMPUTE_UNIT_PRICE_MAX,
   X402_REDEEM_WINDOW_SECONDS,
 } from '@sigil/contract/x402';
-
-/** `@solana-program/token-2022` does not install beside kit 8, so its address lives here. */
-export const TOKEN_2022_PROGRAM_ADDRESS = address('TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb');
 
 // Instruction discriminators (first data byte) and exact data lengths of the fixed payment shape.
 const SET_COMPUTE_UNIT_LIMIT = 2; // [2, u32 units]

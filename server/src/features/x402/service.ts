@@ -21,6 +21,7 @@ import {
   type X402ChallengeCode,
   type X402Payment,
 } from '@sigil/contract/x402';
+import { RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
 import { isBase58Address } from '@sigil/contract/names';
 import type { Database } from '../../platform/db/index';
 import { ChainError, type ChainReader } from '../../platform/chain/types';
@@ -231,7 +232,7 @@ export function createX402Service(deps: {
     const verdict = limiter.limit(request.clientIp, now());
     if (!verdict.passed) {
       throw new X402Error('RATE_LIMITED', `too many unauthenticated payment requests from this address; retry after ${verdict.retryAfterSeconds} s`, {
-        headers: { 'retry-after': String(verdict.retryAfterSeconds) },
+        headers: { [RETRY_AFTER_HEADER.toLowerCase()]: String(verdict.retryAfterSeconds) },
       });
     }
     try {

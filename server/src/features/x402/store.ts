@@ -1,5 +1,5 @@
 // The x402 reference store: issued references (what each was issued for) and consumed payments. Queries only;
-// the redeem flow (redeem.ts) decides what they mean. Consumption is ONE statement whose row count decides.
+// the redeem flow (service.ts) decides what they mean. Consumption is ONE statement whose row count decides.
 import type { Kysely } from 'kysely';
 import { affectedRows, type Database, type X402PaymentsTable, type X402ReferencesTable } from '../../platform/db/index';
 

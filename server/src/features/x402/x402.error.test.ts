@@ -23,10 +23,14 @@ import {
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { X402_HEADERS, decodeBase64Json } from '@sigil/contract/x402';
 import { sendInstructions, signRedeemMessage, wrapNativeInstructions, wrappedNativeAccount, WRAPPED_NATIVE_MINT } from '@sigil/client-sdk/x402';
-import { TOKEN_2022_PROGRAM_ADDRESS } from './payment-tx';
+import {
+  SPL_MEMO_PROGRAM_ADDRESS,
+  TOKEN_2022_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
+} from '../../platform/chain/programs';
 import { handlerCalls, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type Reply, type X402App, type X402Chain } from '@sigil/test/support/x402-app';
 
-const MEMO_PROGRAM = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
+const MEMO_PROGRAM = SPL_MEMO_PROGRAM_ADDRESS;
 
 let env: X402Chain;
 let app: X402App;
@@ -183,7 +187,7 @@ describe('payment transaction errors (real mispayments)', () => {
   });
 
   it('PAYMENT_LAYOUT_INVALID: a second transfer to payTo', async () => {
-    const [source] = await findAssociatedTokenPda({ owner: env.payer1.address, mint: WRAPPED_NATIVE_MINT, tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA' as Address });
+    const [source] = await findAssociatedTokenPda({ owner: env.payer1.address, mint: WRAPPED_NATIVE_MINT, tokenProgram: TOKEN_PROGRAM_ADDRESS });
     const destination = await wrappedNativeAccount(env.payTo.address);
     const { reply } = await misPay(fresh('second'), {
       reshape: (ixs) => [

@@ -111,7 +111,7 @@ describe('chain reader: unreachable', () => {
       expect(await reader.getSlot()).toBe(12345n);
     });
 
-    // The account reads parse with plain JSON.parse (reader.ts createPooledRpcTransport 'plain'): pin what they
+    // The account reads parse with plain JSON.parse (transport.ts createPooledRpcTransport 'plain'): pin what they
     // accept and refuse, byte for byte as a node sends it.
     const answering = (text: (method: string, id: string) => string) =>
       listen((req, res) => {

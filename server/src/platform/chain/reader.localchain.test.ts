@@ -3,7 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Address } from '@solana/kit';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
-import { createChainReader, isAttestationLive, isRecordVerified, primaryTrusted } from './reader';
+import { createChainReader } from './reader';
+import { isAttestationLive, isRecordVerified, primaryTrusted } from './trust-rules';
 import { ChainError, type ChainReader, type RpcCallEvent } from './types';
 
 let chain: LocalChain;

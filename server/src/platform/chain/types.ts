@@ -4,6 +4,12 @@ import type { Address } from '@solana/kit';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
+/** Default commitment per read; see docs/chain-reads.md for why. */
+export const DEFAULT_COMMITMENT = {
+  resolution: 'confirmed',
+  payments: 'finalized',
+} as const satisfies Record<string, Commitment>;
+
 /** Why a chain read failed. `unreachable`: transport or RPC error (retryable). `malformed`: data does not decode. */
 export class ChainError extends Error {
   constructor(
@@ -53,7 +59,7 @@ export interface RecordAccount {
   value: string;
   authority: Address;
   handleEpoch: bigint;
-  verified: boolean; // as stored; see `live` helpers for staleness
+  verified: boolean; // as stored; see trust-rules.ts for staleness
   verifiedAt: number;
   updatedAt: number;
   updatedSlot: bigint;

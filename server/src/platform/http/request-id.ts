@@ -3,8 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { base58 } from '@scure/base';
+import { REQUEST_ID_HEADER as REQUEST_ID } from '@sigil/contract/http-headers';
 
-export const REQUEST_ID_HEADER = 'x-request-id';
+/** Lowercase: the key of node's request headers. */
+export const REQUEST_ID_HEADER = REQUEST_ID.toLowerCase();
 
 /** 1-128 characters of [A-Za-z0-9._:-], starting with a letter or digit: safe in logs and headers. */
 const SANE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;

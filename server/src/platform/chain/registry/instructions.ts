@@ -12,7 +12,7 @@ import {
   type Instruction,
   type ReadonlyUint8Array,
 } from '@solana/kit';
-import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { SYSTEM_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../programs';
 import { HANDLE_TYPES, RECORD_KIND_ADDRESS, RECORD_KIND_TEXT } from './accounts';
 import {
   bytesEqual,
@@ -25,7 +25,6 @@ import {
   unixTimeCodec,
 } from './primitives';
 
-export const SYSTEM_PROGRAM_ADDRESS = toAddress('11111111111111111111111111111111');
 /** Passed as `verifier` to verify_record for ETH/BTC: the program reads the secp256k1 precompile instruction here. */
 export const SYSVAR_INSTRUCTIONS_ADDRESS = toAddress('Sysvar1nstructions1111111111111111111111111');
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { AccountRole, getAddressDecoder, getAddressEncoder, getI64Codec, getU32Codec, getU64Codec, getU8Codec, type Address } from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { SYSTEM_PROGRAM_ADDRESS } from '../programs';
 import {
   ACCOUNT_DISCRIMINATORS,
   ACCOUNT_OFFSETS,
@@ -11,7 +12,6 @@ import {
   u32Codec,
   u64Codec,
   u8Codec,
-  SYSTEM_PROGRAM_ADDRESS,
   SYSVAR_INSTRUCTIONS_ADDRESS,
   decodeAttestation,
   decodeDomain,

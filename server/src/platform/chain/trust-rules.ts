@@ -1,8 +1,9 @@
 // Pure trust rules over decoded registry accounts (docs/registry-program.md). No I/O: callers pass what they read.
+import type { Address } from '@solana/kit';
 import type { AttestationAccount, HandleAccount, HandleAuthority, PrimaryPointerAccount, RecordAccount } from './types';
 
 /** The all-zero address (base58): a released handle keeps its account with the owner zeroed. */
-export const ZERO_ADDRESS = '11111111111111111111111111111111';
+export const ZERO_ADDRESS = '11111111111111111111111111111111' as Address;
 
 export function isHandleReleased(handle: HandleAccount): boolean {
   return handle.owner === ZERO_ADDRESS;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified, primaryTrusted } from './live';
+import { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified, primaryTrusted } from './trust-rules';
 import type { AttestationAccount, HandleAccount, HandleAuthority, PrimaryPointerAccount, RecordAccount } from './types';
 import { testAddress } from '@sigil/test/support/fake-rpc-accounts';
 
