@@ -7,7 +7,7 @@ const config: KnipConfig = {
   // An export that its own file uses is not dead code (dropping the `export` keyword changes nothing that runs), and
   // contract/ exports its sub-schemas on purpose. What is reported: exports and types nobody uses at all.
   ignoreExportsUsedInFile: true,
-  // A system tool, not an npm package: server/src/platform/outbound/testing.ts makes throwaway TLS certificates.
+  // A system tool, not an npm package: test/support/https-receiver.ts makes throwaway TLS certificates.
   ignoreBinaries: ['openssl'],
   workspaces: {
     '.': {
@@ -26,9 +26,6 @@ const config: KnipConfig = {
       entry: [
         'src/main.ts',
         'src/localchain/main.ts',
-        // Spawned by path (child processes of tests and benchmarks), or run by hand.
-        'src/features/ratelimit/testing/limit-child.ts',
-        'src/features/universal/ens-testing.build.ts',
         'src/**/*.test.ts',
       ],
       project: ['src/**/*.ts'],
@@ -47,7 +44,8 @@ const config: KnipConfig = {
         // Spawned by path, or run by hand (see their header comments).
         'bench/universal-child.ts',
         'bench/localchain-reads.ts',
-        'support/db-child.ts',
+        'support/ratelimit-child.ts',
+        'support/ens/build.ts',
         '**/*.test.ts',
       ],
       project: ['**/*.ts'],
