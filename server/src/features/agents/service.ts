@@ -46,97 +46,124 @@ export interface AgentService {
   validate(handleInput: string, manifest: unknown): Promise<ValidateManifestResult>;
 }
 
-export function createAgentService(deps: AgentServiceDeps): AgentService {
-  const { chain, outbound } = deps;
-  const maxBytes = deps.maxBytes ?? MANIFEST_MAX_BYTES;
-  const timeoutMs = deps.timeoutMs ?? MANIFEST_TIMEOUT_MS;
+/** AgentServiceDeps with the defaults applied: what the verbs take first. */
+export type AgentDeps = AgentServiceDeps & { maxBytes: number; timeoutMs: number };
 
-  async function resolve(handleInput: string): Promise<AgentResolution> {
-    const name = requireHandle(handleInput);
-    const { handle, authority, records } = await readHandle(name);
-    const live = records.filter((r) => isRecordLive(r, handle, authority));
-    const text = (key: string) => live.find((r) => r.kind === 'text' && r.key === key)?.value;
+export function createAgentService(options: AgentServiceDeps): AgentService {
+  const deps: AgentDeps = {
+    ...options,
+    maxBytes: options.maxBytes ?? MANIFEST_MAX_BYTES,
+    timeoutMs: options.timeoutMs ?? MANIFEST_TIMEOUT_MS,
+  };
+  return {
+    resolve: (handleInput) => resolveAgent(deps, handleInput),
+    validate: (handleInput, manifest) => validateAgentManifest(deps, handleInput, manifest),
+  };
+}
 
-    const manifestUrl = text(AGENT_MANIFEST_RECORD);
-    if (handle.handleType !== AGENT_HANDLE_TYPE && manifestUrl === undefined) {
-      throw new ApiError('NOT_AN_AGENT', `@${name} is not an agent (handle type ${handle.handleType}, no ${AGENT_MANIFEST_RECORD} record)`);
-    }
-    if (manifestUrl === undefined) throw new ApiError('NO_MANIFEST', `@${name} is an agent without an ${AGENT_MANIFEST_RECORD} record`);
+export async function resolveAgent(deps: AgentDeps, handleInput: string): Promise<AgentResolution> {
+  const name = requireHandle(handleInput);
+  const { handle, authority, records } = await readHandle(deps, name);
+  const live = records.filter((r) => isRecordLive(r, handle, authority));
+  const text = (key: string) => live.find((r) => r.kind === 'text' && r.key === key)?.value;
 
-    const endpoints: AgentEndpoints = {};
-    for (const [key, field] of Object.entries(AGENT_ENDPOINT_RECORDS)) {
-      const value = text(key);
-      if (value !== undefined) endpoints[field] = value;
-    }
-
-    const document = await fetchManifest(manifestUrl);
-    const manifest = checkAgainstChain(name, handle, authority, live, document);
-    return { name, handle: handle.address, handleType: handle.handleType, agent: true, manifestUrl, endpoints, manifest };
+  const manifestUrl = text(AGENT_MANIFEST_RECORD);
+  if (handle.handleType !== AGENT_HANDLE_TYPE && manifestUrl === undefined) {
+    const why = `@${name} is not an agent (handle type ${handle.handleType}, no ${AGENT_MANIFEST_RECORD} record)`;
+    throw new ApiError('NOT_AN_AGENT', why);
+  }
+  if (manifestUrl === undefined) {
+    throw new ApiError('NO_MANIFEST', `@${name} is an agent without an ${AGENT_MANIFEST_RECORD} record`);
   }
 
-  async function readHandle(name: string): Promise<{ handle: HandleAccount; authority: HandleAuthority; records: RecordAccount[] }> {
+  const endpoints: AgentEndpoints = {};
+  for (const [key, field] of Object.entries(AGENT_ENDPOINT_RECORDS)) {
+    const value = text(key);
+    if (value !== undefined) endpoints[field] = value;
+  }
+
+  const document = await fetchManifest(deps, manifestUrl);
+  const manifest = checkAgainstChain(deps, name, handle, authority, live, document);
+  return { name, handle: handle.address, handleType: handle.handleType, agent: true, manifestUrl, endpoints, manifest };
+}
+
+/** Pure: shape and identity only, no RPC (the handle account is derived, not read). */
+export async function validateAgentManifest(
+  deps: AgentDeps,
+  handleInput: string,
+  manifest: unknown,
+): Promise<ValidateManifestResult> {
+  const name = requireHandle(handleInput);
+  const [handleAccount] = await findHandlePda(deps.chain.programId, name);
+  return validateManifest(name, manifest, { expectedNetwork: deps.network, expectedHandleAccount: handleAccount });
+}
+
+async function readHandle(
+  deps: AgentDeps,
+  name: string,
+): Promise<{ handle: HandleAccount; authority: HandleAuthority; records: RecordAccount[] }> {
+  const { chain } = deps;
+  try {
+    const { value: handle } = await chain.getHandle(name, 'confirmed');
+    if (!handle || isHandleReleased(handle)) throw new ApiError('HANDLE_NOT_REGISTERED', `@${name} is not registered`);
+    const [authority, records] = await Promise.all([
+      chain.getHandleAuthority(handle, 'confirmed'),
+      chain.getRecords(handle.address, 'confirmed'),
+    ]);
+    // A burned NFT leaves nobody in control: nothing the handle says can be trusted.
+    if (!authority.authority) {
+      throw new ApiError('HANDLE_NOT_REGISTERED', `@${name} has no current authority (${authority.reason})`);
+    }
+    return { handle, authority, records };
+  } catch (err) {
+    throw chainToApiError(err);
+  }
+}
+
+/** GETs the manifest; one internal retry on a transient failure. */
+async function fetchManifest(deps: AgentDeps, manifestUrl: string): Promise<unknown> {
+  const url = fetchUrl(manifestUrl, deps.ipfsGateway);
+  let lastError: OutboundError | undefined;
+  for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      const { value: handle } = await chain.getHandle(name, 'confirmed');
-      if (!handle || isHandleReleased(handle)) throw new ApiError('HANDLE_NOT_REGISTERED', `@${name} is not registered`);
-      const [authority, records] = await Promise.all([chain.getHandleAuthority(handle, 'confirmed'), chain.getRecords(handle.address, 'confirmed')]);
-      // A burned NFT leaves nobody in control: nothing the handle says can be trusted.
-      if (!authority.authority) throw new ApiError('HANDLE_NOT_REGISTERED', `@${name} has no current authority (${authority.reason})`);
-      return { handle, authority, records };
+      return (await deps.outbound.getJson(url, { maxBytes: deps.maxBytes, timeoutMs: deps.timeoutMs })).json;
     } catch (err) {
-      throw chainToApiError(err);
+      if (!(err instanceof OutboundError)) throw err;
+      lastError = err;
+      if (!isTransient(err)) break;
     }
   }
+  throw manifestFetchError(manifestUrl, lastError!, deps.maxBytes);
+}
 
-  /** GETs the manifest; one internal retry on a transient failure. */
-  async function fetchManifest(manifestUrl: string): Promise<unknown> {
-    const url = fetchUrl(manifestUrl, deps.ipfsGateway);
-    let lastError: OutboundError | undefined;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        return (await outbound.getJson(url, { maxBytes, timeoutMs })).json;
-      } catch (err) {
-        if (!(err instanceof OutboundError)) throw err;
-        lastError = err;
-        if (!isTransient(err)) break;
-      }
+function checkAgainstChain(
+  deps: AgentDeps,
+  name: string,
+  handle: HandleAccount,
+  authority: HandleAuthority,
+  live: RecordAccount[],
+  document: unknown,
+): AgentManifestV1 {
+  const parsed = parseManifest(document);
+  if (!parsed.ok) throw invalidManifest(parsed.problems);
+  const manifest = parsed.manifest;
+  const expected = { expectedNetwork: deps.network, expectedHandleAccount: handle.address };
+  const problems = identityProblems(name, manifest, expected);
+  // The signature-verified on-chain address record is the pay-to authority: a `verified: true` claim must match it.
+  manifest.payment?.addresses?.forEach((item, i) => {
+    const key = COIN_TYPE_RECORD_KEYS[item.coinType];
+    if (!item.verified || !key) return; // unknown coin types were reported by identityProblems
+    const record = live.find((r) => r.kind === 'address' && r.key === key);
+    const verified = record !== undefined && isRecordVerified(record, handle, authority);
+    if (!verified || !sameCoinAddress(item.coinType, record.value, item.address)) {
+      problems.push({
+        path: `payment.addresses[${i}].verified`,
+        message: `claims ${item.address} is verified, but @${name} has no signature-verified ${key} record for it`,
+      });
     }
-    throw manifestFetchError(manifestUrl, lastError!, maxBytes);
-  }
-
-  function checkAgainstChain(
-    name: string,
-    handle: HandleAccount,
-    authority: HandleAuthority,
-    live: RecordAccount[],
-    document: unknown,
-  ): AgentManifestV1 {
-    const parsed = parseManifest(document);
-    if (!parsed.ok) throw invalidManifest(parsed.problems);
-    const manifest = parsed.manifest;
-    const problems = identityProblems(name, manifest, { expectedNetwork: deps.network, expectedHandleAccount: handle.address });
-    // The signature-verified on-chain address record is the pay-to authority: a `verified: true` claim must match it.
-    manifest.payment?.addresses?.forEach((item, i) => {
-      const key = COIN_TYPE_RECORD_KEYS[item.coinType];
-      if (!item.verified || !key) return; // unknown coin types were reported by identityProblems
-      const record = live.find((r) => r.kind === 'address' && r.key === key);
-      if (!record || !isRecordVerified(record, handle, authority) || !sameCoinAddress(item.coinType, record.value, item.address)) {
-        problems.push({
-          path: `payment.addresses[${i}].verified`,
-          message: `claims ${item.address} is verified, but @${name} has no signature-verified ${key} record for it`,
-        });
-      }
-    });
-    if (problems.length > 0) throw invalidManifest(problems);
-    return manifest;
-  }
-
-  async function validate(handleInput: string, manifest: unknown): Promise<ValidateManifestResult> {
-    const name = requireHandle(handleInput);
-    const [handleAccount] = await findHandlePda(chain.programId, name);
-    return validateManifest(name, manifest, { expectedNetwork: deps.network, expectedHandleAccount: handleAccount });
-  }
-
-  return { resolve, validate };
+  });
+  if (problems.length > 0) throw invalidManifest(problems);
+  return manifest;
 }
 
 function requireHandle(input: string): string {

@@ -11,8 +11,15 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
 import type { ConnectSource } from '@sigil/contract/connect';
-import { affectedRows, withoutFsync, type Database } from '../../platform/db/index';
+import type { Database } from '../../platform/db/index';
 import { prefixedId } from '../../platform/ids';
+import {
+  deleteSessionsExpiredBefore,
+  findSession,
+  insertSession,
+  revokeSessionRow,
+  revokeSessionRowsOf,
+} from './session-store';
 
 export const SESSION_ALGORITHM = 'HS256' as const;
 export const SESSION_ISSUER = 'sigil';
@@ -30,9 +37,17 @@ export interface SessionClaims {
   expiresAt: number;
 }
 
+/** What a session is issued for. */
+export interface SessionInput {
+  audience: string;
+  address: string;
+  handle: string | null;
+  source: ConnectSource;
+}
+
 export interface SessionService {
   /** Signs a session for `audience` and records its jti. */
-  issue(input: { audience: string; address: string; handle: string | null; source: ConnectSource }, now?: number): Promise<{ token: string; claims: SessionClaims }>;
+  issue(input: SessionInput, now?: number): Promise<{ token: string; claims: SessionClaims }>;
   /**
    * The session a bearer token stands for, if it is valid FOR THIS AUDIENCE: well-formed, HS256, signed by us,
    * unexpired, `aud` = audience, and its jti row present and unrevoked. Anything else: 401 INVALID_SESSION.
@@ -85,85 +100,105 @@ async function loadSigningKey(db: Kysely<Database>, configured: string | undefin
   return hmacKey(row.value);
 }
 
-export function createSessionService(opts: { db: Kysely<Database>; secret?: string; ttlSeconds: number }): SessionService {
-  const { db } = opts;
+/** What the session verbs take first: the db, the lifetime, and the signing key (loaded once, lazily). */
+export interface SessionDeps {
+  db: Kysely<Database>;
+  ttlSeconds: number;
+  signingKey: () => Promise<CryptoKey>;
+}
+
+export function createSessionService(opts: {
+  db: Kysely<Database>;
+  secret?: string;
+  ttlSeconds: number;
+}): SessionService {
   let key: Promise<CryptoKey> | undefined;
   const signingKey = () => {
-    key ??= loadSigningKey(db, opts.secret).catch((error) => {
+    key ??= loadSigningKey(opts.db, opts.secret).catch((error) => {
       key = undefined; // retry on the next call
       throw error;
     });
     return key;
   };
-
+  const deps: SessionDeps = { db: opts.db, ttlSeconds: opts.ttlSeconds, signingKey };
   return {
-    async issue(input, now = Date.now()) {
-      const iat = Math.floor(now / 1000);
-      const expiresAt = iat + opts.ttlSeconds;
-      const jti = prefixedId('sess_', now);
-      const token = await new SignJWT({ handle: input.handle, src: input.source })
-        .setProtectedHeader({ alg: SESSION_ALGORITHM, typ: 'JWT' })
-        .setIssuer(SESSION_ISSUER)
-        .setSubject(input.address)
-        .setAudience(input.audience)
-        .setJti(jti)
-        .setIssuedAt(iat)
-        .setExpirationTime(expiresAt)
-        .sign(await signingKey());
-      // The row is the session's authority, so losing it on a power cut only refuses the token: no fsync.
-      await withoutFsync(db, (conn) =>
-        conn
-          .insertInto('connect_sessions')
-          .values({ jti, audience: input.audience, address: input.address, handle: input.handle, source: input.source, created_at: now, expires_at: expiresAt * 1000, revoked_at: null })
-          .execute(),
-      );
-      return { token, claims: { jti, audience: input.audience, address: input.address, handle: input.handle, source: input.source, expiresAt } };
-    },
+    issue: (input, now = Date.now()) => signSession(deps, input, now),
+    verify: (token, audience, now = Date.now()) => verifySessionToken(deps, token, audience, now),
+    revoke: (jti, now = Date.now()) => revokeSessionRow(deps.db, jti, now),
+    revokeAllFor: (address, audience, now = Date.now()) => revokeSessionRowsOf(deps.db, address, audience, now),
+    deleteExpired: (now = Date.now()) => deleteSessionsExpiredBefore(deps.db, now - 86_400_000),
+  };
+}
 
-    async verify(token, audience, now = Date.now()) {
-      if (!token) throw invalid('send the session as `Authorization: Bearer <token>`');
-      if (token.length > 4096) throw invalid('the session token is malformed');
-      let payload;
-      try {
-        ({ payload } = await jwtVerify(token, await signingKey(), {
-          algorithms: [SESSION_ALGORITHM],
-          issuer: SESSION_ISSUER,
-          audience,
-          currentDate: new Date(now),
-          requiredClaims: ['jti', 'sub', 'exp', 'iat'],
-        }));
-      } catch (error) {
-        if (error instanceof joseErrors.JWTExpired) throw invalid('the session has expired');
-        if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') throw invalid('the session was issued to another key');
-        if (error instanceof joseErrors.JOSEError) throw invalid('the session token is malformed or forged');
-        throw error;
-      }
-      const row = await db
-        .selectFrom('connect_sessions')
-        .select(['jti', 'audience', 'address', 'handle', 'source', 'expires_at', 'revoked_at'])
-        .where('jti', '=', String(payload.jti))
-        .executeTakeFirst();
-      // The row is the authority: the token only points at it.
-      if (!row || row.audience !== audience || row.address !== payload.sub) throw invalid('the session is unknown');
-      if (row.revoked_at !== null) throw invalid('the session has been revoked');
-      if (row.expires_at <= now) throw invalid('the session has expired');
-      return { jti: row.jti, audience: row.audience, address: row.address, handle: row.handle, source: row.source, expiresAt: Math.floor(row.expires_at / 1000) };
-    },
+/** Signs a session for `input.audience` and records its jti. */
+export async function signSession(
+  deps: SessionDeps,
+  input: SessionInput,
+  now: number,
+): Promise<{ token: string; claims: SessionClaims }> {
+  const iat = Math.floor(now / 1000);
+  const expiresAt = iat + deps.ttlSeconds;
+  const jti = prefixedId('sess_', now);
+  const token = await new SignJWT({ handle: input.handle, src: input.source })
+    .setProtectedHeader({ alg: SESSION_ALGORITHM, typ: 'JWT' })
+    .setIssuer(SESSION_ISSUER)
+    .setSubject(input.address)
+    .setAudience(input.audience)
+    .setJti(jti)
+    .setIssuedAt(iat)
+    .setExpirationTime(expiresAt)
+    .sign(await deps.signingKey());
+  const { audience, address, handle, source } = input;
+  await insertSession(deps.db, {
+    jti,
+    audience,
+    address,
+    handle,
+    source,
+    created_at: now,
+    expires_at: expiresAt * 1000,
+    revoked_at: null,
+  });
+  return { token, claims: { jti, audience, address, handle, source, expiresAt } };
+}
 
-    async revoke(jti, now = Date.now()) {
-      const result = await db.updateTable('connect_sessions').set({ revoked_at: now }).where('jti', '=', jti).where('revoked_at', 'is', null).executeTakeFirst();
-      return affectedRows(result) === 1;
-    },
-
-    async revokeAllFor(address, audience, now = Date.now()) {
-      let query = db.updateTable('connect_sessions').set({ revoked_at: now }).where('address', '=', address).where('revoked_at', 'is', null);
-      if (audience !== undefined) query = query.where('audience', '=', audience);
-      return affectedRows(await query.executeTakeFirst());
-    },
-
-    async deleteExpired(now = Date.now()) {
-      const result = await db.deleteFrom('connect_sessions').where('expires_at', '<', now - 86_400_000).executeTakeFirst();
-      return affectedRows(result);
-    },
+/** The session a bearer token stands for, if it is valid for this audience (SessionService.verify). */
+export async function verifySessionToken(
+  deps: SessionDeps,
+  token: string | undefined,
+  audience: string,
+  now: number,
+): Promise<SessionClaims> {
+  if (!token) throw invalid('send the session as `Authorization: Bearer <token>`');
+  if (token.length > 4096) throw invalid('the session token is malformed');
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, await deps.signingKey(), {
+      algorithms: [SESSION_ALGORITHM],
+      issuer: SESSION_ISSUER,
+      audience,
+      currentDate: new Date(now),
+      requiredClaims: ['jti', 'sub', 'exp', 'iat'],
+    }));
+  } catch (error) {
+    if (error instanceof joseErrors.JWTExpired) throw invalid('the session has expired');
+    if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'aud') {
+      throw invalid('the session was issued to another key');
+    }
+    if (error instanceof joseErrors.JOSEError) throw invalid('the session token is malformed or forged');
+    throw error;
+  }
+  const row = await findSession(deps.db, String(payload.jti));
+  // The row is the authority: the token only points at it.
+  if (!row || row.audience !== audience || row.address !== payload.sub) throw invalid('the session is unknown');
+  if (row.revoked_at !== null) throw invalid('the session has been revoked');
+  if (row.expires_at <= now) throw invalid('the session has expired');
+  return {
+    jti: row.jti,
+    audience: row.audience,
+    address: row.address,
+    handle: row.handle,
+    source: row.source,
+    expiresAt: Math.floor(row.expires_at / 1000),
   };
 }

@@ -93,18 +93,11 @@ export function parseSiwsMessage(text: string): { ok: true; message: SiwsMessage
   const lines = text.split('\n');
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop(); // a trailing newline is harmless
 
-  const header = lines[0] ?? '';
-  if (!header.endsWith(SIWS_HEADER_SUFFIX)) {
-    return fail('malformed', `line 1 must be "<domain>${SIWS_HEADER_SUFFIX}"`);
-  }
-  const domain = header.slice(0, -SIWS_HEADER_SUFFIX.length);
-  if (domain.length === 0 || /\s/.test(domain)) return fail('malformed', 'line 1: the domain is empty or contains spaces');
-  const address = lines[1];
-  if (address === undefined || !isBase58Address(address)) return fail('malformed', 'line 2 must be a base58 wallet address');
-
+  const head = parseHeader(lines);
+  if (!head.ok) return head;
   const message: SiwsMessage = {
-    domain,
-    address,
+    domain: head.domain,
+    address: head.address,
     statement: null,
     uri: null,
     version: null,
@@ -120,9 +113,36 @@ export function parseSiwsMessage(text: string): { ok: true; message: SiwsMessage
   if (rest.length === 0) return { ok: true, message };
   if (rest[0] !== '') return fail('malformed', 'line 3 must be empty');
 
-  // Blocks separated by one blank line: [statement], [fields] or [statement, fields].
+  const body = splitBody(rest.slice(1));
+  if (!body.ok) return body;
+  message.statement = body.statement;
+  const problem = readFields(body.fieldLines, message) ?? checkFieldValues(message);
+  return problem ?? { ok: true, message };
+}
+
+/** Line 1 `<domain> wants you to sign in…`, line 2 the base58 address. */
+function parseHeader(lines: readonly string[]): { ok: true; domain: string; address: string } | SiwsFailure {
+  const header = lines[0] ?? '';
+  if (!header.endsWith(SIWS_HEADER_SUFFIX)) {
+    return fail('malformed', `line 1 must be "<domain>${SIWS_HEADER_SUFFIX}"`);
+  }
+  const domain = header.slice(0, -SIWS_HEADER_SUFFIX.length);
+  if (domain.length === 0 || /\s/.test(domain)) {
+    return fail('malformed', 'line 1: the domain is empty or contains spaces');
+  }
+  const address = lines[1];
+  if (address === undefined || !isBase58Address(address)) {
+    return fail('malformed', 'line 2 must be a base58 wallet address');
+  }
+  return { ok: true, domain, address };
+}
+
+/** The lines after line 3: blocks separated by one blank line, [statement], [fields] or [statement, fields]. */
+function splitBody(
+  lines: readonly string[],
+): { ok: true; statement: string | null; fieldLines: string[] } | SiwsFailure {
   const blocks: string[][] = [[]];
-  for (const line of rest.slice(1)) {
+  for (const line of lines) {
     if (line === '') {
       if (blocks[blocks.length - 1]!.length === 0) return fail('malformed', 'two blank lines in a row');
       blocks.push([]);
@@ -132,20 +152,25 @@ export function parseSiwsMessage(text: string): { ok: true; message: SiwsMessage
   }
   if (blocks[0]!.length === 0) return fail('malformed', 'two blank lines in a row');
   if (blocks.length > 2) return fail('malformed', 'unexpected blank line');
+  let statement: string | null = null;
   let fieldLines: string[] = [];
   if (blocks.length === 2) {
-    message.statement = blocks[0]!.join('\n');
+    statement = blocks[0]!.join('\n');
     fieldLines = blocks[1]!;
     if (!startsField(fieldLines[0]!)) return fail('malformed', `unrecognized line ${shorten(fieldLines[0]!)}`);
   } else if (startsField(blocks[0]![0]!)) {
     fieldLines = blocks[0]!;
   } else {
-    message.statement = blocks[0]!.join('\n');
+    statement = blocks[0]!.join('\n');
   }
-  if (message.statement !== null && message.statement.split('\n').some(startsField)) {
+  if (statement !== null && statement.split('\n').some(startsField)) {
     return fail('malformed', 'a field line appears inside the statement');
   }
+  return { ok: true, statement, fieldLines };
+}
 
+/** Reads the `Name: value` lines (each at most once, in FIELD_ORDER) and Resources into `message`. */
+function readFields(fieldLines: readonly string[], message: SiwsMessage): SiwsFailure | null {
   let position = -1;
   for (let i = 0; i < fieldLines.length; i++) {
     const line = fieldLines[i]!;
@@ -165,7 +190,11 @@ export function parseSiwsMessage(text: string): { ok: true; message: SiwsMessage
     if (value.trim() === '') return fail('malformed', `field "${name}" is empty`);
     (message as unknown as Record<string, string>)[FIELD_KEYS[name]] = value;
   }
+  return null;
+}
 
+/** The URI parses, the times are RFC 3339, and the expiration follows the issue and not-before times. */
+function checkFieldValues(message: SiwsMessage): SiwsFailure | null {
   if (message.uri !== null) {
     try {
       new URL(message.uri);
@@ -185,9 +214,13 @@ export function parseSiwsMessage(text: string): { ok: true; message: SiwsMessage
   const issued = message.issuedAt === null ? null : Date.parse(message.issuedAt);
   const expires = message.expirationTime === null ? null : Date.parse(message.expirationTime);
   const notBefore = message.notBefore === null ? null : Date.parse(message.notBefore);
-  if (expires !== null && issued !== null && expires <= issued) return fail('malformed', 'Expiration Time is not after Issued At');
-  if (expires !== null && notBefore !== null && expires <= notBefore) return fail('malformed', 'Expiration Time is not after Not Before');
-  return { ok: true, message };
+  if (expires !== null && issued !== null && expires <= issued) {
+    return fail('malformed', 'Expiration Time is not after Issued At');
+  }
+  if (expires !== null && notBefore !== null && expires <= notBefore) {
+    return fail('malformed', 'Expiration Time is not after Not Before');
+  }
+  return null;
 }
 
 export interface SiwsExpectation {

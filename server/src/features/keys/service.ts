@@ -265,14 +265,24 @@ export async function accountUsage(db: Kysely<Database>, account: string, now: n
   };
 }
 
-/** The keys service the portal procedures call: the functions above, bound to one db. */
+// ---------------------------------------------------------------------------------------------------------
+// The service: the verbs above over one db
+
+/** The keys verbs bound to one db; each delegates to the module function of the same rule above. */
 export function createKeysService(deps: { db: Kysely<Database> }) {
   const { db } = deps;
   return {
-    create: (input: { account: string; name?: string | null }) => createKey(db, input),
-    listWithUsage: (account: string) => listKeysWithUsage(db, account),
-    revoke: (account: string, keyId: string) => revokeKey(db, account, keyId),
-    usage: (account: string) => accountUsage(db, account),
+    create: (input: { account: string; tier?: KeyTier; name?: string | null }, now?: number) => createKey(db, input, now),
+    list: (account: string) => listKeys(db, account),
+    get: (account: string, keyId: string) => getOwnKey(db, account, keyId),
+    listWithUsage: (account: string, now?: number) => listKeysWithUsage(db, account, now),
+    usage: (account: string, now?: number) => accountUsage(db, account, now),
+    revoke: (account: string, keyId: string, now?: number) => revokeKey(db, account, keyId, now),
+    authenticate: (secret: string) => authenticateKey(db, secret),
+    touch: (key: Pick<ApiKey, 'id' | 'last_used_at'>, now?: number) => touchLastUsed(db, key, now),
+    setTier: (keyId: string, tier: KeyTier) => setKeyTier(db, keyId, tier),
+    ensurePortalKey: (options: { domain: string; secret?: string | null; rotate?: boolean }, now?: number) =>
+      ensurePortalKey(db, options, now),
   };
 }
 

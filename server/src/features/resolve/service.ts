@@ -8,6 +8,7 @@ import { ChainError, type ChainReader, type HandleAccount } from '../../platform
 import { primaryTrusted, ZERO_ADDRESS } from '../../platform/chain/trust-rules';
 import { createReadCache, type ReadCache } from '../../platform/cache';
 
+
 /** A cached outcome: a definitive answer (found, or a 4xx refusal). Transient failures are thrown, never cached. */
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: PublicErrorKey };
 
@@ -21,92 +22,115 @@ export interface ResolveService {
   primaryHandle(wallet: string): Promise<HandleAccount | null>;
 }
 
-export function createResolveService(deps: {
+/** What the resolve verbs take first: the chain, the domain suffixes, and the two short-lived answer caches. */
+export interface ResolveDeps {
+  chain: ChainReader;
+  suffixes: readonly string[];
+  names: ReadCache<Outcome<Omit<Resolution, 'input'>>>;
+  primaries: ReadCache<Outcome<HandleAccount>>;
+}
+
+export function createResolveService(options: {
   chain: ChainReader;
   suffixes: readonly string[];
   cacheTtlMs: number;
 }): ResolveService {
-  const { chain, suffixes } = deps;
-  const names: ReadCache<Outcome<Omit<Resolution, 'input'>>> = createReadCache({ ttlMs: deps.cacheTtlMs });
-  const primaries: ReadCache<Outcome<HandleAccount>> = createReadCache({ ttlMs: deps.cacheTtlMs });
-
-  async function lookupName(input: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
-    const cls = classifyName(input, suffixes);
-    if (cls.kind !== 'handle' && cls.kind !== 'domain') return { ok: false, error: NAME_CLASS_ERRORS[cls.kind] };
-    const key = `${cls.kind}:${cls.name}`;
-    return names.get(key, () =>
-      withChainErrors('MALFORMED_ACCOUNT', () => (cls.kind === 'handle' ? readHandle(cls.name) : readDomain(cls.label, cls.tld))),
-    );
-  }
-
-  async function readHandle(name: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
-    const { value: handle } = await chain.getHandle(name, 'confirmed');
-    if (!handle || handle.owner === ZERO_ADDRESS) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
-    if (handle.tokenized) {
-      // Authority follows the NFT; a burned NFT leaves nobody in control, so the name is not resolvable.
-      const authority = await chain.getHandleAuthority(handle, 'confirmed');
-      if (!authority.authority) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
-    }
-    return {
-      ok: true,
-      value: {
-        name: handle.name,
-        namespace: 'handle',
-        owner: handle.owner,
-        tokenized: handle.tokenized,
-        verification: handle.tokenized ? 'nft-holder' : 'owner',
-      },
-    };
-  }
-
-  async function readDomain(label: string, tld: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
-    const { value: domain } = await chain.getDomain(label, tld, 'confirmed');
-    if (!domain || domain.owner === ZERO_ADDRESS) return { ok: false, error: 'DOMAIN_NOT_REGISTERED' };
-    return {
-      ok: true,
-      value: {
-        name: `${domain.label}.${domain.tld}`,
-        namespace: domain.tld,
-        owner: domain.owner,
-        tokenized: domain.tokenized,
-        verification: domain.tokenized ? 'nft-holder' : 'owner',
-      },
-    };
-  }
-
-  async function readPrimary(wallet: Address): Promise<Outcome<HandleAccount>> {
-    const pointer = await withChainErrors('MALFORMED_ACCOUNT', () => chain.getPrimary(wallet, 'confirmed'));
-    if (!pointer) return { ok: false, error: 'NO_PRIMARY_SET' };
-    const handle: HandleAccount | null = await withChainErrors('MALFORMED_HANDLE', () =>
-      chain.getHandleByAddress(pointer.handle, 'confirmed'),
-    );
-    if (!handle || handle.owner === ZERO_ADDRESS) return { ok: false, error: 'NO_PRIMARY_SET' };
-    const authority = await withChainErrors('MALFORMED_HANDLE', () => chain.getHandleAuthority(handle, 'confirmed'));
-    // Trust rules: set after the handle's current registration, and the wallet still holds authority.
-    if (!primaryTrusted(pointer, handle, authority)) return { ok: false, error: 'NO_PRIMARY_SET' };
-    return { ok: true, value: handle };
-  }
-
+  const deps: ResolveDeps = {
+    chain: options.chain,
+    suffixes: options.suffixes,
+    names: createReadCache({ ttlMs: options.cacheTtlMs }),
+    primaries: createReadCache({ ttlMs: options.cacheTtlMs }),
+  };
   return {
-    resolve: (input) =>
-      withInput(input, async () => {
-        const outcome = await lookupName(input);
-        if (!outcome.ok) throw new PublicError(outcome.error);
-        return { input, ...outcome.value };
-      }),
-    reverse: (input) =>
-      withInput(input, async () => {
-        if (!isBase58Address(input)) throw new PublicError('INVALID_ADDRESS');
-        const outcome = await primaries.get(input, () => readPrimary(input as Address));
-        if (!outcome.ok) throw new PublicError(outcome.error);
-        return { input, address: input, handle: outcome.value.name };
-      }),
-    async primaryHandle(wallet) {
-      if (!isBase58Address(wallet)) return null;
-      const outcome = await primaries.get(wallet, () => readPrimary(wallet as Address));
-      return outcome.ok ? outcome.value : null;
+    resolve: (input) => resolveName(deps, input),
+    reverse: (input) => reverseAddress(deps, input),
+    primaryHandle: (wallet) => primaryHandle(deps, wallet),
+  };
+}
+
+/** GET /resolve/{name}: the owner of a handle or domain. */
+export function resolveName(deps: ResolveDeps, input: string): Promise<Resolution> {
+  return withInput(input, async () => {
+    const outcome = await lookupName(deps, input);
+    if (!outcome.ok) throw new PublicError(outcome.error);
+    return { input, ...outcome.value };
+  });
+}
+
+/** GET /reverse/{address}: the wallet's trusted primary handle. */
+export function reverseAddress(deps: ResolveDeps, input: string): Promise<ReverseResult> {
+  return withInput(input, async () => {
+    if (!isBase58Address(input)) throw new PublicError('INVALID_ADDRESS');
+    const outcome = await deps.primaries.get(input, () => readPrimary(deps.chain, input as Address));
+    if (!outcome.ok) throw new PublicError(outcome.error);
+    return { input, address: input, handle: outcome.value.name };
+  });
+}
+
+/** ResolveService.primaryHandle: the trusted primary's account (cached like reverse), or null. */
+export async function primaryHandle(deps: ResolveDeps, wallet: string): Promise<HandleAccount | null> {
+  if (!isBase58Address(wallet)) return null;
+  const outcome = await deps.primaries.get(wallet, () => readPrimary(deps.chain, wallet as Address));
+  return outcome.ok ? outcome.value : null;
+}
+
+async function lookupName(deps: ResolveDeps, input: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
+  const cls = classifyName(input, deps.suffixes);
+  if (cls.kind !== 'handle' && cls.kind !== 'domain') return { ok: false, error: NAME_CLASS_ERRORS[cls.kind] };
+  const key = `${cls.kind}:${cls.name}`;
+  return deps.names.get(key, () =>
+    withChainErrors('MALFORMED_ACCOUNT', () =>
+      cls.kind === 'handle' ? readHandle(deps.chain, cls.name) : readDomain(deps.chain, cls.label, cls.tld),
+    ),
+  );
+}
+
+async function readHandle(chain: ChainReader, name: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
+  const { value: handle } = await chain.getHandle(name, 'confirmed');
+  if (!handle || handle.owner === ZERO_ADDRESS) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
+  if (handle.tokenized) {
+    // Authority follows the NFT; a burned NFT leaves nobody in control, so the name is not resolvable.
+    const authority = await chain.getHandleAuthority(handle, 'confirmed');
+    if (!authority.authority) return { ok: false, error: 'HANDLE_NOT_REGISTERED' };
+  }
+  return {
+    ok: true,
+    value: {
+      name: handle.name,
+      namespace: 'handle',
+      owner: handle.owner,
+      tokenized: handle.tokenized,
+      verification: handle.tokenized ? 'nft-holder' : 'owner',
     },
   };
+}
+
+async function readDomain(chain: ChainReader, label: string, tld: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
+  const { value: domain } = await chain.getDomain(label, tld, 'confirmed');
+  if (!domain || domain.owner === ZERO_ADDRESS) return { ok: false, error: 'DOMAIN_NOT_REGISTERED' };
+  return {
+    ok: true,
+    value: {
+      name: `${domain.label}.${domain.tld}`,
+      namespace: domain.tld,
+      owner: domain.owner,
+      tokenized: domain.tokenized,
+      verification: domain.tokenized ? 'nft-holder' : 'owner',
+    },
+  };
+}
+
+async function readPrimary(chain: ChainReader, wallet: Address): Promise<Outcome<HandleAccount>> {
+  const pointer = await withChainErrors('MALFORMED_ACCOUNT', () => chain.getPrimary(wallet, 'confirmed'));
+  if (!pointer) return { ok: false, error: 'NO_PRIMARY_SET' };
+  const handle: HandleAccount | null = await withChainErrors('MALFORMED_HANDLE', () =>
+    chain.getHandleByAddress(pointer.handle, 'confirmed'),
+  );
+  if (!handle || handle.owner === ZERO_ADDRESS) return { ok: false, error: 'NO_PRIMARY_SET' };
+  const authority = await withChainErrors('MALFORMED_HANDLE', () => chain.getHandleAuthority(handle, 'confirmed'));
+  // Trust rules: set after the handle's current registration, and the wallet still holds authority.
+  if (!primaryTrusted(pointer, handle, authority)) return { ok: false, error: 'NO_PRIMARY_SET' };
+  return { ok: true, value: handle };
 }
 
 /** Every public resolve/reverse error body echoes the raw input. */

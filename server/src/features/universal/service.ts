@@ -48,85 +48,105 @@ export function parseChain(chain: string | undefined): UniversalChain | undefine
 }
 
 export function createUniversalService(deps: UniversalServiceDeps): UniversalService {
-  const { chain, suffixes } = deps;
+  return {
+    resolveUniversal: (input, chain) => resolveUniversal(deps, input, chain),
+    resolve: (input) => resolveNative(deps, input),
+    resolveBatch: (names, chain) => resolveBatch(deps, names, chain),
+  };
+}
 
-  async function resolveUniversal(input: string, chainParam?: string): Promise<UniversalResult> {
-    const requested = parseChain(chainParam);
-    const cls = classifyUniversal(input, suffixes);
-    if (cls.kind === 'refused') throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}": ${cls.reason}`);
-    const target = requested ?? defaultChainOf(cls.kind);
-    const namespace = namespaceOf(cls);
-    const noRecord = (name: string) => new ApiError('NO_RECORD_FOR_CHAIN', `${name} has no ${target} address`);
+/** GET /v1/resolve-universal/:name?chain= — exactly one namespace adapter answers. */
+export async function resolveUniversal(
+  deps: UniversalServiceDeps,
+  input: string,
+  chainParam?: string,
+): Promise<UniversalResult> {
+  const { chain } = deps;
+  const requested = parseChain(chainParam);
+  const cls = classifyUniversal(input, deps.suffixes);
+  if (cls.kind === 'refused') throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}": ${cls.reason}`);
+  const target = requested ?? defaultChainOf(cls.kind);
+  const namespace = namespaceOf(cls);
+  const noRecord = (name: string) => new ApiError('NO_RECORD_FOR_CHAIN', `${name} has no ${target} address`);
 
-    switch (cls.kind) {
-      case 'handle': {
-        const handle = await readNativeHandle(chain, cls.name, target !== 'X1');
-        if (target === 'X1') return result(input, handle.name, namespace, handle.authority, target, 'native', true);
-        const record = handle.addresses.find((r) => r.chain === target);
-        if (!record) throw noRecord(`@${handle.name}`);
-        return result(input, handle.name, namespace, record.address, target, 'native', record.verified);
+  switch (cls.kind) {
+    case 'handle': {
+      const handle = await readNativeHandle(chain, cls.name, target !== 'X1');
+      if (target === 'X1') return result(input, handle.name, namespace, handle.authority, target, 'native', true);
+      const record = handle.addresses.find((r) => r.chain === target);
+      if (!record) throw noRecord(`@${handle.name}`);
+      return result(input, handle.name, namespace, record.address, target, 'native', record.verified);
+    }
+    case 'domain': {
+      const domain = await readNativeDomain(chain, cls.label, cls.tld);
+      if (target !== 'X1') throw noRecord(domain.name); // registry domains carry no address records
+      return result(input, domain.name, namespace, domain.authority, target, 'native', true);
+    }
+    case 'sol': {
+      if (!deps.sns) {
+        const why = 'the sol namespace (Solana Name Service) is not enabled on this deployment';
+        throw new ApiError('NOT_CONFIGURED', why);
       }
-      case 'domain': {
-        const domain = await readNativeDomain(chain, cls.label, cls.tld);
-        if (target !== 'X1') throw noRecord(domain.name); // registry domains carry no address records
-        return result(input, domain.name, namespace, domain.authority, target, 'native', true);
-      }
-      case 'sol': {
-        if (!deps.sns) throw new ApiError('NOT_CONFIGURED', 'the sol namespace (Solana Name Service) is not enabled on this deployment');
-        if (target !== 'SOL') throw noRecord(cls.name);
-        const answer = await deps.sns.resolveSol(cls.labels);
-        return result(input, cls.name, namespace, answer.address, target, 'sol', answer.verified);
-      }
-      case 'eth': {
-        if (!deps.ens) throw new ApiError('NOT_CONFIGURED', 'the eth namespace (ENS) is not enabled on this deployment');
-        const answer = await deps.ens.resolve(cls.name, target);
-        return result(input, answer.name, namespace, answer.address, target, 'eth', answer.verified);
-      }
+      if (target !== 'SOL') throw noRecord(cls.name);
+      const answer = await deps.sns.resolveSol(cls.labels);
+      return result(input, cls.name, namespace, answer.address, target, 'sol', answer.verified);
+    }
+    case 'eth': {
+      if (!deps.ens) throw new ApiError('NOT_CONFIGURED', 'the eth namespace (ENS) is not enabled on this deployment');
+      const answer = await deps.ens.resolve(cls.name, target);
+      return result(input, answer.name, namespace, answer.address, target, 'eth', answer.verified);
     }
   }
+}
 
-  async function resolve(input: string): Promise<V1Resolution> {
-    const cls = classifyUniversal(input, suffixes);
-    if (cls.kind === 'refused') throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}": ${cls.reason}`);
-    if (cls.kind === 'sol' || cls.kind === 'eth') {
-      throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}" is a ${cls.kind} name: use /v1/resolve-universal`);
-    }
-    const native = cls.kind === 'handle' ? await readNativeHandle(chain, cls.name, true) : await readNativeDomain(chain, cls.label, cls.tld);
-    return {
-      input,
-      name: native.name,
-      namespace: native.namespace,
-      owner: native.owner,
-      tokenized: native.tokenized,
-      verification: native.tokenized ? 'nft-holder' : 'owner',
-      authority: native.authority,
-      handleType: native.handleType,
-      addresses: native.addresses,
-      slot: Number(native.slot),
-    };
+/** GET /v1/resolve/:name — native names only, with records and the slot of the read. */
+export async function resolveNative(deps: UniversalServiceDeps, input: string): Promise<V1Resolution> {
+  const cls = classifyUniversal(input, deps.suffixes);
+  if (cls.kind === 'refused') throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}": ${cls.reason}`);
+  if (cls.kind === 'sol' || cls.kind === 'eth') {
+    throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}" is a ${cls.kind} name: use /v1/resolve-universal`);
   }
+  const native =
+    cls.kind === 'handle'
+      ? await readNativeHandle(deps.chain, cls.name, true)
+      : await readNativeDomain(deps.chain, cls.label, cls.tld);
+  return {
+    input,
+    name: native.name,
+    namespace: native.namespace,
+    owner: native.owner,
+    tokenized: native.tokenized,
+    verification: native.tokenized ? 'nft-holder' : 'owner',
+    authority: native.authority,
+    handleType: native.handleType,
+    addresses: native.addresses,
+    slot: Number(native.slot),
+  };
+}
 
-  async function resolveBatch(names: string[], chainParam?: string): Promise<BatchResolveResult> {
-    parseChain(chainParam); // a bad chain refuses the whole request (400), as the single endpoint would
-    const unique = [...new Set(names)];
-    const answers = new Map<string, BatchItem>();
-    let next = 0;
-    const worker = async () => {
-      while (next < unique.length) {
-        const input = unique[next++]!;
-        try {
-          answers.set(input, { input, ok: true, result: await resolveUniversal(input, chainParam) });
-        } catch (err) {
-          if (!(err instanceof ApiError)) throw err;
-          answers.set(input, { input, ok: false, error: { status: err.status, code: err.code, message: err.message } });
-        }
+/** POST /v1/resolve/batch — one item per name, in order; errors are items, never a failed batch. */
+export async function resolveBatch(
+  deps: UniversalServiceDeps,
+  names: string[],
+  chainParam?: string,
+): Promise<BatchResolveResult> {
+  parseChain(chainParam); // a bad chain refuses the whole request (400), as the single endpoint would
+  const unique = [...new Set(names)];
+  const answers = new Map<string, BatchItem>();
+  let next = 0;
+  const worker = async () => {
+    while (next < unique.length) {
+      const input = unique[next++]!;
+      try {
+        answers.set(input, { input, ok: true, result: await resolveUniversal(deps, input, chainParam) });
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        answers.set(input, { input, ok: false, error: { status: err.status, code: err.code, message: err.message } });
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(deps.batchConcurrency ?? 8, unique.length) }, worker));
-    return { results: names.map((input) => answers.get(input)!) };
-  }
-
-  return { resolveUniversal, resolve, resolveBatch };
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.batchConcurrency ?? 8, unique.length) }, worker));
+  return { results: names.map((input) => answers.get(input)!) };
 }
 
 function result(

@@ -92,99 +92,117 @@ export interface SnsAdapter {
   resolveSol(labels: string[]): Promise<SnsAnswer>;
 }
 
+/** What the SNS reads take first: the Solana RPC and the per-call deadline. */
+export interface SnsDeps {
+  rpc: ReturnType<typeof createSolanaRpc>;
+  timeoutMs: number;
+}
+
 export function createSnsAdapter(opts: { rpcUrl: string; timeoutMs: number }): SnsAdapter {
-  const rpc = createSolanaRpc(opts.rpcUrl);
-  const commitment = 'confirmed' as const;
+  const deps: SnsDeps = { rpc: createSolanaRpc(opts.rpcUrl), timeoutMs: opts.timeoutMs };
+  return { resolveSol: (labels) => resolveSol(deps, labels) };
+}
 
-  async function call<T>(send: (signal: AbortSignal) => Promise<T>): Promise<T> {
+const commitment = 'confirmed' as const;
+const malformed = (what: string) => new ApiError('RPC_ERROR', `SNS account ${what} does not decode`);
+const bytesOf = (value: { data: readonly [string, string] | unknown; owner: string } | null): Uint8Array | null =>
+  value ? new Uint8Array(Buffer.from((value.data as [string, string])[0], 'base64')) : null;
+
+/** The SNS-IP 5 order: tokenized → NFT holder; SOL record V2; SOL record V1; else the owner (not a PDA). */
+export async function resolveSol(deps: SnsDeps, labels: string[]): Promise<SnsAnswer> {
+  const name = `${labels.join('.')}.sol`;
+  const keys = await snsKeys(labels);
+  const wanted = [keys.nftRecord, keys.solRecordV1, keys.solRecordV2, keys.domain];
+  const { value: accounts } = await call(deps, (abortSignal) =>
+    deps.rpc.getMultipleAccounts(wanted, { commitment, encoding: 'base64' }).send({ abortSignal }),
+  );
+  const [nftRecordInfo, v1Info, v2Info, registryInfo] = accounts;
+  const registry = bytesOf(registryInfo ?? null);
+  if (!registry || registryInfo!.owner !== SNS_NAME_PROGRAM_ID) {
+    throw new ApiError('NAME_NOT_FOUND', `${name} is not registered`);
+  }
+  if (registry.length < SNS_REGISTRY_HEADER_LEN) throw malformed(keys.domain);
+  const owner = getAddressDecoder().decode(registry.subarray(32, 64));
+
+  // 1. Tokenized (active NFT record) → the NFT holder.
+  const nftRecord = bytesOf(nftRecordInfo ?? null);
+  if (nftRecord && nftRecordInfo!.owner === SNS_NAME_TOKENIZER_ID && nftRecord[0] === SNS_NFT_RECORD_ACTIVE) {
+    return { address: await nftHolder(deps, keys.mint, name), verified: true, via: 'nft-holder' };
+  }
+  // 2. SOL record V2, then 3. SOL record V1.
+  const fromRecord =
+    fromRecordV2(name, keys, owner, bytesOf(v2Info ?? null)) ?? fromRecordV1(keys, owner, bytesOf(v1Info ?? null));
+  if (fromRecord) return fromRecord;
+
+  // 4. The owner, unless it is a program-derived address (no private key: funds sent there may be stuck).
+  if (isOffCurveAddress(owner)) {
+    throw new ApiError('NO_RECORD_FOR_CHAIN', `${name} is owned by a program-derived address and has no SOL record`);
+  }
+  return { address: owner, verified: true, via: 'owner' };
+}
+
+/**
+ * SOL record V2: must be Solana-validated for both staleness and right of association; a stale one (staleness id ≠
+ * current owner) is skipped (null), a wrong one refuses resolution (SNS-IP 5).
+ */
+function fromRecordV2(name: string, keys: SnsKeys, owner: Address, v2: Uint8Array | null): SnsAnswer | null {
+  if (!v2) return null;
+  const record = parseRecordV2(v2);
+  if (!record) throw malformed(keys.solRecordV2);
+  if (record.content.length !== 32) throw malformed(keys.solRecordV2);
+  if (record.stalenessValidation !== SNS_VALIDATION.Solana || record.roaValidation !== SNS_VALIDATION.Solana) {
+    const why = `${name}: the SOL record V2 is not Solana-validated, so it cannot be trusted`;
+    throw new ApiError('NO_RECORD_FOR_CHAIN', why);
+  }
+  if (!Buffer.from(record.stalenessId).equals(Buffer.from(addressBytes(owner)))) return null;
+  if (!Buffer.from(record.roaId).equals(Buffer.from(record.content))) {
+    const why = `${name}: the SOL record V2 right of association does not match its content`;
+    throw new ApiError('NO_RECORD_FOR_CHAIN', why);
+  }
+  return { address: getAddressDecoder().decode(record.content), verified: true, via: 'sol-record-v2' };
+}
+
+/** SOL record V1: 32-byte key + the owner's ed25519 signature over the documented message; else null. */
+function fromRecordV1(keys: SnsKeys, owner: Address, v1: Uint8Array | null): SnsAnswer | null {
+  if (!v1 || v1.length < SNS_REGISTRY_HEADER_LEN + 96) return null;
+  const recorded = v1.subarray(SNS_REGISTRY_HEADER_LEN, SNS_REGISTRY_HEADER_LEN + 32);
+  const signature = v1.subarray(SNS_REGISTRY_HEADER_LEN + 32, SNS_REGISTRY_HEADER_LEN + 96);
+  const valid = verifyEd25519(signature, snsSolRecordV1Message(recorded, keys.solRecordV1), addressBytes(owner));
+  // Signed by the owner, not by the recorded key: an instruction of the owner, not a proof of that key.
+  return valid ? { address: getAddressDecoder().decode(recorded), verified: false, via: 'sol-record-v1' } : null;
+}
+
+async function nftHolder(deps: SnsDeps, mint: Address, name: string): Promise<Address> {
+  const largest = await call(deps, async (abortSignal) => {
     try {
-      return await send(AbortSignal.timeout(opts.timeoutMs));
+      return await deps.rpc.getTokenLargestAccounts(mint, { commitment }).send({ abortSignal });
     } catch (err) {
-      if (err instanceof ApiError) throw err;
-      throw new ApiError('RPC_ERROR', 'the Solana RPC is unreachable');
+      if (isSolanaError(err, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) return null; // mint gone
+      throw err;
+    }
+  });
+  const top = largest?.value[0];
+  if (top) {
+    const info = await call(deps, (abortSignal) =>
+      deps.rpc.getAccountInfo(top.address, { commitment, encoding: 'base64' }).send({ abortSignal }),
+    );
+    const data = bytesOf(info.value);
+    if (data && data.length >= 165) {
+      const token = getTokenDecoder().decode(data);
+      if (token.mint === mint && token.amount === 1n) return token.owner;
     }
   }
-  const malformed = (what: string) => new ApiError('RPC_ERROR', `SNS account ${what} does not decode`);
-  const bytesOf = (value: { data: readonly [string, string] | unknown; owner: string } | null): Uint8Array | null =>
-    value ? new Uint8Array(Buffer.from((value.data as [string, string])[0], 'base64')) : null;
+  throw new ApiError('NAME_NOT_FOUND', `${name} is tokenized and its NFT has no holder`);
+}
 
-  async function nftHolder(mint: Address, name: string): Promise<Address> {
-    const largest = await call(async (abortSignal) => {
-      try {
-        return await rpc.getTokenLargestAccounts(mint, { commitment }).send({ abortSignal });
-      } catch (err) {
-        if (isSolanaError(err, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS)) return null; // mint gone
-        throw err;
-      }
-    });
-    const top = largest?.value[0];
-    if (top) {
-      const info = await call((abortSignal) => rpc.getAccountInfo(top.address, { commitment, encoding: 'base64' }).send({ abortSignal }));
-      const data = bytesOf(info.value);
-      if (data && data.length >= 165) {
-        const token = getTokenDecoder().decode(data);
-        if (token.mint === mint && token.amount === 1n) return token.owner;
-      }
-    }
-    throw new ApiError('NAME_NOT_FOUND', `${name} is tokenized and its NFT has no holder`);
+/** One RPC call under the deadline; any failure that is not already an answer is 502 RPC_ERROR. */
+async function call<T>(deps: SnsDeps, send: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  try {
+    return await send(AbortSignal.timeout(deps.timeoutMs));
+  } catch (err) {
+    if (err instanceof ApiError) throw err;
+    throw new ApiError('RPC_ERROR', 'the Solana RPC is unreachable');
   }
-
-  return {
-    async resolveSol(labels) {
-      const name = `${labels.join('.')}.sol`;
-      const keys = await snsKeys(labels);
-      const { value: accounts } = await call((abortSignal) =>
-        rpc
-          .getMultipleAccounts([keys.nftRecord, keys.solRecordV1, keys.solRecordV2, keys.domain], { commitment, encoding: 'base64' })
-          .send({ abortSignal }),
-      );
-      const [nftRecordInfo, v1Info, v2Info, registryInfo] = accounts;
-      const registry = bytesOf(registryInfo ?? null);
-      if (!registry || registryInfo!.owner !== SNS_NAME_PROGRAM_ID) throw new ApiError('NAME_NOT_FOUND', `${name} is not registered`);
-      if (registry.length < SNS_REGISTRY_HEADER_LEN) throw malformed(keys.domain);
-      const owner = getAddressDecoder().decode(registry.subarray(32, 64));
-
-      // 1. Tokenized (active NFT record) → the NFT holder.
-      const nftRecord = bytesOf(nftRecordInfo ?? null);
-      if (nftRecord && nftRecordInfo!.owner === SNS_NAME_TOKENIZER_ID && nftRecord[0] === SNS_NFT_RECORD_ACTIVE) {
-        return { address: await nftHolder(keys.mint, name), verified: true, via: 'nft-holder' };
-      }
-
-      // 2. SOL record V2: must be Solana-validated for both staleness and right of association; a stale one
-      // (staleness id ≠ current owner) is skipped, a wrong one refuses resolution (SNS-IP 5).
-      const v2 = bytesOf(v2Info ?? null);
-      if (v2) {
-        const record = parseRecordV2(v2);
-        if (!record) throw malformed(keys.solRecordV2);
-        if (record.content.length !== 32) throw malformed(keys.solRecordV2);
-        if (record.stalenessValidation !== SNS_VALIDATION.Solana || record.roaValidation !== SNS_VALIDATION.Solana) {
-          throw new ApiError('NO_RECORD_FOR_CHAIN', `${name}: the SOL record V2 is not Solana-validated, so it cannot be trusted`);
-        }
-        if (Buffer.from(record.stalenessId).equals(Buffer.from(addressBytes(owner)))) {
-          if (!Buffer.from(record.roaId).equals(Buffer.from(record.content))) {
-            throw new ApiError('NO_RECORD_FOR_CHAIN', `${name}: the SOL record V2 right of association does not match its content`);
-          }
-          return { address: getAddressDecoder().decode(record.content), verified: true, via: 'sol-record-v2' };
-        }
-      }
-
-      // 3. SOL record V1: 32-byte key + the owner's ed25519 signature over the documented message.
-      const v1 = bytesOf(v1Info ?? null);
-      if (v1 && v1.length >= SNS_REGISTRY_HEADER_LEN + 96) {
-        const recorded = v1.subarray(SNS_REGISTRY_HEADER_LEN, SNS_REGISTRY_HEADER_LEN + 32);
-        const signature = v1.subarray(SNS_REGISTRY_HEADER_LEN + 32, SNS_REGISTRY_HEADER_LEN + 96);
-        const valid = verifyEd25519(signature, snsSolRecordV1Message(recorded, keys.solRecordV1), addressBytes(owner));
-        // Signed by the owner, not by the recorded key: an instruction of the owner, not a proof of that key.
-        if (valid) return { address: getAddressDecoder().decode(recorded), verified: false, via: 'sol-record-v1' };
-      }
-
-      // 4. The owner, unless it is a program-derived address (no private key: funds sent there may be stuck).
-      if (isOffCurveAddress(owner)) {
-        throw new ApiError('NO_RECORD_FOR_CHAIN', `${name} is owned by a program-derived address and has no SOL record`);
-      }
-      return { address: owner, verified: true, via: 'owner' };
-    },
-  };
 }
 
 interface RecordV2 {

@@ -1,9 +1,10 @@
 // Pay webhooks: registration by wallet signature, management routes, and what the workers run.
-import type { PayWebhooksService } from './pay-webhooks';
+import type { PayWebhooksService } from './service';
 
 export { payWebhooksRouter } from './router';
-export { createPayWebhooksService, createQueueSignal } from './pay-webhooks';
-export type { PayWebhooksService, QueueSignal } from './pay-webhooks';
+export { createPayWebhooksService } from './service';
+export { createQueueSignal } from './queue-signal';
+export type { QueueSignal } from './queue-signal';
 export { claimReadyAttempts, createDeliveredFinisher, sendAttempt } from './attempts';
 export type { AttemptOutcome, DeliveryDeps } from './attempts';
 export { runIndexerPass } from './indexer';

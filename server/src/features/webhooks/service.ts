@@ -1,5 +1,6 @@
 // Pay webhooks: registration by signed challenge, and management of an account's webhooks (docs/webhooks.md).
 // Every function takes the db first. Errors are ApiError with the spec's codes (statuses in contract/errors.ts).
+import type { QueueSignal } from './queue-signal';
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { sql, type Kysely, type Selectable } from 'kysely';
@@ -24,7 +25,14 @@ import {
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PAY_EVENT_ID_PREFIX, type PayEvent } from '@sigil/contract/pay-events';
 import { ChainError, type ChainReader } from '../../platform/chain/types';
 import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
-import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable, type WebhookDeliveriesTable } from '../../platform/db/index';
+import {
+  affectedRows,
+  dialectOf,
+  type Database,
+  type WebhookChallengesTable,
+  type WebhookDeliveriesTable,
+  type WebhookSubscriptionsTable,
+} from '../../platform/db/index';
 import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
 import { prefixedId } from '../../platform/ids';
 import { newDeliveryRow, queuedDeliveryState } from './attempts';
@@ -233,17 +241,7 @@ export async function registerWebhook(
 ): Promise<WebhookCreated> {
   const started = deps.now?.() ?? Date.now();
   const req = parseWebhookRegisterRequest(body);
-  const invalid = () => new ApiError('CHALLENGE_INVALID', 'nonce is unknown, used or expired');
-  const challenge = await db
-    .selectFrom('webhook_challenges')
-    .selectAll()
-    .where('nonce', '=', req.nonce)
-    .where('key_id', '=', caller.keyId)
-    .where('account', '=', caller.account)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', started)
-    .executeTakeFirst();
-  if (!challenge) throw invalid();
+  const challenge = await openChallenge(db, caller, req.nonce, started);
   const decoded = decodeSignature(req.signature);
   if (!decoded.ok) throw new ApiError('SIGNATURE_INVALID', `signature: ${decoded.message}`);
 
@@ -257,7 +255,42 @@ export async function registerWebhook(
 
   const now = deps.now?.() ?? Date.now();
   const secret = newWebhookSecret();
-  const row: Selectable<WebhookSubscriptionsTable> = {
+  const row = subscriptionRow(caller, challenge, proven, { secret, watchFromSlot, now });
+  await commitRegistration(db, caller, req.nonce, row, now);
+  return { ...toWebhook(row), secret };
+}
+
+const challengeInvalid = () => new ApiError('CHALLENGE_INVALID', 'nonce is unknown, used or expired');
+
+/** The caller's challenge `nonce`, unused and unexpired at `at`, or CHALLENGE_INVALID. */
+async function openChallenge(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  nonce: string,
+  at: number,
+): Promise<Selectable<WebhookChallengesTable>> {
+  const challenge = await db
+    .selectFrom('webhook_challenges')
+    .selectAll()
+    .where('nonce', '=', nonce)
+    .where('key_id', '=', caller.keyId)
+    .where('account', '=', caller.account)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+  if (!challenge) throw challengeInvalid();
+  return challenge;
+}
+
+/** The new webhook's row: what the challenge asked for, what the proof established, active from `watchFromSlot`. */
+function subscriptionRow(
+  caller: WebhookCaller,
+  challenge: Selectable<WebhookChallengesTable>,
+  proven: ProvenScope,
+  fresh: { secret: string; watchFromSlot: bigint; now: number },
+): Selectable<WebhookSubscriptionsTable> {
+  const { now } = fresh;
+  return {
     id: prefixedId(WEBHOOK_ID_PREFIX, now),
     account: caller.account,
     key_id: caller.keyId,
@@ -272,14 +305,24 @@ export async function registerWebhook(
     description: challenge.description,
     status: 'active',
     paused_reason: null,
-    secret,
+    secret: fresh.secret,
     consecutive_dead: 0,
-    watch_from_slot: Number(watchFromSlot),
+    watch_from_slot: Number(fresh.watchFromSlot),
     rate_window_start: 0,
     rate_count: 0,
     created_at: now,
     updated_at: now,
   };
+}
+
+/** Consumes the challenge and inserts the webhook in one transaction; over the account's cap, both roll back. */
+async function commitRegistration(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  nonce: string,
+  row: Selectable<WebhookSubscriptionsTable>,
+  now: number,
+): Promise<void> {
   const postgres = dialectOf(db) === 'postgres';
   await db.transaction().execute(async (trx) => {
     // The consume decides (one statement, row count): a replayed or concurrent registration loses here.
@@ -287,13 +330,13 @@ export async function registerWebhook(
       await trx
         .updateTable('webhook_challenges')
         .set({ used_at: now })
-        .where('nonce', '=', req.nonce)
+        .where('nonce', '=', nonce)
         .where('key_id', '=', caller.keyId)
         .where('used_at', 'is', null)
         .where('expires_at', '>', now)
         .executeTakeFirst(),
     );
-    if (consumed !== 1) throw invalid();
+    if (consumed !== 1) throw challengeInvalid();
     if (postgres) await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${caller.account}))`.execute(trx);
     await trx.insertInto('webhook_subscriptions').values(row).execute();
     const { n } = await trx
@@ -303,7 +346,6 @@ export async function registerWebhook(
       .executeTakeFirstOrThrow();
     if (Number(n) > WEBHOOK_LIMITS.perAccount) throw limitReached(); // rolls back, the nonce included
   });
-  return { ...toWebhook(row), secret };
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -483,3 +525,53 @@ export async function sendTestEvent(db: Kysely<Database>, caller: WebhookCaller,
   });
   return toDeliveryRecord(delivery);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The service: the verbs above over one db and one set of registration deps
+
+export interface PayWebhooksServiceDeps extends WebhookServiceDeps {
+  db: Kysely<Database>;
+  /** Registration vets URLs with the loopback rule the delivery client applies: the composition root decides it. */
+  allowLoopback: boolean;
+  /** False when the deployment turned pay webhooks off (SIGIL_PAY_WEBHOOKS): every verb answers PAY_WEBHOOKS_DISABLED. */
+  enabled: boolean;
+  /** Told whenever a verb queued a delivery (test event, redeliver) so the delivery worker wakes. */
+  queued: QueueSignal;
+}
+
+/** The pay webhook verbs; each delegates to the module function of the same rule above. */
+export function createPayWebhooksService(deps: PayWebhooksServiceDeps) {
+  const { db, queued } = deps;
+  // The management functions default their clock to Date.now when given undefined.
+  const now = () => deps.now?.();
+  const on =
+    <A extends unknown[], R>(verb: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      deps.enabled
+        ? verb(...args)
+        : Promise.reject(new ApiError('PAY_WEBHOOKS_DISABLED', 'pay webhooks are turned off on this deployment'));
+  return {
+    enabled: deps.enabled,
+    queued,
+    issueChallenge: on((caller: WebhookCaller, body: unknown) => issueWebhookChallenge(db, deps, caller, body)),
+    register: on((caller: WebhookCaller, body: unknown) => registerWebhook(db, deps, caller, body)),
+    list: on((caller: WebhookCaller) => listWebhooks(db, caller)),
+    get: on((caller: WebhookCaller, id: string) => getWebhook(db, caller, id)),
+    deliveries: on((caller: WebhookCaller, id: string, query?: { limit?: unknown }) => listDeliveries(db, caller, id, query)),
+    rotateSecret: on((caller: WebhookCaller, id: string) => rotateWebhookSecret(db, caller, id, now())),
+    resume: on((caller: WebhookCaller, id: string) => resumeWebhook(db, caller, id, now())),
+    remove: on((caller: WebhookCaller, id: string) => deleteWebhook(db, caller, id)),
+    redeliver: on(async (caller: WebhookCaller, id: string, deliveryId: string): Promise<DeliveryRecord> => {
+      const record = await redeliver(db, caller, id, deliveryId, now());
+      queued.notify();
+      return record;
+    }),
+    sendTest: on(async (caller: WebhookCaller, id: string): Promise<DeliveryRecord> => {
+      const record = await sendTestEvent(db, caller, id, now());
+      queued.notify();
+      return record;
+    }),
+  };
+}
+
+export type PayWebhooksService = ReturnType<typeof createPayWebhooksService>;

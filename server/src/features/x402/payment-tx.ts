@@ -91,7 +91,9 @@ export interface PaymentCheckOptions {
   now?: number;
 }
 
-function fail(code: PaymentTxErrorCode, message: string): PaymentCheckResult {
+type PaymentFailure = Extract<PaymentCheckResult, { ok: false }>;
+
+function fail(code: PaymentTxErrorCode, message: string): PaymentFailure {
   return { ok: false, code, message };
 }
 
@@ -121,7 +123,40 @@ export async function checkPaymentTransaction(
   if (quote.issuedAt !== undefined && now - quote.issuedAt > X402_REDEEM_WINDOW_SECONDS) {
     return fail('REFERENCE_EXPIRED', `reference was issued more than ${X402_REDEEM_WINDOW_SECONDS} s ago`);
   }
+  const opened = openPayment(tx);
+  if (!opened.ok) return opened;
+  const { meta, staticAccounts, signature, instructions, transfer, tokenProgram } = opened;
 
+  const [, mint, destination, authority, ...trailing] = transfer.accounts;
+  const parties = { mint: mint!, destination: destination!, authority: authority!, trailing };
+  const partiesProblem = await checkParties(quote, parties, tokenProgram);
+  if (partiesProblem) return partiesProblem;
+  const referenceProblem = checkReference(instructions, transfer, trailing, quote.reference);
+  if (referenceProblem) return referenceProblem;
+  const paid = checkAmounts(quote, transfer, meta, staticAccounts.indexOf(destination!.address));
+  if (!paid.ok) return paid;
+
+  if (tx.blockTime === null || tx.blockTime === undefined) {
+    return fail('PAYMENT_UNVERIFIABLE', 'payment has no block time');
+  }
+  if (now - Number(tx.blockTime) > X402_REDEEM_WINDOW_SECONDS) {
+    return fail('PAYMENT_STALE', `payment is older than ${X402_REDEEM_WINDOW_SECONDS} s; pay again`);
+  }
+  return { ok: true, amount: paid.amount, credited: paid.credited, payer: authority!.address, signature };
+}
+
+interface OpenedPayment {
+  ok: true;
+  meta: NonNullable<PaymentTransactionResponse['meta']>;
+  staticAccounts: readonly Address[];
+  signature: Signature;
+  instructions: readonly ResolvedInstruction[];
+  transfer: TransferInstruction;
+  tokenProgram: Address;
+}
+
+/** Decodes the transaction and checks what comes before its parties: on-chain success and the fixed layout. */
+function openPayment(tx: PaymentTransactionResponse): OpenedPayment | PaymentFailure {
   let decoded: DecodedRpcTransaction & { transaction: Transaction };
   let signature: Signature;
   try {
@@ -133,15 +168,16 @@ export async function checkPaymentTransaction(
   } catch {
     return fail('PAYMENT_UNVERIFIABLE', 'payment transaction does not decode');
   }
-  if (!tx.meta) return fail('PAYMENT_UNVERIFIABLE', 'payment transaction has no status metadata');
-  if (tx.meta.err !== null && tx.meta.err !== undefined) {
+  const meta = tx.meta;
+  if (!meta) return fail('PAYMENT_UNVERIFIABLE', 'payment transaction has no status metadata');
+  if (meta.err !== null && meta.err !== undefined) {
     return fail('PAYMENT_FAILED', 'payment transaction failed on chain; pay again');
   }
 
   const message = decoded.compiledMessage;
   // v1 messages carry their own compute configuration: not the fixed shape.
   if (message.version === 1) return fail('PAYMENT_LAYOUT_INVALID', 'version 1 transactions are not accepted');
-  const loaded = tx.meta.loadedAddresses;
+  const loaded = meta.loadedAddresses;
   if (
     (message.version === 0 && (message.addressTableLookups?.length ?? 0) > 0) ||
     (loaded !== undefined && loaded.readonly.length + loaded.writable.length > 0)
@@ -149,7 +185,7 @@ export async function checkPaymentTransaction(
     return fail('PAYMENT_LAYOUT_INVALID', 'address lookup tables are not accepted');
   }
 
-  let instructions: ReturnType<typeof getInstructionsFromCompiledTransactionMessage>;
+  let instructions: ResolvedInstruction[];
   try {
     instructions = getInstructionsFromCompiledTransactionMessage(message);
   } catch {
@@ -157,56 +193,65 @@ export async function checkPaymentTransaction(
   }
   const layout = checkLayout(instructions);
   if (typeof layout === 'string') return fail('PAYMENT_LAYOUT_INVALID', layout);
-  const { transfer, tokenProgram } = layout;
+  return { ok: true, meta, staticAccounts: message.staticAccounts, signature, instructions, ...layout };
+}
 
-  const [, mint, destination, authority, ...trailing] = transfer.accounts;
+/**
+ * Who pays, what and to whom: a single-owner authority that is the bound payer, the quoted token program and
+ * mint, and payTo's associated token account as the destination. Null when all hold.
+ */
+async function checkParties(
+  quote: PaymentQuote,
+  accounts: { mint: AccountMeta; destination: AccountMeta; authority: AccountMeta; trailing: readonly AccountMeta[] },
+  tokenProgram: Address,
+): Promise<PaymentFailure | null> {
+  const { mint, destination, authority, trailing } = accounts;
   // A single-owner authority must sign; a successful transfer whose authority did not sign was authorised by
   // the signers that follow it, i.e. a multisig.
-  if (!isSignerRole(authority!.role) || trailing.some((a) => isSignerRole(a.role) && a.address !== quote.reference)) {
+  if (!isSignerRole(authority.role) || trailing.some((a) => isSignerRole(a.role) && a.address !== quote.reference)) {
     return fail('MULTISIG_AUTHORITY_UNSUPPORTED', 'multisig transfer authorities are not supported');
   }
-  if (authority!.address !== quote.payer) {
+  if (authority.address !== quote.payer) {
     return fail('PAYER_MISMATCH', 'payment is not signed by the wallet bound with X-Payer');
   }
   if (quote.tokenProgram !== undefined && tokenProgram !== quote.tokenProgram) {
     return fail('PAYMENT_WRONG_ASSET', 'payment uses a different token program than the quoted asset');
   }
-  if (mint!.address !== quote.asset) return fail('PAYMENT_WRONG_ASSET', 'payment transfers a different mint');
+  if (mint.address !== quote.asset) return fail('PAYMENT_WRONG_ASSET', 'payment transfers a different mint');
   const [expectedDestination] = await findAssociatedTokenPda({ owner: quote.payTo, mint: quote.asset, tokenProgram });
-  if (destination!.address !== expectedDestination) {
+  if (destination.address !== expectedDestination) {
     return fail('PAYMENT_WRONG_DESTINATION', "payment is not to the associated token account of payTo");
   }
+  return null;
+}
 
-  const referenceProblem = checkReference(instructions, transfer, trailing, quote.reference);
-  if (referenceProblem) return referenceProblem;
-
-  const amount = u64.decode(transfer.data!, 1);
+/**
+ * The instruction's amount, and the balance actually credited to payTo (at `destinationIndex` of the static
+ * accounts): a transfer-fee mint can leave payTo short of the instruction amount.
+ */
+function checkAmounts(
+  quote: PaymentQuote,
+  transfer: TransferInstruction,
+  meta: OpenedPayment['meta'],
+  destinationIndex: number,
+): { ok: true; amount: bigint; credited: bigint } | PaymentFailure {
+  const amount = u64.decode(transfer.data, 1);
   if (amount < quote.amount) {
     return fail('PAYMENT_AMOUNT_TOO_LOW', `payment transfers ${amount}, ${quote.amount} required`);
   }
-
-  // The balance actually credited: a transfer-fee mint can leave payTo short of the instruction amount.
-  const destinationIndex = message.staticAccounts.indexOf(destination!.address);
   const byIndex = (list: readonly TokenBalanceLike[] | undefined) =>
     list?.find((b) => b.accountIndex === destinationIndex && b.mint === quote.asset);
-  const pre = readTokenAmount(byIndex(tx.meta.preTokenBalances));
-  const post = readTokenAmount(byIndex(tx.meta.postTokenBalances));
+  const pre = readTokenAmount(byIndex(meta.preTokenBalances));
+  const post = readTokenAmount(byIndex(meta.postTokenBalances));
   if (pre === null || post === null) {
     return fail('PAYMENT_UNVERIFIABLE', "payTo's token balance change is not readable");
   }
   const credited = post - pre;
   if (credited < quote.amount) {
-    return fail('PAYMENT_AMOUNT_TOO_LOW', `payTo was credited ${credited}, ${quote.amount} required (transfer fees count)`);
+    const why = `payTo was credited ${credited}, ${quote.amount} required (transfer fees count)`;
+    return fail('PAYMENT_AMOUNT_TOO_LOW', why);
   }
-
-  if (tx.blockTime === null || tx.blockTime === undefined) {
-    return fail('PAYMENT_UNVERIFIABLE', 'payment has no block time');
-  }
-  if (now - Number(tx.blockTime) > X402_REDEEM_WINDOW_SECONDS) {
-    return fail('PAYMENT_STALE', `payment is older than ${X402_REDEEM_WINDOW_SECONDS} s; pay again`);
-  }
-
-  return { ok: true, amount, credited, payer: authority!.address, signature };
+  return { ok: true, amount, credited };
 }
 
 type ResolvedInstruction = ReturnType<typeof getInstructionsFromCompiledTransactionMessage>[number];

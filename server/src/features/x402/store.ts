@@ -6,6 +6,24 @@ import { affectedRows, type Database, type X402PaymentsTable, type X402Reference
 export type IssuedReference = X402ReferencesTable;
 export type ConsumedPayment = X402PaymentsTable;
 
+/** kv key of the generated nonce secret when SIGIL_X402_NONCE_SECRET is unset (local mode). */
+export const NONCE_SECRET_KV_KEY = 'x402.nonce_secret';
+
+/** The nonce secret kept in kv: `candidate` is stored unless one already is, and the stored one is returned. */
+export async function storedNonceSecret(db: Kysely<Database>, candidate: string, at: number): Promise<string> {
+  await db
+    .insertInto('kv')
+    .values({ key: NONCE_SECRET_KV_KEY, value: candidate, updated_at: at })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db
+    .selectFrom('kv')
+    .select('value')
+    .where('key', '=', NONCE_SECRET_KV_KEY)
+    .executeTakeFirstOrThrow();
+  return row.value;
+}
+
 /** Records an issued reference. A reference is a hash over a fresh nonce, so it never collides. */
 export async function insertReference(db: Kysely<Database>, row: IssuedReference): Promise<void> {
   await db.insertInto('x402_references').values(row).execute();

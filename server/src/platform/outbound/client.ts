@@ -1,21 +1,14 @@
 // The hardened outbound HTTP client shared by webhook deliveries and agent manifest fetches (docs/outbound.md).
 // - Every URL passes the destination policy; IP literals are judged before dispatch.
 // - Names are resolved inside the connection's own lookup, every answer is vetted, and the socket connects to
-//   exactly those vetted answers: there is no second lookup a rebinding name could win.
+//   exactly those vetted answers: there is no second lookup a rebinding name could win (dispatcher.ts).
 // - Redirects are never followed (undici's request API does not follow them; a 3xx is a result).
 // - post() never reads a response body; getJson() caps it while streaming.
 import { performance } from 'node:perf_hooks';
-import { Agent } from 'undici';
-import type { LookupAddress, LookupOptions } from 'node:dns';
-import {
-  checkUrl,
-  DestinationError,
-  resolveVetted,
-  systemResolver,
-  type PolicyOptions,
-  type Resolver,
-} from './destination-policy';
+import type { Agent, Dispatcher } from 'undici';
+import { checkUrl, DestinationError, systemResolver, type PolicyOptions, type Resolver } from './destination-policy';
 import { DeadlineWheel, type Deadline } from './deadlines';
+import { createVettedAgent } from './dispatcher';
 
 export type OutboundErrorKind =
   | 'timeout'
@@ -120,12 +113,22 @@ function classify(err: unknown): { kind: OutboundErrorKind; message: string } {
   return { kind: 'connect_failed', message: `request failed (${(err as Error)?.message ?? String(err)})` };
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 type Target = { ok: true; origin: string; path: string } | { ok: false; message: string };
 const TARGET_CACHE_SIZE = 512;
 
 const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
+
+/** What the request functions of one client share. */
+interface ClientParts {
+  agent: Agent;
+  /** One sweep for every request deadline of this client (deadlines.ts): no timer and AbortSignal per attempt. */
+  deadlines: DeadlineWheel;
+  /** The URL's origin and path, or OutboundError blocked_destination (the destination policy, cached per URL). */
+  target: (url: string, started: number) => { origin: string; path: string };
+  timeoutMs: number;
+  defaultMaxBytes: number;
+  userAgent: string;
+}
 
 export function createOutboundClient(options: OutboundClientOptions = {}): OutboundClient {
   const allowLoopback = options.allowLoopback === true;
@@ -133,54 +136,33 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     throw new Error('outbound: allowLoopback is a local-development setting and cannot be enabled when NODE_ENV=production');
   }
   const policy: PolicyOptions = { allowLoopback };
-  const resolver = options.resolver ?? systemResolver;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const defaultMaxBytes = options.maxBodyBytes ?? 65_536;
-  const userAgent = options.userAgent ?? 'sigil-outbound/1';
-
-  // The connection's own lookup: one resolution, every answer vetted, and net connects to exactly what we
-  // return (with autoSelectFamily it tries them in order). Errors surface as the connect error.
-  const lookup = (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
-    resolveVetted(hostname, resolver, policy).then(
-      (answers) => {
-        const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
-        const usable = family ? answers.filter((a) => a.family === family) : answers;
-        if (usable.length === 0) {
-          callback(new DestinationError('dns_failed', `${hostname} has no IPv${family} address`) as NodeJS.ErrnoException, '');
-        } else if (lookupOptions.all) {
-          callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
-        } else {
-          callback(null, usable[0]!.address, usable[0]!.family);
-        }
-      },
-      (err) => callback(err as NodeJS.ErrnoException, ''),
-    );
+  const parts: ClientParts = {
+    agent: createVettedAgent({ resolver: options.resolver ?? systemResolver, policy, timeoutMs, ca: options.ca }),
+    deadlines: new DeadlineWheel(),
+    target: targetCache(policy),
+    timeoutMs,
+    defaultMaxBytes: options.maxBodyBytes ?? 65_536,
+    userAgent: options.userAgent ?? 'sigil-outbound/1',
   };
-
-  const agent = new Agent({
-    connect: {
-      lookup: lookup as never,
-      timeout: timeoutMs,
-      rejectUnauthorized: true, // explicit: NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment must not weaken it
-      ...(options.ca ? { ca: options.ca } : {}),
+  return {
+    post: (url, body, headers) => post(parts, url, body, headers),
+    getJson: (url, opts) => getJson(parts, url, opts),
+    close: async () => {
+      await parts.agent.close();
+      parts.deadlines.close();
     },
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    // Idle sockets are dropped quickly, so a later delivery resolves and vets the name again.
-    keepAliveTimeout: 4_000,
-    keepAliveMaxTimeout: 10_000,
-  });
+  };
+}
 
-  // One sweep for every request deadline of this client (see deadlines.ts): the whole-request rule stays,
-  // without a timer and an AbortSignal per attempt.
-  const deadlines = new DeadlineWheel();
-
-  // checkUrl is a pure function of the URL text and this client's policy, and a worker posts to the same few
-  // webhook URLs over and over: its verdict (parse + literal-IP rules) is kept per URL string, least recently
-  // used dropped first. Name resolution and its vetting are NOT cached here: they run per connection, in lookup.
+/**
+ * checkUrl is a pure function of the URL text and the client's policy, and a worker posts to the same few webhook
+ * URLs over and over: its verdict (parse + literal-IP rules) is kept per URL string, least recently used dropped
+ * first. Name resolution and its vetting are NOT cached here: they run per connection, in the dispatcher's lookup.
+ */
+function targetCache(policy: PolicyOptions): ClientParts['target'] {
   const targets = new Map<string, Target>();
-
-  function target(url: string, started: number): { origin: string; path: string } {
+  return (url, started) => {
     let found = targets.get(url);
     if (found) {
       targets.delete(url); // re-insert: Map order is the recency order
@@ -194,85 +176,94 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     targets.set(url, found);
     if (!found.ok) throw new OutboundError('blocked_destination', found.message, performance.now() - started);
     return found;
-  }
-
-  async function post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<PostResult> {
-    const started = performance.now();
-    const dest = target(url, started);
-    const signal = deadlines.start(timeoutMs);
-    try {
-      const res = await agent.request({
-        origin: dest.origin,
-        path: dest.path,
-        method: 'POST',
-        headers: { 'user-agent': userAgent, ...headers },
-        body,
-        signal,
-      });
-      const ms = Math.round(performance.now() - started);
-      signal.clear();
-      await discardBody(res.body, deadlines);
-      return { status: res.statusCode, ms };
-    } catch (err) {
-      throw toOutboundError(err, signal, started);
-    } finally {
-      signal.clear();
-    }
-  }
-
-  async function getJson(url: string, opts: { maxBytes?: number; timeoutMs?: number } = {}): Promise<JsonResult> {
-    const started = performance.now();
-    const maxBytes = opts.maxBytes ?? defaultMaxBytes;
-    const dest = target(url, started);
-    const signal = deadlines.start(opts.timeoutMs ?? timeoutMs);
-    try {
-      const res = await agent.request({
-        origin: dest.origin,
-        path: dest.path,
-        method: 'GET',
-        headers: { 'user-agent': userAgent, accept: 'application/json' },
-        signal,
-      });
-      const ms = () => Math.round(performance.now() - started);
-      const fail = (kind: OutboundErrorKind, message: string): never => {
-        res.body.on('error', () => {}).destroy();
-        throw new OutboundError(kind, message, ms(), res.statusCode);
-      };
-      if (res.statusCode < 200 || res.statusCode > 299) fail('http_status', `answered HTTP ${res.statusCode}`);
-      const contentType = String(res.headers['content-type'] ?? '');
-      if (!JSON_CONTENT_TYPE.test(contentType)) fail('not_json', `content type ${JSON.stringify(contentType.slice(0, 80))} is not JSON`);
-      const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) fail('body_too_large', `body of ${declared} bytes exceeds ${maxBytes}`);
-
-      const chunks: Buffer[] = [];
-      let total = 0;
-      for await (const chunk of res.body) {
-        total += (chunk as Buffer).length;
-        if (total > maxBytes) fail('body_too_large', `body exceeds ${maxBytes} bytes`);
-        chunks.push(chunk as Buffer);
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
-      } catch {
-        throw new OutboundError('invalid_json', 'body is not valid JSON', ms(), res.statusCode);
-      }
-      return { status: res.statusCode, json, ms: ms() };
-    } catch (err) {
-      throw toOutboundError(err, signal, started);
-    } finally {
-      signal.clear();
-    }
-  }
-
-  return {
-    post,
-    getJson,
-    close: async () => {
-      await agent.close();
-      deadlines.close();
-    },
   };
+}
+
+async function post(
+  parts: ClientParts,
+  url: string,
+  body: string | Uint8Array,
+  headers: Record<string, string>,
+): Promise<PostResult> {
+  const started = performance.now();
+  const dest = parts.target(url, started);
+  const signal = parts.deadlines.start(parts.timeoutMs);
+  try {
+    const res = await parts.agent.request({
+      origin: dest.origin,
+      path: dest.path,
+      method: 'POST',
+      headers: { 'user-agent': parts.userAgent, ...headers },
+      body,
+      signal,
+    });
+    const ms = Math.round(performance.now() - started);
+    signal.clear();
+    await discardBody(res.body, parts.deadlines);
+    return { status: res.statusCode, ms };
+  } catch (err) {
+    throw toOutboundError(err, signal, started);
+  } finally {
+    signal.clear();
+  }
+}
+
+async function getJson(
+  parts: ClientParts,
+  url: string,
+  opts: { maxBytes?: number; timeoutMs?: number } = {},
+): Promise<JsonResult> {
+  const started = performance.now();
+  const maxBytes = opts.maxBytes ?? parts.defaultMaxBytes;
+  const dest = parts.target(url, started);
+  const signal = parts.deadlines.start(opts.timeoutMs ?? parts.timeoutMs);
+  try {
+    const res = await parts.agent.request({
+      origin: dest.origin,
+      path: dest.path,
+      method: 'GET',
+      headers: { 'user-agent': parts.userAgent, accept: 'application/json' },
+      signal,
+    });
+    return await readJsonResponse(res, maxBytes, started);
+  } catch (err) {
+    throw toOutboundError(err, signal, started);
+  } finally {
+    signal.clear();
+  }
+}
+
+/** 2xx only, JSON content type only, at most `maxBytes` (declared or streamed), strict UTF-8 JSON. */
+async function readJsonResponse(res: Dispatcher.ResponseData, maxBytes: number, started: number): Promise<JsonResult> {
+  const ms = () => Math.round(performance.now() - started);
+  const fail = (kind: OutboundErrorKind, message: string): never => {
+    res.body.on('error', () => {}).destroy();
+    throw new OutboundError(kind, message, ms(), res.statusCode);
+  };
+  if (res.statusCode < 200 || res.statusCode > 299) fail('http_status', `answered HTTP ${res.statusCode}`);
+  const contentType = String(res.headers['content-type'] ?? '');
+  if (!JSON_CONTENT_TYPE.test(contentType)) {
+    fail('not_json', `content type ${JSON.stringify(contentType.slice(0, 80))} is not JSON`);
+  }
+  const declared = Number(res.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    fail('body_too_large', `body of ${declared} bytes exceeds ${maxBytes}`);
+  }
+
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of res.body) {
+    total += (chunk as Buffer).length;
+    if (total > maxBytes) fail('body_too_large', `body exceeds ${maxBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+  } catch {
+    throw new OutboundError('invalid_json', 'body is not valid JSON', ms(), res.statusCode);
+  }
+  return { status: res.statusCode, json, ms: ms() };
 }
 
 // The response body is never parsed, stored or logged. Up to DRAIN_LIMIT bytes arriving within DRAIN_MS are

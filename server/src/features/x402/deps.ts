@@ -1,0 +1,54 @@
+// What the x402 verbs share: the request as x402 sees it, a verified payment, the facts a request is judged by,
+// and the service's dependencies with their defaults applied (service.ts resolves them once).
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Kysely } from 'kysely';
+import type { ChainReader } from '../../platform/chain/types';
+import type { PriceClass, X402Settings } from '../../platform/config';
+import type { Database } from '../../platform/db/index';
+import type { Logger } from '../../platform/log';
+import type { IpLimiter } from './ip-limiter';
+
+/** What x402 needs to know about a keyless request (taken from the wire: raw URL, exact body bytes). */
+export interface MeteredRequest {
+  method: string;
+  /** The raw request target (path and query exactly as received). */
+  url: string;
+  rawBody?: Uint8Array;
+  headers: IncomingHttpHeaders;
+  clientIp: string;
+  priceClass: PriceClass;
+}
+
+/** A payment checked against the request and the chain, not yet consumed. */
+export interface VerifiedPayment {
+  signature: string;
+  reference: string;
+  payer: string;
+  /** Smallest units the payment instruction transferred. */
+  amount: bigint;
+  requestHash: string;
+  network: string;
+}
+
+/** The request as priced and hashed, and the payer it bound (if any). */
+export interface RequestFacts {
+  canonical: string;
+  requestHash: string;
+  payer?: string;
+  amount: bigint;
+  priceClass: PriceClass;
+}
+
+export interface X402Deps {
+  settings: X402Settings;
+  chain: ChainReader;
+  db: Kysely<Database>;
+  log?: Logger;
+  now: () => number;
+  /** Unauthenticated payment requests per client address. */
+  limiter: IpLimiter;
+  /** The CAIP-2 id of the chain the RPC serves (cached once read; a failed read is not). */
+  network: () => Promise<string>;
+  /** The HMAC key of reference nonces (configured, or generated once and kept in kv). */
+  nonceSecret: () => Promise<string>;
+}

@@ -1,0 +1,57 @@
+// The outbound client's dispatcher: an undici Agent whose connections resolve names in their own lookup, vet every
+// answer and connect to exactly those vetted answers, so there is no second lookup a rebinding name could win.
+import { Agent } from 'undici';
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { DestinationError, resolveVetted, type PolicyOptions, type Resolver } from './destination-policy';
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+export interface VettedAgentOptions {
+  resolver: Resolver;
+  policy: PolicyOptions;
+  /** Connect, response-headers and body timeouts, ms. */
+  timeoutMs: number;
+  /** Extra trusted CA certificates (PEM); the system store is replaced. */
+  ca?: string | Buffer | Array<string | Buffer>;
+}
+
+export function createVettedAgent(options: VettedAgentOptions): Agent {
+  const { timeoutMs } = options;
+  return new Agent({
+    connect: {
+      lookup: vettedLookup(options.resolver, options.policy) as never,
+      timeout: timeoutMs,
+      rejectUnauthorized: true, // explicit: NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment must not weaken it
+      ...(options.ca ? { ca: options.ca } : {}),
+    },
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    // Idle sockets are dropped quickly, so a later delivery resolves and vets the name again.
+    keepAliveTimeout: 4_000,
+    keepAliveMaxTimeout: 10_000,
+  });
+}
+
+/**
+ * The connection's own lookup: one resolution, every answer vetted, and net connects to exactly what we return
+ * (with autoSelectFamily it tries them in order). Errors surface as the connect error.
+ */
+function vettedLookup(resolver: Resolver, policy: PolicyOptions) {
+  return (hostname: string, lookupOptions: LookupOptions, callback: LookupCallback): void => {
+    resolveVetted(hostname, resolver, policy).then(
+      (answers) => {
+        const family = lookupOptions.family === 4 || lookupOptions.family === 6 ? lookupOptions.family : 0;
+        const usable = family ? answers.filter((a) => a.family === family) : answers;
+        if (usable.length === 0) {
+          const none = new DestinationError('dns_failed', `${hostname} has no IPv${family} address`);
+          callback(none as NodeJS.ErrnoException, '');
+        } else if (lookupOptions.all) {
+          callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+        } else {
+          callback(null, usable[0]!.address, usable[0]!.family);
+        }
+      },
+      (err) => callback(err as NodeJS.ErrnoException, ''),
+    );
+  };
+}
