@@ -16,8 +16,8 @@ import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../serv
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { buildDeliveryRequest } from '../../server/src/features/webhooks/attempts';
-import { issueWebhookChallenge, registerWebhook } from '../../server/src/features/webhooks/service';
-import { fundedWallet, queueEvents, samplePayEvent, seedWebhook, signedTransaction, signRaw } from '../support/webhooks-world';
+import { registerWebhook } from '../../server/src/features/webhooks/service';
+import { fundedWallet, issueChallengeFromBody, queueEvents, samplePayEvent, seedWebhook, signedTransaction, signRaw } from '../support/webhooks-world';
 import { startLocalChain } from '../../server/src/localchain/index';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { startDeliveryWorker } from '../../server/src/workers/delivery-loop';
@@ -123,7 +123,7 @@ async function latency(payments: number): Promise<number[]> {
     await chain.finalizeAll();
     const deps = { chain: reader, allowLoopback: true };
     const caller = { keyId: 'key_bench', account: 'acct_bench' };
-    const c = await issueWebhookChallenge(database.db, deps, caller, { scope: merchant.address, url: `https://127.0.0.1:${receiver.port}/pay` });
+    const c = await issueChallengeFromBody(database.db, deps, caller, { scope: merchant.address, url: `https://127.0.0.1:${receiver.port}/pay` });
     await registerWebhook(database.db, deps, caller, { nonce: c.nonce, signature: await signRaw(merchant, c.message) });
     const workers = startPayWebhookWorkers({ db: database.db, chain: reader, client });
 

@@ -24,7 +24,13 @@ import type { Kysely } from 'kysely';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, payEventId, type PayEvent } from '@sigil/contract/pay-events';
 import type { Database } from '../../server/src/platform/db/index';
 import { prefixedId } from '../../server/src/platform/ids';
-import { newWebhookSecret, type WebhookServiceDeps } from '../../server/src/features/webhooks/service';
+import {
+  issueWebhookChallenge,
+  newWebhookSecret,
+  type WebhookCaller,
+  type WebhookServiceDeps,
+} from '../../server/src/features/webhooks/service';
+import { parseWebhookChallengeRequest, type WebhookChallengeResponse } from '@sigil/contract/webhooks';
 import {
   findHandlePda,
   findRecordPda,
@@ -246,4 +252,17 @@ export async function queueEvents(db: Kysely<Database>, webhookId: string, count
     ids.push(id);
   }
   return ids;
+}
+
+/**
+ * A challenge request body as a client sends it: parsed by the contract's schema (answering its field codes, as the
+ * procedure's input does), then issued by the service. Async, so a refused body rejects like a refused request.
+ */
+export async function issueChallengeFromBody(
+  db: Kysely<Database>,
+  deps: WebhookServiceDeps,
+  caller: WebhookCaller,
+  body: unknown,
+): Promise<WebhookChallengeResponse> {
+  return issueWebhookChallenge(db, deps, caller, parseWebhookChallengeRequest(body));
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
-import { createRateLimiter } from '../ratelimit/service';
+import { createRateLimiter } from '../ratelimit/index';
 import { accountUsage, createKeysService, getOwnKey, listKeys, listKeysWithUsage, type KeysService } from './service';
 
 const T = Date.UTC(2030, 0, 15, 12, 30, 20, 250);

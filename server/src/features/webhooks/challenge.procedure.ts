@@ -1,7 +1,6 @@
-import { parseWebhookChallengeRequest, WebhookChallengeRequestSchema, WebhookChallengeResponseSchema } from '@sigil/contract/webhooks';
+import { webhookChallengeOf, WebhookChallengeRequestSchema, WebhookChallengeResponseSchema } from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { parsedBody } from '../connect/parse-input';
 import { callerOf, WEBHOOK_ERRORS } from './context';
 
 /** POST /v1/pay/webhooks/challenge: the `sigil-pay-webhook:v1` message the scope's wallet signs (docs/webhooks.md). */
@@ -28,7 +27,6 @@ export const challenge = apiKeyProcedure
       },
     }),
   )
-  .use(parsedBody(parseWebhookChallengeRequest))
   .input(WebhookChallengeRequestSchema)
   .output(WebhookChallengeResponseSchema)
-  .mutation(({ ctx, input }) => ctx.services.payWebhooks.issueChallenge(callerOf(ctx.apiKey), input));
+  .mutation(({ ctx, input }) => ctx.services.payWebhooks.issueChallenge(callerOf(ctx.apiKey), webhookChallengeOf(input)));

@@ -1,7 +1,7 @@
 // createPayWebhooksService binds the db and the registration deps: one call per verb, each checked against the
 // module function it delegates to; the two verbs that queue a delivery wake the delivery worker, once each.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { AUTO_PAUSED_PREFIX } from '@sigil/contract/webhooks';
+import { AUTO_PAUSED_PREFIX, parseWebhookChallengeRequest } from '@sigil/contract/webhooks';
 import { freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
 import { createPayWebhooksService, getWebhook, listDeliveries, listWebhooks, type WebhookCaller } from './service';
 import { signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
@@ -21,7 +21,7 @@ it('every verb of createPayWebhooksService acts on its db as the module function
   const queued = { notify: () => void wakeUps++, listen: () => () => {} };
   const hooks = createPayWebhooksService({ db, ...world.deps, allowLoopback: false, enabled: true, queued });
 
-  const request = { scope: world.merchant.address, url: 'https://shop.example.com/h' };
+  const request = parseWebhookChallengeRequest({ scope: world.merchant.address, url: 'https://shop.example.com/h' });
   const challenge = await hooks.issueChallenge(me, request);
   const signature = await signRaw(world.merchant, challenge.message);
   const created = await hooks.register(me, { nonce: challenge.nonce, signature });
@@ -68,7 +68,7 @@ it('a deployment that turned pay webhooks off answers PAY_WEBHOOKS_DISABLED on e
   const off = createPayWebhooksService({ db: database.db, ...world.deps, allowLoopback: false, enabled: false, queued });
   expect(off.enabled).toBe(false);
   const calls = [
-    off.issueChallenge(me, { scope: world.merchant.address, url: 'https://shop.example.com/h' }),
+    off.issueChallenge(me, parseWebhookChallengeRequest({ scope: world.merchant.address, url: 'https://shop.example.com/h' })),
     off.register(me, { nonce: 'n', signature: 's' }),
     off.list(me),
     off.get(me, 'whsub_x'),

@@ -20,7 +20,7 @@ import {
 } from '../../platform/chain/registry';
 import type { ChainReader } from '../../platform/chain/types';
 import { runIndexerPass, type IndexerDeps } from './indexer';
-import { issueWebhookChallenge, registerWebhook, type WebhookServiceDeps } from './service';
+import { registerWebhook, type WebhookServiceDeps } from './service';
 import {
   createFeeMint,
   createMint,
@@ -32,6 +32,7 @@ import {
   TOKEN_2022_PROGRAM_ADDRESS,
   TOKEN_PROGRAM_ADDRESS,
   transferName,
+  issueChallengeFromBody,
 } from '@sigil/test/support/webhooks-world';
 
 const MEMO = SPL_MEMO_PROGRAM_ADDRESS;
@@ -58,7 +59,7 @@ describeEachDialect('pay indexer', (ctx) => {
     const service: WebhookServiceDeps = { chain: reader, resolver: async () => [{ address: '93.184.216.34', family: 4 }] };
     const caller = { keyId: 'key_idx', account: 'acct_idx' };
     const register = async (scope: string, signer: KeyPairSigner) => {
-      const c = await issueWebhookChallenge(ctx.db, service, caller, { scope, url: 'https://shop.example.com/h' });
+      const c = await issueChallengeFromBody(ctx.db, service, caller, { scope, url: 'https://shop.example.com/h' });
       return (await registerWebhook(ctx.db, service, caller, { nonce: c.nonce, signature: await signRaw(signer, c.message) })).id;
     };
     walletHook = await register(till.address, till);

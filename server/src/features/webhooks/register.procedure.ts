@@ -1,7 +1,6 @@
-import { parseWebhookRegisterRequest, WebhookCreatedSchema, WebhookRegisterRequestSchema } from '@sigil/contract/webhooks';
+import { WebhookCreatedSchema, WebhookRegisterRequestSchema } from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
-import { parsedBody } from '../connect/parse-input';
 import { callerOf, WEBHOOK_ERRORS } from './context';
 
 /** POST /v1/pay/webhooks: `{nonce, signature}` → 201 the webhook with its secret (shown once). */
@@ -29,7 +28,6 @@ export const register = apiKeyProcedure
       },
     }),
   )
-  .use(parsedBody(parseWebhookRegisterRequest))
   .input(WebhookRegisterRequestSchema)
   .output(WebhookCreatedSchema)
   .mutation(({ ctx, input }) => ctx.services.payWebhooks.register(callerOf(ctx.apiKey), input));

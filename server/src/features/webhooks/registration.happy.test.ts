@@ -4,7 +4,6 @@ import { describeEachDialect } from '@sigil/test/support/db';
 import {
   deleteWebhook,
   getWebhook,
-  issueWebhookChallenge,
   listDeliveries,
   listWebhooks,
   redeliver,
@@ -14,7 +13,7 @@ import {
   sendTestEvent,
   type WebhookCaller,
 } from './service';
-import { signEnvelope, signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
+import { issueChallengeFromBody, signEnvelope, signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
 
 const world = useRegistrationWorld('shop');
 
@@ -24,7 +23,7 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('registers a wallet scope with a raw signature; the message is the spec format; secret once', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, {
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, {
       scope: world.merchant.address,
       url: 'https://Shop.Example.com/hooks/sigil',
       event_types: ['payment.*', 'invoice.paid'],
@@ -62,7 +61,7 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('registers an @name with the payment address signing an off-chain envelope; both proven wallets recorded', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: '@Shop', url: 'https://shop.example.com/h' });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: '@Shop', url: 'https://shop.example.com/h' });
     expect(challenge.message.split('\n')[2]).toBe('scope: @shop');
     expect(challenge.message.split('\n')[4]).toBe(
       'events: payment.received,payment.binding_verified,invoice.paid,invoice.created,invoice.cancelled,invoice.closed',
@@ -73,14 +72,14 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('registers an @name signed by the owner with `wallet` given', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: '@shop', wallet: world.merchant.address, url: 'https://shop.example.com/h' });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: '@shop', wallet: world.merchant.address, url: 'https://shop.example.com/h' });
     const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
     expect(created.scope.wallets).toEqual([world.merchant.address, world.till.address]);
   });
 
   it('rotates the secret, deletes (then WEBHOOK_NOT_FOUND), lists deliveries with the page limit, queues a test event, redelivers', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
     const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
 
     const rotated = await rotateWebhookSecret(ctx.db, me, created.id);
@@ -108,7 +107,7 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('resumes only an auto-paused webhook and resets its dead-letter streak', async () => {
     const me = caller();
-    const challenge = await issueWebhookChallenge(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
     const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
     await expect(resumeWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE', status: 409 });
     await ctx.db

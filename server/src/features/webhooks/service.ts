@@ -10,17 +10,17 @@ import {
   AUTO_PAUSED_PREFIX,
   buildWebhookChallengeMessage,
   DeliveryListQuerySchema,
-  parseWebhookChallengeRequest,
-  parseWebhookRegisterRequest,
   WEBHOOK_ID_PREFIX,
   WEBHOOK_LIMITS,
   WEBHOOK_SECRET_PREFIX,
   type DeliveryErrorClass,
   type DeliveryRecord,
   type PayEventType,
+  type ParsedWebhookChallengeRequest,
   type Webhook,
   type WebhookChallengeResponse,
   type WebhookCreated,
+  type WebhookRegisterRequest,
 } from '@sigil/contract/webhooks';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PAY_EVENT_ID_PREFIX, type PayEvent } from '@sigil/contract/pay-events';
 import { ChainError, type ChainReader } from '../../platform/chain/types';
@@ -127,10 +127,9 @@ export async function issueWebhookChallenge(
   db: Kysely<Database>,
   deps: WebhookServiceDeps,
   caller: WebhookCaller,
-  body: unknown,
+  req: ParsedWebhookChallengeRequest,
 ): Promise<WebhookChallengeResponse> {
   const now = deps.now?.() ?? Date.now();
-  const req = parseWebhookChallengeRequest(body);
   const verdict = await vetDestination(req.url, deps.resolver, { allowLoopback: deps.allowLoopback });
   if (!verdict.ok) {
     if (verdict.reason === 'invalid_url') throw new ApiError('INVALID_URL', `url: ${verdict.message}`);
@@ -237,10 +236,9 @@ export async function registerWebhook(
   db: Kysely<Database>,
   deps: WebhookServiceDeps,
   caller: WebhookCaller,
-  body: unknown,
+  req: WebhookRegisterRequest,
 ): Promise<WebhookCreated> {
   const started = deps.now?.() ?? Date.now();
-  const req = parseWebhookRegisterRequest(body);
   const challenge = await openChallenge(db, caller, req.nonce, started);
   const decoded = decodeSignature(req.signature);
   if (!decoded.ok) throw new ApiError('SIGNATURE_INVALID', `signature: ${decoded.message}`);
@@ -553,8 +551,8 @@ export function createPayWebhooksService(deps: PayWebhooksServiceDeps) {
   return {
     enabled: deps.enabled,
     queued,
-    issueChallenge: on((caller: WebhookCaller, body: unknown) => issueWebhookChallenge(db, deps, caller, body)),
-    register: on((caller: WebhookCaller, body: unknown) => registerWebhook(db, deps, caller, body)),
+    issueChallenge: on((caller: WebhookCaller, req: ParsedWebhookChallengeRequest) => issueWebhookChallenge(db, deps, caller, req)),
+    register: on((caller: WebhookCaller, req: WebhookRegisterRequest) => registerWebhook(db, deps, caller, req)),
     list: on((caller: WebhookCaller) => listWebhooks(db, caller)),
     get: on((caller: WebhookCaller, id: string) => getWebhook(db, caller, id)),
     deliveries: on((caller: WebhookCaller, id: string, query?: { limit?: unknown }) => listDeliveries(db, caller, id, query)),
