@@ -44,8 +44,6 @@ const config: KnipConfig = {
         // Spawned by path, or run by hand (see their header comments).
         'bench/universal-child.ts',
         'bench/localchain-reads.ts',
-        'support/ratelimit-child.ts',
-        'support/ens/build.ts',
         '**/*.test.ts',
       ],
       project: ['**/*.ts'],

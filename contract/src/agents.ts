@@ -272,7 +272,6 @@ export const ValidateManifestResultSchema = z
   })
   .meta({ id: 'ValidateManifestResult' });
 
-export type ValidateManifestInput = z.infer<typeof ValidateManifestInputSchema>;
 export type ManifestProblem = z.infer<typeof ManifestProblemSchema>;
 export type ValidateManifestResult = z.infer<typeof ValidateManifestResultSchema>;
 

@@ -24,11 +24,6 @@ export const DISCLAIMER =
 export const SIGNATURE_ENCODING = 'base58' as const;
 
 /** Defaults from the spec's Limits table; both are configurable per deployment. */
-export const CONNECT_DEFAULTS = {
-  challengeTtlSeconds: 5 * 60,
-  sessionTtlSeconds: 24 * 60 * 60,
-} as const;
-
 // ---------------------------------------------------------------------------------------------------------
 // The strings a wallet signs
 

@@ -51,7 +51,6 @@ export const LimitsSchema = z
     day: count.meta({ description: 'Requests allowed per UTC day.' }),
   })
   .meta({ id: 'RateLimits' });
-export type Limits = z.infer<typeof LimitsSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // Key objects
@@ -71,7 +70,6 @@ export const ApiKeySchema = z
 export type ApiKeyView = z.infer<typeof ApiKeySchema>;
 
 export const ApiKeyWithUsageSchema = ApiKeySchema.extend({ usage: WindowCountsSchema }).meta({ id: 'ApiKeyWithUsage' });
-export type ApiKeyWithUsage = z.infer<typeof ApiKeyWithUsageSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // POST /v1/keys
@@ -82,7 +80,6 @@ export const CreateKeyRequestSchema = z
   })
   .strict()
   .meta({ id: 'CreateKeyRequest' });
-export type CreateKeyRequest = z.infer<typeof CreateKeyRequestSchema>;
 
 export const CreateKeyResponseSchema = z
   .object({
@@ -90,7 +87,6 @@ export const CreateKeyResponseSchema = z
     secret: z.string().meta({ description: 'The secret, shown ONCE: only its SHA-256 is stored. Send it as `X-API-Key`.' }),
   })
   .meta({ id: 'CreateKeyResponse' });
-export type CreateKeyResponse = z.infer<typeof CreateKeyResponseSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // GET /v1/keys
@@ -107,7 +103,6 @@ export const RevokeKeyParamsSchema = z.object({ id: z.string().min(1).max(64) })
 
 /** Revoking is idempotent: revoking an already revoked own key answers the same object (first revocation time). */
 export const RevokeKeyResponseSchema = z.object({ key: ApiKeySchema }).meta({ id: 'RevokeKeyResponse' });
-export type RevokeKeyResponse = z.infer<typeof RevokeKeyResponseSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
 // GET /v1/usage
@@ -122,7 +117,6 @@ export const KeyUsageSchema = z
     usage: WindowCountsSchema,
   })
   .meta({ id: 'KeyUsage' });
-export type KeyUsage = z.infer<typeof KeyUsageSchema>;
 
 export const UsageResponseSchema = z
   .object({

@@ -9,8 +9,6 @@ export const DEFAULT_DOMAIN_SUFFIXES: readonly string[] = ['x1', 'xnt', 'xen'];
 
 /** A handle is a PDA seed, and seeds are at most 32 bytes. The grammar is ASCII, so bytes = characters. */
 export const MAX_HANDLE_LENGTH = 32;
-/** Longest label before the TLD in a domain (`<label>.<tld>`). */
-export const MAX_DOMAIN_LABEL_LENGTH = 32;
 
 // One or more labels of [a-z0-9_] separated by single dots.
 const HANDLE_PATTERN = /^[a-z0-9_]+(?:\.[a-z0-9_]+)*$/;

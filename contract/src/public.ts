@@ -135,14 +135,8 @@ export const NamespacesSchema = z
 
 // ---------- types ----------
 
-export type ResolveInput = z.infer<typeof ResolveInputSchema>;
-export type ReverseInput = z.infer<typeof ReverseInputSchema>;
-export type Verification = z.infer<typeof VerificationSchema>;
 export type Resolution = z.infer<typeof ResolutionSchema>;
 export type ReverseResult = z.infer<typeof ReverseResultSchema>;
-export type PublicErrorBody = z.infer<typeof PublicErrorBodySchema>;
-export type V1ErrorBody = z.infer<typeof V1ErrorBodySchema>;
-export type Health = z.infer<typeof HealthSchema>;
 export type V1Health = z.infer<typeof V1HealthSchema>;
 export type Version = z.infer<typeof VersionSchema>;
 export type Namespace = (typeof NAMESPACES)[number];

@@ -9,10 +9,6 @@ import { classifyName, normalizeName } from './names';
 export const UNIVERSAL_CHAINS = ['X1', 'SOL', 'ETH', 'BTC'] as const;
 export type UniversalChain = (typeof UNIVERSAL_CHAINS)[number];
 
-export const UniversalChainSchema = z.enum(UNIVERSAL_CHAINS, 'must be X1, SOL, ETH or BTC').meta({
-  description: 'Chain whose address is asked for. Default: the namespace\'s own chain (X1 for handles and domains, SOL for `.sol`, ETH for `.eth`).',
-});
-
 export const UniversalResolveInputSchema = z.object({
   name: z.string().meta({ description: 'Handle (`@` optional), domain (`label.x1`), `name.sol` or `name.eth`.', example: '@alice' }),
   chain: z.string().optional().meta({ description: '`X1`, `SOL`, `ETH` or `BTC` (case-insensitive).', example: 'SOL' }),
@@ -85,7 +81,6 @@ export const BatchItemSchema = z
 export const BatchResolveResultSchema = z
   .strictObject({ results: z.array(BatchItemSchema).meta({ description: 'One item per requested name, in request order.' }) })
   .meta({ id: 'BatchResolveResult' });
-export type BatchResolveInput = z.infer<typeof BatchResolveInputSchema>;
 export type BatchItem = z.infer<typeof BatchItemSchema>;
 export type BatchResolveResult = z.infer<typeof BatchResolveResultSchema>;
 

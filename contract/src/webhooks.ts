@@ -116,7 +116,6 @@ export const WebhookScopeSchema = z.object({
   /** The proven wallets whose incoming payments are delivered (wallet scope: the wallet itself). */
   wallets: z.array(z.string()),
 });
-export type WebhookScope = z.infer<typeof WebhookScopeSchema>;
 
 export type ParsedScope = { type: 'wallet'; value: string } | { type: 'name'; value: string; name: string };
 

@@ -19,9 +19,8 @@ import { RpcServer, type LoopbackHost } from './rpc-server';
 import { seedScenario, type Scenario } from './scenario';
 
 export { REGISTRY_ERRORS } from './registry-emulator';
-export { SubmitError } from './core';
 export type { FaultConfig } from './faults';
-export type { Scenario, ScenarioWallet } from './scenario';
+export type { Scenario } from './scenario';
 export type { Commitment } from './ledger';
 
 /** The registry program id the local chain emulates unless told otherwise. */

@@ -81,6 +81,5 @@ const base = t.middleware(async ({ ctx, next, getRawInput }) => {
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const middleware = t.middleware;
-export const createCallerFactory = t.createCallerFactory;
 /** Every named procedure starts here. */
 export const baseProcedure = t.procedure.use(base);

@@ -3,7 +3,6 @@ import type { AgentService } from './service';
 
 export { agentsRouter } from './router';
 export { createAgentService } from './service';
-export type { AgentService } from './service';
 
 declare module '../../trpc/context' {
   interface Services {

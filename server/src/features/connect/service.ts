@@ -30,8 +30,6 @@ import { verifyProof } from './verify';
 import { verifySiwsProof } from './verify-signin';
 import { verifyTxProof } from './verify-tx';
 
-export { CHALLENGE_RETENTION_MS } from './housekeeping';
-
 /** Attestations are best-effort: a read slower than this is abandoned and the session says `verified: []`. */
 export const ATTESTATION_READ_BUDGET_MS = 1_500;
 

@@ -4,7 +4,6 @@ import type { KeysService } from './service';
 export { keysRouter } from './router';
 export { createKeyGate } from './gate';
 export { createKeysService, ensurePortalKey } from './service';
-export type { KeysService } from './service';
 
 declare module '../../trpc/context' {
   interface Services {

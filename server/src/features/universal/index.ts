@@ -5,7 +5,6 @@ export { universalRouter } from './router';
 export { createUniversalService } from './service';
 export { createSnsAdapter } from './sns';
 export { createEnsAdapter } from './ens';
-export type { UniversalService } from './service';
 
 declare module '../../trpc/context' {
   interface Services {

@@ -1,6 +1,6 @@
 // What the x402 verbs share: the request as x402 sees it, a verified payment, the facts a request is judged by,
 // and the service's dependencies with their defaults applied (service.ts resolves them once).
-import type { IncomingHttpHeaders } from 'node:http';
+import type { MeteredRequest } from '../../trpc/context';
 import type { Kysely } from 'kysely';
 import type { ChainReader } from '../../platform/chain/types';
 import type { PriceClass, X402Settings } from '../../platform/config';
@@ -8,16 +8,8 @@ import type { Database } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
 import type { IpLimiter } from './ip-limiter';
 
-/** What x402 needs to know about a keyless request (taken from the wire: raw URL, exact body bytes). */
-export interface MeteredRequest {
-  method: string;
-  /** The raw request target (path and query exactly as received). */
-  url: string;
-  rawBody?: Uint8Array;
-  headers: IncomingHttpHeaders;
-  clientIp: string;
-  priceClass: PriceClass;
-}
+/** What x402 needs to know about a keyless request: declared by the meter interface it implements. */
+export type { MeteredRequest };
 
 /** A payment checked against the request and the chain, not yet consumed. */
 export interface VerifiedPayment {

@@ -19,8 +19,6 @@ import { IpLimiter } from './ip-limiter';
 import { settle } from './settle';
 
 export type { MeteredRequest, VerifiedPayment } from './deps';
-export { boundPayer } from './authorize';
-export { NONCE_SECRET_KV_KEY } from './store';
 
 export interface X402Service {
   readonly settings: X402Settings;

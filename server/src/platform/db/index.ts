@@ -1,8 +1,7 @@
 // The data layer's public face: import from here ('…/platform/db/index'), not from the files behind it.
-export { createDatabase, dialectOf, sqliteFileOf, resolveDatabaseTarget, parseInt8, DEFAULT_SQLITE_FILE, SQLITE_BUSY_TIMEOUT_MS } from './connect';
-export type { Dialect, DatabaseHandle, DatabaseOptions, DatabaseTarget } from './connect';
+export { createDatabase, dialectOf, resolveDatabaseTarget, parseInt8, DEFAULT_SQLITE_FILE } from './connect';
+export type { Dialect, DatabaseHandle } from './connect';
 export { migrateToLatest } from './migrate';
-export type { MigrateOptions } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
 export { createDurabilityBarrier, withoutFsync } from './durability';
