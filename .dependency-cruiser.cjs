@@ -97,7 +97,7 @@ module.exports = {
     {
       name: 'root-through-feature-index',
       comment:
-        "The composition root, the root router and the process entry points take from a feature only what its " +
+        'The composition root, the root router and the process entry points take from a feature only what its ' +
         'index.ts exports.',
       severity: 'error',
       from: { path: '^server/src/[^/]+[.]ts$', pathNot: TEST },

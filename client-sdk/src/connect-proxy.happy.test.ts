@@ -24,7 +24,11 @@ afterAll(async () => {
 });
 
 const call = async (method: string, op: string, opts: { body?: string; headers?: Record<string, string> } = {}) => {
-  const res = await fetch(`${proxyBase}/${op}`, { method, body: opts.body, headers: { 'content-type': 'application/json', ...opts.headers } });
+  const res = await fetch(`${proxyBase}/${op}`, {
+    method,
+    body: opts.body,
+    headers: { 'content-type': 'application/json', ...opts.headers },
+  });
   return { status: res.status, headers: res.headers, body: await res.json() };
 };
 
@@ -37,7 +41,10 @@ describe('connect proxy', () => {
     expect(c.status).toBe(200);
     expect(c.body.audience).toBe(app.key.key.id);
     expect(c.headers.get('x-ratelimit-limit')).toBe('300');
-    const v = await call('POST', 'verify', { body: JSON.stringify(await signChallenge(c.body, heidi, app.key.key.id)), headers: spoof });
+    const v = await call('POST', 'verify', {
+      body: JSON.stringify(await signChallenge(c.body, heidi, app.key.key.id)),
+      headers: spoof,
+    });
     expect(v.status).toBe(200);
     const s = await call('GET', 'session', { headers: { authorization: `Bearer ${v.body.token}`, ...spoof } });
     expect(s.status).toBe(200);
@@ -45,13 +52,22 @@ describe('connect proxy', () => {
   });
 
   it('errors from Sigil pass through with their status and body', async () => {
-    const res = await call('POST', 'verify', { body: JSON.stringify({ nonce: 'nope', signature: '1'.repeat(64), signer: (await demoWallet('heidi')).address }) });
+    const res = await call('POST', 'verify', {
+      body: JSON.stringify({ nonce: 'nope', signature: '1'.repeat(64), signer: (await demoWallet('heidi')).address }),
+    });
     expect(res.status).toBe(401);
     expect(res.body.code).toBe('CHALLENGE_NOT_FOUND');
   });
 
   it('any other operation or method → 404 NOT_FOUND (keys, usage, webhooks never pass)', async () => {
-    for (const [method, op] of [['POST', 'keys'], ['GET', 'usage'], ['POST', 'session'], ['GET', 'challenge'], ['POST', '../keys'], ['POST', 'constructor']] as const) {
+    for (const [method, op] of [
+      ['POST', 'keys'],
+      ['GET', 'usage'],
+      ['POST', 'session'],
+      ['GET', 'challenge'],
+      ['POST', '../keys'],
+      ['POST', 'constructor'],
+    ] as const) {
       const res = await call(method, op, method === 'POST' ? { body: '{}' } : {});
       expect(res.status, `${method} ${op}`).toBe(404);
       expect(res.body).toStrictEqual({ code: 'NOT_FOUND', message: 'unsupported operation' });

@@ -47,16 +47,23 @@ export interface ConnectProxyOptions {
 /** Lowercase, as the passed-back headers are keyed. */
 const PASS_BACK_HEADERS = [RETRY_AFTER_HEADER, ...Object.values(RATE_LIMIT_HEADERS)].map((name) => name.toLowerCase());
 
-const error = (status: number, code: string, message: string): ConnectProxyResponse => ({ status, body: { code, message }, headers: {} });
+const error = (status: number, code: string, message: string): ConnectProxyResponse => ({
+  status,
+  body: { code, message },
+  headers: {},
+});
 
-export function createConnectProxy(options: ConnectProxyOptions): (request: ConnectProxyRequest) => Promise<ConnectProxyResponse> {
+export function createConnectProxy(
+  options: ConnectProxyOptions,
+): (request: ConnectProxyRequest) => Promise<ConnectProxyResponse> {
   const doFetch = options.fetch ?? fetch;
   const base = options.baseUrl.replace(/\/+$/, '');
   return async (request) => {
     const route = Object.hasOwn(CONNECT_PROXY_OPERATIONS, request.operation)
       ? CONNECT_PROXY_OPERATIONS[request.operation as ConnectProxyOperation]
       : undefined;
-    if (!route || route.method !== request.method.toUpperCase()) return error(404, 'NOT_FOUND', 'unsupported operation');
+    if (!route || route.method !== request.method.toUpperCase())
+      return error(404, 'NOT_FOUND', 'unsupported operation');
     // Only the real key and what the operation needs: the client's own headers (any X-API-Key included) never pass.
     const headers: Record<string, string> = { 'x-api-key': options.apiKey };
     let body: string | undefined;
@@ -69,7 +76,12 @@ export function createConnectProxy(options: ConnectProxyOptions): (request: Conn
     } else if (request.authorization) {
       headers.authorization = request.authorization;
     }
-    const res = await doFetch(base + route.path, { method: route.method, headers, body, signal: AbortSignal.timeout(options.timeoutMs ?? 10_000) });
+    const res = await doFetch(base + route.path, {
+      method: route.method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+    });
     const text = await res.text();
     const passBack: Record<string, string> = {};
     for (const name of PASS_BACK_HEADERS) {
@@ -80,7 +92,11 @@ export function createConnectProxy(options: ConnectProxyOptions): (request: Conn
     try {
       parsed = JSON.parse(text);
     } catch {
-      return { status: 502, body: { code: 'BAD_GATEWAY', message: 'upstream answered a non-JSON body' }, headers: passBack };
+      return {
+        status: 502,
+        body: { code: 'BAD_GATEWAY', message: 'upstream answered a non-JSON body' },
+        headers: passBack,
+      };
     }
     return { status: res.status, body: parsed, headers: passBack };
   };

@@ -32,10 +32,20 @@ const privateKeyOf = (signer: Ed25519Signer) => ('keyPair' in signer ? signer.ke
  * Refuses a challenge that is not a v2 string bound to `expectedAudience` (your key id, or the portal domain):
  * a wallet should never sign an unbound or foreign-audience string. Returns the exact string to sign.
  */
-export function checkChallenge(challenge: Pick<Challenge, 'challenge' | 'audience' | 'nonce'>, expectedAudience: string): string {
-  if (challenge.audience !== expectedAudience) throw new Error(`challenge audience ${challenge.audience} is not ${expectedAudience}`);
-  const prefixes = [`sigil-connect:v2:wallet-control:${expectedAudience}:`, `sigil-connect:v2:handle-control:${expectedAudience}:sigil-handles:ctl:v1:`];
-  if (!prefixes.some((p) => challenge.challenge.startsWith(p)) || !challenge.challenge.endsWith(`:${challenge.nonce}`)) {
+export function checkChallenge(
+  challenge: Pick<Challenge, 'challenge' | 'audience' | 'nonce'>,
+  expectedAudience: string,
+): string {
+  if (challenge.audience !== expectedAudience)
+    throw new Error(`challenge audience ${challenge.audience} is not ${expectedAudience}`);
+  const prefixes = [
+    `sigil-connect:v2:wallet-control:${expectedAudience}:`,
+    `sigil-connect:v2:handle-control:${expectedAudience}:sigil-handles:ctl:v1:`,
+  ];
+  if (
+    !prefixes.some((p) => challenge.challenge.startsWith(p)) ||
+    !challenge.challenge.endsWith(`:${challenge.nonce}`)
+  ) {
     throw new Error('not a v2 Connect challenge bound to this audience');
   }
   return challenge.challenge;
@@ -93,7 +103,11 @@ export function buildSignInMessage(f: SignInMessageFields): string {
 }
 
 /** Signs a sign-in message: the body for POST /v1/auth/verify-signin (signedMessage base64, signature base58). */
-export async function signSignIn(nonce: string, message: string, signer: Ed25519Signer): Promise<{ nonce: string; signedMessage: string; signature: string }> {
+export async function signSignIn(
+  nonce: string,
+  message: string,
+  signer: Ed25519Signer,
+): Promise<{ nonce: string; signedMessage: string; signature: string }> {
   const bytes = new TextEncoder().encode(message);
   return { nonce, signedMessage: base64.encode(bytes), signature: await signMessage(signer, bytes) };
 }
@@ -111,7 +125,8 @@ export async function signMemoTransaction(
   const message = pipe(
     createTransactionMessage({ version: 'legacy' }),
     (m) => setTransactionMessageFeePayer(wallet, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: 0n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: 0n }, m),
     (m) =>
       appendTransactionMessageInstruction(
         { programAddress: address(MEMO_PROGRAM_ID), accounts: [], data: new TextEncoder().encode(memo) },

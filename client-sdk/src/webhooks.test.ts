@@ -13,39 +13,74 @@ const CAFE_SIG = 'f9ebd0b7b83ad84ef928abd9ea87ebfa80cc04c58ed58bae262d89ff233fbf
 describe('verifyWebhook', () => {
   it('accepts the literal vector from raw bytes and from a string', () => {
     const header = `t=${T},v1=${SIG}`;
-    expect(verifyWebhook(Buffer.from(BODY), header, SECRET, { now: T })).toEqual({ ok: true, secretIndex: 0, timestamp: T });
+    expect(verifyWebhook(Buffer.from(BODY), header, SECRET, { now: T })).toEqual({
+      ok: true,
+      secretIndex: 0,
+      timestamp: T,
+    });
     expect(verifyWebhook(BODY, header, SECRET, { now: T })).toEqual({ ok: true, secretIndex: 0, timestamp: T });
     expect(verifyWebhook('{"memo":"café"}', `t=${T},v1=${CAFE_SIG}`, SECRET, { now: T }).ok).toBe(true);
   });
 
   it('supports rotation overlap: several secrets, several v1 values', () => {
-    expect(verifyWebhook(BODY, `t=${T},v1=${OLD_SIG}`, [SECRET, OLD_SECRET], { now: T })).toEqual({ ok: true, secretIndex: 1, timestamp: T });
+    expect(verifyWebhook(BODY, `t=${T},v1=${OLD_SIG}`, [SECRET, OLD_SECRET], { now: T })).toEqual({
+      ok: true,
+      secretIndex: 1,
+      timestamp: T,
+    });
     expect(verifyWebhook(BODY, `t=${T},v1=${'0'.repeat(64)},v1=${SIG}`, [OLD_SECRET, SECRET], { now: T })).toEqual({
       ok: true,
       secretIndex: 1,
       timestamp: T,
     });
-    expect(verifyWebhook(BODY, `t=${T},v1=${OLD_SIG}`, [SECRET], { now: T })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verifyWebhook(BODY, `t=${T},v1=${OLD_SIG}`, [SECRET], { now: T })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
   });
 
   it('rejects any change to body, timestamp or signature', () => {
-    expect(verifyWebhook('{"id":"pev_2"}', `t=${T},v1=${SIG}`, SECRET, { now: T })).toEqual({ ok: false, reason: 'signature_mismatch' });
-    expect(verifyWebhook(BODY + ' ', `t=${T},v1=${SIG}`, SECRET, { now: T })).toEqual({ ok: false, reason: 'signature_mismatch' });
-    expect(verifyWebhook(BODY, `t=${T + 1},v1=${SIG}`, SECRET, { now: T })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verifyWebhook('{"id":"pev_2"}', `t=${T},v1=${SIG}`, SECRET, { now: T })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
+    expect(verifyWebhook(BODY + ' ', `t=${T},v1=${SIG}`, SECRET, { now: T })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
+    expect(verifyWebhook(BODY, `t=${T + 1},v1=${SIG}`, SECRET, { now: T })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
     const flipped = SIG.slice(0, -1) + (SIG.endsWith('1') ? '0' : '1');
-    expect(verifyWebhook(BODY, `t=${T},v1=${flipped}`, SECRET, { now: T })).toEqual({ ok: false, reason: 'signature_mismatch' });
-    expect(verifyWebhook(BODY, `t=${T},v1=${SIG}`, 'whsec_other', { now: T })).toEqual({ ok: false, reason: 'signature_mismatch' });
+    expect(verifyWebhook(BODY, `t=${T},v1=${flipped}`, SECRET, { now: T })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
+    expect(verifyWebhook(BODY, `t=${T},v1=${SIG}`, 'whsec_other', { now: T })).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
   });
 
   it('enforces the timestamp tolerance (300 s default) on both sides', () => {
     const header = `t=${T},v1=${SIG}`;
     expect(verifyWebhook(BODY, header, SECRET, { now: T + 300 }).ok).toBe(true);
     expect(verifyWebhook(BODY, header, SECRET, { now: T - 300 }).ok).toBe(true);
-    expect(verifyWebhook(BODY, header, SECRET, { now: T + 301 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
-    expect(verifyWebhook(BODY, header, SECRET, { now: T - 301 })).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifyWebhook(BODY, header, SECRET, { now: T + 301 })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
+    expect(verifyWebhook(BODY, header, SECRET, { now: T - 301 })).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
     expect(verifyWebhook(BODY, header, SECRET, { now: T + 1000, toleranceSeconds: 1000 }).ok).toBe(true);
     // The default clock is the system clock: a 2026 timestamp replayed far from now fails.
-    expect(verifyWebhook(BODY, `t=1000,v1=${SIG}`, SECRET)).toEqual({ ok: false, reason: 'timestamp_out_of_tolerance' });
+    expect(verifyWebhook(BODY, `t=1000,v1=${SIG}`, SECRET)).toEqual({
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+    });
   });
 
   it('rejects malformed headers and empty secrets', () => {
@@ -63,7 +98,10 @@ describe('verifyWebhook', () => {
       `t=${T};v1=${SIG}`,
       `${T},${SIG}`,
     ]) {
-      expect(verifyWebhook(BODY, header, SECRET, { now: T }), String(header)).toEqual({ ok: false, reason: 'malformed_header' });
+      expect(verifyWebhook(BODY, header, SECRET, { now: T }), String(header)).toEqual({
+        ok: false,
+        reason: 'malformed_header',
+      });
     }
     expect(verifyWebhook(BODY, `t=${T},v1=${SIG}`, [], { now: T })).toEqual({ ok: false, reason: 'no_secret' });
     expect(verifyWebhook(BODY, `t=${T},v1=${SIG}`, '', { now: T })).toEqual({ ok: false, reason: 'no_secret' });

@@ -18,7 +18,11 @@ export type VerifyWebhookFailure =
   | 'no_secret';
 
 export type VerifyWebhookResult =
-  | { ok: true; /** Which of the given secrets matched (for rotation bookkeeping). */ secretIndex: number; timestamp: number }
+  | {
+      ok: true;
+      /** Which of the given secrets matched (for rotation bookkeeping). */ secretIndex: number;
+      timestamp: number;
+    }
   | { ok: false; reason: VerifyWebhookFailure };
 
 export interface VerifyWebhookOptions {
@@ -66,7 +70,9 @@ export function verifyWebhook(
 }
 
 /** `t=…,v1=…[,v1=…]` → timestamp and v1 signatures; unknown keys (future schemes) are ignored. */
-export function parseSignatureHeader(header: string | null | undefined): { timestamp: number; signatures: string[] } | null {
+export function parseSignatureHeader(
+  header: string | null | undefined,
+): { timestamp: number; signatures: string[] } | null {
   if (typeof header !== 'string' || header.length === 0 || header.length > 4096) return null;
   let timestamp: number | null = null;
   const signatures: string[] = [];

@@ -75,13 +75,22 @@ export interface ChallengeResult {
 }
 
 /** Step 1: the request with X-Payer; a 402 answers with the challenge (PAYMENT-REQUIRED header, else the body). */
-export async function requestChallenge(req: RequestSpec, payer: Address, fetchImpl: FetchLike = fetch): Promise<ChallengeResult> {
+export async function requestChallenge(
+  req: RequestSpec,
+  payer: Address,
+  fetchImpl: FetchLike = fetch,
+): Promise<ChallengeResult> {
   const response = await send(fetchImpl, req, { [X402_HEADERS.payer]: payer });
   if (response.status !== 402) return { response, challenge: null, entry: null };
   const header = response.headers.get(X402_HEADERS.required);
   let challenge = header ? decodeChallengeHeader(header) : null;
   if (!challenge) {
-    const parsed = x402ChallengeSchema.safeParse(await response.clone().json().catch(() => null));
+    const parsed = x402ChallengeSchema.safeParse(
+      await response
+        .clone()
+        .json()
+        .catch(() => null),
+    );
     challenge = parsed.success ? parsed.data : null;
   }
   return { response, challenge, entry: challenge?.accepts[0] ?? null };
@@ -146,7 +155,13 @@ export async function sendInstructions(
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const signed = await signTransactionMessageWithSigners(message);
-  await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64', preflightCommitment: 'confirmed', skipPreflight: options.skipPreflight ?? false }).send();
+  await rpc
+    .sendTransaction(getBase64EncodedWireTransaction(signed), {
+      encoding: 'base64',
+      preflightCommitment: 'confirmed',
+      skipPreflight: options.skipPreflight ?? false,
+    })
+    .send();
   return getSignatureFromTransaction(signed);
 }
 
@@ -217,7 +232,11 @@ export async function payAndFetch(req: RequestSpec, options: PayOptions): Promis
   const first = await requestChallenge(req, options.payer.address, fetchImpl);
   if (!first.entry) return { response: first.response, receipt: null, challenge: first.challenge };
   const entry = first.entry;
-  const signature = await sendInstructions(options.rpc, options.payer, await paymentInstructions(options.rpc, entry, options.payer, options));
+  const signature = await sendInstructions(
+    options.rpc,
+    options.payer,
+    await paymentInstructions(options.rpc, entry, options.payer, options),
+  );
   await (options.waitForFinality ?? ((s) => waitForFinalized(options.rpc, s)))(signature);
   const payerSig = await signRedeemMessage(options.payer, entry.extra.redeemMessage!);
   const byReference = options.redeemBy === 'reference';
@@ -248,5 +267,11 @@ export function wrapNativeInstructions(payer: KeyPairSigner, ata: Address, lampo
 
 /** The payer's wrapped-native associated token account. */
 export async function wrappedNativeAccount(owner: Address): Promise<Address> {
-  return (await findAssociatedTokenPda({ owner, mint: WRAPPED_NATIVE_MINT, tokenProgram: address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA') }))[0];
+  return (
+    await findAssociatedTokenPda({
+      owner,
+      mint: WRAPPED_NATIVE_MINT,
+      tokenProgram: address('TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'),
+    })
+  )[0];
 }

@@ -77,7 +77,9 @@ describe('validateManifest', () => {
       { path: 'sigil.handle', message: 'is required' },
     ]);
     for (const doc of [null, 5, 'x', []]) {
-      expect(validateManifest('scout', doc).errors).toEqual([{ path: '(root)', message: 'the manifest must be a JSON object' }]);
+      expect(validateManifest('scout', doc).errors).toEqual([
+        { path: '(root)', message: 'the manifest must be a JSON object' },
+      ]);
     }
   });
 
@@ -90,7 +92,10 @@ describe('validateManifest', () => {
       { path: 'sigil.name', message: 'names "bob", not "scout"' },
       { path: 'sigil.network', message: 'is testnet; this deployment is mainnet' },
       { path: 'sigil.handle', message: `is ${HANDLE}; the handle account of "scout" is ${OTHER}` },
-      { path: 'payment.addresses[3].verified', message: 'coin type 7 has no on-chain address record that could verify it' },
+      {
+        path: 'payment.addresses[3].verified',
+        message: 'coin type 7 has no on-chain address record that could verify it',
+      },
     ]);
   });
 
@@ -117,7 +122,9 @@ describe('CAIP-2', () => {
     expect(normalizeCaip2('solana')).toBe('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp');
     expect(normalizeCaip2('solana-devnet')).toBe('solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1');
     expect(normalizeCaip2('solana:4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZ')).toBe('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp');
-    expect(normalizeCaip2('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d')).toBe('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp');
+    expect(normalizeCaip2('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d')).toBe(
+      'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    );
     expect(normalizeCaip2('base')).toBe('eip155:8453');
     expect(normalizeCaip2('eip155:1')).toBe('eip155:1');
     expect(normalizeCaip2('nonsense')).toBeNull();
@@ -126,7 +133,9 @@ describe('CAIP-2', () => {
 
   it('compares exactly after mapping (case matters in the reference)', () => {
     expect(sameCaip2Network('solana', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp')).toBe(true);
-    expect(sameCaip2Network('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'solana:5EYKT4UsFv8P8NJdTREpY1vzqKqZKvdp')).toBe(false);
+    expect(sameCaip2Network('solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', 'solana:5EYKT4UsFv8P8NJdTREpY1vzqKqZKvdp')).toBe(
+      false,
+    );
     expect(sameCaip2Network('solana', 'solana-devnet')).toBe(false);
     expect(sameCaip2Network('x', 'x')).toBe(false);
   });
@@ -142,15 +151,25 @@ describe('coin types and addresses', () => {
     expect(coinTypeAddressProblem(12345, 'whatever')).toBeNull();
   });
   it('compares hex and bech32 case-insensitively, base58 exactly', () => {
-    expect(sameCoinAddress(60, '0xABCDEF0000000000000000000000000000000000', '0xabcdef0000000000000000000000000000000000')).toBe(true);
-    expect(sameCoinAddress(0, 'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4')).toBe(true);
+    expect(
+      sameCoinAddress(60, '0xABCDEF0000000000000000000000000000000000', '0xabcdef0000000000000000000000000000000000'),
+    ).toBe(true);
+    expect(
+      sameCoinAddress(0, 'BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4', 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4'),
+    ).toBe(true);
     expect(sameCoinAddress(501, OTHER, OTHER.toLowerCase())).toBe(false);
   });
 });
 
 describe('MCP discovery order', () => {
   it('prefers the agent.mcp record, then the first manifest endpoint of type mcp', () => {
-    const manifest = { endpoints: [{ type: 'a2a', url: 'https://a/a2a' }, { type: 'mcp', url: 'https://a/m1' }, { type: 'mcp', url: 'https://a/m2' }] };
+    const manifest = {
+      endpoints: [
+        { type: 'a2a', url: 'https://a/a2a' },
+        { type: 'mcp', url: 'https://a/m1' },
+        { type: 'mcp', url: 'https://a/m2' },
+      ],
+    };
     expect(discoverMcpEndpoint({ mcp: 'https://record/mcp' }, manifest)).toBe('https://record/mcp');
     expect(discoverMcpEndpoint({}, manifest)).toBe('https://a/m1');
     expect(discoverMcpEndpoint({}, { endpoints: [] })).toBeNull();

@@ -154,7 +154,12 @@ export const AgentManifestV1Schema = z
       })
       .optional(),
     endpoints: z
-      .array(z.looseObject({ type: z.string().min(1, 'must not be empty').max(32, 'must be at most 32 characters'), url: httpsUrl }))
+      .array(
+        z.looseObject({
+          type: z.string().min(1, 'must not be empty').max(32, 'must be at most 32 characters'),
+          url: httpsUrl,
+        }),
+      )
       .max(32, 'at most 32 endpoints')
       .optional(),
     capabilities: z.looseObject({ schema: httpsOrIpfsUrl, url: httpsOrIpfsUrl }).optional(),
@@ -165,7 +170,10 @@ export const AgentManifestV1Schema = z
           .looseObject({
             network: z
               .string()
-              .refine((n) => normalizeCaip2(n) !== null, 'must be a CAIP-2 chain id (<namespace>:<reference>) or a known alias'),
+              .refine(
+                (n) => normalizeCaip2(n) !== null,
+                'must be a CAIP-2 chain id (<namespace>:<reference>) or a known alias',
+              ),
             asset: z.string().min(1, 'must not be empty').max(128, 'must be at most 128 characters'),
             scheme: z.string().min(1, 'must not be empty').max(32, 'must be at most 32 characters'),
             facilitator: httpsUrl,
@@ -240,7 +248,10 @@ export const AgentHandleInputSchema = z.object({
 });
 
 /** MCP discovery order: the `agent.mcp` record (endpoints.mcp), then the first manifest endpoint of type `mcp`. */
-export function discoverMcpEndpoint(endpoints: AgentEndpoints, manifest: Pick<AgentManifestV1, 'endpoints'> | null): string | null {
+export function discoverMcpEndpoint(
+  endpoints: AgentEndpoints,
+  manifest: Pick<AgentManifestV1, 'endpoints'> | null,
+): string | null {
   if (endpoints.mcp) return endpoints.mcp;
   return manifest?.endpoints?.find((e) => e.type === 'mcp')?.url ?? null;
 }
@@ -249,14 +260,21 @@ export function discoverMcpEndpoint(endpoints: AgentEndpoints, manifest: Pick<Ag
 
 export const ValidateManifestInputSchema = z
   .object({
-    handle: z.string().max(64).meta({ description: 'The handle the manifest is for; `@` optional.', example: '@scout' }),
-    manifest: z.unknown().meta({ description: 'The manifest document (checked by the service, never refused by shape here).' }),
+    handle: z
+      .string()
+      .max(64)
+      .meta({ description: 'The handle the manifest is for; `@` optional.', example: '@scout' }),
+    manifest: z
+      .unknown()
+      .meta({ description: 'The manifest document (checked by the service, never refused by shape here).' }),
   })
   .meta({ id: 'ValidateManifestRequest' });
 
 export const ManifestProblemSchema = z
   .strictObject({
-    path: z.string().meta({ description: 'Where the problem is, e.g. `payment.addresses[0].address`; `(root)` for the document.' }),
+    path: z
+      .string()
+      .meta({ description: 'Where the problem is, e.g. `payment.addresses[0].address`; `(root)` for the document.' }),
     message: z.string(),
   })
   .meta({ id: 'ManifestProblem' });
@@ -264,8 +282,14 @@ export const ManifestProblemSchema = z
 export const ValidateManifestResultSchema = z
   .strictObject({
     name: z.string().meta({ description: 'The handle, normalized.', example: 'scout' }),
-    handle: z.string().nullable().meta({ description: 'The handle account the manifest declares (`sigil.handle`), or null.' }),
-    network: z.string().nullable().meta({ description: 'The network the manifest declares (`sigil.network`), or null.' }),
+    handle: z
+      .string()
+      .nullable()
+      .meta({ description: 'The handle account the manifest declares (`sigil.handle`), or null.' }),
+    network: z
+      .string()
+      .nullable()
+      .meta({ description: 'The network the manifest declares (`sigil.network`), or null.' }),
     valid: z.boolean(),
     errors: z.array(ManifestProblemSchema).meta({ description: 'One entry per problem; empty when valid.' }),
     note: z.string(),
@@ -301,7 +325,11 @@ export interface ValidateManifestOptions {
  * Pure check of a manifest against the handle it is for: shape (one error per problem, path-addressed), then
  * identity (name, network, handle account). Throws ApiError INVALID_HANDLE when `handleInput` is not a handle.
  */
-export function validateManifest(handleInput: string, manifest: unknown, options: ValidateManifestOptions = {}): ValidateManifestResult {
+export function validateManifest(
+  handleInput: string,
+  manifest: unknown,
+  options: ValidateManifestOptions = {},
+): ValidateManifestResult {
   const name = parseHandle(handleInput);
   if (name === null) throw new ApiError('INVALID_HANDLE', `"${handleInput.slice(0, 80)}" is not a valid handle`);
   const declared = (manifest as { sigil?: { handle?: unknown; network?: unknown } } | null)?.sigil;
@@ -320,7 +348,9 @@ export function validateManifest(handleInput: string, manifest: unknown, options
 }
 
 /** Shape check of a manifest document: the parsed manifest, or one path-addressed problem per distinct path. */
-export function parseManifest(document: unknown): { ok: true; manifest: AgentManifestV1 } | { ok: false; problems: ManifestProblem[] } {
+export function parseManifest(
+  document: unknown,
+): { ok: true; manifest: AgentManifestV1 } | { ok: false; problems: ManifestProblem[] } {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     return { ok: false, problems: [{ path: '(root)', message: 'the manifest must be a JSON object' }] };
   }
@@ -338,15 +368,26 @@ export function parseManifest(document: unknown): { ok: true; manifest: AgentMan
 }
 
 /** Identity problems of a well-shaped manifest: wrong name, network or handle account. */
-export function identityProblems(name: string, manifest: AgentManifestV1, options: ValidateManifestOptions = {}): ManifestProblem[] {
+export function identityProblems(
+  name: string,
+  manifest: AgentManifestV1,
+  options: ValidateManifestOptions = {},
+): ManifestProblem[] {
   const errors: ManifestProblem[] = [];
   const declaredName = normalizeName(manifest.sigil.name).name;
-  if (declaredName !== name) errors.push({ path: 'sigil.name', message: `names "${manifest.sigil.name}", not "${name}"` });
+  if (declaredName !== name)
+    errors.push({ path: 'sigil.name', message: `names "${manifest.sigil.name}", not "${name}"` });
   if (options.expectedNetwork && manifest.sigil.network !== options.expectedNetwork) {
-    errors.push({ path: 'sigil.network', message: `is ${manifest.sigil.network}; this deployment is ${options.expectedNetwork}` });
+    errors.push({
+      path: 'sigil.network',
+      message: `is ${manifest.sigil.network}; this deployment is ${options.expectedNetwork}`,
+    });
   }
   if (options.expectedHandleAccount && manifest.sigil.handle !== options.expectedHandleAccount) {
-    errors.push({ path: 'sigil.handle', message: `is ${manifest.sigil.handle}; the handle account of "${name}" is ${options.expectedHandleAccount}` });
+    errors.push({
+      path: 'sigil.handle',
+      message: `is ${manifest.sigil.handle}; the handle account of "${name}" is ${options.expectedHandleAccount}`,
+    });
   }
   manifest.payment?.addresses?.forEach((item, i) => {
     if (item.verified && !COIN_TYPE_RECORD_KEYS[item.coinType]) {

@@ -57,14 +57,26 @@ describe('parseChallengeRequest', () => {
   it('accepts a handle (normalized, @ stripped) and a wallet with or without mode', () => {
     expect(parseChallengeRequest({ handle: '@Alice' })).toEqual({ kind: 'handle', handle: 'alice' });
     expect(parseChallengeRequest({ wallet: WALLET })).toEqual({ kind: 'wallet', wallet: WALLET, mode: null });
-    expect(parseChallengeRequest({ wallet: WALLET, mode: 'tx' })).toEqual({ kind: 'wallet', wallet: WALLET, mode: 'tx' });
-    expect(parseChallengeRequest({ wallet: WALLET, mode: 'signin' })).toEqual({ kind: 'wallet', wallet: WALLET, mode: 'signin' });
+    expect(parseChallengeRequest({ wallet: WALLET, mode: 'tx' })).toEqual({
+      kind: 'wallet',
+      wallet: WALLET,
+      mode: 'tx',
+    });
+    expect(parseChallengeRequest({ wallet: WALLET, mode: 'signin' })).toEqual({
+      kind: 'wallet',
+      wallet: WALLET,
+      mode: 'signin',
+    });
   });
   it('both, neither, mode without wallet → 400 INVALID_CHALLENGE_REQUEST', () => {
-    expect(codeOf(() => parseChallengeRequest({ handle: 'alice', wallet: WALLET }))).toBe('400 INVALID_CHALLENGE_REQUEST');
+    expect(codeOf(() => parseChallengeRequest({ handle: 'alice', wallet: WALLET }))).toBe(
+      '400 INVALID_CHALLENGE_REQUEST',
+    );
     expect(codeOf(() => parseChallengeRequest({}))).toBe('400 INVALID_CHALLENGE_REQUEST');
     expect(codeOf(() => parseChallengeRequest({ mode: 'tx' }))).toBe('400 INVALID_CHALLENGE_REQUEST');
-    expect(codeOf(() => parseChallengeRequest({ handle: 'alice', mode: 'signin' }))).toBe('400 INVALID_CHALLENGE_REQUEST');
+    expect(codeOf(() => parseChallengeRequest({ handle: 'alice', mode: 'signin' }))).toBe(
+      '400 INVALID_CHALLENGE_REQUEST',
+    );
     expect(codeOf(() => parseChallengeRequest({ wallet: WALLET, mode: 'sign' }))).toBe('400 INVALID_CHALLENGE_REQUEST');
     expect(codeOf(() => parseChallengeRequest('alice'))).toBe('400 INVALID_CHALLENGE_REQUEST');
     expect(codeOf(() => parseChallengeRequest(null))).toBe('400 INVALID_CHALLENGE_REQUEST');
@@ -82,21 +94,30 @@ describe('parseChallengeRequest', () => {
 describe('verify bodies', () => {
   it('verify: signer optional, must be base58 when present', () => {
     expect(parseVerifyRequest({ nonce: NONCE, signature: 'abc' })).toEqual({ nonce: NONCE, signature: 'abc' });
-    expect(codeOf(() => parseVerifyRequest({ nonce: NONCE, signature: 'abc', signer: 'zz' }))).toBe('400 INVALID_WALLET');
+    expect(codeOf(() => parseVerifyRequest({ nonce: NONCE, signature: 'abc', signer: 'zz' }))).toBe(
+      '400 INVALID_WALLET',
+    );
     expect(codeOf(() => parseVerifyRequest({ nonce: NONCE }))).toBe('400 INVALID_SIGNATURE_ENCODING');
     expect(codeOf(() => parseVerifyRequest({ signature: 'abc' }))).toBe('400 BAD_REQUEST');
     expect(codeOf(() => parseVerifyRequest([]))).toBe('400 BAD_REQUEST');
   });
   it('verify-tx and verify-signin shapes', () => {
-    expect(parseVerifyTxRequest({ nonce: NONCE, signedTransaction: 'AQ==' })).toEqual({ nonce: NONCE, signedTransaction: 'AQ==' });
+    expect(parseVerifyTxRequest({ nonce: NONCE, signedTransaction: 'AQ==' })).toEqual({
+      nonce: NONCE,
+      signedTransaction: 'AQ==',
+    });
     expect(codeOf(() => parseVerifyTxRequest({ nonce: NONCE }))).toBe('400 BAD_REQUEST');
-    expect(codeOf(() => parseVerifyTxRequest({ nonce: NONCE, signedTransaction: 'A'.repeat(5000) }))).toBe('400 BAD_REQUEST');
+    expect(codeOf(() => parseVerifyTxRequest({ nonce: NONCE, signedTransaction: 'A'.repeat(5000) }))).toBe(
+      '400 BAD_REQUEST',
+    );
     expect(parseVerifySigninRequest({ nonce: NONCE, signedMessage: 'aGk=', signature: 's' })).toEqual({
       nonce: NONCE,
       signedMessage: 'aGk=',
       signature: 's',
     });
-    expect(codeOf(() => parseVerifySigninRequest({ nonce: NONCE, signedMessage: 'aGk=' }))).toBe('400 INVALID_SIGNATURE_ENCODING');
+    expect(codeOf(() => parseVerifySigninRequest({ nonce: NONCE, signedMessage: 'aGk=' }))).toBe(
+      '400 INVALID_SIGNATURE_ENCODING',
+    );
   });
 });
 
@@ -117,19 +138,42 @@ describe('response objects carry exactly the spec fields', () => {
     expect(ChallengeSchema.safeParse({ ...challenge, extra: 1 }).success).toBe(false);
     expect(ChallengeSchema.safeParse({ ...challenge, signature_encoding: 'base64' }).success).toBe(false);
     expect(ChallengeSchema.safeParse({ ...challenge, disclaimer: 'x' }).success).toBe(false);
-    expect(Object.keys(ChallengeSchema.shape).sort()).toEqual(
-      ['audience', 'challenge', 'disclaimer', 'expires_at', 'handle', 'memo', 'nonce', 'proves', 'signature_encoding'],
-    );
+    expect(Object.keys(ChallengeSchema.shape).sort()).toEqual([
+      'audience',
+      'challenge',
+      'disclaimer',
+      'expires_at',
+      'handle',
+      'memo',
+      'nonce',
+      'proves',
+      'signature_encoding',
+    ]);
   });
   it('session has token fields, session read has not', () => {
-    const read = { handle: 'alice', address: WALLET, verified: ['x'], source: 'owner', proves: PROVES, disclaimer: DISCLAIMER };
+    const read = {
+      handle: 'alice',
+      address: WALLET,
+      verified: ['x'],
+      source: 'owner',
+      proves: PROVES,
+      disclaimer: DISCLAIMER,
+    };
     const session = { token: 'eyJ…', token_type: 'Bearer', expires_at: 1_760_086_400, ...read };
     expect(SessionSchema.safeParse(session).success).toBe(true);
     expect(SessionReadSchema.safeParse(read).success).toBe(true);
     expect(SessionReadSchema.safeParse(session).success).toBe(false);
     expect(SessionSchema.safeParse({ ...session, source: 'holder' }).success).toBe(false);
-    expect(Object.keys(SessionSchema.shape).sort()).toEqual(
-      ['address', 'disclaimer', 'expires_at', 'handle', 'proves', 'source', 'token', 'token_type', 'verified'],
-    );
+    expect(Object.keys(SessionSchema.shape).sort()).toEqual([
+      'address',
+      'disclaimer',
+      'expires_at',
+      'handle',
+      'proves',
+      'source',
+      'token',
+      'token_type',
+      'verified',
+    ]);
   });
 });

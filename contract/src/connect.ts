@@ -85,7 +85,11 @@ const FIELD_CODES: Record<string, V1ErrorCode> = {
 export const ChallengeRequestSchema = withFieldCodes(
   z
     .object({
-      handle: z.string().max(64).optional().meta({ description: 'Handle to prove, optional leading `@`.', example: '@alice' }),
+      handle: z
+        .string()
+        .max(64)
+        .optional()
+        .meta({ description: 'Handle to prove, optional leading `@`.', example: '@alice' }),
       wallet: z.string().max(64).optional().meta({ description: 'Wallet to prove (base58).' }),
       mode: ConnectModeSchema.optional(),
     })
@@ -94,28 +98,37 @@ export const ChallengeRequestSchema = withFieldCodes(
         return addCodedIssue(ctx, 'INVALID_CHALLENGE_REQUEST', 'send exactly one of `handle` or `wallet`');
       }
       if (req.handle !== undefined) {
-        if (req.mode !== undefined) return addCodedIssue(ctx, 'INVALID_CHALLENGE_REQUEST', '`mode` requires `wallet`, not `handle`');
+        if (req.mode !== undefined)
+          return addCodedIssue(ctx, 'INVALID_CHALLENGE_REQUEST', '`mode` requires `wallet`, not `handle`');
         if (parseHandle(req.handle) === null) return addCodedIssue(ctx, 'INVALID_HANDLE', 'handle: not a valid handle');
       } else if (!isBase58Address(req.wallet!)) {
         addCodedIssue(ctx, 'INVALID_WALLET', 'wallet: expected a base58 32-byte address');
       }
     }),
   { fields: FIELD_CODES, nonObject: 'INVALID_CHALLENGE_REQUEST' },
-).meta({ id: 'ConnectChallengeRequest', description: 'Exactly one of `handle` or `wallet`; `mode` requires `wallet`.' });
+).meta({
+  id: 'ConnectChallengeRequest',
+  description: 'Exactly one of `handle` or `wallet`; `mode` requires `wallet`.',
+});
 export type ChallengeRequest = z.infer<typeof ChallengeRequestSchema>;
 
 /** A validated challenge request. */
 export type ParsedChallengeRequest =
-  | { kind: 'handle'; handle: string }
-  | { kind: 'wallet'; wallet: string; mode: ConnectMode | null };
+  { kind: 'handle'; handle: string } | { kind: 'wallet'; wallet: string; mode: ConnectMode | null };
 
 /** `/verify` body. A present `signer` must be a base58 address (INVALID_WALLET). */
 export const VerifyRequestSchema = withFieldCodes(
   z
     .object({
       nonce: nonceField,
-      signature: signatureField.meta({ description: 'base58 ed25519 signature over the challenge bytes (raw or SIMD-0048 envelope).' }),
-      signer: z.string().max(64).optional().meta({ description: 'base58 public key; required unless the challenge was created from `{wallet}`.' }),
+      signature: signatureField.meta({
+        description: 'base58 ed25519 signature over the challenge bytes (raw or SIMD-0048 envelope).',
+      }),
+      signer: z
+        .string()
+        .max(64)
+        .optional()
+        .meta({ description: 'base58 public key; required unless the challenge was created from `{wallet}`.' }),
     })
     .superRefine((req, ctx) => {
       if (req.signer !== undefined && !isBase58Address(req.signer)) {
@@ -131,7 +144,11 @@ export const VerifyTxRequestSchema = withFieldCodes(
   z.object({
     nonce: nonceField,
     // A memo transaction is well under the 1232-byte packet limit; 4 KiB of base64 bounds hostile input.
-    signedTransaction: z.string().min(1).max(4096).meta({ description: 'base64 serialized signed transaction (legacy or v0).' }),
+    signedTransaction: z
+      .string()
+      .min(1)
+      .max(4096)
+      .meta({ description: 'base64 serialized signed transaction (legacy or v0).' }),
   }),
   { fields: FIELD_CODES },
 ).meta({ id: 'ConnectVerifyTxRequest' });
@@ -161,9 +178,14 @@ export type ConnectSource = z.infer<typeof ConnectSourceSchema>;
 export const ChallengeSchema = z
   .strictObject({
     nonce: z.string().meta({ description: 'Single-use id, passed back on verify.' }),
-    handle: z.string().nullable().meta({ description: 'Canonical handle proved; null for an address-control challenge.' }),
+    handle: z
+      .string()
+      .nullable()
+      .meta({ description: 'Canonical handle proved; null for an address-control challenge.' }),
     challenge: z.string().meta({ description: 'Exact string to sign (raw UTF-8 bytes, no wrapping, no hashing).' }),
-    audience: z.string().meta({ description: 'Key id of the presenting API key (the portal key uses the portal domain).' }),
+    audience: z
+      .string()
+      .meta({ description: 'Key id of the presenting API key (the portal key uses the portal domain).' }),
     memo: z.string().optional().meta({ description: 'Only with mode `tx`: `sigil-verify:<audience>:<nonce>`.' }),
     signature_encoding: z.literal(SIGNATURE_ENCODING),
     expires_at: z.number().int().meta({ description: 'Unix seconds.' }),

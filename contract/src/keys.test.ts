@@ -33,17 +33,35 @@ describe('keys contract', () => {
   });
 
   it('responses accept the documented shapes', () => {
-    expect(CreateKeyResponseSchema.parse({ key, secret: 'sigil_sk_abc' })).toStrictEqual({ key, secret: 'sigil_sk_abc' });
-    expect(ListKeysResponseSchema.parse({ keys: [{ ...key, usage: { minute: 1, day: 2 } }] }).keys[0].usage).toStrictEqual({ minute: 1, day: 2 });
+    expect(CreateKeyResponseSchema.parse({ key, secret: 'sigil_sk_abc' })).toStrictEqual({
+      key,
+      secret: 'sigil_sk_abc',
+    });
+    expect(
+      ListKeysResponseSchema.parse({ keys: [{ ...key, usage: { minute: 1, day: 2 } }] }).keys[0].usage,
+    ).toStrictEqual({ minute: 1, day: 2 });
     const usage = {
       tier: 'free',
       limits: { minute: 300, day: 15000 },
       usage: { minute: 1, day: 2 },
       reset: { minute: 1_900_000_020_000, day: 1_900_051_200_000 },
-      keys: [{ id: key.id, name: null, tier: 'free', revoked_at: null, limits: { minute: 300, day: 15000 }, usage: { minute: 1, day: 2 } }],
+      keys: [
+        {
+          id: key.id,
+          name: null,
+          tier: 'free',
+          revoked_at: null,
+          limits: { minute: 300, day: 15000 },
+          usage: { minute: 1, day: 2 },
+        },
+      ],
     };
     expect(UsageResponseSchema.parse(usage)).toStrictEqual(usage);
-    expect(ListKeysResponseSchema.safeParse({ keys: [{ ...key, created_at: '2030-01-01T00:00:00Z', usage: { minute: 0, day: 0 } }] }).success).toBe(false);
+    expect(
+      ListKeysResponseSchema.safeParse({
+        keys: [{ ...key, created_at: '2030-01-01T00:00:00Z', usage: { minute: 0, day: 0 } }],
+      }).success,
+    ).toBe(false);
   });
 
   it('key id pattern', () => {

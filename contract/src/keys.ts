@@ -12,7 +12,9 @@ import { z } from 'zod';
 // Tiers and limits
 
 export const KEY_TIERS = ['free', 'partner'] as const;
-export const KeyTierSchema = z.enum(KEY_TIERS).meta({ description: '`free` for every new key; `partner` is set by an operator after an agreement.' });
+export const KeyTierSchema = z
+  .enum(KEY_TIERS)
+  .meta({ description: '`free` for every new key; `partner` is set by an operator after an agreement.' });
 export type KeyTier = z.infer<typeof KeyTierSchema>;
 
 /** Per key, shared across all /v1 endpoints (spec: Limits). */
@@ -58,13 +60,22 @@ export const LimitsSchema = z
 /** A key as its owner sees it. Never carries the secret or its hash; `prefix` is for recognising it. */
 export const ApiKeySchema = z
   .object({
-    id: z.string().meta({ description: 'Key id; also the Connect audience of sessions issued through this key.', example: 'key_1C4mDxkUA8gUQ4bJHwXqVn' }),
+    id: z.string().meta({
+      description: 'Key id; also the Connect audience of sessions issued through this key.',
+      example: 'key_1C4mDxkUA8gUQ4bJHwXqVn',
+    }),
     name: z.string().nullable().meta({ description: 'Owner-chosen label, or null.' }),
     tier: KeyTierSchema,
-    prefix: z.string().meta({ description: 'The first characters of the secret, for display.', example: 'sigil_sk_4Fz9' }),
+    prefix: z
+      .string()
+      .meta({ description: 'The first characters of the secret, for display.', example: 'sigil_sk_4Fz9' }),
     created_at: epochMs.meta({ description: 'Epoch milliseconds.' }),
-    revoked_at: epochMs.nullable().meta({ description: 'Epoch milliseconds; null while active. A revoked key answers 401 INVALID_KEY.' }),
-    last_used_at: epochMs.nullable().meta({ description: 'Epoch milliseconds, updated at most every 10 s; null if never used.' }),
+    revoked_at: epochMs
+      .nullable()
+      .meta({ description: 'Epoch milliseconds; null while active. A revoked key answers 401 INVALID_KEY.' }),
+    last_used_at: epochMs
+      .nullable()
+      .meta({ description: 'Epoch milliseconds, updated at most every 10 s; null if never used.' }),
   })
   .meta({ id: 'ApiKey' });
 export type ApiKeyView = z.infer<typeof ApiKeySchema>;
@@ -76,7 +87,13 @@ export const ApiKeyWithUsageSchema = ApiKeySchema.extend({ usage: WindowCountsSc
 
 export const CreateKeyRequestSchema = z
   .object({
-    name: z.string().trim().min(1).max(64).optional().meta({ description: 'Optional label, 1-64 characters.', example: 'production backend' }),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: 'Optional label, 1-64 characters.', example: 'production backend' }),
   })
   .strict()
   .meta({ id: 'CreateKeyRequest' });
@@ -84,7 +101,9 @@ export const CreateKeyRequestSchema = z
 export const CreateKeyResponseSchema = z
   .object({
     key: ApiKeySchema,
-    secret: z.string().meta({ description: 'The secret, shown ONCE: only its SHA-256 is stored. Send it as `X-API-Key`.' }),
+    secret: z
+      .string()
+      .meta({ description: 'The secret, shown ONCE: only its SHA-256 is stored. Send it as `X-API-Key`.' }),
   })
   .meta({ id: 'CreateKeyResponse' });
 
@@ -92,7 +111,11 @@ export const CreateKeyResponseSchema = z
 // GET /v1/keys
 
 export const ListKeysResponseSchema = z
-  .object({ keys: z.array(ApiKeyWithUsageSchema).meta({ description: 'The caller\'s keys, revoked ones included, newest first.' }) })
+  .object({
+    keys: z
+      .array(ApiKeyWithUsageSchema)
+      .meta({ description: "The caller's keys, revoked ones included, newest first." }),
+  })
   .meta({ id: 'ListKeysResponse' });
 export type ListKeysResponse = z.infer<typeof ListKeysResponseSchema>;
 
@@ -122,7 +145,7 @@ export const UsageResponseSchema = z
   .object({
     tier: KeyTierSchema.meta({ description: '`partner` if any active key of the account is partner, else `free`.' }),
     limits: LimitsSchema.meta({ description: 'Limits of `tier`. Limits apply to each key separately.' }),
-    usage: WindowCountsSchema.meta({ description: 'Sum over the account\'s keys for the current minute and UTC day.' }),
+    usage: WindowCountsSchema.meta({ description: "Sum over the account's keys for the current minute and UTC day." }),
     reset: z
       .object({ minute: epochMs, day: epochMs })
       .meta({ description: 'When the current windows end (epoch ms): the next UTC minute and the next UTC midnight.' }),

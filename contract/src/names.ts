@@ -85,10 +85,7 @@ export function parseDomain(
  * grammar. Both → ambiguous; one → that one; neither → invalid-domain when it has a known suffix, else
  * invalid-handle.
  */
-export function classifyName(
-  input: string,
-  suffixes: readonly string[] = DEFAULT_DOMAIN_SUFFIXES,
-): NameClassification {
+export function classifyName(input: string, suffixes: readonly string[] = DEFAULT_DOMAIN_SUFFIXES): NameClassification {
   const { name, hadAt } = normalizeName(input);
   const knownSuffix = hasKnownSuffix(name, suffixes);
   const handleShaped = (hadAt || !knownSuffix) && matchesHandleGrammar(name);

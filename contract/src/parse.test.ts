@@ -20,7 +20,7 @@ describe('parseWithFieldCodes', () => {
   it('returns the parsed body', () => {
     expect(parseWithFieldCodes(schema, { wallet: 'abc' }, codes)).toEqual({ wallet: 'abc' });
   });
-  it("a listed field answers its code, an unlisted one BAD_REQUEST, both named in the message", () => {
+  it('a listed field answers its code, an unlisted one BAD_REQUEST, both named in the message', () => {
     expect(thrown(() => parseWithFieldCodes(schema, { wallet: 'a' }, codes))).toEqual({
       code: 'INVALID_WALLET',
       message: 'wallet: Too small: expected string to have >=3 characters',
@@ -28,7 +28,12 @@ describe('parseWithFieldCodes', () => {
     expect(thrown(() => parseWithFieldCodes(schema, { wallet: 'abc', note: 1 }, codes)).code).toBe('BAD_REQUEST');
   });
   it('a body that is not an object answers the non-object code (BAD_REQUEST by default)', () => {
-    expect(thrown(() => parseWithFieldCodes(schema, [1], codes))).toEqual({ code: 'BAD_REQUEST', message: 'request body must be a JSON object' });
-    expect(thrown(() => parseWithFieldCodes(schema, 'x', codes, 'INVALID_CHALLENGE_REQUEST')).code).toBe('INVALID_CHALLENGE_REQUEST');
+    expect(thrown(() => parseWithFieldCodes(schema, [1], codes))).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'request body must be a JSON object',
+    });
+    expect(thrown(() => parseWithFieldCodes(schema, 'x', codes, 'INVALID_CHALLENGE_REQUEST')).code).toBe(
+      'INVALID_CHALLENGE_REQUEST',
+    );
   });
 });

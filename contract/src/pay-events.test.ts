@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PayEventSchema, payEventId, trimToLimit, type PayEvent } from './pay-events';
+import {
+  PAY_EVENT_NOTICE,
+  PAY_EVENTS_SCHEMA,
+  PayEventSchema,
+  payEventId,
+  trimToLimit,
+  type PayEvent,
+} from './pay-events';
 
 const SIG = '99eUso3aSbE9tqGSTXzo3TLfKb9RkMTURrHKQ1K7Zh3BbeqPevr5E1iCbpTjqHuTFLtfxTTD5ekfVuZFzQyEQf8'; // 64 × 0x07
 const PAYER = '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin';
@@ -40,7 +47,10 @@ function received(memo = 'order 42'): PayEvent {
       reference: REF,
       references: [REF],
       memo,
-      binding: { status: 'verified', handles: [{ name: 'alice', tld: null, account: HANDLE, basis: 'owner', checkedSlot: 123456 }] },
+      binding: {
+        status: 'verified',
+        handles: [{ name: 'alice', tld: null, account: HANDLE, basis: 'owner', checkedSlot: 123456 }],
+      },
     },
   };
 }
@@ -87,10 +97,17 @@ describe('PayEventSchema', () => {
     const head = { schema: PAY_EVENTS_SCHEMA, id: 'pev_abc', notice: PAY_EVENT_NOTICE, chain, payment: null };
     expect(PayEventSchema.safeParse({ ...head, type: 'invoice.created', invoice: detail }).success).toBe(true);
     expect(PayEventSchema.safeParse({ ...head, type: 'invoice.cancelled', invoice: detail }).success).toBe(true);
-    expect(PayEventSchema.safeParse({ ...head, type: 'invoice.closed', invoice: { ...detail, closedStatus: 2 } }).success).toBe(true);
-    expect(PayEventSchema.safeParse({ ...head, type: 'invoice.closed', invoice: { ...detail, closedStatus: 3 } }).success).toBe(false);
+    expect(
+      PayEventSchema.safeParse({ ...head, type: 'invoice.closed', invoice: { ...detail, closedStatus: 2 } }).success,
+    ).toBe(true);
+    expect(
+      PayEventSchema.safeParse({ ...head, type: 'invoice.closed', invoice: { ...detail, closedStatus: 3 } }).success,
+    ).toBe(false);
     expect(PayEventSchema.safeParse({ ...head, type: 'invoice.closed', invoice: detail }).success).toBe(false);
-    expect(PayEventSchema.safeParse({ ...head, type: 'invoice.created', invoice: { address: INVOICE, payee: PAYEE } }).success).toBe(false);
+    expect(
+      PayEventSchema.safeParse({ ...head, type: 'invoice.created', invoice: { address: INVOICE, payee: PAYEE } })
+        .success,
+    ).toBe(false);
 
     const paid = received();
     const invoicePaid = {
@@ -101,7 +118,10 @@ describe('PayEventSchema', () => {
     };
     expect(PayEventSchema.safeParse(invoicePaid).success).toBe(true);
     expect(PayEventSchema.safeParse({ ...invoicePaid, payment: null }).success).toBe(false);
-    expect(PayEventSchema.safeParse({ ...paid, type: 'payment.received', payment: { ...paid.payment!, kind: 'invoice' } }).success).toBe(false);
+    expect(
+      PayEventSchema.safeParse({ ...paid, type: 'payment.received', payment: { ...paid.payment!, kind: 'invoice' } })
+        .success,
+    ).toBe(false);
   });
 
   it('rejects float amounts, wrong commitment and a changed notice', () => {

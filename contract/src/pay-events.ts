@@ -91,7 +91,9 @@ export const InvoiceDetailSchema = z.object({
 });
 
 /** invoice.closed: the detail plus the status at close time (0 open/expired, 1 paid, 2 cancelled). */
-export const InvoiceClosedSchema = InvoiceDetailSchema.extend({ closedStatus: z.union([z.literal(0), z.literal(1), z.literal(2)]) });
+export const InvoiceClosedSchema = InvoiceDetailSchema.extend({
+  closedStatus: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+});
 
 /** invoice.paid (and payment.binding_verified for an invoice payment) carry only the address and payee. */
 export const InvoiceRefSchema = z.object({ address, payee: address });
@@ -109,17 +111,39 @@ const base = {
 
 export const PayEventSchema = z
   .discriminatedUnion('type', [
-    z.object({ ...base, type: z.literal('payment.received'), payment: PaymentSchema.extend({ kind: z.literal('transfer') }) }),
-    z.object({ ...base, type: z.literal('invoice.paid'), payment: PaymentSchema.extend({ kind: z.literal('invoice') }), invoice: InvoiceRefSchema }),
-    z.object({ ...base, type: z.literal('payment.binding_verified'), payment: PaymentSchema, invoice: InvoiceRefSchema.optional() }),
+    z.object({
+      ...base,
+      type: z.literal('payment.received'),
+      payment: PaymentSchema.extend({ kind: z.literal('transfer') }),
+    }),
+    z.object({
+      ...base,
+      type: z.literal('invoice.paid'),
+      payment: PaymentSchema.extend({ kind: z.literal('invoice') }),
+      invoice: InvoiceRefSchema,
+    }),
+    z.object({
+      ...base,
+      type: z.literal('payment.binding_verified'),
+      payment: PaymentSchema,
+      invoice: InvoiceRefSchema.optional(),
+    }),
     z.object({ ...base, type: z.literal('invoice.created'), payment: z.null(), invoice: InvoiceDetailSchema }),
     z.object({ ...base, type: z.literal('invoice.cancelled'), payment: z.null(), invoice: InvoiceDetailSchema }),
     z.object({ ...base, type: z.literal('invoice.closed'), payment: z.null(), invoice: InvoiceClosedSchema }),
   ])
   .superRefine((event, ctx) => {
     // memo and references may be missing only from a trimmed body.
-    if (event.payment && !event.truncated && (event.payment.memo === undefined || event.payment.references === undefined)) {
-      ctx.addIssue({ code: 'custom', message: 'payment.memo and payment.references are required unless truncated', path: ['payment'] });
+    if (
+      event.payment &&
+      !event.truncated &&
+      (event.payment.memo === undefined || event.payment.references === undefined)
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'payment.memo and payment.references are required unless truncated',
+        path: ['payment'],
+      });
     }
   });
 export type PayEvent = z.infer<typeof PayEventSchema>;

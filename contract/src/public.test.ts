@@ -65,14 +65,26 @@ const without = <T extends object>(obj: T, key: keyof T) => {
 describe('ResolutionSchema', () => {
   it('parses a handle resolution and a tokenized domain resolution unchanged', () => {
     expect(ResolutionSchema.parse(resolution)).toEqual(resolution);
-    const domain = { ...resolution, input: 'alice.x1', name: 'alice.x1', namespace: 'x1', tokenized: true, verification: 'nft-holder' };
+    const domain = {
+      ...resolution,
+      input: 'alice.x1',
+      name: 'alice.x1',
+      namespace: 'x1',
+      tokenized: true,
+      verification: 'nft-holder',
+    };
     expect(ResolutionSchema.parse(domain)).toEqual(domain);
   });
 
   it('has exactly the six spec fields', () => {
-    expect(Object.keys(ResolutionSchema.shape).sort()).toEqual(
-      ['input', 'name', 'namespace', 'owner', 'tokenized', 'verification'],
-    );
+    expect(Object.keys(ResolutionSchema.shape).sort()).toEqual([
+      'input',
+      'name',
+      'namespace',
+      'owner',
+      'tokenized',
+      'verification',
+    ]);
   });
 
   it.each(Object.keys(resolution))('rejects a body missing %s', (key) => {
@@ -106,7 +118,9 @@ describe('ReverseResultSchema', () => {
 describe('error bodies', () => {
   it('PublicErrorBodySchema accepts catalog texts with and without input', () => {
     expect(PublicErrorBodySchema.parse({ error: 'not found' })).toEqual({ error: 'not found' });
-    expect(PublicErrorBodySchema.parse({ error: 'ambiguous: both a handle and a domain shape', input: '@alice.x1' })).toEqual({
+    expect(
+      PublicErrorBodySchema.parse({ error: 'ambiguous: both a handle and a domain shape', input: '@alice.x1' }),
+    ).toEqual({
       error: 'ambiguous: both a handle and a domain shape',
       input: '@alice.x1',
     });
@@ -163,7 +177,9 @@ describe('namespaces', () => {
     expect(NamespaceEntrySchema.safeParse({ namespace: 'btc', source: 'sigil', configured: true }).success).toBe(false);
     expect(NamespaceEntrySchema.safeParse({ namespace: 'sol', source: 'svc', configured: true }).success).toBe(false);
     expect(NamespaceEntrySchema.safeParse({ namespace: 'sol', source: 'sns' }).success).toBe(false);
-    expect(NamespaceEntrySchema.safeParse({ namespace: 'sol', source: 'sns', configured: false, rpc: 'x' }).success).toBe(false);
+    expect(
+      NamespaceEntrySchema.safeParse({ namespace: 'sol', source: 'sns', configured: false, rpc: 'x' }).success,
+    ).toBe(false);
     expect(NamespacesSchema.safeParse({ namespaces: namespaces.namespaces, total: 6 }).success).toBe(false);
   });
 });

@@ -26,7 +26,9 @@ export const ResolveInputSchema = z.object({
 });
 
 export const ReverseInputSchema = z.object({
-  address: z.string().meta({ description: 'Wallet address, base58.', example: 'So11111111111111111111111111111111111111112' }),
+  address: z
+    .string()
+    .meta({ description: 'Wallet address, base58.', example: 'So11111111111111111111111111111111111111112' }),
 });
 
 // ---------- resolve / reverse ----------
@@ -55,7 +57,9 @@ export const ReverseResultSchema = z
   .strictObject({
     input: z.string().meta({ description: 'The raw value passed.' }),
     address: AddressSchema.meta({ description: 'The address that was looked up.' }),
-    handle: z.string().meta({ description: "The address's trusted primary handle, normalized, no `@`.", example: 'alice' }),
+    handle: z
+      .string()
+      .meta({ description: "The address's trusted primary handle, normalized, no `@`.", example: 'alice' }),
   })
   .meta({ id: 'ReverseResult', description: 'The primary handle of an address that passed every trust rule.' });
 
@@ -93,7 +97,10 @@ export const V1HealthSchema = z
     rails: z
       .array(z.string().min(1))
       .meta({ description: 'Payment rail identifiers; the native rail is `<chain>-native`.', example: ['x1-native'] }),
-    rpc: z.string().min(1).meta({ description: 'Host of the RPC the deployment reads.', example: 'rpc.mainnet.x1.xyz' }),
+    rpc: z
+      .string()
+      .min(1)
+      .meta({ description: 'Host of the RPC the deployment reads.', example: 'rpc.mainnet.x1.xyz' }),
     program: AddressSchema.meta({ description: 'Registry program address.' }),
   })
   .meta({ id: 'V1Health' });

@@ -2,7 +2,14 @@
 // universal name classification (which namespace answers a name). Pure, no I/O. See docs/universal.md.
 
 import { z } from 'zod';
-import { AddressSchema, NAMESPACES, NAMESPACE_SOURCES, VerificationSchema, type Namespace, type NamespaceSource } from './public';
+import {
+  AddressSchema,
+  NAMESPACES,
+  NAMESPACE_SOURCES,
+  VerificationSchema,
+  type Namespace,
+  type NamespaceSource,
+} from './public';
 import { V1_ERRORS, type V1ErrorCode } from './errors';
 import { classifyName, normalizeName } from './names';
 
@@ -10,7 +17,9 @@ export const UNIVERSAL_CHAINS = ['X1', 'SOL', 'ETH', 'BTC'] as const;
 export type UniversalChain = (typeof UNIVERSAL_CHAINS)[number];
 
 export const UniversalResolveInputSchema = z.object({
-  name: z.string().meta({ description: 'Handle (`@` optional), domain (`label.x1`), `name.sol` or `name.eth`.', example: '@alice' }),
+  name: z
+    .string()
+    .meta({ description: 'Handle (`@` optional), domain (`label.x1`), `name.sol` or `name.eth`.', example: '@alice' }),
   chain: z.string().optional().meta({ description: '`X1`, `SOL`, `ETH` or `BTC` (case-insensitive).', example: 'SOL' }),
 });
 
@@ -33,8 +42,14 @@ export const AddressRecordSchema = z
   .strictObject({
     chain: z.string().meta({ description: 'Record key: `X1`, `SOL`, `ETH`, `BTC`.', example: 'SOL' }),
     address: z.string().meta({ description: 'The recorded address, chain-native encoding.' }),
-    verified: z.boolean().meta({ description: 'The program checked a signature by this address, and the record is not stale.' }),
-    verifiedAt: z.number().int().nullable().meta({ description: 'Unix seconds of the on-chain verification; null when unverified.' }),
+    verified: z
+      .boolean()
+      .meta({ description: 'The program checked a signature by this address, and the record is not stale.' }),
+    verifiedAt: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'Unix seconds of the on-chain verification; null when unverified.' }),
     updatedAt: z.number().int().meta({ description: 'Unix seconds of the last write.' }),
   })
   .meta({ id: 'AddressRecord' });
@@ -47,10 +62,22 @@ export const V1ResolutionSchema = z
     owner: AddressSchema.meta({ description: 'Registered owner; informational when `tokenized`.' }),
     tokenized: z.boolean(),
     verification: VerificationSchema,
-    authority: AddressSchema.meta({ description: 'Who controls the name now: the owner, or the NFT holder when tokenized.' }),
-    handleType: z.number().int().nullable().meta({ description: 'On-chain handle type (3 = Agent); null for a domain.' }),
-    addresses: z.array(AddressRecordSchema).meta({ description: 'Live (non-stale) address records; a domain has none.' }),
-    slot: z.number().int().nonnegative().meta({ description: 'The slot the account was read at (commitment `confirmed`).' }),
+    authority: AddressSchema.meta({
+      description: 'Who controls the name now: the owner, or the NFT holder when tokenized.',
+    }),
+    handleType: z
+      .number()
+      .int()
+      .nullable()
+      .meta({ description: 'On-chain handle type (3 = Agent); null for a domain.' }),
+    addresses: z
+      .array(AddressRecordSchema)
+      .meta({ description: 'Live (non-stale) address records; a domain has none.' }),
+    slot: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: 'The slot the account was read at (commitment `confirmed`).' }),
   })
   .meta({ id: 'V1Resolution', description: 'Keyed resolution of a handle or native domain.' });
 export type AddressRecord = z.infer<typeof AddressRecordSchema>;
@@ -62,8 +89,14 @@ export const MAX_BATCH_NAMES = 100;
 
 export const BatchResolveInputSchema = z
   .strictObject({
-    names: z.array(z.string().max(300)).min(1, 'at least one name').max(MAX_BATCH_NAMES, `at most ${MAX_BATCH_NAMES} names`),
-    chain: z.string().optional().meta({ description: 'As the `chain` query of /v1/resolve-universal, for every name.' }),
+    names: z
+      .array(z.string().max(300))
+      .min(1, 'at least one name')
+      .max(MAX_BATCH_NAMES, `at most ${MAX_BATCH_NAMES} names`),
+    chain: z
+      .string()
+      .optional()
+      .meta({ description: 'As the `chain` query of /v1/resolve-universal, for every name.' }),
   })
   .meta({ id: 'BatchResolveRequest' });
 
@@ -76,10 +109,15 @@ export const BatchItemSchema = z
     result: UniversalResultSchema.optional(),
     error: z.strictObject({ status: z.number().int(), code: z.enum(V1_ERROR_CODES), message: z.string() }).optional(),
   })
-  .meta({ id: 'BatchItem', description: '`ok: true` with `result`, or `ok: false` with the error the single endpoint would answer.' });
+  .meta({
+    id: 'BatchItem',
+    description: '`ok: true` with `result`, or `ok: false` with the error the single endpoint would answer.',
+  });
 
 export const BatchResolveResultSchema = z
-  .strictObject({ results: z.array(BatchItemSchema).meta({ description: 'One item per requested name, in request order.' }) })
+  .strictObject({
+    results: z.array(BatchItemSchema).meta({ description: 'One item per requested name, in request order.' }),
+  })
   .meta({ id: 'BatchResolveResult' });
 export type BatchItem = z.infer<typeof BatchItemSchema>;
 export type BatchResolveResult = z.infer<typeof BatchResolveResultSchema>;
@@ -107,11 +145,16 @@ export function classifyUniversal(input: string, suffixes: readonly string[]): U
     const lower = name.toLowerCase();
     if (lower.endsWith('.sol')) {
       const labels = lower.slice(0, -4).split('.');
-      if (labels.length > 2 || !labels.every((l) => SNS_LABEL.test(l))) return { kind: 'refused', reason: 'not a valid .sol name' };
+      if (labels.length > 2 || !labels.every((l) => SNS_LABEL.test(l)))
+        return { kind: 'refused', reason: 'not a valid .sol name' };
       return { kind: 'sol', name: lower, labels };
     }
-    if (lower.endsWith('.sns')) return { kind: 'refused', reason: '.sns names are not resolved by this deployment (see docs/universal.md)' };
-    if (lower.endsWith('.eth')) return lower.length > 4 && lower.length <= 255 ? { kind: 'eth', name } : { kind: 'refused', reason: 'not a valid .eth name' };
+    if (lower.endsWith('.sns'))
+      return { kind: 'refused', reason: '.sns names are not resolved by this deployment (see docs/universal.md)' };
+    if (lower.endsWith('.eth'))
+      return lower.length > 4 && lower.length <= 255
+        ? { kind: 'eth', name }
+        : { kind: 'refused', reason: 'not a valid .eth name' };
   }
   const cls = classifyName(input, suffixes);
   switch (cls.kind) {
@@ -133,7 +176,11 @@ export function namespaceOf(cls: Exclude<UniversalClass, { kind: 'refused' }>): 
   return cls.kind === 'domain' ? (cls.tld as Namespace) : cls.kind;
 }
 
-export const NAMESPACE_SOURCE: Record<'native' | 'sol' | 'eth', NamespaceSource> = { native: 'sigil', sol: 'sns', eth: 'ens' };
+export const NAMESPACE_SOURCE: Record<'native' | 'sol' | 'eth', NamespaceSource> = {
+  native: 'sigil',
+  sol: 'sns',
+  eth: 'ens',
+};
 
 /** The chain a namespace's names live on: asked for when `chain` is absent. */
 export function defaultChainOf(kind: 'handle' | 'domain' | 'sol' | 'eth'): UniversalChain {

@@ -45,12 +45,29 @@ describe('parseEventTypes', () => {
   });
 
   it('expands groups and wildcards and dedupes', () => {
-    expect(parseEventTypes(['invoice.*'])).toEqual(['invoice.paid', 'invoice.created', 'invoice.cancelled', 'invoice.closed']);
-    expect(parseEventTypes(['invoice'])).toEqual(['invoice.paid', 'invoice.created', 'invoice.cancelled', 'invoice.closed']);
+    expect(parseEventTypes(['invoice.*'])).toEqual([
+      'invoice.paid',
+      'invoice.created',
+      'invoice.cancelled',
+      'invoice.closed',
+    ]);
+    expect(parseEventTypes(['invoice'])).toEqual([
+      'invoice.paid',
+      'invoice.created',
+      'invoice.cancelled',
+      'invoice.closed',
+    ]);
     expect(parseEventTypes(['payment.*'])).toEqual(['payment.received', 'payment.binding_verified']);
     expect(parseEventTypes(['payment'])).toEqual(['payment.received', 'payment.binding_verified']);
-    expect(parseEventTypes(['invoice.closed', 'payment.received', 'invoice.closed'])).toEqual(['payment.received', 'invoice.closed']);
-    expect(parseEventTypes(['payment', 'invoice.paid'])).toEqual(['payment.received', 'payment.binding_verified', 'invoice.paid']);
+    expect(parseEventTypes(['invoice.closed', 'payment.received', 'invoice.closed'])).toEqual([
+      'payment.received',
+      'invoice.closed',
+    ]);
+    expect(parseEventTypes(['payment', 'invoice.paid'])).toEqual([
+      'payment.received',
+      'payment.binding_verified',
+      'invoice.paid',
+    ]);
   });
 
   it('accepts each single event type', () => {
@@ -121,7 +138,14 @@ describe('buildWebhookChallengeMessage', () => {
   });
 
   it('refuses field values that would forge extra lines', () => {
-    const good = { keyId: 'k', scope: '@a', url: 'https://a.example/', eventTypes: ['invoice.paid'] as const, nonce: 'n', expiresAt: 1 };
+    const good = {
+      keyId: 'k',
+      scope: '@a',
+      url: 'https://a.example/',
+      eventTypes: ['invoice.paid'] as const,
+      nonce: 'n',
+      expiresAt: 1,
+    };
     expect(() => buildWebhookChallengeMessage({ ...good, keyId: 'k\nscope: @victim' })).toThrow(/single line/);
     expect(() => buildWebhookChallengeMessage({ ...good, url: 'https://a.example/\r' })).toThrow(/single line/);
     expect(() => buildWebhookChallengeMessage({ ...good, nonce: '' })).toThrow(/single line/);
@@ -145,7 +169,13 @@ describe('scope and request parsing', () => {
 
   it('parses a full challenge request', () => {
     expect(
-      parseWebhookChallengeRequest({ scope: '@Bob', wallet: WALLET, url: 'https://x.example/h', event_types: ['invoice'], description: 'shop' }),
+      parseWebhookChallengeRequest({
+        scope: '@Bob',
+        wallet: WALLET,
+        url: 'https://x.example/h',
+        event_types: ['invoice'],
+        description: 'shop',
+      }),
     ).toEqual({
       scope: { type: 'name', value: '@bob', name: 'bob' },
       wallet: WALLET,
@@ -165,8 +195,12 @@ describe('scope and request parsing', () => {
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, wallet: OTHER_WALLET }))).toBe('WALLET_MISMATCH 403');
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, url: '' }))).toBe('INVALID_URL 400');
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, url: 'h'.repeat(2049) }))).toBe('INVALID_URL 400');
-    expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, event_types: 'invoice' }))).toBe('INVALID_EVENT_TYPES 400');
-    expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, event_types: ['nope'] }))).toBe('INVALID_EVENT_TYPES 400');
+    expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, event_types: 'invoice' }))).toBe(
+      'INVALID_EVENT_TYPES 400',
+    );
+    expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, event_types: ['nope'] }))).toBe(
+      'INVALID_EVENT_TYPES 400',
+    );
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, description: 'x'.repeat(257) }))).toBe('BAD_REQUEST 400');
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, description: 'a\nb' }))).toBe('BAD_REQUEST 400');
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, wallet: WALLET }))).toBe('no error');

@@ -101,7 +101,11 @@ export function parseEventTypes(list: readonly unknown[] | null | undefined): Pa
     const group = Object.hasOwn(EVENT_TYPE_GROUPS, entry) ? EVENT_TYPE_GROUPS[entry] : undefined;
     if (group) for (const t of group) chosen.add(t);
     else if ((PAY_EVENT_TYPES as readonly string[]).includes(entry)) chosen.add(entry as PayEventType);
-    else throw new ApiError('INVALID_EVENT_TYPES', `event_types: unknown event type ${JSON.stringify(entry.slice(0, 64))}`);
+    else
+      throw new ApiError(
+        'INVALID_EVENT_TYPES',
+        `event_types: unknown event type ${JSON.stringify(entry.slice(0, 64))}`,
+      );
   }
   return PAY_EVENT_TYPES.filter((t) => chosen.has(t));
 }
@@ -182,7 +186,11 @@ export const WebhookChallengeRequestSchema = withFieldCodes(
         return addCodedIssue(ctx, 'INVALID_WALLET', 'wallet: expected a base58 wallet address');
       }
       if (req.wallet !== undefined && isBase58Address(req.scope) && req.wallet !== req.scope) {
-        return addCodedIssue(ctx, 'WALLET_MISMATCH', 'wallet: for a wallet scope the signing wallet must be that wallet');
+        return addCodedIssue(
+          ctx,
+          'WALLET_MISMATCH',
+          'wallet: for a wallet scope the signing wallet must be that wallet',
+        );
       }
       if (req.description && /[\u0000-\u001f\u007f]/.test(req.description)) {
         return addCodedIssue(ctx, 'BAD_REQUEST', 'description: control characters are not allowed');
@@ -276,7 +284,8 @@ export function buildWebhookChallengeMessage(input: WebhookChallengeMessageInput
     }
   }
   if (eventTypes.length === 0) throw new Error('challenge message: eventTypes must not be empty');
-  if (!Number.isSafeInteger(expiresAt) || expiresAt < 0) throw new Error('challenge message: expiresAt must be unix seconds');
+  if (!Number.isSafeInteger(expiresAt) || expiresAt < 0)
+    throw new Error('challenge message: expiresAt must be unix seconds');
   return [
     WEBHOOK_CHALLENGE_PREFIX,
     `key: ${keyId}`,

@@ -37,13 +37,10 @@ interface Vector {
 
 // Canonical strings in this file were written by hand; hashes and references come from python3 hashlib
 // (docs/x402-vectors.gen.py), so these tests check the TypeScript against an independent derivation.
-const vectors: Vector[] = JSON.parse(
-  readFileSync(new URL('../../docs/x402-vectors.json', import.meta.url), 'utf8'),
-);
+const vectors: Vector[] = JSON.parse(readFileSync(new URL('../../docs/x402-vectors.json', import.meta.url), 'utf8'));
 
 const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
-const SIG =
-  '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
+const SIG = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW';
 const REF = 'Fv7rX4AbK2R4R1wmtTv4CWYXtehM8oH25tkMyiQxa6j1';
 const PAYER = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
 const MINT = 'So11111111111111111111111111111111111111112';
@@ -55,7 +52,12 @@ describe('canonical request vectors (docs/x402-vectors.json)', () => {
   for (const v of vectors) {
     it(v.note, () => {
       const body = v.bodyBase64 !== undefined ? Buffer.from(v.bodyBase64, 'base64') : Buffer.from(v.body ?? '', 'utf8');
-      const canonical = canonicalRequest({ method: v.method, path: v.path, query: v.query, body: new Uint8Array(body) });
+      const canonical = canonicalRequest({
+        method: v.method,
+        path: v.path,
+        query: v.query,
+        body: new Uint8Array(body),
+      });
       expect(canonical).toBe(v.canonical);
       expect(requestHash(canonical)).toBe(v.requestHash);
       expect(deriveReference({ domainTag: v.domainTag, canonical, nonce: v.nonce, payer: v.payer })).toBe(v.reference);
@@ -130,7 +132,12 @@ describe('CAIP-2', () => {
 describe('parsePaymentHeader', () => {
   it('accepts the v1 form with signature', () => {
     const header = b64(
-      JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'solana:abc', payload: { signature: SIG, payerSig: 'sig' } }),
+      JSON.stringify({
+        x402Version: 1,
+        scheme: 'exact',
+        network: 'solana:abc',
+        payload: { signature: SIG, payerSig: 'sig' },
+      }),
     );
     expect(parsePaymentHeader(header)).toEqual({
       ok: true,
@@ -139,7 +146,11 @@ describe('parsePaymentHeader', () => {
   });
   it('accepts the v2 accepted form with reference and no payerSig', () => {
     const header = b64(
-      JSON.stringify({ x402Version: 2, accepted: { scheme: 'exact', network: 'solana:abc', amount: '5' }, payload: { reference: REF } }),
+      JSON.stringify({
+        x402Version: 2,
+        accepted: { scheme: 'exact', network: 'solana:abc', amount: '5' },
+        payload: { reference: REF },
+      }),
     );
     expect(parsePaymentHeader(header)).toEqual({
       ok: true,
@@ -147,7 +158,12 @@ describe('parsePaymentHeader', () => {
     });
   });
   it('accepts URL-safe base64 without padding', () => {
-    const json = JSON.stringify({ x402Version: 2, scheme: 'exact', network: 'solana:a?>', payload: { reference: REF } });
+    const json = JSON.stringify({
+      x402Version: 2,
+      scheme: 'exact',
+      network: 'solana:a?>',
+      payload: { reference: REF },
+    });
     const urlSafe = Buffer.from(json).toString('base64url');
     expect(urlSafe).toMatch(/[-_]/);
     expect(parsePaymentHeader(urlSafe).ok).toBe(true);
@@ -169,14 +185,35 @@ describe('parsePaymentHeader', () => {
     ['JSON array', b64('[]')],
     ['JSON null', b64('null')],
     ['no payload', b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n' }))],
-    ['neither signature nor reference', b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { payerSig: 'x' } }))],
-    ['malformed signature', b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { signature: 'abc' } }))],
-    ['malformed reference', b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { reference: '0x12' } }))],
-    ['wrong scheme', b64(JSON.stringify({ x402Version: 1, scheme: 'upto', network: 'n', payload: { signature: SIG } }))],
-    ['wrong scheme in accepted', b64(JSON.stringify({ x402Version: 2, accepted: { scheme: 'upto', network: 'n' }, payload: { signature: SIG } }))],
-    ['accepted without network', b64(JSON.stringify({ x402Version: 2, accepted: { scheme: 'exact' }, payload: { signature: SIG } }))],
+    [
+      'neither signature nor reference',
+      b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { payerSig: 'x' } })),
+    ],
+    [
+      'malformed signature',
+      b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { signature: 'abc' } })),
+    ],
+    [
+      'malformed reference',
+      b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { reference: '0x12' } })),
+    ],
+    [
+      'wrong scheme',
+      b64(JSON.stringify({ x402Version: 1, scheme: 'upto', network: 'n', payload: { signature: SIG } })),
+    ],
+    [
+      'wrong scheme in accepted',
+      b64(JSON.stringify({ x402Version: 2, accepted: { scheme: 'upto', network: 'n' }, payload: { signature: SIG } })),
+    ],
+    [
+      'accepted without network',
+      b64(JSON.stringify({ x402Version: 2, accepted: { scheme: 'exact' }, payload: { signature: SIG } })),
+    ],
     ['missing version', b64(JSON.stringify({ scheme: 'exact', network: 'n', payload: { signature: SIG } }))],
-    ['signature not a string', b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { signature: 5 } }))],
+    [
+      'signature not a string',
+      b64(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'n', payload: { signature: 5 } })),
+    ],
     ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0x7d]).toString('base64')],
     ['too long', 'A'.repeat(9000)],
   ];
@@ -200,7 +237,12 @@ describe('challenge and receipt', () => {
     payTo: PAYER,
     amount: '1000',
     maxTimeoutSeconds: 60 as const,
-    extra: { feePayer: PAYER, reference: REF, requestHash: vectors[0]!.requestHash, redeemMessage: redeemMessage('t', REF) },
+    extra: {
+      feePayer: PAYER,
+      reference: REF,
+      requestHash: vectors[0]!.requestHash,
+      redeemMessage: redeemMessage('t', REF),
+    },
   };
   it('encodes the challenge as base64 JSON and decodes it back', () => {
     const challenge: X402Challenge = { x402Version: 2, accepts: [entry] };

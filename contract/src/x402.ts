@@ -281,7 +281,9 @@ export const x402ExtraSchema = z
     redeemMessage: z.string().optional(),
   })
   .refine(
-    (e) => (e.reference === undefined) === (e.feePayer === undefined) && (e.reference === undefined) === (e.redeemMessage === undefined),
+    (e) =>
+      (e.reference === undefined) === (e.feePayer === undefined) &&
+      (e.reference === undefined) === (e.redeemMessage === undefined),
     { message: 'feePayer, reference and redeemMessage come together (a payer binding) or not at all' },
   );
 
@@ -359,8 +361,7 @@ export interface X402Payment {
 }
 
 export type ParsePaymentResult =
-  | { ok: true; payment: X402Payment }
-  | { ok: false; code: 'PAYMENT_PAYLOAD_INVALID'; message: string };
+  { ok: true; payment: X402Payment } | { ok: false; code: 'PAYMENT_PAYLOAD_INVALID'; message: string };
 
 function payloadInvalid(message: string): ParsePaymentResult {
   return { ok: false, code: 'PAYMENT_PAYLOAD_INVALID', message };

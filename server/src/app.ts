@@ -3,7 +3,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AnyTRPCRouter } from '@trpc/server';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
 import { SERVICE_VERSION } from './platform/config';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './platform/http/body';
 import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedError } from './platform/http/errors';
@@ -50,7 +56,9 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
   const body = '{"error":"bad request"}';
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy(err);
 }
@@ -62,7 +70,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const metrics = deps.metrics ?? createMetrics();
   const router = deps.router ?? appRouter;
 
-  let decideRest: ReturnType<typeof registerRest> = () => ({ routeLabel: 'unmatched', error: genericError('public', 404) });
+  let decideRest: ReturnType<typeof registerRest> = () => ({
+    routeLabel: 'unmatched',
+    error: genericError('public', 404),
+  });
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,

@@ -5,8 +5,10 @@ import { main, portalSecretLine } from './main';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
 const chain = await startLocalChain({ port: chainPort }).catch((err: Error) => {
-  process.stderr.write(`sigil: cannot start the local chain on 127.0.0.1:${chainPort}: ${err.message}\n` +
-    `       (set SIGIL_LOCALCHAIN_PORT to another port)\n`);
+  process.stderr.write(
+    `sigil: cannot start the local chain on 127.0.0.1:${chainPort}: ${err.message}\n` +
+      `       (set SIGIL_LOCALCHAIN_PORT to another port)\n`,
+  );
   process.exit(1);
 });
 
@@ -18,7 +20,9 @@ if (process.env.NODE_ENV !== 'production') process.env.SIGIL_OUTBOUND_ALLOW_LOOP
 
 const started = await main();
 
-const base = (process.env.SIGIL_PUBLIC_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787}`).replace(/\/+$/, '');
+const base = (
+  process.env.SIGIL_PUBLIC_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787}`
+).replace(/\/+$/, '');
 const cases = chain.scenario?.cases ?? {};
 const reverse = chain.scenario?.reverse ?? {};
 process.stdout.write(

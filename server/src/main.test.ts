@@ -33,7 +33,10 @@ describe('configuration errors', () => {
   it.each([
     [{ PORT: 'abc' }, 'sigil: invalid configuration: PORT must be an integer (got "abc")\n'],
     [{ SIGIL_RPC_URL: '' }, 'sigil: invalid configuration: SIGIL_RPC_URL is required\n'],
-    [{ DATABASE_URL: 'mysql://x' }, 'sigil: invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "mysql://x")\n'],
+    [
+      { DATABASE_URL: 'mysql://x' },
+      'sigil: invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "mysql://x")\n',
+    ],
   ])('%j stops the process: exit 1, one line on stderr naming the variable, no stack', async (bad, line) => {
     const p = startMain({ SIGIL_RPC_URL: 'http://127.0.0.1:1', SIGIL_PROGRAM_ID: TEST_PROGRAM_ID, ...bad });
     expect(await p.exited).toBe(1);
@@ -56,7 +59,10 @@ async function slowRpc(delayMs: number) {
         getGenesisHash: '4sGjMW1sUnHzSxGspuhpqLDx6wiyjNtZAMdL4VZHirAn',
         getSlot: 77,
       };
-      const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id, result: results[method] }));
+      const answer = () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id, result: results[method] }));
       if (method === 'getVersion') {
         onGetVersion();
         setTimeout(answer, delayMs);
@@ -67,7 +73,6 @@ async function slowRpc(delayMs: number) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, getVersionArrived };
 }
-
 
 /** Resolves with the base URL once the spawned process logs that it listens. */
 function listening(p: ReturnType<typeof startMain>): Promise<string> {
@@ -127,7 +132,12 @@ describe('graceful shutdown', () => {
   });
 
   it('SIGINT: exits 0 too', async () => {
-    const p = startMain({ SIGIL_RPC_URL: 'http://127.0.0.1:1', SIGIL_PROGRAM_ID: TEST_PROGRAM_ID, DATABASE_URL: 'sqlite::memory:', PORT: '0' });
+    const p = startMain({
+      SIGIL_RPC_URL: 'http://127.0.0.1:1',
+      SIGIL_PROGRAM_ID: TEST_PROGRAM_ID,
+      DATABASE_URL: 'sqlite::memory:',
+      PORT: '0',
+    });
     await listening(p);
     p.child.kill('SIGINT');
     expect(await p.exited).toBe(0);

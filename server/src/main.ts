@@ -112,10 +112,23 @@ export async function main(): Promise<Started> {
     process.exit(1);
   }
   // Workers get the same services as the requests and register their stop callbacks on `lifecycle`.
-  startHousekeeping({ db: database.db, connect: services.connect, sessions: services.sessions, log: logger, lifecycle });
+  startHousekeeping({
+    db: database.db,
+    connect: services.connect,
+    sessions: services.sessions,
+    log: logger,
+    lifecycle,
+  });
   // Pay webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker (SIGIL_PAY_WEBHOOKS).
   if (services.payWebhooks.enabled) {
-    startPayWebhookWorkers({ db: database.db, chain, client: services.outbound, log: logger, lifecycle, queued: services.payWebhooks.queued });
+    startPayWebhookWorkers({
+      db: database.db,
+      chain,
+      client: services.outbound,
+      log: logger,
+      lifecycle,
+      queued: services.payWebhooks.queued,
+    });
   }
 
   return { generatedPortalSecret, portalDomain: config.portalDomain };

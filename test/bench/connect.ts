@@ -12,7 +12,15 @@
  *   node --import tsx test/bench/connect.ts            (standalone)
  *   import { benchConnect } from './connect'            (the main bench runner)
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import {
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  randomBytes,
+  sign as nodeSign,
+  verify as nodeVerify,
+  type KeyObject,
+} from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,7 +95,9 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
   // The chain in its own process, as a real RPC node would be: the service does not pay for the emulator's CPU
   // (though on this machine it shares the same 2 cores, so its CPU per sign-in is reported too).
   // BENCH_PROFILE_DIR=<dir>: the chain and the service write V8 CPU profiles there on exit (rank by self time).
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
   const chain = await startChainProcess(profile);
   const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-connect-'));
   let statements = 0;
@@ -96,7 +106,11 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
   let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
   try {
     await migrateToLatest(handle.db);
-    const config = testConfig({ SIGIL_RPC_URL: chain.url, SIGIL_PROGRAM_ID: chain.programId, SIGIL_RESOLVE_CACHE_MS: '0' });
+    const config = testConfig({
+      SIGIL_RPC_URL: chain.url,
+      SIGIL_PROGRAM_ID: chain.programId,
+      SIGIL_RESOLVE_CACHE_MS: '0',
+    });
     const reader = createChainReader({
       rpcUrl: config.rpcUrl,
       programId: config.programId,
@@ -107,10 +121,18 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     // Partner keys on separate accounts, used round-robin, so the bench measures sign-ins rather than 429s.
-    const keys = await Promise.all(Array.from({ length: 40 }, () => createKey(handle.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })));
+    const keys = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        createKey(handle.db, { account: base58.encode(randomBytes(32)), tier: 'partner' }),
+      ),
+    );
 
     const post = async (path: string, key: string, body: unknown) => {
-      const res = await fetch(base + path, { method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(base + path, {
+        method: 'POST',
+        headers: { 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       const json = (await res.json()) as any;
       if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(json)}`);
       return json;
@@ -120,7 +142,9 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       const { key, secret } = keys[next++ % keys.length]!;
       const challenge = await post('/v1/auth/challenge', secret, body);
       const session = await post('/v1/auth/verify', secret, await signChallenge(challenge, wallet, key.id));
-      const read = await fetch(`${base}/v1/auth/session`, { headers: { 'x-api-key': secret, authorization: `Bearer ${session.token}` } });
+      const read = await fetch(`${base}/v1/auth/session`, {
+        headers: { 'x-api-key': secret, authorization: `Bearer ${session.token}` },
+      });
       if (read.status !== 200) throw new Error(`session: ${read.status} ${await read.text()}`);
       const view = (await read.json()) as { handle: string | null };
       if (view.handle !== expectHandle) throw new Error(`session: handle ${view.handle}, expected ${expectHandle}`);
@@ -133,19 +157,35 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       statements = 0;
       for (const m of Object.keys(rpc)) delete rpc[m];
       for (let i = 0; i < counted; i++) await signInOnce(wallet, body, expectHandle);
-      return { rpc: Object.fromEntries(Object.entries(rpc).map(([m, n]) => [m, n / counted])), statements: statements / counted };
+      return {
+        rpc: Object.fromEntries(Object.entries(rpc).map(([m, n]) => [m, n / counted])),
+        statements: statements / counted,
+      };
     };
 
     // Throughput: the service in its own process, on its own SQLite file with partner keys made beforehand.
     const serviceFile = join(dir, 'service.sqlite');
     const serviceDb = createDatabase({ sqliteFile: serviceFile });
     await migrateToLatest(serviceDb.db);
-    const serviceKeys = await Promise.all(Array.from({ length: 64 }, () => createKey(serviceDb.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })));
+    const serviceKeys = await Promise.all(
+      Array.from({ length: 64 }, () =>
+        createKey(serviceDb.db, { account: base58.encode(randomBytes(32)), tier: 'partner' }),
+      ),
+    );
     await serviceDb.close();
-    service = await startServiceProcess(chain, { DATABASE_URL: `sqlite:${serviceFile}`, SIGIL_RESOLVE_CACHE_MS: '0' }, profile);
+    service = await startServiceProcess(
+      chain,
+      { DATABASE_URL: `sqlite:${serviceFile}`, SIGIL_RESOLVE_CACHE_MS: '0' },
+      profile,
+    );
     const pool = new Pool(service.base, { connections: concurrency });
     const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown) => {
-      const res = await pool.request({ method, path, headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await pool.request({
+        method,
+        path,
+        headers: body === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       const json = (await res.body.json()) as any;
       if (res.statusCode !== 200) throw new Error(`${path}: ${res.statusCode} ${JSON.stringify(json)}`);
       return json;
@@ -156,8 +196,16 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       const challenge = await call('POST', '/v1/auth/challenge', { 'x-api-key': secret }, body);
       const message = checkChallenge(challenge, key.id); // what a careful client does before signing
       const signature = base58.encode(nodeSign(null, Buffer.from(message, 'utf8'), wallet.privateKey));
-      const session = await call('POST', '/v1/auth/verify', { 'x-api-key': secret }, { nonce: challenge.nonce, signature, signer: wallet.address });
-      const view = await call('GET', '/v1/auth/session', { 'x-api-key': secret, authorization: `Bearer ${session.token}` });
+      const session = await call(
+        'POST',
+        '/v1/auth/verify',
+        { 'x-api-key': secret },
+        { nonce: challenge.nonce, signature, signer: wallet.address },
+      );
+      const view = await call('GET', '/v1/auth/session', {
+        'x-api-key': secret,
+        authorization: `Bearer ${session.token}`,
+      });
       if (view.handle !== expectHandle) throw new Error(`session: handle ${view.handle}, expected ${expectHandle}`);
     };
     const loops = async (ms: number, signIn: () => Promise<void>) => {
@@ -175,7 +223,11 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
     };
     const throughput = async (signIn: () => Promise<void>) => {
       await loops(1000, signIn); // this scenario's own warm-up (connections, caches)
-      const cpu0 = { client: ownCpuMs(), service: processCpuMs(service!.child.pid), chain: processCpuMs(chain.child.pid) };
+      const cpu0 = {
+        client: ownCpuMs(),
+        service: processCpuMs(service!.child.pid),
+        chain: processCpuMs(chain.child.pid),
+      };
       const { done, seconds } = await loops(durationMs, signIn);
       return {
         perSec: Math.round(done / seconds),
@@ -199,7 +251,10 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       return clientSignIn(wallet, { wallet: wallet.address }, null);
     };
     const handleSignIn = () => clientSignIn(aliceWallet, { handle: 'alice' }, 'alice');
-    const counts = { address: await count(heidi, { wallet: heidi.address }, null), handle: await count(alice, { handle: 'alice' }, 'alice') };
+    const counts = {
+      address: await count(heidi, { wallet: heidi.address }, null),
+      handle: await count(alice, { handle: 'alice' }, 'alice'),
+    };
     // Steady state, not start-up: a freshly started service spends its first seconds compiling (V8 tiers up the
     // hot paths), which measured up to 2× slower in whichever scenario ran first. Both mixes run before measuring.
     let turn = 0;
@@ -211,10 +266,16 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
     // Key auth + limiter per request over HTTP: the same cheap refusal (an invalid name: 400 before any chain
     // read) on the public resolve route and on the keyed one, sequential; the difference is the keyed path.
     // Fresh keys, round-robin: 2,200 requests stay under each key's 1,000/minute.
-    const overheadKeys = await Promise.all(Array.from({ length: 4 }, () => createKey(handle.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })));
+    const overheadKeys = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        createKey(handle.db, { account: base58.encode(randomBytes(32)), tier: 'partner' }),
+      ),
+    );
     let nextKey = 0;
     const refusal = async (path: string, keyed: boolean) => {
-      const headers: Record<string, string> = keyed ? { 'x-api-key': overheadKeys[nextKey++ % overheadKeys.length]!.secret } : {};
+      const headers: Record<string, string> = keyed
+        ? { 'x-api-key': overheadKeys[nextKey++ % overheadKeys.length]!.secret }
+        : {};
       const res = await fetch(base + path, { headers });
       if (res.status !== 400) throw new Error(`${path}: ${res.status} ${await res.text()}`);
       await res.arrayBuffer();
@@ -232,7 +293,8 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
     const keyedStatements = statements;
     const publicMicros = await micros(INVALID_NAME_PATHS.public, false);
     const keyedMicros = await micros(INVALID_NAME_PATHS.keyed, true);
-    if (Object.values(rpc).reduce((a, b) => a + b, 0) !== rpcBefore) throw new Error('the refusal read the chain: not a cheap route');
+    if (Object.values(rpc).reduce((a, b) => a + b, 0) !== rpcBefore)
+      throw new Error('the refusal read the chain: not a cheap route');
     await app.close();
 
     // The signature check alone, next to the bare primitive, same message and key.
@@ -291,16 +353,39 @@ function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([m, n]) => `${n} ${m}`)
       .join(' + ') || 'none';
-  const row = (name: string, c: SigninCost) => [name, c.perSec, rpcText(c.rpc), c.statements, c.cpuMs.service, c.cpuMs.client, c.cpuMs.chain];
+  const row = (name: string, c: SigninCost) => [
+    name,
+    c.perSec,
+    rpcText(c.rpc),
+    c.statements,
+    c.cpuMs.service,
+    c.cpuMs.client,
+    c.cpuMs.chain,
+  ];
   const signins = table(
-    [`complete sign-in (challenge + verify + session read; SQLite; ${r.concurrency} concurrent loops)`, 'sign-ins/s', 'RPC calls / sign-in', 'SQL statements / sign-in', 'CPU ms / sign-in (service)', 'CPU ms / sign-in (client)', 'CPU ms / sign-in (chain)'],
-    [row('address control (`{wallet}`, no primary)', r.signins.addressControl), row('handle control (`{handle}`: live authority + attestations)', r.signins.handleControl)],
+    [
+      `complete sign-in (challenge + verify + session read; SQLite; ${r.concurrency} concurrent loops)`,
+      'sign-ins/s',
+      'RPC calls / sign-in',
+      'SQL statements / sign-in',
+      'CPU ms / sign-in (service)',
+      'CPU ms / sign-in (client)',
+      'CPU ms / sign-in (chain)',
+    ],
+    [
+      row('address control (`{wallet}`, no primary)', r.signins.addressControl),
+      row('handle control (`{handle}`: live authority + attestations)', r.signins.handleControl),
+    ],
   );
   const verify = table(
     ['signature check', 'verifies/s', 'vs bare'],
     [
       ['bare node:crypto ed25519 verify, pre-imported key (baseline)', r.bareVerifyPerSec, '1.00'],
-      ['verifyWalletMessage (decode signer, small-order check, key import, verify)', r.walletVerifyPerSec, (r.bareVerifyPerSec / r.walletVerifyPerSec).toFixed(2) + '× the cost'],
+      [
+        'verifyWalletMessage (decode signer, small-order check, key import, verify)',
+        r.walletVerifyPerSec,
+        (r.bareVerifyPerSec / r.walletVerifyPerSec).toFixed(2) + '× the cost',
+      ],
     ],
   );
   const { publicMicros, keyedMicros, keyedStatements } = r.keyedOverhead;
@@ -308,7 +393,10 @@ function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
     ['same cheap refusal over HTTP (400 INVALID_NAME), sequential', 'µs/request'],
     [
       [`public \`GET ${INVALID_NAME_PATHS.public}\` (baseline)`, publicMicros],
-      [`keyed \`GET ${INVALID_NAME_PATHS.keyed}\` (${keyedStatements} statements: key lookup + limiter upsert)`, keyedMicros],
+      [
+        `keyed \`GET ${INVALID_NAME_PATHS.keyed}\` (${keyedStatements} statements: key lookup + limiter upsert)`,
+        keyedMicros,
+      ],
       ['key auth + rate-limit overhead per request', keyedMicros - publicMicros],
     ],
   );

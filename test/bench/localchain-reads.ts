@@ -65,9 +65,15 @@ try {
     },
   };
   const post = async (body: string) => {
-    const res = await pool.request({ method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body });
+    const res = await pool.request({
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     const json = (await res.body.json()) as { error?: unknown; result?: unknown };
-    if (res.statusCode !== 200 || json.error) throw new Error(`chain answered ${res.statusCode} ${JSON.stringify(json)}`);
+    if (res.statusCode !== 200 || json.error)
+      throw new Error(`chain answered ${res.statusCode} ${JSON.stringify(json)}`);
     return json.result;
   };
   const selected = Object.entries(calls)
@@ -81,7 +87,8 @@ try {
     }));
   for (const { name, body } of selected) {
     const first = await post(body());
-    if (name.startsWith('getProgramAccounts') && (first as unknown[]).length === 0) throw new Error('no attestations for alice');
+    if (name.startsWith('getProgramAccounts') && (first as unknown[]).length === 0)
+      throw new Error('no attestations for alice');
   }
   /** n calls, `concurrency` at a time. */
   const batch = async (count: number, body: () => string) => {

@@ -1,8 +1,18 @@
 // Public resolution under concurrent load over loopback: resolve and reverse, cache-warm and cache-cold, next to a
 // bare node:http server answering a fixed JSON body of the same size, measured in the same run.
-import { load, loadTable, startBareServer, startChainProcess, startServiceProcess, stop, type LoadRow } from './support';
+import {
+  load,
+  loadTable,
+  startBareServer,
+  startChainProcess,
+  startServiceProcess,
+  stop,
+  type LoadRow,
+} from './support';
 
-export async function benchPublic(opts: { seconds?: number } = {}): Promise<{ rows: LoadRow[]; markdown: string; warmResolveRatio: number }> {
+export async function benchPublic(
+  opts: { seconds?: number } = {},
+): Promise<{ rows: LoadRow[]; markdown: string; warmResolveRatio: number }> {
   const seconds = opts.seconds ?? 5;
   const chain = await startChainProcess();
   const alice = chain.scenario.wallets.alice.address as string;
@@ -17,9 +27,15 @@ export async function benchPublic(opts: { seconds?: number } = {}): Promise<{ ro
       await load('GET /resolve/alice (warm cache)', `${warm.base}/resolve/alice`, { seconds }),
       await load('GET /reverse/<alice> (warm cache)', `${warm.base}/reverse/${alice}`, { seconds }),
       await load('GET /resolve/alice (cold: every request reads the chain)', `${cold.base}/resolve/alice`, { seconds }),
-      await load('GET /reverse/<alice> (cold: every request reads the chain)', `${cold.base}/reverse/${alice}`, { seconds }),
+      await load('GET /reverse/<alice> (cold: every request reads the chain)', `${cold.base}/reverse/${alice}`, {
+        seconds,
+      }),
     ];
-    return { rows, markdown: loadTable(rows, baseline), warmResolveRatio: rows[1]!.requestsPerSec / baseline.requestsPerSec };
+    return {
+      rows,
+      markdown: loadTable(rows, baseline),
+      warmResolveRatio: rows[1]!.requestsPerSec / baseline.requestsPerSec,
+    };
   } finally {
     await Promise.all([stop(bare.child), stop(warm.child), stop(cold.child)]);
     await stop(chain.child);

@@ -50,7 +50,9 @@ export async function benchRateLimit(options: { durationMs?: number } = {}): Pro
     const run = randomBytes(4).toString('hex');
     const selectOnePerSec = await opsPerSec(durationMs, () => sql`select 1`.execute(handle.db));
     // A fresh key every 900 calls keeps every call on the admitting path (partner: 1,000/minute).
-    const limitPerSec = await opsPerSec(durationMs, (i) => limiter.limit(`key_bench${run}${Math.floor(i / 900)}`, 'partner', 1));
+    const limitPerSec = await opsPerSec(durationMs, (i) =>
+      limiter.limit(`key_bench${run}${Math.floor(i / 900)}`, 'partner', 1),
+    );
     const authenticatePerSec = await opsPerSec(durationMs, () => authenticateKey(handle.db, secret));
     return {
       dialect: 'sqlite',

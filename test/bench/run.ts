@@ -22,8 +22,18 @@ const sections: Section[] = [
         ['operation (SQLite, sequential)', 'ops/s', 'µs/op', 'vs bare SELECT 1'],
         [
           ['bare `SELECT 1` (baseline)', Math.round(r.selectOnePerSec), (1e6 / r.selectOnePerSec).toFixed(1), '1.00'],
-          ['RateLimiter.limit()', Math.round(r.limitPerSec), r.limitMicros.toFixed(1), (r.selectOnePerSec / r.limitPerSec).toFixed(2) + '× the cost'],
-          ['authenticateKey()', Math.round(r.authenticatePerSec), r.authenticateMicros.toFixed(1), (r.selectOnePerSec / r.authenticatePerSec).toFixed(2) + '× the cost'],
+          [
+            'RateLimiter.limit()',
+            Math.round(r.limitPerSec),
+            r.limitMicros.toFixed(1),
+            (r.selectOnePerSec / r.limitPerSec).toFixed(2) + '× the cost',
+          ],
+          [
+            'authenticateKey()',
+            Math.round(r.authenticatePerSec),
+            r.authenticateMicros.toFixed(1),
+            (r.selectOnePerSec / r.authenticatePerSec).toFixed(2) + '× the cost',
+          ],
         ],
       );
     },

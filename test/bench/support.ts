@@ -68,7 +68,9 @@ export async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** The local chain with its demo scenario, in its own process (`nodeArgs`: e.g. `--cpu-prof`). */
-export async function startChainProcess(nodeArgs: string[] = []): Promise<{ url: string; programId: string; scenario: any; child: ChildProcess }> {
+export async function startChainProcess(
+  nodeArgs: string[] = [],
+): Promise<{ url: string; programId: string; scenario: any; child: ChildProcess }> {
   const port = await freePort();
   const child = spawnTs('server/src/localchain/main.ts', ['--port', String(port)], {}, nodeArgs);
   const url = `http://127.0.0.1:${port}`;
@@ -93,15 +95,20 @@ export async function startServiceProcess(
 ): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-'));
-  const child = spawnTs('server/src/main.ts', [], {
-    PORT: String(port),
-    SIGIL_RPC_URL: chain.url,
-    SIGIL_PROGRAM_ID: chain.programId,
-    DATABASE_URL: `sqlite:${join(dir, 'bench.sqlite')}`,
-    LOG_LEVEL: 'silent',
-    NODE_ENV: 'production',
-    ...env,
-  }, nodeArgs);
+  const child = spawnTs(
+    'server/src/main.ts',
+    [],
+    {
+      PORT: String(port),
+      SIGIL_RPC_URL: chain.url,
+      SIGIL_PROGRAM_ID: chain.programId,
+      DATABASE_URL: `sqlite:${join(dir, 'bench.sqlite')}`,
+      LOG_LEVEL: 'silent',
+      NODE_ENV: 'production',
+      ...env,
+    },
+    nodeArgs,
+  );
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/health`);
   return { base, child };
@@ -123,7 +130,14 @@ export async function startBareServer(body: string): Promise<{ base: string; chi
 export async function load(
   name: string,
   url: string,
-  opts: { connections?: number; seconds?: number; warmupSeconds?: number; method?: string; headers?: Record<string, string>; body?: string } = {},
+  opts: {
+    connections?: number;
+    seconds?: number;
+    warmupSeconds?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  } = {},
 ): Promise<LoadRow> {
   const base: autocannon.Options = { url, connections: opts.connections ?? 32 };
   if (opts.method) base.method = opts.method as autocannon.Options['method'];
@@ -149,6 +163,14 @@ export function table(headers: string[], rows: (string | number)[][]): string {
 export function loadTable(rows: LoadRow[], baseline: LoadRow): string {
   return table(
     ['scenario', 'req/s', 'vs bare', 'p50 ms', 'p99 ms', 'errors', 'non-2xx'],
-    rows.map((r) => [r.name, r.requestsPerSec, (r.requestsPerSec / baseline.requestsPerSec).toFixed(2), r.p50Ms, r.p99Ms, r.errors, r.non2xx]),
+    rows.map((r) => [
+      r.name,
+      r.requestsPerSec,
+      (r.requestsPerSec / baseline.requestsPerSec).toFixed(2),
+      r.p50Ms,
+      r.p99Ms,
+      r.errors,
+      r.non2xx,
+    ]),
   );
 }

@@ -25,28 +25,43 @@ if (mode === 'sns-chain') {
   const payee = testKey();
   await placeSnsName(chain, ['bonfida'], owner.address);
   await placeSnsName(chain, ['paid'], owner.address);
-  await placeSolRecordV2(chain, ['paid'], { content: payee.address, stalenessId: owner.address, roaId: payee.address, owner: owner.address });
+  await placeSolRecordV2(chain, ['paid'], {
+    content: payee.address,
+    stalenessId: owner.address,
+    roaId: payee.address,
+    owner: owner.address,
+  });
   stop = () => chain.close();
   console.log(JSON.stringify({ url: chain.url, owner: owner.address, payee: payee.address }));
 } else if (mode === 'service') {
   const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', PORT: '0' });
-  const database = createDatabase({ url: `sqlite:${join(mkdtempSync(join(tmpdir(), 'sigil-bench-')), 'bench.sqlite')}` });
+  const database = createDatabase({
+    url: `sqlite:${join(mkdtempSync(join(tmpdir(), 'sigil-bench-')), 'bench.sqlite')}`,
+  });
   await migrateToLatest(database.db);
   const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), name: 'bench' });
-  const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: config.rpcTimeoutMs });
+  const reader = createChainReader({
+    rpcUrl: config.rpcUrl,
+    programId: config.programId,
+    timeoutMs: config.rpcTimeoutMs,
+  });
   const app = await composeTestApp({ config, chain: reader, db: database.db });
   // Counted but never refused: the bench measures resolution, not 429s.
   const gate = app.services.keyGate;
-  app.services.keyGate = { admit: async (secret, cost) => {
-    const admission = await gate.admit(secret, cost);
-    return admission && { ...admission, denied: undefined };
-  } };
+  app.services.keyGate = {
+    admit: async (secret, cost) => {
+      const admission = await gate.admit(secret, cost);
+      return admission && { ...admission, denied: undefined };
+    },
+  };
   await app.listen({ port: 0, host: '127.0.0.1' });
   stop = async () => {
     await app.close();
     await database.close();
   };
-  console.log(JSON.stringify({ base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, key: key.secret }));
+  console.log(
+    JSON.stringify({ base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, key: key.secret }),
+  );
 } else {
   console.error(`usage: universal-child.ts sns-chain|service`);
   process.exit(2);

@@ -43,13 +43,22 @@ export async function benchUniversal(opts: { seconds?: number } = {}): Promise<{
   const names = Array.from({ length: BATCH_SIZE }, (_, i) => handles[i % handles.length]!);
   try {
     const baseline = await load('bare node:http, fixed JSON', bare.base, { seconds });
-    const single = await load('handle: GET /v1/resolve-universal/alice', `${base}/v1/resolve-universal/alice`, { seconds, headers });
+    const single = await load('handle: GET /v1/resolve-universal/alice', `${base}/v1/resolve-universal/alice`, {
+      seconds,
+      headers,
+    });
     const rows = [
       baseline,
       single,
-      await load('handle record: …/alice?chain=SOL', `${base}/v1/resolve-universal/alice?chain=SOL`, { seconds, headers }),
+      await load('handle record: …/alice?chain=SOL', `${base}/v1/resolve-universal/alice?chain=SOL`, {
+        seconds,
+        headers,
+      }),
       await load('x1 domain: …/satoshi.x1', `${base}/v1/resolve-universal/satoshi.x1`, { seconds, headers }),
-      await load('sol (second local chain): …/bonfida.sol', `${base}/v1/resolve-universal/bonfida.sol`, { seconds, headers }),
+      await load('sol (second local chain): …/bonfida.sol', `${base}/v1/resolve-universal/bonfida.sol`, {
+        seconds,
+        headers,
+      }),
       await load('sol with a SOL record V2: …/paid.sol', `${base}/v1/resolve-universal/paid.sol`, { seconds, headers }),
     ];
     const batch = await load(`POST /v1/resolve/batch (${BATCH_SIZE} handles, 5 distinct)`, `${base}/v1/resolve/batch`, {
@@ -60,13 +69,17 @@ export async function benchUniversal(opts: { seconds?: number } = {}): Promise<{
       body: JSON.stringify({ names }),
     });
     const distinct = names.map((_, i) => `nobody${i}`);
-    const batchDistinct = await load(`POST /v1/resolve/batch (${BATCH_SIZE} distinct unregistered handles)`, `${base}/v1/resolve/batch`, {
-      seconds,
-      connections: 8,
-      method: 'POST',
-      headers: { ...headers, 'content-type': 'application/json' },
-      body: JSON.stringify({ names: distinct }),
-    });
+    const batchDistinct = await load(
+      `POST /v1/resolve/batch (${BATCH_SIZE} distinct unregistered handles)`,
+      `${base}/v1/resolve/batch`,
+      {
+        seconds,
+        connections: 8,
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: JSON.stringify({ names: distinct }),
+      },
+    );
     const namesPerSec = (r: LoadRow, perRequest: number) => r.requestsPerSec * perRequest;
     const markdown = [
       loadTable(rows, baseline),
@@ -74,7 +87,15 @@ export async function benchUniversal(opts: { seconds?: number } = {}): Promise<{
       table(
         ['endpoint (same run)', 'req/s', 'names/s', 'vs single', 'p50 ms', 'p99 ms', 'non-2xx'],
         [
-          [single.name, single.requestsPerSec, namesPerSec(single, 1), '1.00', single.p50Ms, single.p99Ms, single.non2xx],
+          [
+            single.name,
+            single.requestsPerSec,
+            namesPerSec(single, 1),
+            '1.00',
+            single.p50Ms,
+            single.p99Ms,
+            single.non2xx,
+          ],
           ...[batch, batchDistinct].map((r) => [
             r.name,
             r.requestsPerSec,
@@ -87,7 +108,7 @@ export async function benchUniversal(opts: { seconds?: number } = {}): Promise<{
         ],
       ),
       '',
-      'Resolve cache off (SIGIL_RESOLVE_CACHE_MS=0): every name reads the chain. The key\'s rate limit is counted but not ' +
+      "Resolve cache off (SIGIL_RESOLVE_CACHE_MS=0): every name reads the chain. The key's rate limit is counted but not " +
         'enforced in this run. A batch resolves duplicates once and at most 8 names at a time.',
     ].join('\n');
     return { rows: [...rows, batch, batchDistinct], markdown };

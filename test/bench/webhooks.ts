@@ -17,7 +17,15 @@ import { createOutboundClient } from '../../server/src/platform/outbound/client'
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { buildDeliveryRequest } from '../../server/src/features/webhooks/attempts';
 import { registerWebhook } from '../../server/src/features/webhooks/service';
-import { fundedWallet, issueChallengeFromBody, queueEvents, samplePayEvent, seedWebhook, signedTransaction, signRaw } from '../support/webhooks-world';
+import {
+  fundedWallet,
+  issueChallengeFromBody,
+  queueEvents,
+  samplePayEvent,
+  seedWebhook,
+  signedTransaction,
+  signRaw,
+} from '../support/webhooks-world';
 import { startLocalChain } from '../../server/src/localchain/index';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { startDeliveryWorker } from '../../server/src/workers/delivery-loop';
@@ -29,10 +37,17 @@ const CONCURRENCY = 16;
 function tempDb(): DatabaseHandle & { drop(): Promise<void> } {
   const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-wh-'));
   const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
-  return { ...handle, drop: async () => { await handle.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    ...handle,
+    drop: async () => {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 export interface WebhookBenchResult {
   rawPerSec: number;
@@ -52,7 +67,12 @@ export async function throughput(events: number): Promise<{ rawPerSec: number; d
   try {
     await migrateToLatest(database.db);
     // Bodies like the real ones (a signed sample payment, ~1 KB).
-    const sample = buildDeliveryRequest(samplePayEvent('bench'), { deliveryId: 'whdel_bench', webhookId: 'whsub_bench' }, 'whsec_bench', Date.now());
+    const sample = buildDeliveryRequest(
+      samplePayEvent('bench'),
+      { deliveryId: 'whdel_bench', webhookId: 'whsub_bench' },
+      'whsec_bench',
+      Date.now(),
+    );
 
     // Raw: undici with keep-alive, CONCURRENCY requests in flight, nothing else. Measured on its second pass: the first
     // warms up the JIT, TLS sessions and connections (measured cold, raw was ~2x slower and flattered the ratio).
@@ -62,7 +82,12 @@ export async function throughput(events: number): Promise<{ rawPerSec: number; d
       await Promise.all(
         Array.from({ length: CONCURRENCY }, async () => {
           while (next++ < events) {
-            const res = await request(url, { method: 'POST', body: sample.body, headers: sample.headers, dispatcher: agent });
+            const res = await request(url, {
+              method: 'POST',
+              body: sample.body,
+              headers: sample.headers,
+              dispatcher: agent,
+            });
             await res.body.dump();
             if (res.statusCode !== 200) throw new Error(`raw POST answered ${res.statusCode}`);
           }
@@ -92,7 +117,8 @@ export async function throughput(events: number): Promise<{ rawPerSec: number; d
     const start = performance.now();
     const outcomes = await worker.runOnce();
     const deliveredPerSec = outcomes.filter((o) => o === 'delivered').length / ((performance.now() - start) / 1000);
-    if (outcomes.length !== events || outcomes.some((o) => o !== 'delivered')) throw new Error(`expected ${events} delivered, got ${outcomes.length}`);
+    if (outcomes.length !== events || outcomes.some((o) => o !== 'delivered'))
+      throw new Error(`expected ${events} delivered, got ${outcomes.length}`);
     await worker.stop();
     await client.close();
     return { rawPerSec, deliveredPerSec };
@@ -106,7 +132,10 @@ async function latency(payments: number): Promise<number[]> {
   const arrivals = new Map<string, number>();
   const receiver = await startHttpsReceiver((req, res, body) => {
     if (req.headers['sigil-event-type'] === 'payment.received') {
-      arrivals.set((JSON.parse(body.toString('utf8')) as { chain: { signature: string } }).chain.signature, performance.now());
+      arrivals.set(
+        (JSON.parse(body.toString('utf8')) as { chain: { signature: string } }).chain.signature,
+        performance.now(),
+      );
     }
     res.writeHead(200).end();
   });
@@ -123,16 +152,25 @@ async function latency(payments: number): Promise<number[]> {
     await chain.finalizeAll();
     const deps = { chain: reader, allowLoopback: true };
     const caller = { keyId: 'key_bench', account: 'acct_bench' };
-    const c = await issueChallengeFromBody(database.db, deps, caller, { scope: merchant.address, url: `https://127.0.0.1:${receiver.port}/pay` });
+    const c = await issueChallengeFromBody(database.db, deps, caller, {
+      scope: merchant.address,
+      url: `https://127.0.0.1:${receiver.port}/pay`,
+    });
     await registerWebhook(database.db, deps, caller, { nonce: c.nonce, signature: await signRaw(merchant, c.message) });
     const workers = startPayWebhookWorkers({ db: database.db, chain: reader, client });
 
     const finalizedAt = new Map<string, number>();
     const pending: Promise<void>[] = [];
     for (let i = 0; i < payments; i++) {
-      const tx = await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: merchant.address, amount: BigInt(1000 + i) })]);
+      const tx = await signedTransaction(chain, payer, [
+        getTransferSolInstruction({ source: payer, destination: merchant.address, amount: BigInt(1000 + i) }),
+      ]);
       // sendAndConfirm polls the ledger every ≤ 50 ms: it resolves within 50 ms of finalization.
-      pending.push(chain.sendAndConfirm(tx, { commitment: 'finalized' }).then((sig) => void finalizedAt.set(sig, performance.now())));
+      pending.push(
+        chain
+          .sendAndConfirm(tx, { commitment: 'finalized' })
+          .then((sig) => void finalizedAt.set(sig, performance.now())),
+      );
       await new Promise((r) => setTimeout(r, 150));
     }
     await Promise.all(pending);
@@ -160,7 +198,11 @@ export async function benchWebhooks({ events = 2000, payments = 40 } = {}): Prom
       [`to a local HTTPS receiver (${events} events, ${CONCURRENCY} in flight)`, 'per second', 'vs raw'],
       [
         ['raw undici POSTs, same bodies (baseline)', Math.round(rawPerSec), '100 %'],
-        ['delivered events (claim, budget, sign, POST, finish; SQLite)', Math.round(deliveredPerSec), `${Math.round(ratio * 100)} % (target ≥ 50 %)`],
+        [
+          'delivered events (claim, budget, sign, POST, finish; SQLite)',
+          Math.round(deliveredPerSec),
+          `${Math.round(ratio * 100)} % (target ≥ 50 %)`,
+        ],
       ],
     ),
     '',

@@ -49,9 +49,20 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
     const payer = await createKeyPairSignerFromBytes(base58.decode(chain.scenario!.wallets.payer1!.secretKey));
     const payTo = await generateKeyPairSigner();
     await chain.airdrop(payTo.address, 1_000_000_000n);
-    await sendInstructions(chain.rpc, payer, wrapNativeInstructions(payer, await wrappedNativeAccount(payer.address), 5_000_000_000n));
+    await sendInstructions(
+      chain.rpc,
+      payer,
+      wrapNativeInstructions(payer, await wrappedNativeAccount(payer.address), 5_000_000_000n),
+    );
     const payToAta = await wrappedNativeAccount(payTo.address);
-    await sendInstructions(chain.rpc, payTo, [getCreateAssociatedTokenIdempotentInstruction({ payer: payTo, ata: payToAta, owner: payTo.address, mint: WRAPPED_NATIVE_MINT })]);
+    await sendInstructions(chain.rpc, payTo, [
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: payTo,
+        ata: payToAta,
+        owner: payTo.address,
+        mint: WRAPPED_NATIVE_MINT,
+      }),
+    ]);
     await chain.finalizeAll();
 
     const config = testConfig({
@@ -65,7 +76,11 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
     const app = await composeTestApp({ config, chain: reader, db: database.db });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-    const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), tier: 'partner', name: 'bench' });
+    const key = await createKey(database.db, {
+      account: base58.encode(randomBytes(32)),
+      tier: 'partner',
+      name: 'bench',
+    });
     const path = '/v1/resolve/alice';
     try {
       // Warm-up: both paths once (connections, caches, the genesis hash, the nonce secret).
@@ -79,7 +94,13 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
         const t0 = performance.now();
         const { entry } = await requestChallenge({ url: base + path }, payer.address);
         challengeTotal += performance.now() - t0;
-        const signature = await sendInstructions(chain.rpc, payer, await paymentInstructions(chain.rpc, entry!, payer, { mint: { tokenProgram: TOKEN_PROGRAM_ADDRESS, decimals: 9 } }));
+        const signature = await sendInstructions(
+          chain.rpc,
+          payer,
+          await paymentInstructions(chain.rpc, entry!, payer, {
+            mint: { tokenProgram: TOKEN_PROGRAM_ADDRESS, decimals: 9 },
+          }),
+        );
         entries.push({ entry: entry!, signature });
       }
       await chain.finalizeAll();
@@ -102,7 +123,9 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
         return r.status;
       });
       const paidMs = await time(async (i) => {
-        const r = await fetch(base + path, { headers: { [X402_HEADERS.payer]: payer.address, [X402_HEADERS.payment]: built[i]!.header } });
+        const r = await fetch(base + path, {
+          headers: { [X402_HEADERS.payer]: payer.address, [X402_HEADERS.payment]: built[i]!.header },
+        });
         await r.text();
         return r.status;
       });
@@ -119,8 +142,18 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
         [`GET ${path}, sequential, ${n} requests each`, 'req/s', 'µs/req', 'vs keyed'],
         [
           ['with X-API-Key (baseline)', Math.round(result.keyedPerSec), result.keyedMicros.toFixed(0), '1.00'],
-          ['402 challenge issued (reference stored)', Math.round(1e6 / result.challengeMicros), result.challengeMicros.toFixed(0), (result.challengeMicros / result.keyedMicros).toFixed(2)],
-          ['paid (x402, one pre-built finalized payment each)', Math.round(result.paidPerSec), result.paidMicros.toFixed(0), (result.paidMicros / result.keyedMicros).toFixed(2)],
+          [
+            '402 challenge issued (reference stored)',
+            Math.round(1e6 / result.challengeMicros),
+            result.challengeMicros.toFixed(0),
+            (result.challengeMicros / result.keyedMicros).toFixed(2),
+          ],
+          [
+            'paid (x402, one pre-built finalized payment each)',
+            Math.round(result.paidPerSec),
+            result.paidMicros.toFixed(0),
+            (result.paidMicros / result.keyedMicros).toFixed(2),
+          ],
           ['verification overhead per paid request (paid − keyed)', '', result.overheadMicros.toFixed(0), ''],
         ],
       );

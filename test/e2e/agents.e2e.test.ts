@@ -30,7 +30,8 @@ let receiver: HttpsReceiver;
 let scout: ScoutAgent;
 let respond: (req: IncomingMessage, res: ServerResponse) => void;
 
-const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, scout.payTo.address, overrides);
+const manifest = (overrides: ManifestOverrides = {}) =>
+  scoutManifest(scenario.handles.scout!.account, scout.payTo.address, overrides);
 
 const manifestUrl = () => `https://127.0.0.1:${receiver.port}/scout/manifest.json`;
 const getAgent = (handle: string, on = app) => on.call('GET', `/v1/agents/${handle}`, { key: on.key.secret });
@@ -81,7 +82,9 @@ describe('GET /v1/agents/{handle}', () => {
     const res = await scout.withManifestUrl(ipfs, () => getAgent('scout'));
     expect(res.status, res.text).toBe(200);
     expect(res.body.manifestUrl).toBe(ipfs);
-    expect(receiver.requests.map((r) => r.url)).toEqual(['/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json']);
+    expect(receiver.requests.map((r) => r.url)).toEqual([
+      '/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json',
+    ]);
   });
 
   it('retries a transient failure once (503, then 200)', async () => {
@@ -94,11 +97,17 @@ describe('GET /v1/agents/{handle}', () => {
   it('404 NOT_AN_AGENT, 404 NO_MANIFEST, 404 HANDLE_NOT_REGISTERED, 400 INVALID_HANDLE', async () => {
     const plain = await getAgent('alice');
     expect(plain.status).toBe(404);
-    expect(plain.body).toStrictEqual({ code: 'NOT_AN_AGENT', message: '@alice is not an agent (handle type 0, no agent.manifest record)' });
+    expect(plain.body).toStrictEqual({
+      code: 'NOT_AN_AGENT',
+      message: '@alice is not an agent (handle type 0, no agent.manifest record)',
+    });
     await registerHandle(app.chain, await fundedWallet(app.chain), 'bareagent', 3);
     const bare = await getAgent('bareagent');
     expect(bare.status).toBe(404);
-    expect(bare.body).toStrictEqual({ code: 'NO_MANIFEST', message: '@bareagent is an agent without an agent.manifest record' });
+    expect(bare.body).toStrictEqual({
+      code: 'NO_MANIFEST',
+      message: '@bareagent is an agent without an agent.manifest record',
+    });
     const nobody = await getAgent('nobody');
     expect(nobody.status).toBe(404);
     expect(nobody.body.code).toBe('HANDLE_NOT_REGISTERED');
@@ -111,7 +120,10 @@ describe('GET /v1/agents/{handle}', () => {
     respond = () => {}; // never answers
     const res = await getAgent('scout');
     expect(res.status).toBe(424);
-    expect(res.body).toStrictEqual({ code: 'MANIFEST_UNREACHABLE', message: `manifest ${manifestUrl()} is unreachable: timed out` });
+    expect(res.body).toStrictEqual({
+      code: 'MANIFEST_UNREACHABLE',
+      message: `manifest ${manifestUrl()} is unreachable: timed out`,
+    });
     expect(receiver.requests).toHaveLength(2);
   }, 20_000);
 
@@ -120,11 +132,15 @@ describe('GET /v1/agents/{handle}', () => {
     const url = `https://127.0.0.1:${closedPort}/m.json`;
     const res = await scout.withManifestUrl(url, () => getAgent('scout'));
     expect(res.status).toBe(424);
-    expect(res.body).toStrictEqual({ code: 'MANIFEST_UNREACHABLE', message: `manifest ${url} is unreachable: connection refused` });
+    expect(res.body).toStrictEqual({
+      code: 'MANIFEST_UNREACHABLE',
+      message: `manifest ${url} is unreachable: connection refused`,
+    });
   });
 
   it('424 MANIFEST_UNREACHABLE: a redirect is not followed', async () => {
-    respond = (_req, res) => res.writeHead(302, { location: `https://127.0.0.1:${receiver.port}/elsewhere.json` }).end();
+    respond = (_req, res) =>
+      res.writeHead(302, { location: `https://127.0.0.1:${receiver.port}/elsewhere.json` }).end();
     const res = await getAgent('scout');
     expect(res.status).toBe(424);
     expect(res.body).toStrictEqual({
@@ -138,7 +154,9 @@ describe('GET /v1/agents/{handle}', () => {
     const res = await getAgent('scout', strict);
     expect(res.status).toBe(424);
     expect(res.body.code).toBe('MANIFEST_UNREACHABLE');
-    expect(res.body.message).toMatch(new RegExp(`^manifest ${manifestUrl().replace(/[.?]/g, '\\$&')} is unreachable: destination not allowed \\(`));
+    expect(res.body.message).toMatch(
+      new RegExp(`^manifest ${manifestUrl().replace(/[.?]/g, '\\$&')} is unreachable: destination not allowed \\(`),
+    );
     expect(receiver.requests).toHaveLength(0);
   });
 
@@ -146,11 +164,17 @@ describe('GET /v1/agents/{handle}', () => {
     respond = respondTenMegabytes;
     const big = await getAgent('scout');
     expect(big.status).toBe(422);
-    expect(big.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest ${manifestUrl()} is larger than 65536 bytes` });
+    expect(big.body).toStrictEqual({
+      code: 'INVALID_MANIFEST',
+      message: `manifest ${manifestUrl()} is larger than 65536 bytes`,
+    });
     respond = (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>hi</html>');
     const html = await getAgent('scout');
     expect(html.status).toBe(422);
-    expect(html.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest ${manifestUrl()} is not JSON: content type "text/html" is not JSON` });
+    expect(html.body).toStrictEqual({
+      code: 'INVALID_MANIFEST',
+      message: `manifest ${manifestUrl()} is not JSON: content type "text/html" is not JSON`,
+    });
   });
 
   it('422 INVALID_MANIFEST: lies about the name, the handle account, the network, the payment address', async () => {
@@ -171,7 +195,10 @@ describe('GET /v1/agents/{handle}', () => {
       respond = respondJson(lie);
       const res = await getAgent('scout');
       expect(res.status, problem).toBe(422);
-      expect(res.body).toStrictEqual({ code: 'INVALID_MANIFEST', message: `manifest does not match the handle: ${problem}` });
+      expect(res.body).toStrictEqual({
+        code: 'INVALID_MANIFEST',
+        message: `manifest does not match the handle: ${problem}`,
+      });
     }
   });
 });
@@ -182,17 +209,30 @@ describe('POST /v1/agents/validate (pure)', () => {
   it('a valid manifest for a registered handle', async () => {
     const res = await validate({ handle: '@scout', manifest: manifest() });
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toStrictEqual({ name: 'scout', handle: scenario.handles.scout!.account, network: 'testnet', valid: true, errors: [], note: VALIDATE_NOTE });
+    expect(res.body).toStrictEqual({
+      name: 'scout',
+      handle: scenario.handles.scout!.account,
+      network: 'testnet',
+      valid: true,
+      errors: [],
+      note: VALIDATE_NOTE,
+    });
   });
 
   it('works before registration (the handle account is derived), one path-addressed error per problem', async () => {
     const [account] = await findHandlePda(app.chain.programId, 'futurebot');
-    const ok = await validate({ handle: 'futurebot', manifest: { sigil: { version: 1, name: 'futurebot', network: 'testnet', handle: account } } });
+    const ok = await validate({
+      handle: 'futurebot',
+      manifest: { sigil: { version: 1, name: 'futurebot', network: 'testnet', handle: account } },
+    });
     expect(ok.body).toMatchObject({ name: 'futurebot', valid: true, errors: [] });
 
     const res = await validate({
       handle: 'futurebot',
-      manifest: { sigil: { version: 2, name: 'futurebot', network: 'mainnet', handle: account }, endpoints: [{ type: 'mcp', url: 'http://x.example' }] },
+      manifest: {
+        sigil: { version: 2, name: 'futurebot', network: 'mainnet', handle: account },
+        endpoints: [{ type: 'mcp', url: 'http://x.example' }],
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.valid).toBe(false);
@@ -229,8 +269,16 @@ describe('GET /schemas/agent-manifest.v1.json', () => {
 
 describe('credentials (the shared auth suite on every keyed route)', () => {
   // alice is not an agent: the keyed 404 needs no manifest server.
-  apiKeyAuthSuite('GET /v1/agents/{handle}', () => app, (a, auth) => a.call('GET', '/v1/agents/alice', auth));
-  apiKeyAuthSuite('POST /v1/agents/validate', () => app, (a, auth) => a.call('POST', '/v1/agents/validate', { ...auth, body: { handle: 'scout', manifest: {} } }));
+  apiKeyAuthSuite(
+    'GET /v1/agents/{handle}',
+    () => app,
+    (a, auth) => a.call('GET', '/v1/agents/alice', auth),
+  );
+  apiKeyAuthSuite(
+    'POST /v1/agents/validate',
+    () => app,
+    (a, auth) => a.call('POST', '/v1/agents/validate', { ...auth, body: { handle: 'scout', manifest: {} } }),
+  );
 
   it('a refused request fetches no manifest', async () => {
     expect((await app.call('GET', '/v1/agents/scout')).status).toBe(401);
@@ -242,7 +290,18 @@ describe('credentials (the shared auth suite on every keyed route)', () => {
 describe('documentation', () => {
   it('/openapi.json lists the agents rows of the spec table on GET /v1/agents/{handle}', async () => {
     const doc = (await app.call('GET', '/openapi.json')).body;
-    expect(Object.keys(doc.paths['/v1/agents/{handle}'].get.responses).sort()).toEqual(['200', '400', '401', '402', '404', '422', '424', '429', '502', '503']);
+    expect(Object.keys(doc.paths['/v1/agents/{handle}'].get.responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '404',
+      '422',
+      '424',
+      '429',
+      '502',
+      '503',
+    ]);
     expect(doc.paths['/v1/agents/{handle}'].get.responses['404'].description).toMatch(/NOT_AN_AGENT.*NO_MANIFEST/s);
     expect(Object.keys(doc.paths['/v1/agents/validate'].post.responses).sort()).toEqual(['200', '400', '401', '429']);
     expect(Object.keys(doc.paths['/schemas/agent-manifest.v1.json'].get.responses).sort()).toEqual(['200']);

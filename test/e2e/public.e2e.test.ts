@@ -17,8 +17,19 @@ let rpcCalls: RpcCallEvent[] = [];
 const apps: FastifyInstance[] = [];
 
 async function startService(env: Record<string, string> = {}): Promise<string> {
-  const config = testConfig({ SIGIL_RPC_URL: chain.url, SIGIL_PROGRAM_ID: chain.programId, SIGIL_RESOLVE_CACHE_MS: '0', LOG_LEVEL: 'silent', ...env });
-  const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 1500, onRpcCall: (e) => rpcCalls.push(e) });
+  const config = testConfig({
+    SIGIL_RPC_URL: chain.url,
+    SIGIL_PROGRAM_ID: chain.programId,
+    SIGIL_RESOLVE_CACHE_MS: '0',
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const reader = createChainReader({
+    rpcUrl: chain.url,
+    programId: chain.programId,
+    timeoutMs: 1500,
+    onRpcCall: (e) => rpcCalls.push(e),
+  });
   const app = await composeTestApp({ config, chain: reader, logger: createLogger(config) });
   await app.listen({ port: 0, host: '127.0.0.1' });
   apps.push(app);
@@ -148,7 +159,11 @@ describe('GET /resolve/{name}', () => {
   });
 
   it('502 rpc unreachable when the RPC does not answer, or answers with errors', async () => {
-    for (const fault of [{ unreachable: true }, { httpStatus: 500 }, { rpcError: { code: -32000, message: 'node is behind' } }]) {
+    for (const fault of [
+      { unreachable: true },
+      { httpStatus: 500 },
+      { rpcError: { code: -32000, message: 'node is behind' } },
+    ]) {
       const res = await withFaults(fault, () => get('/resolve/alice'));
       expect(res.status, JSON.stringify(fault) + res.text).toBe(502);
       expect(res.json()).toStrictEqual({ error: 'rpc unreachable', input: 'alice' });
@@ -212,7 +227,10 @@ describe('routes and methods', () => {
   it('405 method not allowed for every other method on resolve and reverse', async () => {
     for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
       for (const path of ['/resolve/alice', `/reverse/${wallet('alice')}`]) {
-        const res = await rawRequest(base, method, path, { headers: { 'content-type': 'application/json' }, body: '{}' });
+        const res = await rawRequest(base, method, path, {
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
         expect(res.status, `${method} ${path}: ${res.text}`).toBe(405);
         expect(res.json()).toStrictEqual({ error: 'method not allowed' });
       }
@@ -238,17 +256,17 @@ describe('routes and methods', () => {
       program: chain.programId,
     });
     const ns = (await get('/v1/namespaces')).json();
-    expect(ns.namespaces.map((n: { namespace: string; configured: boolean }) => `${n.namespace}:${n.configured}`)).toEqual([
-      'handle:true',
-      'x1:true',
-      'xnt:true',
-      'xen:true',
-      'sol:false',
-      'eth:false',
-    ]);
+    expect(
+      ns.namespaces.map((n: { namespace: string; configured: boolean }) => `${n.namespace}:${n.configured}`),
+    ).toEqual(['handle:true', 'x1:true', 'xnt:true', 'xen:true', 'sol:false', 'eth:false']);
     const version = await get('/version');
     expect(version.status).toBe(200);
-    expect(version.json()).toMatchObject({ service: 'sigil', rpc: new URL(chain.url).host, program: chain.programId, chain: { genesisHash: chain.genesisHash } });
+    expect(version.json()).toMatchObject({
+      service: 'sigil',
+      rpc: new URL(chain.url).host,
+      program: chain.programId,
+      chain: { genesisHash: chain.genesisHash },
+    });
     const down = await withFaults({ unreachable: true }, () => get('/version'));
     expect(down.status).toBe(502);
     expect(down.json()).toStrictEqual({ error: 'rpc unreachable' });

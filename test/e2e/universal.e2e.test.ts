@@ -29,13 +29,25 @@ const k: Record<string, TestKey> = {};
 beforeAll(async () => {
   [solChain, ens] = await Promise.all([
     startLocalChain({ autoAdvance: false, scenario: false }),
-    startEnsNode({ 'vitalik.eth': { '60': VITALIK, '501': SOL_KEY, '0': P2WPKH }, 'nosol.eth': { '60': VITALIK }, 'legacy.eth': { legacyResolver: VITALIK } }),
+    startEnsNode({
+      'vitalik.eth': { '60': VITALIK, '501': SOL_KEY, '0': P2WPKH },
+      'nosol.eth': { '60': VITALIK },
+      'legacy.eth': { legacyResolver: VITALIK },
+    }),
   ]);
   for (const name of ['owner', 'payee']) k[name] = testKey();
   await placeSnsName(solChain, ['bonfida'], k.owner!.address);
   await placeSnsName(solChain, ['paid'], k.owner!.address);
-  await placeSolRecordV2(solChain, ['paid'], { content: k.payee!.address, stalenessId: k.owner!.address, roaId: k.payee!.address, owner: k.owner!.address });
-  full = await startKeyedApp({ dialect: 'sqlite', env: { SIGIL_SOL_RPC_URL: solChain.url, SIGIL_ETH_RPC_URL: ens.url, SIGIL_RPC_TIMEOUT_MS: '1500' } });
+  await placeSolRecordV2(solChain, ['paid'], {
+    content: k.payee!.address,
+    stalenessId: k.owner!.address,
+    roaId: k.payee!.address,
+    owner: k.owner!.address,
+  });
+  full = await startKeyedApp({
+    dialect: 'sqlite',
+    env: { SIGIL_SOL_RPC_URL: solChain.url, SIGIL_ETH_RPC_URL: ens.url, SIGIL_RPC_TIMEOUT_MS: '1500' },
+  });
   bare = await startKeyedApp({ dialect: 'sqlite', chain: full.chain });
   scenario = full.chain.scenario!;
 }, 60_000);
@@ -49,7 +61,8 @@ afterAll(async () => {
 
 const wallet = (name: string) => scenario.wallets[name]!.address;
 /** A fresh free key (300/minute), so tests that count units do not share a window. */
-const freshKey = async (app: KeyedApp) => (await createKey(app.database.db, { account: base58.encode(randomBytes(32)), name: 'universal-e2e' })).secret;
+const freshKey = async (app: KeyedApp) =>
+  (await createKey(app.database.db, { account: base58.encode(randomBytes(32)), name: 'universal-e2e' })).secret;
 const get = (path: string, app = full) => app.call('GET', path, { key: app.key.secret });
 
 /**
@@ -74,7 +87,15 @@ describe('GET /v1/resolve-universal/{name}: native namespaces', () => {
   it('a handle on X1 (default): the current authority, verified, source sigil', async () => {
     const res = await get('/v1/resolve-universal/@Alice');
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toStrictEqual({ input: '@Alice', name: 'alice', namespace: 'handle', address: wallet('alice'), chain: 'X1', source: 'sigil', verified: true });
+    expect(res.body).toStrictEqual({
+      input: '@Alice',
+      name: 'alice',
+      namespace: 'handle',
+      address: wallet('alice'),
+      chain: 'X1',
+      source: 'sigil',
+      verified: true,
+    });
     expect(res.headers.get('x-ratelimit-limit')).toBe('300');
   });
 
@@ -89,15 +110,32 @@ describe('GET /v1/resolve-universal/{name}: native namespaces', () => {
     for (const [chain, address, verified] of rows) {
       const res = await get(`/v1/resolve-universal/alice?chain=${chain}`);
       expect(res.status, res.text).toBe(200);
-      expect(res.body).toStrictEqual({ input: 'alice', name: 'alice', namespace: 'handle', address, chain: chain.toUpperCase(), source: 'sigil', verified });
+      expect(res.body).toStrictEqual({
+        input: 'alice',
+        name: 'alice',
+        namespace: 'handle',
+        address,
+        chain: chain.toUpperCase(),
+        source: 'sigil',
+        verified,
+      });
     }
     // bob's SOL record points at a key that never signed for him: returned, but not verified.
-    expect((await get('/v1/resolve-universal/bob?chain=SOL')).body).toMatchObject({ address: wallet('aliceSol'), verified: false });
+    expect((await get('/v1/resolve-universal/bob?chain=SOL')).body).toMatchObject({
+      address: wallet('aliceSol'),
+      verified: false,
+    });
   });
 
   it('a domain answers in its TLD namespace; it has no records for other chains (404 NO_RECORD_FOR_CHAIN)', async () => {
     expect((await get('/v1/resolve-universal/forge.xnt')).body).toStrictEqual({
-      input: 'forge.xnt', name: 'forge.xnt', namespace: 'xnt', address: wallet('alice'), chain: 'X1', source: 'sigil', verified: true,
+      input: 'forge.xnt',
+      name: 'forge.xnt',
+      namespace: 'xnt',
+      address: wallet('alice'),
+      chain: 'X1',
+      source: 'sigil',
+      verified: true,
     });
     const res = await get('/v1/resolve-universal/forge.xnt?chain=SOL');
     expect(res.status).toBe(404);
@@ -113,8 +151,14 @@ describe('GET /v1/resolve-universal/{name}: native namespaces', () => {
   it('400 for an unknown name shape (never a fallback), 400 for an unknown chain', async () => {
     for (const [path, message] of [
       ['/v1/resolve-universal/bad%20name', '"bad name": invalid handle'],
-      ['/v1/resolve-universal/foo.sns', '"foo.sns": .sns names are not resolved by this deployment (see docs/universal.md)'],
-      ['/v1/resolve-universal/@satoshi.x1', '"@satoshi.x1": ambiguous: "satoshi.x1" is both a handle and a domain shape'],
+      [
+        '/v1/resolve-universal/foo.sns',
+        '"foo.sns": .sns names are not resolved by this deployment (see docs/universal.md)',
+      ],
+      [
+        '/v1/resolve-universal/@satoshi.x1',
+        '"@satoshi.x1": ambiguous: "satoshi.x1" is both a handle and a domain shape',
+      ],
       ['/v1/resolve-universal/a.b.c.sol', '"a.b.c.sol": not a valid .sol name'],
     ]) {
       const res = await get(path!);
@@ -142,16 +186,28 @@ describe('GET /v1/resolve-universal/{name}: native namespaces', () => {
 describe('GET /v1/resolve-universal/{name}: sol (second local chain) and eth (loopback JSON-RPC)', () => {
   it('.sol: the owner without a record; a Solana-validated SOL record V2 → its key, verified', async () => {
     expect((await get('/v1/resolve-universal/bonfida.sol')).body).toStrictEqual({
-      input: 'bonfida.sol', name: 'bonfida.sol', namespace: 'sol', address: k.owner!.address, chain: 'SOL', source: 'sns', verified: true,
+      input: 'bonfida.sol',
+      name: 'bonfida.sol',
+      namespace: 'sol',
+      address: k.owner!.address,
+      chain: 'SOL',
+      source: 'sns',
+      verified: true,
     });
-    expect((await get('/v1/resolve-universal/paid.sol?chain=SOL')).body).toMatchObject({ address: k.payee!.address, verified: true });
+    expect((await get('/v1/resolve-universal/paid.sol?chain=SOL')).body).toMatchObject({
+      address: k.payee!.address,
+      verified: true,
+    });
   });
 
   it('.sol: 404 NO_RECORD_FOR_CHAIN for another chain, 404 NAME_NOT_FOUND when unregistered, 502 when its RPC fails', async () => {
     const x1 = await get('/v1/resolve-universal/bonfida.sol?chain=X1');
     expect(x1.status).toBe(404);
     expect(x1.body).toStrictEqual({ code: 'NO_RECORD_FOR_CHAIN', message: 'bonfida.sol has no X1 address' });
-    expect((await get('/v1/resolve-universal/nobody.sol')).body).toStrictEqual({ code: 'NAME_NOT_FOUND', message: 'nobody.sol is not registered' });
+    expect((await get('/v1/resolve-universal/nobody.sol')).body).toStrictEqual({
+      code: 'NAME_NOT_FOUND',
+      message: 'nobody.sol is not registered',
+    });
     const down = await withFaults(solChain, () => get('/v1/resolve-universal/bonfida.sol'));
     expect(down.status).toBe(502);
     expect(down.body).toStrictEqual({ code: 'RPC_ERROR', message: 'the Solana RPC is unreachable' });
@@ -159,10 +215,21 @@ describe('GET /v1/resolve-universal/{name}: sol (second local chain) and eth (lo
 
   it('.eth: ETH (default), SOL base58, BTC from the script, never verified', async () => {
     expect((await get('/v1/resolve-universal/Vitalik.eth')).body).toStrictEqual({
-      input: 'Vitalik.eth', name: 'vitalik.eth', namespace: 'eth', address: VITALIK, chain: 'ETH', source: 'ens', verified: false,
+      input: 'Vitalik.eth',
+      name: 'vitalik.eth',
+      namespace: 'eth',
+      address: VITALIK,
+      chain: 'ETH',
+      source: 'ens',
+      verified: false,
     });
-    expect((await get('/v1/resolve-universal/vitalik.eth?chain=SOL')).body).toMatchObject({ address: '29d2S7vB453rNYFdR5Ycwt7y9haRT5fwVwL9zTmBhfV2', verified: false });
-    expect((await get('/v1/resolve-universal/vitalik.eth?chain=BTC')).body).toMatchObject({ address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4' });
+    expect((await get('/v1/resolve-universal/vitalik.eth?chain=SOL')).body).toMatchObject({
+      address: '29d2S7vB453rNYFdR5Ycwt7y9haRT5fwVwL9zTmBhfV2',
+      verified: false,
+    });
+    expect((await get('/v1/resolve-universal/vitalik.eth?chain=BTC')).body).toMatchObject({
+      address: 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4',
+    });
     expect(ens.calls).toContain('vitalik.eth');
   });
 
@@ -172,8 +239,14 @@ describe('GET /v1/resolve-universal/{name}: sol (second local chain) and eth (lo
     expect(sol.body).toStrictEqual({ code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no SOL address' });
     const legacy = await get('/v1/resolve-universal/legacy.eth?chain=SOL'); // a resolver without the multicoin profile
     expect(legacy.status).toBe(404);
-    expect(legacy.body).toStrictEqual({ code: 'NO_RECORD_FOR_CHAIN', message: 'legacy.eth has no SOL address (UnsupportedResolverProfile)' });
-    expect((await get('/v1/resolve-universal/unknown.eth')).body).toStrictEqual({ code: 'NAME_NOT_FOUND', message: 'unknown.eth is not registered (no resolver)' });
+    expect(legacy.body).toStrictEqual({
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'legacy.eth has no SOL address (UnsupportedResolverProfile)',
+    });
+    expect((await get('/v1/resolve-universal/unknown.eth')).body).toStrictEqual({
+      code: 'NAME_NOT_FOUND',
+      message: 'unknown.eth is not registered (no resolver)',
+    });
     ens.down = true;
     try {
       const res = await get('/v1/resolve-universal/vitalik.eth');
@@ -187,13 +260,23 @@ describe('GET /v1/resolve-universal/{name}: sol (second local chain) and eth (lo
   it('501 NOT_CONFIGURED for sol and eth when their RPC is unset, never an address (native names still work)', async () => {
     const sol = await get('/v1/resolve-universal/bonfida.sol', bare);
     expect(sol.status).toBe(501);
-    expect(sol.body).toStrictEqual({ code: 'NOT_CONFIGURED', message: 'the sol namespace (Solana Name Service) is not enabled on this deployment' });
+    expect(sol.body).toStrictEqual({
+      code: 'NOT_CONFIGURED',
+      message: 'the sol namespace (Solana Name Service) is not enabled on this deployment',
+    });
     const eth = await get('/v1/resolve-universal/vitalik.eth?chain=ETH', bare);
     expect(eth.status).toBe(501);
-    expect(eth.body).toStrictEqual({ code: 'NOT_CONFIGURED', message: 'the eth namespace (ENS) is not enabled on this deployment' });
+    expect(eth.body).toStrictEqual({
+      code: 'NOT_CONFIGURED',
+      message: 'the eth namespace (ENS) is not enabled on this deployment',
+    });
     expect((await get('/v1/resolve-universal/alice', bare)).status).toBe(200);
     const namespaces = await bare.call('GET', '/v1/namespaces');
-    expect(namespaces.body.namespaces.filter((n: { configured: boolean }) => !n.configured).map((n: { namespace: string }) => n.namespace)).toEqual(['sol', 'eth']);
+    expect(
+      namespaces.body.namespaces
+        .filter((n: { configured: boolean }) => !n.configured)
+        .map((n: { namespace: string }) => n.namespace),
+    ).toEqual(['sol', 'eth']);
   });
 });
 
@@ -203,10 +286,22 @@ describe('GET /v1/resolve/{name}', () => {
     expect(res.status, res.text).toBe(200);
     const alice = scenario.foreignKeys.alice!;
     expect(res.body).toMatchObject({
-      input: '@alice', name: 'alice', namespace: 'handle', owner: wallet('alice'), tokenized: false, verification: 'owner',
-      authority: wallet('alice'), handleType: 0,
+      input: '@alice',
+      name: 'alice',
+      namespace: 'handle',
+      owner: wallet('alice'),
+      tokenized: false,
+      verification: 'owner',
+      authority: wallet('alice'),
+      handleType: 0,
     });
-    expect(res.body.addresses.map((a: { chain: string; address: string; verified: boolean }) => [a.chain, a.address, a.verified])).toEqual([
+    expect(
+      res.body.addresses.map((a: { chain: string; address: string; verified: boolean }) => [
+        a.chain,
+        a.address,
+        a.verified,
+      ]),
+    ).toEqual([
       ['BTC', alice.btc, false],
       ['ETH', alice.eth, true],
       ['SOL', wallet('aliceSol'), true],
@@ -217,11 +312,23 @@ describe('GET /v1/resolve/{name}', () => {
   });
 
   it('a tokenized handle: authority is the NFT holder; a domain has no records; a foreign name → 400; unknown → 404', async () => {
-    expect((await get('/v1/resolve/vault')).body).toMatchObject({ tokenized: true, verification: 'nft-holder', owner: wallet('carol'), authority: wallet('dave') });
-    expect((await get('/v1/resolve/satoshi.x1')).body).toMatchObject({ namespace: 'x1', handleType: null, addresses: [] });
+    expect((await get('/v1/resolve/vault')).body).toMatchObject({
+      tokenized: true,
+      verification: 'nft-holder',
+      owner: wallet('carol'),
+      authority: wallet('dave'),
+    });
+    expect((await get('/v1/resolve/satoshi.x1')).body).toMatchObject({
+      namespace: 'x1',
+      handleType: null,
+      addresses: [],
+    });
     const foreign = await get('/v1/resolve/bonfida.sol');
     expect(foreign.status).toBe(400);
-    expect(foreign.body).toStrictEqual({ code: 'INVALID_NAME', message: '"bonfida.sol" is a sol name: use /v1/resolve-universal' });
+    expect(foreign.body).toStrictEqual({
+      code: 'INVALID_NAME',
+      message: '"bonfida.sol" is a sol name: use /v1/resolve-universal',
+    });
     expect((await get('/v1/resolve/nobody')).status).toBe(404);
     expect((await withFaults(full.chain, () => get('/v1/resolve/alice'))).status).toBe(502);
   });
@@ -229,7 +336,10 @@ describe('GET /v1/resolve/{name}', () => {
 
 describe('POST /v1/resolve/batch', () => {
   it('mixed results in request order: results and errors as items, across namespaces', async () => {
-    const res = await full.call('POST', '/v1/resolve/batch', { key: full.key.secret, body: { names: ['alice', 'nobody', 'bonfida.sol', 'vitalik.eth', 'bad name', 'alice'] } });
+    const res = await full.call('POST', '/v1/resolve/batch', {
+      key: full.key.secret,
+      body: { names: ['alice', 'nobody', 'bonfida.sol', 'vitalik.eth', 'bad name', 'alice'] },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.body.results.map((r: any) => [r.input, r.ok, r.result?.address ?? r.error?.code])).toEqual([
       ['alice', true, wallet('alice')],
@@ -239,38 +349,63 @@ describe('POST /v1/resolve/batch', () => {
       ['bad name', false, 'INVALID_NAME'],
       ['alice', true, wallet('alice')],
     ]);
-    expect(res.body.results[1]).toStrictEqual({ input: 'nobody', ok: false, error: { status: 404, code: 'NAME_NOT_FOUND', message: '@nobody is not registered' } });
+    expect(res.body.results[1]).toStrictEqual({
+      input: 'nobody',
+      ok: false,
+      error: { status: 404, code: 'NAME_NOT_FOUND', message: '@nobody is not registered' },
+    });
     expect(res.body.results[0]).toStrictEqual({
-      input: 'alice', ok: true, result: { input: 'alice', name: 'alice', namespace: 'handle', address: wallet('alice'), chain: 'X1', source: 'sigil', verified: true },
+      input: 'alice',
+      ok: true,
+      result: {
+        input: 'alice',
+        name: 'alice',
+        namespace: 'handle',
+        address: wallet('alice'),
+        chain: 'X1',
+        source: 'sigil',
+        verified: true,
+      },
     });
   });
 
   it('`chain` applies to every name; a 501 namespace is an item, not a failed batch', async () => {
-    const res = await bare.call('POST', '/v1/resolve/batch', { key: bare.key.secret, body: { names: ['alice', 'bonfida.sol'], chain: 'sol' } });
+    const res = await bare.call('POST', '/v1/resolve/batch', {
+      key: bare.key.secret,
+      body: { names: ['alice', 'bonfida.sol'], chain: 'sol' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.results.map((r: any) => r.result?.address ?? r.error?.code)).toEqual([wallet('aliceSol'), 'NOT_CONFIGURED']);
+    expect(res.body.results.map((r: any) => r.result?.address ?? r.error?.code)).toEqual([
+      wallet('aliceSol'),
+      'NOT_CONFIGURED',
+    ]);
   });
 
-  it('costs one rate-limit unit per name: X-RateLimit-Remaining drops by the number of names', { timeout: 30_000 }, async () => {
-    await awayFromMinuteEdge();
-    const key = await freshKey(full);
-    const first = await full.call('GET', '/v1/resolve-universal/alice', { key });
-    expect(first.headers.get('x-ratelimit-remaining')).toBe('299');
-    const names = Array.from({ length: 40 }, (_, i) => `name${i}`);
-    const batch = await full.call('POST', '/v1/resolve/batch', { key, body: { names } });
-    expect(batch.status).toBe(200);
-    expect(batch.body.results).toHaveLength(40);
-    expect(batch.headers.get('x-ratelimit-remaining')).toBe('259');
-    expect(batch.headers.get('x-ratelimit-daily-remaining')).toBe(String(15_000 - 41));
-    const single = await full.call('GET', '/v1/resolve-universal/alice', { key });
-    expect(single.headers.get('x-ratelimit-remaining')).toBe('258');
-  });
+  it(
+    'costs one rate-limit unit per name: X-RateLimit-Remaining drops by the number of names',
+    { timeout: 30_000 },
+    async () => {
+      await awayFromMinuteEdge();
+      const key = await freshKey(full);
+      const first = await full.call('GET', '/v1/resolve-universal/alice', { key });
+      expect(first.headers.get('x-ratelimit-remaining')).toBe('299');
+      const names = Array.from({ length: 40 }, (_, i) => `name${i}`);
+      const batch = await full.call('POST', '/v1/resolve/batch', { key, body: { names } });
+      expect(batch.status).toBe(200);
+      expect(batch.body.results).toHaveLength(40);
+      expect(batch.headers.get('x-ratelimit-remaining')).toBe('259');
+      expect(batch.headers.get('x-ratelimit-daily-remaining')).toBe(String(15_000 - 41));
+      const single = await full.call('GET', '/v1/resolve-universal/alice', { key });
+      expect(single.headers.get('x-ratelimit-remaining')).toBe('258');
+    },
+  );
 
   it('a batch larger than what is left in the window is refused whole (429)', { timeout: 30_000 }, async () => {
     await awayFromMinuteEdge();
     const key = await freshKey(full);
     const names = (n: number) => Array.from({ length: n }, (_, j) => `n${j}`);
-    for (const n of [100, 100, 99]) expect((await full.call('POST', '/v1/resolve/batch', { key, body: { names: names(n) } })).status).toBe(200);
+    for (const n of [100, 100, 99])
+      expect((await full.call('POST', '/v1/resolve/batch', { key, body: { names: names(n) } })).status).toBe(200);
     const over = await full.call('POST', '/v1/resolve/batch', { key, body: { names: ['alice', 'bob'] } });
     expect(over.status).toBe(429);
     expect(over.body.code).toBe('RATE_LIMITED');
@@ -279,7 +414,10 @@ describe('POST /v1/resolve/batch', () => {
 
   it('101 names → 400 (costs 1 unit, not 101); no names → 400; a bad chain → 400', async () => {
     const key = await freshKey(full);
-    const tooMany = await full.call('POST', '/v1/resolve/batch', { key, body: { names: Array.from({ length: 101 }, (_, i) => `n${i}`) } });
+    const tooMany = await full.call('POST', '/v1/resolve/batch', {
+      key,
+      body: { names: Array.from({ length: 101 }, (_, i) => `n${i}`) },
+    });
     expect(tooMany.status).toBe(400);
     expect(tooMany.body).toStrictEqual({ code: 'BAD_REQUEST', message: 'invalid input: names: at most 100 names' });
     expect(tooMany.headers.get('x-ratelimit-remaining')).toBe('299');
@@ -288,14 +426,29 @@ describe('POST /v1/resolve/batch', () => {
     expect(none.body).toStrictEqual({ code: 'BAD_REQUEST', message: 'invalid input: names: at least one name' });
     const badChain = await full.call('POST', '/v1/resolve/batch', { key, body: { names: ['alice'], chain: 'LTC' } });
     expect(badChain.status).toBe(400);
-    expect(badChain.body).toStrictEqual({ code: 'BAD_REQUEST', message: 'chain must be X1, SOL, ETH or BTC (got "LTC")' });
+    expect(badChain.body).toStrictEqual({
+      code: 'BAD_REQUEST',
+      message: 'chain must be X1, SOL, ETH or BTC (got "LTC")',
+    });
   });
 });
 
 describe('credentials (the shared auth suite on every keyed route)', () => {
-  apiKeyAuthSuite('GET /v1/resolve/{name}', () => full, (a, auth) => a.call('GET', '/v1/resolve/alice', auth));
-  apiKeyAuthSuite('GET /v1/resolve-universal/{name}', () => full, (a, auth) => a.call('GET', '/v1/resolve-universal/alice', auth));
-  apiKeyAuthSuite('POST /v1/resolve/batch', () => full, (a, auth) => a.call('POST', '/v1/resolve/batch', { ...auth, body: { names: ['alice'] } }));
+  apiKeyAuthSuite(
+    'GET /v1/resolve/{name}',
+    () => full,
+    (a, auth) => a.call('GET', '/v1/resolve/alice', auth),
+  );
+  apiKeyAuthSuite(
+    'GET /v1/resolve-universal/{name}',
+    () => full,
+    (a, auth) => a.call('GET', '/v1/resolve-universal/alice', auth),
+  );
+  apiKeyAuthSuite(
+    'POST /v1/resolve/batch',
+    () => full,
+    (a, auth) => a.call('POST', '/v1/resolve/batch', { ...auth, body: { names: ['alice'] } }),
+  );
 });
 
 describe('documentation', () => {
@@ -303,7 +456,17 @@ describe('documentation', () => {
     const doc = (await full.call('GET', '/openapi.json')).body;
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
     // 503: the metered path's METERING_UNAVAILABLE (the payment store failed after the handler).
-    expect(statuses('/v1/resolve-universal/{name}', 'get')).toEqual(['200', '400', '401', '402', '404', '429', '501', '502', '503']);
+    expect(statuses('/v1/resolve-universal/{name}', 'get')).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '404',
+      '429',
+      '501',
+      '502',
+      '503',
+    ]);
     expect(statuses('/v1/resolve/{name}', 'get')).toEqual(['200', '400', '401', '402', '404', '429', '502', '503']);
     expect(statuses('/v1/resolve/batch', 'post')).toEqual(['200', '400', '401', '429']);
   });

@@ -5,7 +5,11 @@
 // NOT_RESUMABLE, BAD_REQUEST limits, and PAY_WEBHOOKS_DISABLED on a deployment that turned the feature off.
 // API_KEY_REQUIRED / INVALID_KEY / RATE_LIMITED: webhooks.security.test.ts (the shared auth suite, every route).
 import { getCreateAccountInstruction } from '@solana-program/system';
-import { getInitializeAccount3Instruction, getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  getInitializeAccount3Instruction,
+  getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { V1_ERRORS } from '@sigil/contract/errors';
@@ -46,7 +50,8 @@ function expectCode(res: KeyedResponse, code: keyof typeof V1_ERRORS, status?: n
   expect(typeof res.body.message).toBe('string');
 }
 
-const challenge = (body: unknown, key = env.app.key.secret) => env.app.call('POST', '/v1/pay/webhooks/challenge', { key, body });
+const challenge = (body: unknown, key = env.app.key.secret) =>
+  env.app.call('POST', '/v1/pay/webhooks/challenge', { key, body });
 const register = (body: unknown, key = env.app.key.secret) => env.app.call('POST', '/v1/pay/webhooks', { key, body });
 async function signedChallenge(body: Record<string, unknown>, signer: KeyPairSigner, key = env.app.key.secret) {
   const c = await challenge(body, key);
@@ -57,25 +62,53 @@ async function signedChallenge(body: Record<string, unknown>, signer: KeyPairSig
 describe('webhook errors over HTTP', () => {
   it('the statuses we chose (docs/webhooks.md)', () => {
     expect({
-      INVALID_SCOPE: V1_ERRORS.INVALID_SCOPE, INVALID_WALLET: V1_ERRORS.INVALID_WALLET, INVALID_URL: V1_ERRORS.INVALID_URL,
-      INVALID_EVENT_TYPES: V1_ERRORS.INVALID_EVENT_TYPES, WALLET_MISMATCH: V1_ERRORS.WALLET_MISMATCH, CHALLENGE_INVALID: V1_ERRORS.CHALLENGE_INVALID,
-      SIGNATURE_INVALID: V1_ERRORS.SIGNATURE_INVALID, NOT_CONTROLLER: V1_ERRORS.NOT_CONTROLLER, CONTROL_UNPROVEN: V1_ERRORS.CONTROL_UNPROVEN,
-      NOT_FOUND: V1_ERRORS.NOT_FOUND, URL_REJECTED: V1_ERRORS.URL_REJECTED, LIMIT_REACHED: V1_ERRORS.LIMIT_REACHED,
-      WEBHOOK_NOT_FOUND: V1_ERRORS.WEBHOOK_NOT_FOUND, DELIVERY_NOT_FOUND: V1_ERRORS.DELIVERY_NOT_FOUND, NOT_RESUMABLE: V1_ERRORS.NOT_RESUMABLE,
-      RATE_LIMITED: V1_ERRORS.RATE_LIMITED, API_KEY_REQUIRED: V1_ERRORS.API_KEY_REQUIRED, PAY_WEBHOOKS_DISABLED: V1_ERRORS.PAY_WEBHOOKS_DISABLED,
+      INVALID_SCOPE: V1_ERRORS.INVALID_SCOPE,
+      INVALID_WALLET: V1_ERRORS.INVALID_WALLET,
+      INVALID_URL: V1_ERRORS.INVALID_URL,
+      INVALID_EVENT_TYPES: V1_ERRORS.INVALID_EVENT_TYPES,
+      WALLET_MISMATCH: V1_ERRORS.WALLET_MISMATCH,
+      CHALLENGE_INVALID: V1_ERRORS.CHALLENGE_INVALID,
+      SIGNATURE_INVALID: V1_ERRORS.SIGNATURE_INVALID,
+      NOT_CONTROLLER: V1_ERRORS.NOT_CONTROLLER,
+      CONTROL_UNPROVEN: V1_ERRORS.CONTROL_UNPROVEN,
+      NOT_FOUND: V1_ERRORS.NOT_FOUND,
+      URL_REJECTED: V1_ERRORS.URL_REJECTED,
+      LIMIT_REACHED: V1_ERRORS.LIMIT_REACHED,
+      WEBHOOK_NOT_FOUND: V1_ERRORS.WEBHOOK_NOT_FOUND,
+      DELIVERY_NOT_FOUND: V1_ERRORS.DELIVERY_NOT_FOUND,
+      NOT_RESUMABLE: V1_ERRORS.NOT_RESUMABLE,
+      RATE_LIMITED: V1_ERRORS.RATE_LIMITED,
+      API_KEY_REQUIRED: V1_ERRORS.API_KEY_REQUIRED,
+      PAY_WEBHOOKS_DISABLED: V1_ERRORS.PAY_WEBHOOKS_DISABLED,
       RPC_ERROR: V1_ERRORS.RPC_ERROR,
     }).toEqual({
-      INVALID_SCOPE: 400, INVALID_WALLET: 400, INVALID_URL: 400, INVALID_EVENT_TYPES: 400, WALLET_MISMATCH: 403, CHALLENGE_INVALID: 400,
-      SIGNATURE_INVALID: 401, NOT_CONTROLLER: 403, CONTROL_UNPROVEN: 403, NOT_FOUND: 404, URL_REJECTED: 400, LIMIT_REACHED: 409,
-      WEBHOOK_NOT_FOUND: 404, DELIVERY_NOT_FOUND: 404, NOT_RESUMABLE: 409, RATE_LIMITED: 429, API_KEY_REQUIRED: 401,
-      PAY_WEBHOOKS_DISABLED: 503, RPC_ERROR: 502,
+      INVALID_SCOPE: 400,
+      INVALID_WALLET: 400,
+      INVALID_URL: 400,
+      INVALID_EVENT_TYPES: 400,
+      WALLET_MISMATCH: 403,
+      CHALLENGE_INVALID: 400,
+      SIGNATURE_INVALID: 401,
+      NOT_CONTROLLER: 403,
+      CONTROL_UNPROVEN: 403,
+      NOT_FOUND: 404,
+      URL_REJECTED: 400,
+      LIMIT_REACHED: 409,
+      WEBHOOK_NOT_FOUND: 404,
+      DELIVERY_NOT_FOUND: 404,
+      NOT_RESUMABLE: 409,
+      RATE_LIMITED: 429,
+      API_KEY_REQUIRED: 401,
+      PAY_WEBHOOKS_DISABLED: 503,
+      RPC_ERROR: 502,
     });
   });
 
   it('field codes: INVALID_SCOPE, INVALID_WALLET, INVALID_URL, INVALID_EVENT_TYPES, WALLET_MISMATCH, BAD_REQUEST', async () => {
     expectCode(await challenge({ scope: '@alice.x1', url }), 'INVALID_SCOPE', 400);
     expect((await challenge({ scope: '@sub.alice', url })).body).toStrictEqual({
-      code: 'INVALID_SCOPE', message: 'scope: only top-level @names are supported, not subnames or domains',
+      code: 'INVALID_SCOPE',
+      message: 'scope: only top-level @names are supported, not subnames or domains',
     });
     expectCode(await challenge({ scope: 'not-a-wallet', url }), 'INVALID_SCOPE', 400);
     expectCode(await challenge({ url }), 'INVALID_SCOPE', 400);
@@ -87,21 +120,30 @@ describe('webhook errors over HTTP', () => {
     expectCode(await challenge({ scope: '@alice', url, event_types: ['payment.sent'] }), 'INVALID_EVENT_TYPES', 400);
     expectCode(await challenge({ scope: '@alice', url, event_types: 'payment' }), 'INVALID_EVENT_TYPES', 400);
     expect((await challenge({ scope: bob.address, wallet: alice.address, url })).body).toStrictEqual({
-      code: 'WALLET_MISMATCH', message: 'wallet: for a wallet scope the signing wallet must be that wallet',
+      code: 'WALLET_MISMATCH',
+      message: 'wallet: for a wallet scope the signing wallet must be that wallet',
     });
     expectCode(await challenge({ scope: bob.address, wallet: alice.address, url }), 'WALLET_MISMATCH', 403);
     expectCode(await challenge({ scope: bob.address, url, description: 'line\u0001break' }), 'BAD_REQUEST', 400);
   });
 
   it('URL_REJECTED: loopback (not allowed on this deployment), metadata address, a name answering one private address, no answer', async () => {
-    for (const bad of ['https://127.0.0.1/h', 'https://localhost/h', 'https://169.254.169.254/latest', 'https://[::ffff:10.0.0.1]/h', 'https://mixed.example.net/h', 'https://nothing.invalid/h']) {
+    for (const bad of [
+      'https://127.0.0.1/h',
+      'https://localhost/h',
+      'https://169.254.169.254/latest',
+      'https://[::ffff:10.0.0.1]/h',
+      'https://mixed.example.net/h',
+      'https://nothing.invalid/h',
+    ]) {
       expectCode(await challenge({ scope: bob.address, url: bad }), 'URL_REJECTED', 400);
     }
   });
 
   it('CHALLENGE_INVALID: unknown nonce, used nonce, nonce issued to another key of another account', async () => {
     expect((await register({ nonce: 'unknown', signature: await signRaw(bob, 'x') })).body).toStrictEqual({
-      code: 'CHALLENGE_INVALID', message: 'nonce is unknown, used or expired',
+      code: 'CHALLENGE_INVALID',
+      message: 'nonce is unknown, used or expired',
     });
     const used = await signedChallenge({ scope: bob.address, url }, bob);
     expect((await register(used)).status).toBe(201);
@@ -113,7 +155,11 @@ describe('webhook errors over HTTP', () => {
 
   it('SIGNATURE_INVALID: another wallet signed, undecodable signature; the nonce survives and then registers', async () => {
     const c = await challenge({ scope: bob.address, url });
-    expectCode(await register({ nonce: c.body.nonce, signature: await signRaw(alice, c.body.message) }), 'SIGNATURE_INVALID', 401);
+    expectCode(
+      await register({ nonce: c.body.nonce, signature: await signRaw(alice, c.body.message) }),
+      'SIGNATURE_INVALID',
+      401,
+    );
     expectCode(await register({ nonce: c.body.nonce, signature: '0OIl' }), 'SIGNATURE_INVALID', 401);
     expectCode(await register({ nonce: c.body.nonce }), 'SIGNATURE_INVALID', 401);
     expect((await register({ nonce: c.body.nonce, signature: await signRaw(bob, c.body.message) })).status).toBe(201);
@@ -121,10 +167,15 @@ describe('webhook errors over HTTP', () => {
 
   it('@name: NOT_FOUND (not registered), NOT_CONTROLLER (bob for @alice)', async () => {
     expect((await register(await signedChallenge({ scope: '@nobodyhere', url }, alice))).body).toStrictEqual({
-      code: 'NOT_FOUND', message: '@nobodyhere is not registered',
+      code: 'NOT_FOUND',
+      message: '@nobodyhere is not registered',
     });
     expectCode(await register(await signedChallenge({ scope: '@nobodyhere', url }, alice)), 'NOT_FOUND', 404);
-    expectCode(await register(await signedChallenge({ scope: '@alice', wallet: bob.address, url }, bob)), 'NOT_CONTROLLER', 403);
+    expectCode(
+      await register(await signedChallenge({ scope: '@alice', wallet: bob.address, url }, bob)),
+      'NOT_CONTROLLER',
+      403,
+    );
   });
 
   it('RPC_ERROR when the chain is unreachable; the same nonce registers once it is back', async () => {
@@ -138,16 +189,38 @@ describe('webhook errors over HTTP', () => {
     expect((await register(c)).status).toBe(201);
   });
 
-  it('CONTROL_UNPROVEN: @vault\'s NFT moved by its holder (dave) into a token account that is not an ATA', async () => {
+  it("CONTROL_UNPROVEN: @vault's NFT moved by its holder (dave) into a token account that is not an ATA", async () => {
     const mint = (await env.app.app.services.chain.getHandle('vault', 'finalized')).value!.mint!;
     const loose = await generateKeyPairSigner();
     const rent = await chain.rpc.getMinimumBalanceForRentExemption(165n).send();
-    await exec(chain, dave, [
-      getCreateAccountInstruction({ payer: dave, newAccount: loose, lamports: rent, space: 165n, programAddress: TOKEN_PROGRAM_ADDRESS }),
-      getInitializeAccount3Instruction({ account: loose.address, mint, owner: dave.address }),
-      getTransferCheckedInstruction({ source: await ataOf(dave.address, mint, TOKEN_PROGRAM_ADDRESS), mint, destination: loose.address, authority: dave, amount: 1n, decimals: 0 }),
-    ], [loose]);
-    expectCode(await register(await signedChallenge({ scope: '@vault', wallet: dave.address, url }, dave)), 'CONTROL_UNPROVEN', 403);
+    await exec(
+      chain,
+      dave,
+      [
+        getCreateAccountInstruction({
+          payer: dave,
+          newAccount: loose,
+          lamports: rent,
+          space: 165n,
+          programAddress: TOKEN_PROGRAM_ADDRESS,
+        }),
+        getInitializeAccount3Instruction({ account: loose.address, mint, owner: dave.address }),
+        getTransferCheckedInstruction({
+          source: await ataOf(dave.address, mint, TOKEN_PROGRAM_ADDRESS),
+          mint,
+          destination: loose.address,
+          authority: dave,
+          amount: 1n,
+          decimals: 0,
+        }),
+      ],
+      [loose],
+    );
+    expectCode(
+      await register(await signedChallenge({ scope: '@vault', wallet: dave.address, url }, dave)),
+      'CONTROL_UNPROVEN',
+      403,
+    );
     expectCode(await register(await signedChallenge({ scope: '@vault', url }, dave)), 'CONTROL_UNPROVEN', 403);
   });
 
@@ -155,12 +228,13 @@ describe('webhook errors over HTTP', () => {
     const { secret, key } = await createKey(env.app.database.db, { account: (await generateKeyPairSigner()).address });
     for (let i = 0; i < 25; i++) await seedWebhook(env.app.database.db, url, { account: key.account });
     expect((await challenge({ scope: bob.address, url }, secret)).body).toStrictEqual({
-      code: 'LIMIT_REACHED', message: 'an account may hold at most 25 webhooks; delete one first',
+      code: 'LIMIT_REACHED',
+      message: 'an account may hold at most 25 webhooks; delete one first',
     });
     expectCode(await challenge({ scope: bob.address, url }, secret), 'LIMIT_REACHED', 409);
   });
 
-  it('WEBHOOK_NOT_FOUND on every id route for an unknown id and for another account\'s webhook; DELIVERY_NOT_FOUND; BAD_REQUEST limits; NOT_RESUMABLE', async () => {
+  it("WEBHOOK_NOT_FOUND on every id route for an unknown id and for another account's webhook; DELIVERY_NOT_FOUND; BAD_REQUEST limits; NOT_RESUMABLE", async () => {
     const hook = await registerOverHttp(env.app, env.app.key.secret, { scope: bob.address, url }, bob);
     const routes = (id: string): [string, string][] => [
       ['GET', `/v1/pay/webhooks/${id}`],
@@ -173,19 +247,38 @@ describe('webhook errors over HTTP', () => {
     ];
     for (const [method, path] of [...routes(hook.id), ...routes('whsub_nope')]) {
       const res = await env.app.call(method, path, { key: env.app.otherKey.secret });
-      expect(res.body, `${method} ${path}`).toStrictEqual({ code: 'WEBHOOK_NOT_FOUND', message: 'no such webhook on this account' });
+      expect(res.body, `${method} ${path}`).toStrictEqual({
+        code: 'WEBHOOK_NOT_FOUND',
+        message: 'no such webhook on this account',
+      });
       expect(res.status).toBe(404);
     }
     const mine = (method: string, path: string) => env.app.call(method, path, { key: env.app.key.secret });
     expect((await mine('GET', `/v1/pay/webhooks/${hook.id}`)).status).toBe(200); // untouched by the other account
-    expectCode(await mine('POST', `/v1/pay/webhooks/${hook.id}/deliveries/whdel_nope/redeliver`), 'DELIVERY_NOT_FOUND', 404);
-    for (const limit of ['0', '201', 'x', '1.5']) expectCode(await mine('GET', `/v1/pay/webhooks/${hook.id}/deliveries?limit=${limit}`), 'BAD_REQUEST', 400);
+    expectCode(
+      await mine('POST', `/v1/pay/webhooks/${hook.id}/deliveries/whdel_nope/redeliver`),
+      'DELIVERY_NOT_FOUND',
+      404,
+    );
+    for (const limit of ['0', '201', 'x', '1.5'])
+      expectCode(await mine('GET', `/v1/pay/webhooks/${hook.id}/deliveries?limit=${limit}`), 'BAD_REQUEST', 400);
     expect((await mine('GET', `/v1/pay/webhooks/${hook.id}/deliveries?limit=200`)).status).toBe(200);
 
-    expect((await mine('POST', `/v1/pay/webhooks/${hook.id}/resume`)).body).toStrictEqual({ code: 'NOT_RESUMABLE', message: 'webhook is active, not auto-paused' });
-    await env.app.database.db.updateTable('webhook_subscriptions').set({ status: 'paused', paused_reason: 'scope_changed: @x changed owner' }).where('id', '=', hook.id).execute();
+    expect((await mine('POST', `/v1/pay/webhooks/${hook.id}/resume`)).body).toStrictEqual({
+      code: 'NOT_RESUMABLE',
+      message: 'webhook is active, not auto-paused',
+    });
+    await env.app.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: 'scope_changed: @x changed owner' })
+      .where('id', '=', hook.id)
+      .execute();
     expectCode(await mine('POST', `/v1/pay/webhooks/${hook.id}/resume`), 'NOT_RESUMABLE', 409);
-    await env.app.database.db.updateTable('webhook_subscriptions').set({ paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered' }).where('id', '=', hook.id).execute();
+    await env.app.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered' })
+      .where('id', '=', hook.id)
+      .execute();
     const resumed = await mine('POST', `/v1/pay/webhooks/${hook.id}/resume`);
     expect(resumed.status, show(resumed)).toBe(200);
     expect(resumed.body).toMatchObject({ id: hook.id, status: 'active', paused_reason: null });
@@ -208,7 +301,10 @@ describe('webhook errors over HTTP', () => {
     for (const [method, path, body] of calls) {
       const res = await off.app.call(method, path, { key, body });
       expect(res.status, `${method} ${path}: ${show(res)}`).toBe(503);
-      expect(res.body).toStrictEqual({ code: 'PAY_WEBHOOKS_DISABLED', message: 'pay webhooks are turned off on this deployment' });
+      expect(res.body).toStrictEqual({
+        code: 'PAY_WEBHOOKS_DISABLED',
+        message: 'pay webhooks are turned off on this deployment',
+      });
     }
     expect(off.app.app.services.payWebhooks.enabled).toBe(false);
   });

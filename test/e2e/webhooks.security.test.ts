@@ -30,18 +30,30 @@ afterAll(async () => {
 const app = (): KeyedApp => env.app;
 
 describe('pay webhook routes: API key auth', () => {
-  apiKeyAuthSuite('POST /v1/pay/webhooks/challenge', app, (a, auth) => a.call('POST', '/v1/pay/webhooks/challenge', { ...auth, body: { scope: bob.address, url } }));
-  apiKeyAuthSuite('POST /v1/pay/webhooks', app, (a, auth) => a.call('POST', '/v1/pay/webhooks', { ...auth, body: { nonce: 'unknown', signature: '1111' } }));
+  apiKeyAuthSuite('POST /v1/pay/webhooks/challenge', app, (a, auth) =>
+    a.call('POST', '/v1/pay/webhooks/challenge', { ...auth, body: { scope: bob.address, url } }),
+  );
+  apiKeyAuthSuite('POST /v1/pay/webhooks', app, (a, auth) =>
+    a.call('POST', '/v1/pay/webhooks', { ...auth, body: { nonce: 'unknown', signature: '1111' } }),
+  );
   apiKeyAuthSuite('GET /v1/pay/webhooks', app, (a, auth) => a.call('GET', '/v1/pay/webhooks', auth));
   apiKeyAuthSuite('GET /v1/pay/webhooks/{id}', app, (a, auth) => a.call('GET', '/v1/pay/webhooks/whsub_x', auth));
-  apiKeyAuthSuite('GET /v1/pay/webhooks/{id}/deliveries', app, (a, auth) => a.call('GET', '/v1/pay/webhooks/whsub_x/deliveries?limit=5', auth));
-  apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/rotate-secret', app, (a, auth) => a.call('POST', '/v1/pay/webhooks/whsub_x/rotate-secret', auth));
-  apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/resume', app, (a, auth) => a.call('POST', '/v1/pay/webhooks/whsub_x/resume', auth));
+  apiKeyAuthSuite('GET /v1/pay/webhooks/{id}/deliveries', app, (a, auth) =>
+    a.call('GET', '/v1/pay/webhooks/whsub_x/deliveries?limit=5', auth),
+  );
+  apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/rotate-secret', app, (a, auth) =>
+    a.call('POST', '/v1/pay/webhooks/whsub_x/rotate-secret', auth),
+  );
+  apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/resume', app, (a, auth) =>
+    a.call('POST', '/v1/pay/webhooks/whsub_x/resume', auth),
+  );
   apiKeyAuthSuite('DELETE /v1/pay/webhooks/{id}', app, (a, auth) => a.call('DELETE', '/v1/pay/webhooks/whsub_x', auth));
   apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/deliveries/{deliveryId}/redeliver', app, (a, auth) =>
     a.call('POST', '/v1/pay/webhooks/whsub_x/deliveries/whdel_x/redeliver', auth),
   );
-  apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/test', app, (a, auth) => a.call('POST', '/v1/pay/webhooks/whsub_x/test', auth));
+  apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/test', app, (a, auth) =>
+    a.call('POST', '/v1/pay/webhooks/whsub_x/test', auth),
+  );
 });
 
 describe('pay webhooks: ownership and secrets', () => {
@@ -64,20 +76,33 @@ describe('pay webhooks: ownership and secrets', () => {
 
   it('a challenge is bound to the key it was issued to, even within the same account', async () => {
     const sibling = await createKey(env.app.database.db, { account: env.app.key.key.account, name: 'third' });
-    const c = await env.app.call('POST', '/v1/pay/webhooks/challenge', { key: env.app.key.secret, body: { scope: bob.address, url } });
+    const c = await env.app.call('POST', '/v1/pay/webhooks/challenge', {
+      key: env.app.key.secret,
+      body: { scope: bob.address, url },
+    });
     expect(c.body.message).toContain(`\nkey: ${env.app.key.key.id}\n`);
     const signature = await signRaw(bob, c.body.message);
-    const stolen = await env.app.call('POST', '/v1/pay/webhooks', { key: sibling.secret, body: { nonce: c.body.nonce, signature } });
+    const stolen = await env.app.call('POST', '/v1/pay/webhooks', {
+      key: sibling.secret,
+      body: { nonce: c.body.nonce, signature },
+    });
     expect(stolen.status).toBe(400);
     expect(stolen.body.code).toBe('CHALLENGE_INVALID');
-    const own = await env.app.call('POST', '/v1/pay/webhooks', { key: env.app.key.secret, body: { nonce: c.body.nonce, signature } });
+    const own = await env.app.call('POST', '/v1/pay/webhooks', {
+      key: env.app.key.secret,
+      body: { nonce: c.body.nonce, signature },
+    });
     expect(own.status).toBe(201);
   });
 
   it('the signed message is exactly the sigil-pay-webhook:v1 text for this key, scope, url, events, nonce and expiry', async () => {
     const c = await env.app.call('POST', '/v1/pay/webhooks/challenge', {
       key: env.app.key.secret,
-      body: { scope: bob.address, url: 'https://Hooks.Example.com:443/pay?x=1', event_types: ['invoice.*', 'payment.received'] },
+      body: {
+        scope: bob.address,
+        url: 'https://Hooks.Example.com:443/pay?x=1',
+        event_types: ['invoice.*', 'payment.received'],
+      },
     });
     expect(c.status).toBe(200);
     const expires = new Date(c.body.expires_at * 1000).toISOString().replace('.000Z', 'Z');
@@ -116,7 +141,9 @@ describe('pay webhooks: ownership and secrets', () => {
     const res = await fetch(`${env.app.base}/trpc/payWebhooks.list`);
     expect(res.status).toBe(401);
     expect((await res.json()).error.data.errorCode).toBe('API_KEY_REQUIRED');
-    const ok = await fetch(`${env.app.base}/trpc/payWebhooks.list?input=%7B%7D`, { headers: { 'x-api-key': env.app.key.secret } });
+    const ok = await fetch(`${env.app.base}/trpc/payWebhooks.list?input=%7B%7D`, {
+      headers: { 'x-api-key': env.app.key.secret },
+    });
     expect(ok.status).toBe(200);
   });
 });

@@ -16,7 +16,11 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return env;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -63,11 +67,15 @@ beforeAll(async () => {
   if (build.code !== 0) return; // reported by the first test
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  portal = spawn(join(repoRoot, 'node_modules', '.bin', 'next'), ['start', '--hostname', '127.0.0.1', '--port', String(port)], {
-    cwd: portalDir,
-    env: childEnv({ SIGIL_API_URL: app.base, SIGIL_PORTAL_KEY: app.portal.secret }),
-    stdio: 'ignore',
-  });
+  portal = spawn(
+    join(repoRoot, 'node_modules', '.bin', 'next'),
+    ['start', '--hostname', '127.0.0.1', '--port', String(port)],
+    {
+      cwd: portalDir,
+      env: childEnv({ SIGIL_API_URL: app.base, SIGIL_PORTAL_KEY: app.portal.secret }),
+      stdio: 'ignore',
+    },
+  );
   await waitUntilServing(`${base}/`, portal, 30_000);
 }, 300_000);
 

@@ -49,14 +49,25 @@ describe('portal Connect proxy', () => {
     expect(res.body.audience).toBe(TEST_PORTAL_DOMAIN);
 
     const { calls, fetchImpl } = recordingFetch();
-    await portalConnect(portal.config, 'challenge', { method: 'POST', body: { wallet: WALLET }, headers: { 'x-api-key': portal.app.key.secret, cookie: 'a=b' } }, fetchImpl);
+    await portalConnect(
+      portal.config,
+      'challenge',
+      { method: 'POST', body: { wallet: WALLET }, headers: { 'x-api-key': portal.app.key.secret, cookie: 'a=b' } },
+      fetchImpl,
+    );
     expect(calls).toHaveLength(1);
     expect(calls[0]!.url).toBe(`${portal.app.base}/v1/auth/challenge`);
-    expect(calls[0]!.init.headers).toStrictEqual({ accept: 'application/json', 'x-api-key': portal.app.portal.secret, 'content-type': 'application/json' });
+    expect(calls[0]!.init.headers).toStrictEqual({
+      accept: 'application/json',
+      'x-api-key': portal.app.portal.secret,
+      'content-type': 'application/json',
+    });
   });
 
   it('reads the session only from the portal cookie, never from a client Authorization header', async () => {
-    const res = await portalConnect(portal.config, 'session', { headers: { authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' } });
+    const res = await portalConnect(portal.config, 'session', {
+      headers: { authorization: 'Bearer eyJhbGciOiJub25lIn0.e30.' },
+    });
     expect(res.status, show(res)).toBe(401);
     expect(res.body.code).toBe('INVALID_SESSION');
   });
@@ -67,17 +78,29 @@ describe('portal Connect proxy', () => {
     expect(wrongMethod.headers.get('allow')).toBe('POST');
     expect(wrongMethod.body).toStrictEqual({ code: 'METHOD_NOT_ALLOWED', message: 'verify accepts POST only' });
 
-    const unconfigured = await portalConnect({ ...portal.config, portalKey: undefined }, 'challenge', { method: 'POST', body: { wallet: WALLET } });
+    const unconfigured = await portalConnect({ ...portal.config, portalKey: undefined }, 'challenge', {
+      method: 'POST',
+      body: { wallet: WALLET },
+    });
     expect(unconfigured.status, show(unconfigured)).toBe(503);
     expect(unconfigured.body.code).toBe('PORTAL_NOT_CONFIGURED');
 
-    const down = await portalConnect({ ...portal.config, apiBase: 'http://127.0.0.1:1' }, 'challenge', { method: 'POST', body: { wallet: WALLET } });
+    const down = await portalConnect({ ...portal.config, apiBase: 'http://127.0.0.1:1' }, 'challenge', {
+      method: 'POST',
+      body: { wallet: WALLET },
+    });
     expect(down.status, show(down)).toBe(502);
-    expect(down.body).toStrictEqual({ code: 'UPSTREAM_UNAVAILABLE', message: 'the Sigil service did not answer; try again' });
+    expect(down.body).toStrictEqual({
+      code: 'UPSTREAM_UNAVAILABLE',
+      message: 'the Sigil service did not answer; try again',
+    });
   });
 
   it('sets no cookie when verify fails', async () => {
-    const res = await portalConnect(portal.config, 'verify', { method: 'POST', body: { nonce: 'n_missing', signature: '1'.repeat(64), signer: WALLET } });
+    const res = await portalConnect(portal.config, 'verify', {
+      method: 'POST',
+      body: { nonce: 'n_missing', signature: '1'.repeat(64), signer: WALLET },
+    });
     expect(res.status, show(res)).toBeGreaterThanOrEqual(400);
     expect(res.headers.get('set-cookie')).toBeNull();
   });
@@ -86,10 +109,23 @@ describe('portal Connect proxy', () => {
 describe('portal tRPC proxy', () => {
   it('forwards only the portal procedures: connect.*, health.* and unknown paths are 404 without a service call', async () => {
     const { calls, fetchImpl } = recordingFetch();
-    for (const path of ['connect.challenge', 'connect.session', 'health.health', 'keys', 'resolve.resolve,connect.challenge', 'keys.list/../connect.verify']) {
+    for (const path of [
+      'connect.challenge',
+      'connect.session',
+      'health.health',
+      'keys',
+      'resolve.resolve,connect.challenge',
+      'keys.list/../connect.verify',
+    ]) {
       const res = await portalTrpc(portal.config, path, { input: {} }, fetchImpl);
       expect(res.status, `${path} → ${show(res)}`).toBe(404);
-      expect(res.body).toStrictEqual({ error: { message: 'no such procedure on the portal', code: -32004, data: { code: 'NOT_FOUND', httpStatus: 404, errorCode: 'NOT_FOUND' } } });
+      expect(res.body).toStrictEqual({
+        error: {
+          message: 'no such procedure on the portal',
+          code: -32004,
+          data: { code: 'NOT_FOUND', httpStatus: 404, errorCode: 'NOT_FOUND' },
+        },
+      });
     }
     expect(calls).toStrictEqual([]);
   });
@@ -97,11 +133,24 @@ describe('portal tRPC proxy', () => {
   it('sends the session cookie as the bearer only for keys procedures, and never a client Authorization header', async () => {
     const { calls, fetchImpl } = recordingFetch();
     const cookie = 'sigil_portal_session=aaa.bbb.ccc';
-    await portalTrpc(portal.config, 'resolve.resolve', { input: { name: 'alice' }, cookie, headers: { authorization: 'Bearer x', 'x-api-key': 'sigil_sk_x' } }, fetchImpl);
-    await portalTrpc(portal.config, 'keys.list', { input: {}, cookie, headers: { authorization: 'Bearer x' } }, fetchImpl);
+    await portalTrpc(
+      portal.config,
+      'resolve.resolve',
+      { input: { name: 'alice' }, cookie, headers: { authorization: 'Bearer x', 'x-api-key': 'sigil_sk_x' } },
+      fetchImpl,
+    );
+    await portalTrpc(
+      portal.config,
+      'keys.list',
+      { input: {}, cookie, headers: { authorization: 'Bearer x' } },
+      fetchImpl,
+    );
     expect(calls.map((c) => [c.url, c.init.headers])).toStrictEqual([
       [`${portal.app.base}/trpc/resolve.resolve?input=%7B%22name%22%3A%22alice%22%7D`, { accept: 'application/json' }],
-      [`${portal.app.base}/trpc/keys.list?input=%7B%7D`, { accept: 'application/json', authorization: 'Bearer aaa.bbb.ccc' }],
+      [
+        `${portal.app.base}/trpc/keys.list?input=%7B%7D`,
+        { accept: 'application/json', authorization: 'Bearer aaa.bbb.ccc' },
+      ],
     ]);
   });
 
@@ -113,7 +162,12 @@ describe('portal tRPC proxy', () => {
 
   it('ignores a cookie value that is not a token', async () => {
     const { calls, fetchImpl } = recordingFetch();
-    for (const cookie of ['sigil_portal_session="a b"', 'sigil_portal_session=a,b', 'sigil_portal_session=', 'other_session=aaa.bbb.ccc']) {
+    for (const cookie of [
+      'sigil_portal_session="a b"',
+      'sigil_portal_session=a,b',
+      'sigil_portal_session=',
+      'other_session=aaa.bbb.ccc',
+    ]) {
       await portalTrpc(portal.config, 'keys.list', { input: {}, cookie }, fetchImpl);
     }
     expect(calls.map((c) => c.init.headers)).toStrictEqual(Array(4).fill({ accept: 'application/json' }));

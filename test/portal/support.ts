@@ -75,7 +75,12 @@ function request(path: string, call: PortalCall): Request {
 }
 
 /** POST|GET /api/connect/<op>. */
-export async function portalConnect(config: PortalServerConfig, op: string, call: PortalCall = {}, fetchImpl?: typeof fetch) {
+export async function portalConnect(
+  config: PortalServerConfig,
+  op: string,
+  call: PortalCall = {},
+  fetchImpl?: typeof fetch,
+) {
   return read(await forwardConnect(op, request(`/api/connect/${op}`, call), config, fetchImpl));
 }
 
@@ -87,9 +92,19 @@ export async function portalTrpc(
   fetchImpl?: typeof fetch,
 ) {
   const method = call.method ?? 'GET';
-  const search = method === 'GET' && call.input !== undefined ? `?input=${encodeURIComponent(JSON.stringify(call.input))}` : call.search;
+  const search =
+    method === 'GET' && call.input !== undefined
+      ? `?input=${encodeURIComponent(JSON.stringify(call.input))}`
+      : call.search;
   const body = method === 'POST' ? (call.body ?? call.input) : undefined;
-  return read(await forwardTrpc(procedure, request(`/api/trpc/${procedure}`, { ...call, method, search, body }), config, fetchImpl));
+  return read(
+    await forwardTrpc(
+      procedure,
+      request(`/api/trpc/${procedure}`, { ...call, method, search, body }),
+      config,
+      fetchImpl,
+    ),
+  );
 }
 
 /** `name=value` of a Set-Cookie header, for sending it back. */

@@ -32,19 +32,38 @@ export async function setRecord(
 }
 
 /** Sets an X1/SOL address record to `verifier`'s address and has `verifier` sign the on-chain verification. */
-export async function setVerifiedEd25519Record(chain: Chain, authority: KeyPairSigner, name: string, key: 'X1' | 'SOL', verifier: KeyPairSigner) {
+export async function setVerifiedEd25519Record(
+  chain: Chain,
+  authority: KeyPairSigner,
+  name: string,
+  key: 'X1' | 'SOL',
+  verifier: KeyPairSigner,
+) {
   await setRecord(chain, authority, name, 'address', key, verifier.address);
   const programId = chain.programId;
   const [handle] = await findHandlePda(programId, name);
   const [record] = await findRecordPda(programId, handle, 'address', key);
-  const ix = getVerifyRecordInstruction({ programId, authority: authority.address, handle, record, verifier: verifier.address });
+  const ix = getVerifyRecordInstruction({
+    programId,
+    authority: authority.address,
+    handle,
+    record,
+    verifier: verifier.address,
+  });
   await chain.sendAndConfirm(await signedTransaction(chain, authority, [ix], { others: [verifier] }));
 }
 
 export async function registerHandle(chain: Chain, owner: KeyPairSigner, name: string, handleType = 0): Promise<void> {
   const programId = chain.programId;
   const [handle] = await findHandlePda(programId, name);
-  const ix = getRegisterInstruction({ programId, payer: owner.address, owner: owner.address, handle, name, handleType });
+  const ix = getRegisterInstruction({
+    programId,
+    payer: owner.address,
+    owner: owner.address,
+    handle,
+    name,
+    handleType,
+  });
   await chain.sendAndConfirm(await signedTransaction(chain, owner, [ix]));
 }
 
@@ -114,7 +133,12 @@ export interface ManifestOverrides {
 /** The scenario's `scout` agent manifest (testnet, one MCP endpoint, `payTo` as the verified SOL address). */
 export function scoutManifest(scoutAccount: string, payTo: string, overrides: ManifestOverrides = {}) {
   return {
-    sigil: { version: 1, name: overrides.name ?? 'scout', network: overrides.network ?? 'testnet', handle: overrides.handle ?? scoutAccount },
+    sigil: {
+      version: 1,
+      name: overrides.name ?? 'scout',
+      network: overrides.network ?? 'testnet',
+      handle: overrides.handle ?? scoutAccount,
+    },
     endpoints: [{ type: 'mcp', url: 'https://agents.example/scout/mcp-from-manifest' }],
     payment: { addresses: overrides.addresses ?? [{ coinType: 501, address: payTo, verified: true }] },
   };

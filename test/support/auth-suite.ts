@@ -52,8 +52,11 @@ export function apiKeyAuthSuite(
   request: RouteRequest,
   options: { bearerFor?: (app: KeyedApp, key: { secret: string; id: string }) => Promise<string> } = {},
 ): void {
-  const withBearer = async (a: KeyedApp, key: { secret: string; id: string } | null, auth: AuthOptions): Promise<AuthOptions> =>
-    options.bearerFor && key ? { ...auth, bearer: await options.bearerFor(a, key) } : auth;
+  const withBearer = async (
+    a: KeyedApp,
+    key: { secret: string; id: string } | null,
+    auth: AuthOptions,
+  ): Promise<AuthOptions> => (options.bearerFor && key ? { ...auth, bearer: await options.bearerFor(a, key) } : auth);
 
   it(`${route}: no X-API-Key → 401 API_KEY_REQUIRED`, async () => {
     const res = await request(app(), {});
@@ -147,11 +150,31 @@ export function portalSessionAuthSuite(
   it(`${route}: forged (other secret), alg none and expired tokens → 401 INVALID_SESSION`, async () => {
     const a = app();
     const { jti } = await sessions.portalSession(a);
-    const base = () => new SignJWT(claims(a)).setIssuer('sigil').setAudience(a.config.portalDomain).setJti(jti).setSubject(a.key.key.account);
-    const forged = await base().setProtectedHeader({ alg: 'HS256' }).setIssuedAt().setExpirationTime('1h').sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
-    const none = new UnsecuredJWT(claims(a)).setIssuer('sigil').setAudience(a.config.portalDomain).setJti(jti).setSubject(a.key.key.account).setIssuedAt().setExpirationTime('1h').encode();
+    const base = () =>
+      new SignJWT(claims(a))
+        .setIssuer('sigil')
+        .setAudience(a.config.portalDomain)
+        .setJti(jti)
+        .setSubject(a.key.key.account);
+    const forged = await base()
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    const none = new UnsecuredJWT(claims(a))
+      .setIssuer('sigil')
+      .setAudience(a.config.portalDomain)
+      .setJti(jti)
+      .setSubject(a.key.key.account)
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .encode();
     const now = Math.floor(Date.now() / 1000);
-    const expired = await base().setProtectedHeader({ alg: 'HS256' }).setIssuedAt(now - 7200).setExpirationTime(now - 3600).sign(new TextEncoder().encode(TEST_SESSION_SECRET));
+    const expired = await base()
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt(now - 7200)
+      .setExpirationTime(now - 3600)
+      .sign(new TextEncoder().encode(TEST_SESSION_SECRET));
     for (const token of [forged, none, expired]) expectInvalid(await request(a, { bearer: token }));
   });
 

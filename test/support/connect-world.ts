@@ -40,9 +40,15 @@ export async function signIn(
   app: KeyedApp,
   opts: { keySecret: string; audience: string; wallet: KeyPairSigner; body?: Record<string, unknown> },
 ): Promise<KeyedResponse> {
-  const challenge = await app.call('POST', '/v1/auth/challenge', { key: opts.keySecret, body: opts.body ?? { wallet: opts.wallet.address } });
+  const challenge = await app.call('POST', '/v1/auth/challenge', {
+    key: opts.keySecret,
+    body: opts.body ?? { wallet: opts.wallet.address },
+  });
   if (challenge.status !== 200) throw new Error(`challenge failed: ${show(challenge)}`);
-  return app.call('POST', '/v1/auth/verify', { key: opts.keySecret, body: await signChallenge(challenge.body, opts.wallet, opts.audience) });
+  return app.call('POST', '/v1/auth/verify', {
+    key: opts.keySecret,
+    body: await signChallenge(challenge.body, opts.wallet, opts.audience),
+  });
 }
 
 /** A session token for `wallet` through the portal's key, and its jti (from the token's payload). */

@@ -44,7 +44,9 @@ if (job.kind === 'migrate') {
   );
   result = (await Promise.all(attempts)).filter(Boolean);
 } else {
-  const attempts = job.holders.map((holder) => acquireLease(handle.db, job.name, holder, job.ttlMs).then((won) => (won ? holder : undefined)));
+  const attempts = job.holders.map((holder) =>
+    acquireLease(handle.db, job.name, holder, job.ttlMs).then((won) => (won ? holder : undefined)),
+  );
   result = (await Promise.all(attempts)).filter(Boolean);
 }
 process.stdout.write(JSON.stringify(result) + '\n');

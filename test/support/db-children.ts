@@ -11,7 +11,11 @@ const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * Resolves with each child's JSON result, in job order.
  * `script` is another child speaking the same protocol (print "ready", wait for "go" on stdin, print one JSON line).
  */
-export async function runTogether<T = unknown, J = ChildJob>(jobs: J[], timeoutMs = 60_000, script: string = CHILD): Promise<T[]> {
+export async function runTogether<T = unknown, J = ChildJob>(
+  jobs: J[],
+  timeoutMs = 60_000,
+  script: string = CHILD,
+): Promise<T[]> {
   const children = jobs.map((job) => {
     const child = spawn(process.execPath, ['--import', 'tsx', script, JSON.stringify(job)], {
       cwd: REPO_ROOT,

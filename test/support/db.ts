@@ -62,8 +62,7 @@ function freshSqlite(): FreshDatabase {
     ...handle,
     url: `sqlite:${sqliteFile}`,
     sqliteFile,
-    drop: () =>
-      (dropping ??= handle.close().then(() => rmSync(dir, { recursive: true, force: true }))),
+    drop: () => (dropping ??= handle.close().then(() => rmSync(dir, { recursive: true, force: true }))),
   };
 }
 

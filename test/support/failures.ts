@@ -2,7 +2,10 @@
 import { ApiError } from '@sigil/contract/errors';
 
 /** Awaits `promise`, which must reject with an instance of `type`; returns that error (anything else fails the test). */
-export async function rejection<E extends Error>(promise: Promise<unknown>, type: abstract new (...args: never[]) => E): Promise<E> {
+export async function rejection<E extends Error>(
+  promise: Promise<unknown>,
+  type: abstract new (...args: never[]) => E,
+): Promise<E> {
   try {
     await promise;
   } catch (err) {
@@ -13,7 +16,9 @@ export async function rejection<E extends Error>(promise: Promise<unknown>, type
 }
 
 /** The `{status, code, message}` of the ApiError `promise` must reject with. */
-export async function apiFailure(promise: Promise<unknown>): Promise<{ status: number; code: string; message: string }> {
+export async function apiFailure(
+  promise: Promise<unknown>,
+): Promise<{ status: number; code: string; message: string }> {
   const err = await rejection(promise, ApiError);
   return { status: err.status, code: err.code, message: err.message };
 }

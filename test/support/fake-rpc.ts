@@ -15,7 +15,10 @@ export interface RpcRequest {
 
 /** Thrown by an override to answer with a JSON-RPC error object. */
 export class RpcErrorReply extends Error {
-  constructor(readonly code: number, message: string) {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
     super(message);
   }
 }

@@ -92,7 +92,11 @@ export const probeRouter = router({
       .meta(rest('POST', '/v1/test/body', { summary: 'json body' }))
       .input(z.object({ name: z.string().min(1) }))
       .output(z.object({ name: z.string(), rawBody: z.string(), requestId: z.string() }))
-      .mutation(({ input, ctx }) => ({ name: input.name, rawBody: ctx.rawBody?.toString('utf8') ?? '', requestId: ctx.requestId })),
+      .mutation(({ input, ctx }) => ({
+        name: input.name,
+        rawBody: ctx.rawBody?.toString('utf8') ?? '',
+        requestId: ctx.requestId,
+      })),
     created: publicProcedure
       .meta(rest('POST', '/v1/test/created', { summary: '201', successStatus: 201 }))
       .input(z.object({ name: z.string() }))
@@ -137,7 +141,9 @@ export interface TestApp {
 }
 
 /** buildApp on 127.0.0.1:0 with the probe router and a log capture. */
-export async function startTestApp(opts: { env?: Record<string, string>; deps?: Partial<TestAppDeps> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { env?: Record<string, string>; deps?: Partial<TestAppDeps> } = {},
+): Promise<TestApp> {
   const config = testConfig({ LOG_LEVEL: 'info', ...opts.env });
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
@@ -146,7 +152,13 @@ export async function startTestApp(opts: { env?: Record<string, string>; deps?: 
       done();
     },
   });
-  const app = await composeTestApp({ config, chain: fakeChain(), logger: createLogger(config, sink), router: testRouter, ...opts.deps });
+  const app = await composeTestApp({
+    config,
+    chain: fakeChain(),
+    logger: createLogger(config, sink),
+    router: testRouter,
+    ...opts.deps,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { base: `http://127.0.0.1:${port}`, logs, config, close: () => app.close() };

@@ -76,8 +76,17 @@ export async function startKeyedApp(options: {
     SIGIL_RESOLVE_CACHE_MS: '0',
     ...options.env,
   });
-  const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: config.rpcTimeoutMs });
-  const app = await composeTestApp({ config, chain: reader, db: database.db, outboundOptions: options.outboundOptions });
+  const reader = createChainReader({
+    rpcUrl: config.rpcUrl,
+    programId: config.programId,
+    timeoutMs: config.rpcTimeoutMs,
+  });
+  const app = await composeTestApp({
+    config,
+    chain: reader,
+    db: database.db,
+    outboundOptions: options.outboundOptions,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;

@@ -24,7 +24,10 @@ export async function signedTransaction(
   options: { others?: KeyPairSigner[]; version?: 'legacy' | 0; blockhash?: string } = {},
 ): Promise<Transaction> {
   const latest = chain.latestBlockhash();
-  const lifetime = { blockhash: (options.blockhash ?? latest.blockhash) as Blockhash, lastValidBlockHeight: latest.lastValidBlockHeight };
+  const lifetime = {
+    blockhash: (options.blockhash ?? latest.blockhash) as Blockhash,
+    lastValidBlockHeight: latest.lastValidBlockHeight,
+  };
   const message = pipe(
     createTransactionMessage({ version: options.version ?? 0 }),
     (m) => setTransactionMessageFeePayer(feePayer.address, m),
@@ -41,7 +44,10 @@ export async function signedTransaction(
 export const base64Wire = (tx: Transaction) => getBase64EncodedWireTransaction(tx);
 
 /** A fresh wallet funded from the chain's faucet (lamports default: 10 native tokens). */
-export async function fundedWallet(chain: Pick<LocalChain, 'airdrop'>, lamports = 10_000_000_000n): Promise<KeyPairSigner> {
+export async function fundedWallet(
+  chain: Pick<LocalChain, 'airdrop'>,
+  lamports = 10_000_000_000n,
+): Promise<KeyPairSigner> {
   const wallet = await generateKeyPairSigner();
   await chain.airdrop(wallet.address, lamports);
   return wallet;

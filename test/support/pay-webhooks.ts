@@ -21,7 +21,11 @@ import { startKeyedApp, type KeyedApp, type KeyedResponse } from './keyed-app';
 export const TEST_PUBLIC_IP = '93.184.216.34';
 export const testResolver: Resolver = async (host) => {
   if (host.endsWith('.example.com')) return [{ address: TEST_PUBLIC_IP, family: 4 }];
-  if (host === 'mixed.example.net') return [{ address: TEST_PUBLIC_IP, family: 4 }, { address: '10.0.0.7', family: 4 }];
+  if (host === 'mixed.example.net')
+    return [
+      { address: TEST_PUBLIC_IP, family: 4 },
+      { address: '10.0.0.7', family: 4 },
+    ];
   return [];
 };
 
@@ -88,14 +92,20 @@ export async function registerOverHttp(
 ): Promise<{ id: string; secret: string; webhook: any }> {
   const challenge = await app.call('POST', '/v1/pay/webhooks/challenge', { key, body });
   expect(challenge.status, show(challenge)).toBe(200);
-  const signature = envelope ? await signEnvelope(signer, challenge.body.message) : await signRaw(signer, challenge.body.message);
+  const signature = envelope
+    ? await signEnvelope(signer, challenge.body.message)
+    : await signRaw(signer, challenge.body.message);
   const created = await app.call('POST', '/v1/pay/webhooks', { key, body: { nonce: challenge.body.nonce, signature } });
   expect(created.status, show(created)).toBe(201);
   return { id: created.body.id, secret: created.body.secret, webhook: created.body };
 }
 
 /** Polls `check` every 50 ms until it returns a value (not undefined) or `timeoutMs` passes. */
-export async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 20_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

@@ -29,6 +29,8 @@ await go;
 lines.close();
 
 const limiter = createRateLimiter(handle.db);
-const results = await Promise.all(Array.from({ length: job.attempts }, () => limiter.limit(job.keyId, job.tier, job.cost, job.now)));
+const results = await Promise.all(
+  Array.from({ length: job.attempts }, () => limiter.limit(job.keyId, job.tier, job.cost, job.now)),
+);
 process.stdout.write(JSON.stringify({ passed: results.filter((r) => r.passed).length }) + '\n');
 await handle.close();

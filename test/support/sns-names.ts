@@ -28,7 +28,12 @@ export function testKey(): TestKey {
   return { secret, address: getAddressDecoder().decode(ed25519.getPublicKey(secret)) };
 }
 
-function registry(parent: Address, owner: Address, nameClass: Address | null, data: Uint8Array = new Uint8Array()): Uint8Array {
+function registry(
+  parent: Address,
+  owner: Address,
+  nameClass: Address | null,
+  data: Uint8Array = new Uint8Array(),
+): Uint8Array {
   const out = new Uint8Array(SNS_REGISTRY_HEADER_LEN + data.length);
   out.set(enc(parent), 0);
   out.set(enc(owner), 32);
@@ -49,7 +54,13 @@ export async function placeSnsName(chain: LocalChain, labels: string[], owner: A
 }
 
 /** SOL record V1: 32-byte key + `signer`'s signature over the SDK's message (the owner's, when honest). */
-export async function placeSolRecordV1(chain: LocalChain, labels: string[], recorded: Address, signer: TestKey, owner: Address) {
+export async function placeSolRecordV1(
+  chain: LocalChain,
+  labels: string[],
+  recorded: Address,
+  signer: TestKey,
+  owner: Address,
+) {
   const keys = await snsKeys(labels);
   const body = new Uint8Array(96);
   body.set(enc(recorded), 0);
@@ -61,7 +72,14 @@ export async function placeSolRecordV1(chain: LocalChain, labels: string[], reco
 export async function placeSolRecordV2(
   chain: LocalChain,
   labels: string[],
-  o: { content: Address; stalenessId: Address; roaId: Address; stalenessValidation?: number; roaValidation?: number; owner: Address },
+  o: {
+    content: Address;
+    stalenessId: Address;
+    roaId: Address;
+    stalenessValidation?: number;
+    roaValidation?: number;
+    owner: Address;
+  },
 ) {
   const keys = await snsKeys(labels);
   const body = new Uint8Array(8 + 32 + 32 + 32);
@@ -94,7 +112,10 @@ export async function tokenizeSnsName(chain: LocalChain, labels: string[], holde
   }) as Uint8Array;
   place(chain, keys.mint, TOKEN_PROGRAM_ADDRESS, mint);
   if (holder) {
-    const [tokenAccount] = await getProgramDerivedAddress({ programAddress: SNS_NAME_TOKENIZER_ID, seeds: [new TextEncoder().encode('test-holder'), enc(holder)] });
+    const [tokenAccount] = await getProgramDerivedAddress({
+      programAddress: SNS_NAME_TOKENIZER_ID,
+      seeds: [new TextEncoder().encode('test-holder'), enc(holder)],
+    });
     const token = getTokenEncoder().encode({
       mint: keys.mint,
       owner: holder,

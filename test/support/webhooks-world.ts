@@ -17,7 +17,11 @@ import {
   getMintToInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token';
-import { getOffchainMessageV0Encoder, offchainMessageContentUtf8Of1232BytesMax, type OffchainMessageApplicationDomain } from '@solana/offchain-messages';
+import {
+  getOffchainMessageV0Encoder,
+  offchainMessageContentUtf8Of1232BytesMax,
+  type OffchainMessageApplicationDomain,
+} from '@solana/offchain-messages';
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { Kysely } from 'kysely';
@@ -77,8 +81,15 @@ export function useRegistrationWorld(name: string): RegistrationWorld {
   return world;
 }
 
-export async function exec(chain: LocalChain, payer: KeyPairSigner, instructions: Instruction[], others: KeyPairSigner[] = []) {
-  return chain.sendAndConfirm(await signedTransaction(chain, payer, instructions, { others }), { commitment: 'finalized' });
+export async function exec(
+  chain: LocalChain,
+  payer: KeyPairSigner,
+  instructions: Instruction[],
+  others: KeyPairSigner[] = [],
+) {
+  return chain.sendAndConfirm(await signedTransaction(chain, payer, instructions, { others }), {
+    commitment: 'finalized',
+  });
 }
 
 /** Registers `@name` for `owner`; with `paymentWallet`, sets and verifies its X1 address record. */
@@ -90,22 +101,50 @@ export async function registerName(
 ): Promise<Address> {
   const programId = chain.programId;
   const [handle] = await findHandlePda(programId, name);
-  await exec(chain, owner, [getRegisterInstruction({ programId, payer: owner.address, owner: owner.address, handle, name, handleType: 0 })]);
+  await exec(chain, owner, [
+    getRegisterInstruction({ programId, payer: owner.address, owner: owner.address, handle, name, handleType: 0 }),
+  ]);
   if (paymentWallet) await setPaymentAddress(chain, handle, owner, paymentWallet);
   return handle;
 }
 
-export async function setPaymentAddress(chain: LocalChain, handle: Address, authority: KeyPairSigner, paymentWallet: KeyPairSigner) {
+export async function setPaymentAddress(
+  chain: LocalChain,
+  handle: Address,
+  authority: KeyPairSigner,
+  paymentWallet: KeyPairSigner,
+) {
   const programId = chain.programId;
   const [record] = await findRecordPda(programId, handle, 'address', 'X1');
-  await exec(chain, authority, [
-    getSetRecordInstruction({ programId, authority: authority.address, handle, record, kind: 'address', key: 'X1', value: paymentWallet.address }),
-    getVerifyRecordInstruction({ programId, authority: authority.address, handle, record, verifier: paymentWallet.address }),
-  ], [paymentWallet]);
+  await exec(
+    chain,
+    authority,
+    [
+      getSetRecordInstruction({
+        programId,
+        authority: authority.address,
+        handle,
+        record,
+        kind: 'address',
+        key: 'X1',
+        value: paymentWallet.address,
+      }),
+      getVerifyRecordInstruction({
+        programId,
+        authority: authority.address,
+        handle,
+        record,
+        verifier: paymentWallet.address,
+      }),
+    ],
+    [paymentWallet],
+  );
 }
 
 export async function transferName(chain: LocalChain, handle: Address, owner: KeyPairSigner, newOwner: Address) {
-  await exec(chain, owner, [getTransferInstruction({ programId: chain.programId, owner: owner.address, handle, newOwner })]);
+  await exec(chain, owner, [
+    getTransferInstruction({ programId: chain.programId, owner: owner.address, handle, newOwner }),
+  ]);
 }
 
 /** base58 signature of the message's raw UTF-8 bytes. */
@@ -129,13 +168,32 @@ export async function ataOf(owner: Address, mint: Address, tokenProgram: Address
 }
 
 /** A plain mint (SPL Token or Token-2022 without extensions); `authority` can mint. */
-export async function createMint(chain: LocalChain, authority: KeyPairSigner, tokenProgram: Address, decimals = 6): Promise<Address> {
+export async function createMint(
+  chain: LocalChain,
+  authority: KeyPairSigner,
+  tokenProgram: Address,
+  decimals = 6,
+): Promise<Address> {
   const mint = await generateKeyPairSigner();
   const rent = await chain.rpc.getMinimumBalanceForRentExemption(82n).send();
-  await exec(chain, authority, [
-    getCreateAccountInstruction({ payer: authority, newAccount: mint, lamports: rent, space: 82n, programAddress: tokenProgram }),
-    getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: authority.address, freezeAuthority: null }, { programAddress: tokenProgram }),
-  ], [mint]);
+  await exec(
+    chain,
+    authority,
+    [
+      getCreateAccountInstruction({
+        payer: authority,
+        newAccount: mint,
+        lamports: rent,
+        space: 82n,
+        programAddress: tokenProgram,
+      }),
+      getInitializeMint2Instruction(
+        { mint: mint.address, decimals, mintAuthority: authority.address, freezeAuthority: null },
+        { programAddress: tokenProgram },
+      ),
+    ],
+    [mint],
+  );
   return mint.address;
 }
 
@@ -171,11 +229,25 @@ export async function createFeeMint(
     accounts: [{ address: mint.address, role: 1 }],
     data,
   };
-  await exec(chain, authority, [
-    getCreateAccountInstruction({ payer: authority, newAccount: mint, lamports: rent, space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-    initFee,
-    getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: authority.address, freezeAuthority: null }, { programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-  ], [mint]);
+  await exec(
+    chain,
+    authority,
+    [
+      getCreateAccountInstruction({
+        payer: authority,
+        newAccount: mint,
+        lamports: rent,
+        space,
+        programAddress: TOKEN_2022_PROGRAM_ADDRESS,
+      }),
+      initFee,
+      getInitializeMint2Instruction(
+        { mint: mint.address, decimals, mintAuthority: authority.address, freezeAuthority: null },
+        { programAddress: TOKEN_2022_PROGRAM_ADDRESS },
+      ),
+    ],
+    [mint],
+  );
   return mint.address;
 }
 
@@ -189,8 +261,11 @@ export async function fundTokens(
   amount = 0n,
 ): Promise<Address> {
   const ata = await ataOf(owner, mint, tokenProgram);
-  const ixs: Instruction[] = [getCreateAssociatedTokenIdempotentInstruction({ payer: mintAuthority, ata, owner, mint, tokenProgram })];
-  if (amount > 0n) ixs.push(getMintToInstruction({ mint, token: ata, mintAuthority, amount }, { programAddress: tokenProgram }));
+  const ixs: Instruction[] = [
+    getCreateAssociatedTokenIdempotentInstruction({ payer: mintAuthority, ata, owner, mint, tokenProgram }),
+  ];
+  if (amount > 0n)
+    ixs.push(getMintToInstruction({ mint, token: ata, mintAuthority, amount }, { programAddress: tokenProgram }));
   await exec(chain, mintAuthority, ixs);
   return ata;
 }
@@ -200,8 +275,11 @@ export { TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS };
 // ---------------------------------------------------------------------------------------------------------
 // Delivery fixtures: a webhook row and queued events, without a chain.
 
-
-export async function seedWebhook(db: Kysely<Database>, url: string, overrides: { account?: string } = {}): Promise<{ id: string; secret: string }> {
+export async function seedWebhook(
+  db: Kysely<Database>,
+  url: string,
+  overrides: { account?: string } = {},
+): Promise<{ id: string; secret: string }> {
   const now = Date.now();
   const id = prefixedId('whsub_', now);
   const secret = newWebhookSecret();
@@ -209,10 +287,27 @@ export async function seedWebhook(db: Kysely<Database>, url: string, overrides: 
   await db
     .insertInto('webhook_subscriptions')
     .values({
-      id, account: overrides.account ?? 'acct_seed', key_id: 'key_seed', scope_type: 'wallet', scope_value: wallet, handle_account: null,
-      authority_wallet: null, payment_wallet: null, wallets: JSON.stringify([wallet]), url, event_types: JSON.stringify(['payment.received']),
-      description: null, status: 'active', paused_reason: null, secret, consecutive_dead: 0, watch_from_slot: 0, rate_window_start: 0,
-      rate_count: 0, created_at: now, updated_at: now,
+      id,
+      account: overrides.account ?? 'acct_seed',
+      key_id: 'key_seed',
+      scope_type: 'wallet',
+      scope_value: wallet,
+      handle_account: null,
+      authority_wallet: null,
+      payment_wallet: null,
+      wallets: JSON.stringify([wallet]),
+      url,
+      event_types: JSON.stringify(['payment.received']),
+      description: null,
+      status: 'active',
+      paused_reason: null,
+      secret,
+      consecutive_dead: 0,
+      watch_from_slot: 0,
+      rate_window_start: 0,
+      rate_count: 0,
+      created_at: now,
+      updated_at: now,
     })
     .execute();
   return { id, secret };
@@ -226,28 +321,82 @@ export function samplePayEvent(memo = 'order'): PayEvent {
     id: payEventId(signature, 0, -1, 'payment.received'),
     type: 'payment.received',
     notice: PAY_EVENT_NOTICE,
-    chain: { signature, ixIndex: 0, innerIndex: -1, slot: 10, blockTime: '2026-01-01T00:00:00Z', commitment: 'finalized', finalized: true },
+    chain: {
+      signature,
+      ixIndex: 0,
+      innerIndex: -1,
+      slot: 10,
+      blockTime: '2026-01-01T00:00:00Z',
+      commitment: 'finalized',
+      finalized: true,
+    },
     payment: {
-      kind: 'transfer', payer: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T', recipient: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T',
-      recipientTokenAccount: null, asset: 'native', mint: null, amount: '5', fee: '0', net: '5', invoice: null, reference: null,
-      references: [], memo, binding: { status: 'none', handles: [] },
+      kind: 'transfer',
+      payer: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T',
+      recipient: '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T',
+      recipientTokenAccount: null,
+      asset: 'native',
+      mint: null,
+      amount: '5',
+      fee: '0',
+      net: '5',
+      invoice: null,
+      reference: null,
+      references: [],
+      memo,
+      binding: { status: 'none', handles: [] },
     },
   };
 }
 
 /** Queues `count` events for the webhook, due at `dueAt`. Returns the delivery ids in order. */
-export async function queueEvents(db: Kysely<Database>, webhookId: string, count: number, dueAt = Date.now(), memo?: string): Promise<string[]> {
+export async function queueEvents(
+  db: Kysely<Database>,
+  webhookId: string,
+  count: number,
+  dueAt = Date.now(),
+  memo?: string,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     const event = samplePayEvent(memo);
     const id = prefixedId('whdel_', dueAt + i);
     await db
       .insertInto('pay_events')
-      .values({ id: event.id, type: event.type, signature: event.chain.signature, slot: 10, ix_index: 0, inner_index: -1, wallet: 'w', binding_status: 'none', binding_checks: 0, payload: JSON.stringify(event), test: 0, created_at: dueAt })
+      .values({
+        id: event.id,
+        type: event.type,
+        signature: event.chain.signature,
+        slot: 10,
+        ix_index: 0,
+        inner_index: -1,
+        wallet: 'w',
+        binding_status: 'none',
+        binding_checks: 0,
+        payload: JSON.stringify(event),
+        test: 0,
+        created_at: dueAt,
+      })
       .execute();
     await db
       .insertInto('webhook_deliveries')
-      .values({ id, webhook_id: webhookId, event_id: event.id, event_type: event.type, status: 'pending', attempts: 0, last_status: null, last_error: null, response_ms: null, next_attempt_at: dueAt, lease_holder: null, lease_expires_at: null, test: 0, created_at: dueAt + i, delivered_at: null })
+      .values({
+        id,
+        webhook_id: webhookId,
+        event_id: event.id,
+        event_type: event.type,
+        status: 'pending',
+        attempts: 0,
+        last_status: null,
+        last_error: null,
+        response_ms: null,
+        next_attempt_at: dueAt,
+        lease_holder: null,
+        lease_expires_at: null,
+        test: 0,
+        created_at: dueAt + i,
+        delivered_at: null,
+      })
       .execute();
     ids.push(id);
   }

@@ -3,13 +3,30 @@
 // Used by tests only.
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
-import { createKeyPairSignerFromBytes, generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner, type Signature } from '@solana/kit';
-import { findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  createKeyPairSignerFromBytes,
+  generateKeyPairSigner,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+  type Signature,
+} from '@solana/kit';
+import {
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '@sigil/contract/errors';
-import { X402_HEADERS, decodeSettlementReceipt, encodeBase64Json, type X402AcceptEntry, type X402Challenge } from '@sigil/contract/x402';
+import {
+  X402_HEADERS,
+  decodeSettlementReceipt,
+  encodeBase64Json,
+  type X402AcceptEntry,
+  type X402Challenge,
+} from '@sigil/contract/x402';
 import {
   paymentInstructions,
   requestChallenge,
@@ -62,13 +79,26 @@ export async function startX402Chain(): Promise<X402Chain> {
   const usdx = chain.scenario!.mints.usdx!.address;
   // Wrapping happens in an earlier transaction, as the spec says: 1 native token each.
   for (const payer of [payer1, payer2]) {
-    await sendInstructions(chain.rpc, payer, wrapNativeInstructions(payer, await wrappedNativeAccount(payer.address), 1_000_000_000n));
+    await sendInstructions(
+      chain.rpc,
+      payer,
+      wrapNativeInstructions(payer, await wrappedNativeAccount(payer.address), 1_000_000_000n),
+    );
   }
   // The payee's token accounts must exist (the fixed shape has no room to create them).
   const payToWrapped = await wrappedNativeAccount(payTo.address);
-  const [payToUsdx] = await findAssociatedTokenPda({ owner: payTo.address, mint: usdx, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+  const [payToUsdx] = await findAssociatedTokenPda({
+    owner: payTo.address,
+    mint: usdx,
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+  });
   await sendInstructions(chain.rpc, payTo, [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: payTo, ata: payToWrapped, owner: payTo.address, mint: WRAPPED_NATIVE_MINT }),
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer: payTo,
+      ata: payToWrapped,
+      owner: payTo.address,
+      mint: WRAPPED_NATIVE_MINT,
+    }),
     getCreateAssociatedTokenIdempotentInstruction({ payer: payTo, ata: payToUsdx, owner: payTo.address, mint: usdx }),
   ]);
   await chain.finalizeAll();
@@ -101,27 +131,34 @@ export const handlerCalls = new Map<string, number>();
  * `withhold-*` → on the first call, takes the payment store's table away (the consume that follows fails).
  */
 /** One per app: the `withhold-` probe breaks that app's payments table so that settlement fails. */
-const x402ProbeRouter = (probeDb: Kysely<Database>) => router({
-  health: healthRouter,
-  x402probe: router({
-    resolve: meteredProcedure
-      .meta(rest('GET', '/v1/resolve/{name}', { summary: 'metered probe' }))
-      .input(z.object({ name: z.string() }))
-      .output(z.object({ name: z.string(), paidBy: z.string().nullable(), keyId: z.string().nullable() }))
-      .query(async ({ input, ctx }) => {
-        const calls = (handlerCalls.get(input.name) ?? 0) + 1;
-        handlerCalls.set(input.name, calls);
-        if (input.name === 'missing' || (input.name.startsWith('flaky-') && calls === 1)) throw new ApiError('NOT_FOUND', 'no such name');
-        if (input.name.startsWith('slow-')) await new Promise((r) => setTimeout(r, 300));
-        if (input.name.startsWith('withhold-') && calls === 1) await probeDb.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
-        return { name: input.name, paidBy: (ctx.payment as VerifiedPayment | undefined)?.payer ?? null, keyId: ctx.apiKey?.id ?? null };
-      }),
-    unlisted: meteredProcedure
-      .meta(rest('GET', '/v1/test/unlisted', { summary: 'metered but not in METERED_ROUTES' }))
-      .output(z.object({ ok: z.boolean() }))
-      .query(() => ({ ok: true })),
-  }),
-});
+const x402ProbeRouter = (probeDb: Kysely<Database>) =>
+  router({
+    health: healthRouter,
+    x402probe: router({
+      resolve: meteredProcedure
+        .meta(rest('GET', '/v1/resolve/{name}', { summary: 'metered probe' }))
+        .input(z.object({ name: z.string() }))
+        .output(z.object({ name: z.string(), paidBy: z.string().nullable(), keyId: z.string().nullable() }))
+        .query(async ({ input, ctx }) => {
+          const calls = (handlerCalls.get(input.name) ?? 0) + 1;
+          handlerCalls.set(input.name, calls);
+          if (input.name === 'missing' || (input.name.startsWith('flaky-') && calls === 1))
+            throw new ApiError('NOT_FOUND', 'no such name');
+          if (input.name.startsWith('slow-')) await new Promise((r) => setTimeout(r, 300));
+          if (input.name.startsWith('withhold-') && calls === 1)
+            await probeDb.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
+          return {
+            name: input.name,
+            paidBy: (ctx.payment as VerifiedPayment | undefined)?.payer ?? null,
+            keyId: ctx.apiKey?.id ?? null,
+          };
+        }),
+      unlisted: meteredProcedure
+        .meta(rest('GET', '/v1/test/unlisted', { summary: 'metered but not in METERED_ROUTES' }))
+        .output(z.object({ ok: z.boolean() }))
+        .query(() => ({ ok: true })),
+    }),
+  });
 
 export interface RedeemInput {
   network?: string;
@@ -147,7 +184,14 @@ export interface X402App {
   /** The 402 challenge for `path` with X-Payer = payer. */
   challenge(path: string, payer: Address): Promise<{ reply: Reply; challenge: X402Challenge; entry: X402AcceptEntry }>;
   /** Sends the fixed-shape payment for `entry` (optionally reshaped); does not wait. */
-  pay(entry: X402AcceptEntry, payer: KeyPairSigner, opts?: PaymentShapeOptions & { reshape?: (ixs: Instruction[]) => Instruction[] | Promise<Instruction[]>; skipPreflight?: boolean }): Promise<Signature>;
+  pay(
+    entry: X402AcceptEntry,
+    payer: KeyPairSigner,
+    opts?: PaymentShapeOptions & {
+      reshape?: (ixs: Instruction[]) => Instruction[] | Promise<Instruction[]>;
+      skipPreflight?: boolean;
+    },
+  ): Promise<Signature>;
   /** Advances the chain until everything sent so far is finalized. */
   finalize(): Promise<void>;
   /** The identical request with X-Payer and a payment header. */
@@ -187,14 +231,21 @@ export async function startX402App(
     ...options.vars,
   });
   const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 2_000 });
-  const app = await composeTestApp({ config, chain: reader, db: database.db, router: options.router ?? x402ProbeRouter(database.db), outboundOptions: options.outboundOptions });
+  const app = await composeTestApp({
+    config,
+    chain: reader,
+    db: database.db,
+    router: options.router ?? x402ProbeRouter(database.db),
+    outboundOptions: options.outboundOptions,
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;
   const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), name: 'x402-test' });
   const network = `solana:${chain.genesisHash.slice(0, 32)}`;
 
-  const get = async (path: string, headers: Record<string, string> = {}) => reply(await fetch(base + path, { headers }));
+  const get = async (path: string, headers: Record<string, string> = {}) =>
+    reply(await fetch(base + path, { headers }));
 
   const self: X402App = {
     base,
@@ -224,7 +275,8 @@ export async function startX402App(
       if (input.reference) payload.reference = input.reference;
       if (input.payerSig) payload.payerSig = input.payerSig;
       const header =
-        input.rawHeader ?? encodeBase64Json({ x402Version: 2, accepted: { scheme: 'exact', network: input.network ?? network }, payload });
+        input.rawHeader ??
+        encodeBase64Json({ x402Version: 2, accepted: { scheme: 'exact', network: input.network ?? network }, payload });
       const headers: Record<string, string> = { [X402_HEADERS.payment]: header, ...input.headers };
       if (input.payer) headers[X402_HEADERS.payer] = input.payer;
       return get(path, headers);

@@ -13,12 +13,15 @@ export default function RootLayout({ children }: { children: ReactNode }) {
     <html lang="en">
       <body>
         <header>
-          <a className="brand" href="/">Sigil</a>
+          <a className="brand" href="/">
+            Sigil
+          </a>
           <Nav />
         </header>
         <main>{children}</main>
         <footer>
-          A wallet is the identity. Signing in proves control of a wallet or handle only; it is not proof of legal identity.
+          A wallet is the identity. Signing in proves control of a wallet or handle only; it is not proof of legal
+          identity.
         </footer>
       </body>
     </html>

@@ -14,18 +14,27 @@ type Created = Outputs['keys']['create'];
 
 /** `{code, message}` from the portal's /api/connect (the service's /v1 error body, or the proxy's own). */
 async function connectCall<T>(op: string, body?: unknown): Promise<T> {
-  const res = await fetch(`/api/connect/${op}`, body === undefined ? { cache: 'no-store' } : {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const res = await fetch(
+    `/api/connect/${op}`,
+    body === undefined
+      ? { cache: 'no-store' }
+      : {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        },
+  );
   const json = await res.json().catch(() => ({}));
   if (!res.ok) throw new ConnectError(res.status, json.code ?? 'ERROR', json.message ?? `HTTP ${res.status}`);
   return json as T;
 }
 
 class ConnectError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(`${message} (${code})`);
   }
 }
@@ -48,7 +57,9 @@ export function KeysPanel() {
     setError('');
     const injected = findInjectedWallet();
     if (!injected) {
-      setError('No Solana wallet found in this browser. Install a wallet extension (for example Phantom, Backpack or Solflare) and reload.');
+      setError(
+        'No Solana wallet found in this browser. Install a wallet extension (for example Phantom, Backpack or Solflare) and reload.',
+      );
       return;
     }
     setBusy(true);
@@ -56,11 +67,15 @@ export function KeysPanel() {
       setStatus('Connecting to your wallet…');
       const wallet = await connectWallet(injected);
       setStatus('Requesting a sign-in challenge…');
-      const challenge = await connectCall<{ nonce: string; challenge: string }>('challenge', { wallet: wallet.address });
+      const challenge = await connectCall<{ nonce: string; challenge: string }>('challenge', {
+        wallet: wallet.address,
+      });
       setStatus(`Approve the message in your wallet: ${challenge.challenge}`);
       const signature = await wallet.sign(challenge.challenge);
       setStatus('Verifying…');
-      setSession(await connectCall<SessionRead>('verify', { nonce: challenge.nonce, signature, signer: wallet.address }));
+      setSession(
+        await connectCall<SessionRead>('verify', { nonce: challenge.nonce, signature, signer: wallet.address }),
+      );
       setStatus('');
     } catch (err) {
       setStatus('');
@@ -81,16 +96,32 @@ export function KeysPanel() {
       <section aria-labelledby="signin-heading">
         <h2 id="signin-heading">Sign in</h2>
         <p>Your wallet signs a one-time message; no transaction is sent and nothing is paid.</p>
-        <button type="button" onClick={signIn} disabled={busy}>Sign in with your wallet</button>
-        <p aria-live="polite" className="hint mono">{status}</p>
-        {error && <p className="error" role="alert">{error}</p>}
+        <button type="button" onClick={signIn} disabled={busy}>
+          Sign in with your wallet
+        </button>
+        <p aria-live="polite" className="hint mono">
+          {status}
+        </p>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
       </section>
     );
   }
   return <SignedIn session={session} onSignOut={signOut} onSessionLost={() => setSession(null)} />;
 }
 
-function SignedIn({ session, onSignOut, onSessionLost }: { session: SessionRead; onSignOut: () => void; onSessionLost: () => void }) {
+function SignedIn({
+  session,
+  onSignOut,
+  onSessionLost,
+}: {
+  session: SessionRead;
+  onSignOut: () => void;
+  onSessionLost: () => void;
+}) {
   const [keys, setKeys] = useState<KeyRow[] | null>(null);
   const [usage, setUsage] = useState<Usage | null>(null);
   const [created, setCreated] = useState<Created | null>(null);
@@ -100,7 +131,11 @@ function SignedIn({ session, onSignOut, onSessionLost }: { session: SessionRead;
 
   const fail = useCallback(
     (err: unknown) => {
-      if (err instanceof TRPCClientError && (err.data as { errorCode?: string } | undefined)?.errorCode === 'INVALID_SESSION') onSessionLost();
+      if (
+        err instanceof TRPCClientError &&
+        (err.data as { errorCode?: string } | undefined)?.errorCode === 'INVALID_SESSION'
+      )
+        onSessionLost();
       else setError(errorText(err));
     },
     [onSessionLost],
@@ -157,28 +192,56 @@ function SignedIn({ session, onSignOut, onSessionLost }: { session: SessionRead;
           <dt>Handle</dt>
           <dd>{session.handle ? `@${session.handle}` : 'none (signed in with the wallet address)'}</dd>
           <dt>Proof</dt>
-          <dd>{session.source}{session.verified.length > 0 ? `; attestations: ${session.verified.join(', ')}` : ''}</dd>
+          <dd>
+            {session.source}
+            {session.verified.length > 0 ? `; attestations: ${session.verified.join(', ')}` : ''}
+          </dd>
         </dl>
-        <p><button type="button" className="secondary" onClick={onSignOut}>Sign out</button></p>
+        <p>
+          <button type="button" className="secondary" onClick={onSignOut}>
+            Sign out
+          </button>
+        </p>
       </section>
 
-      {error && <p className="error" role="alert">{error}</p>}
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
 
       <section aria-labelledby="create-heading">
         <h2 id="create-heading">Create a key</h2>
         <form className="inline" onSubmit={create}>
           <label>
             Label (optional)
-            <input type="text" value={name} maxLength={64} onChange={(e) => setName(e.target.value)} placeholder="production backend" />
+            <input
+              type="text"
+              value={name}
+              maxLength={64}
+              onChange={(e) => setName(e.target.value)}
+              placeholder="production backend"
+            />
           </label>
-          <button type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create key'}</button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Creating…' : 'Create key'}
+          </button>
         </form>
         {created && (
           <div className="secret" role="status">
-            <p><strong>Copy this secret now: it is shown only once.</strong> Send it as the <code>X-API-Key</code> header from your server.</p>
-            <p><code>{created.secret}</code></p>
-            <button type="button" className="secondary" onClick={() => navigator.clipboard?.writeText(created.secret)}>Copy</button>{' '}
-            <button type="button" className="secondary" onClick={() => setCreated(null)}>I have saved it</button>
+            <p>
+              <strong>Copy this secret now: it is shown only once.</strong> Send it as the <code>X-API-Key</code> header
+              from your server.
+            </p>
+            <p>
+              <code>{created.secret}</code>
+            </p>
+            <button type="button" className="secondary" onClick={() => navigator.clipboard?.writeText(created.secret)}>
+              Copy
+            </button>{' '}
+            <button type="button" className="secondary" onClick={() => setCreated(null)}>
+              I have saved it
+            </button>
           </div>
         )}
       </section>
@@ -215,10 +278,19 @@ function SignedIn({ session, onSignOut, onSessionLost }: { session: SessionRead;
                   <td>{key.tier}</td>
                   <td>{when(key.created_at)}</td>
                   <td>{when(key.last_used_at)}</td>
-                  <td>{key.usage.minute} / {key.usage.day}</td>
+                  <td>
+                    {key.usage.minute} / {key.usage.day}
+                  </td>
                   <td>
                     {key.revoked_at === null ? (
-                      <button type="button" className="secondary" onClick={() => revoke(key)} aria-label={`Revoke ${key.name ?? key.id}`}>Revoke</button>
+                      <button
+                        type="button"
+                        className="secondary"
+                        onClick={() => revoke(key)}
+                        aria-label={`Revoke ${key.name ?? key.id}`}
+                      >
+                        Revoke
+                      </button>
                     ) : (
                       <>revoked {when(key.revoked_at)}</>
                     )}
@@ -237,11 +309,18 @@ function SignedIn({ session, onSignOut, onSessionLost }: { session: SessionRead;
             <dt>Tier</dt>
             <dd>{usage.tier}</dd>
             <dt>Limits (each key)</dt>
-            <dd>{usage.limits.minute.toLocaleString()} per minute, {usage.limits.day.toLocaleString()} per UTC day</dd>
+            <dd>
+              {usage.limits.minute.toLocaleString()} per minute, {usage.limits.day.toLocaleString()} per UTC day
+            </dd>
             <dt>This minute</dt>
-            <dd>{usage.usage.minute.toLocaleString()} requests (window ends {new Date(usage.reset.minute).toLocaleTimeString()})</dd>
+            <dd>
+              {usage.usage.minute.toLocaleString()} requests (window ends{' '}
+              {new Date(usage.reset.minute).toLocaleTimeString()})
+            </dd>
             <dt>Today</dt>
-            <dd>{usage.usage.day.toLocaleString()} requests (window ends {new Date(usage.reset.day).toLocaleString()})</dd>
+            <dd>
+              {usage.usage.day.toLocaleString()} requests (window ends {new Date(usage.reset.day).toLocaleString()})
+            </dd>
           </dl>
         </section>
       )}

@@ -4,7 +4,15 @@ import { isBase58Address } from '@sigil/contract/names';
 import { errorText, trpc } from '../lib/trpc';
 
 type Outcome =
-  | { kind: 'resolution'; input: string; name: string; namespace: string; owner: string; tokenized: boolean; verification: string }
+  | {
+      kind: 'resolution';
+      input: string;
+      name: string;
+      namespace: string;
+      owner: string;
+      tokenized: boolean;
+      verification: string;
+    }
   | { kind: 'reverse'; input: string; address: string; handle: string }
   | { kind: 'error'; query: string; text: string };
 
@@ -37,9 +45,19 @@ export function Lookup() {
       <form className="inline" onSubmit={onSubmit} role="search">
         <label>
           Name or wallet address
-          <input type="text" name="q" value={query} onChange={(e) => setQuery(e.target.value)} autoComplete="off" spellCheck={false} required />
+          <input
+            type="text"
+            name="q"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            autoComplete="off"
+            spellCheck={false}
+            required
+          />
         </label>
-        <button type="submit" disabled={busy}>{busy ? 'Looking up…' : 'Look up'}</button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Looking up…' : 'Look up'}
+        </button>
       </form>
       <section aria-live="polite">{outcome && <OutcomeView outcome={outcome} />}</section>
     </>

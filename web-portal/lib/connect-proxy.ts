@@ -16,7 +16,12 @@ export const UPSTREAM_TIMEOUT_MS = 10_000;
 /** The service limits bodies to 64 KiB; refuse larger ones here before forwarding. */
 const MAX_BODY_BYTES = 64 * 1024;
 
-export function jsonError(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
+export function jsonError(
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   return Response.json({ code, message }, { status, headers: { 'cache-control': 'no-store', ...headers } });
 }
 
@@ -36,7 +41,11 @@ export async function forwardConnect(
     return jsonError(405, 'METHOD_NOT_ALLOWED', `${op} accepts ${method} only`, { allow: method });
   }
   if (!config.portalKey) {
-    return jsonError(503, 'PORTAL_NOT_CONFIGURED', 'the portal server has no SIGIL_PORTAL_KEY; set it and restart the portal');
+    return jsonError(
+      503,
+      'PORTAL_NOT_CONFIGURED',
+      'the portal server has no SIGIL_PORTAL_KEY; set it and restart the portal',
+    );
   }
 
   const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': config.portalKey };
@@ -88,7 +97,9 @@ export async function forwardConnect(
 function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }

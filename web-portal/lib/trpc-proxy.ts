@@ -19,10 +19,21 @@ export const PORTAL_PROCEDURES: Readonly<Record<string, { session: boolean }>> =
 const MAX_BODY_BYTES = 64 * 1024;
 
 /** tRPC's JSON-RPC numbers for the errors the proxy itself answers (so the tRPC client parses them). */
-const TRPC_CODES = { NOT_FOUND: -32004, METHOD_NOT_SUPPORTED: -32005, PAYLOAD_TOO_LARGE: -32013, BAD_GATEWAY: -32603 } as const;
+const TRPC_CODES = {
+  NOT_FOUND: -32004,
+  METHOD_NOT_SUPPORTED: -32005,
+  PAYLOAD_TOO_LARGE: -32013,
+  BAD_GATEWAY: -32603,
+} as const;
 
 /** An error in tRPC's envelope, with our code in `data.errorCode` like the service's own errors. */
-export function trpcError(status: number, code: keyof typeof TRPC_CODES, errorCode: string, message: string, headers: Record<string, string> = {}): Response {
+export function trpcError(
+  status: number,
+  code: keyof typeof TRPC_CODES,
+  errorCode: string,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
   const body = { error: { message, code: TRPC_CODES[code], data: { code, httpStatus: status, errorCode } } };
   return Response.json(body, { status, headers: { 'cache-control': 'no-store', ...headers } });
 }
@@ -39,7 +50,9 @@ export async function forwardTrpc(
     return trpcError(404, 'NOT_FOUND', 'NOT_FOUND', 'no such procedure on the portal');
   }
   if (request.method !== 'GET' && request.method !== 'POST') {
-    return trpcError(405, 'METHOD_NOT_SUPPORTED', 'METHOD_NOT_ALLOWED', 'tRPC uses GET and POST', { allow: 'GET, POST' });
+    return trpcError(405, 'METHOD_NOT_SUPPORTED', 'METHOD_NOT_ALLOWED', 'tRPC uses GET and POST', {
+      allow: 'GET, POST',
+    });
   }
 
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -50,7 +63,8 @@ export async function forwardTrpc(
   let body: string | undefined;
   if (request.method === 'POST') {
     body = await request.text();
-    if (body.length > MAX_BODY_BYTES) return trpcError(413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE', 'request body over 64 KiB');
+    if (body.length > MAX_BODY_BYTES)
+      return trpcError(413, 'PAYLOAD_TOO_LARGE', 'PAYLOAD_TOO_LARGE', 'request body over 64 KiB');
     headers['content-type'] = 'application/json';
   }
 

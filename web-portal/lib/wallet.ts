@@ -16,8 +16,12 @@ type WalletWindow = Window & {
 };
 
 function isWallet(value: unknown): value is InjectedSolanaWallet {
-  return typeof value === 'object' && value !== null && typeof (value as InjectedSolanaWallet).signMessage === 'function' &&
-    typeof (value as InjectedSolanaWallet).connect === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as InjectedSolanaWallet).signMessage === 'function' &&
+    typeof (value as InjectedSolanaWallet).connect === 'function'
+  );
 }
 
 export function findInjectedWallet(): InjectedSolanaWallet | undefined {
@@ -41,7 +45,8 @@ export async function connectWallet(wallet: InjectedSolanaWallet): Promise<Conne
     async sign(text) {
       const signed = await wallet.signMessage(new TextEncoder().encode(text), 'utf8');
       const signature = signed instanceof Uint8Array ? signed : signed.signature;
-      if (!(signature instanceof Uint8Array) || signature.length !== 64) throw new Error('the wallet returned no 64-byte signature');
+      if (!(signature instanceof Uint8Array) || signature.length !== 64)
+        throw new Error('the wallet returned no 64-byte signature');
       return base58.encode(signature);
     },
   };

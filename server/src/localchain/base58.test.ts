@@ -42,23 +42,52 @@ describe('base58 fast paths', () => {
       for (let j = 0; j < bytes.length; j++) bytes[j] = rand(8) === 0 ? 0 : rand(8) === 0 ? 255 : rand(256);
       expect(bytesToBase58(bytes)).toBe(kitDecoder.decode(bytes));
     }
-    for (const bytes of [new Uint8Array(0), new Uint8Array(32), new Uint8Array(64).fill(255), new Uint8Array(SHORT_BASE58_BYTES + 1).fill(7)]) {
+    for (const bytes of [
+      new Uint8Array(0),
+      new Uint8Array(32),
+      new Uint8Array(64).fill(255),
+      new Uint8Array(SHORT_BASE58_BYTES + 1).fill(7),
+    ]) {
       expect(bytesToBase58(bytes)).toBe(kitDecoder.decode(bytes));
     }
   });
 
   it('text → bytes matches kit, refusals included', () => {
     const rand = prng(0xb58);
-    const texts = ['', '1', '111', '0', 'O', 'I', 'l', ' ', '1 ', 'é', '+/', 'z'.repeat(SHORT_BASE58_CHARS + 5), '1'.repeat(50)];
+    const texts = [
+      '',
+      '1',
+      '111',
+      '0',
+      'O',
+      'I',
+      'l',
+      ' ',
+      '1 ',
+      'é',
+      '+/',
+      'z'.repeat(SHORT_BASE58_CHARS + 5),
+      '1'.repeat(50),
+    ];
     for (let i = 0; i < 6000; i++) texts.push(randomText(rand, SHORT_BASE58_CHARS + 20));
     for (const text of texts) {
-      expect(outcome(() => base58ToBytes(text)), JSON.stringify(text)).toBe(outcome(() => new Uint8Array(kitEncoder.encode(text))));
+      expect(
+        outcome(() => base58ToBytes(text)),
+        JSON.stringify(text),
+      ).toBe(outcome(() => new Uint8Array(kitEncoder.encode(text))));
     }
   });
 
   it('isAddressText matches kit isAddress', () => {
     const rand = prng(0xadd);
-    const texts = ['11111111111111111111111111111111', '1111111111111111111111111111111', 'SigiLRegistry111111111111111111111111111111', 'z'.repeat(44), 'z'.repeat(45), '0'.repeat(32)];
+    const texts = [
+      '11111111111111111111111111111111',
+      '1111111111111111111111111111111',
+      'SigiLRegistry111111111111111111111111111111',
+      'z'.repeat(44),
+      'z'.repeat(45),
+      '0'.repeat(32),
+    ];
     for (let i = 0; i < 6000; i++) texts.push(randomText(rand, 46));
     for (let i = 0; i < 500; i++) {
       const bytes = new Uint8Array(31 + rand(3)).map(() => (rand(4) === 0 ? 0 : rand(256)));

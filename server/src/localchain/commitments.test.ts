@@ -28,22 +28,38 @@ const status = async (sig: string) => (await chain.rpc.getSignatureStatuses([sig
 
 describe('commitment levels', () => {
   it('a transfer is processed, then confirmed one slot later, then finalized after the lag', async () => {
-    const tx = await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: target, amount: 1234n })]);
+    const tx = await signedTransaction(chain, payer, [
+      getTransferSolInstruction({ source: payer, destination: target, amount: 1234n }),
+    ]);
     const { signature } = await chain.send(tx);
 
     expect(await balance('processed')).toBe(1234n);
     expect(await balance('confirmed')).toBe(0n);
     expect(await balance('finalized')).toBe(0n);
     expect(await status(signature)).toMatchObject({ confirmationStatus: 'processed', confirmations: 0n });
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).toBeNull();
-    expect((await chain.rpc.getSignaturesForAddress(target, { commitment: 'confirmed' }).send()).map((s) => s.signature)).not.toContain(signature);
+    expect(
+      await chain.rpc
+        .getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 })
+        .send(),
+    ).toBeNull();
+    expect(
+      (await chain.rpc.getSignaturesForAddress(target, { commitment: 'confirmed' }).send()).map((s) => s.signature),
+    ).not.toContain(signature);
 
     await chain.advance(1);
     expect(await balance('confirmed')).toBe(1234n);
     expect(await balance('finalized')).toBe(0n);
     expect(await status(signature)).toMatchObject({ confirmationStatus: 'confirmed', confirmations: 1n });
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).not.toBeNull();
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).toBeNull();
+    expect(
+      await chain.rpc
+        .getTransaction(signature, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 })
+        .send(),
+    ).not.toBeNull();
+    expect(
+      await chain.rpc
+        .getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 })
+        .send(),
+    ).toBeNull();
     expect((await chain.rpc.getSignaturesForAddress(target, { commitment: 'confirmed' }).send())[0]).toMatchObject({
       signature,
       confirmationStatus: 'confirmed',
@@ -54,12 +70,18 @@ describe('commitment levels', () => {
     await chain.advance(1);
     expect(await balance('finalized')).toBe(1234n);
     expect(await status(signature)).toMatchObject({ confirmationStatus: 'finalized', confirmations: null });
-    expect(await chain.rpc.getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 }).send()).not.toBeNull();
+    expect(
+      await chain.rpc
+        .getTransaction(signature, { commitment: 'finalized', encoding: 'json', maxSupportedTransactionVersion: 0 })
+        .send(),
+    ).not.toBeNull();
   });
 
   it('each commitment sees the account version of its own slot across several writes', async () => {
     const send = async (amount: bigint) => {
-      const tx = await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: target, amount })]);
+      const tx = await signedTransaction(chain, payer, [
+        getTransferSolInstruction({ source: payer, destination: target, amount }),
+      ]);
       await chain.send(tx);
       await chain.advance(1);
     };
@@ -77,9 +99,11 @@ describe('commitment levels', () => {
   it('getProgramAccounts at finalized does not see an account created since', async () => {
     const fresh = await fundedWallet(chain, 5_000_000n); // new system account, processed only
     const owned = async (commitment: 'processed' | 'finalized') =>
-      (await chain.rpc.getProgramAccounts(SYSTEM_PROGRAM_ADDRESS, { commitment, encoding: 'base64', filters: [{ dataSize: 0n }] }).send()).map(
-        (a) => a.pubkey,
-      );
+      (
+        await chain.rpc
+          .getProgramAccounts(SYSTEM_PROGRAM_ADDRESS, { commitment, encoding: 'base64', filters: [{ dataSize: 0n }] })
+          .send()
+      ).map((a) => a.pubkey);
     expect(await owned('processed')).toContain(fresh.address);
     expect(await owned('finalized')).not.toContain(fresh.address);
     await chain.finalizeAll();
@@ -87,7 +111,9 @@ describe('commitment levels', () => {
   });
 
   it('waitForFinalized advances a manual chain until the transaction is finalized', async () => {
-    const tx = await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: target, amount: 2n })]);
+    const tx = await signedTransaction(chain, payer, [
+      getTransferSolInstruction({ source: payer, destination: target, amount: 2n }),
+    ]);
     const { signature } = await chain.send(tx);
     const landed = chain.slot();
     await chain.waitForFinalized(signature);
@@ -96,9 +122,9 @@ describe('commitment levels', () => {
   });
 
   it('history methods refuse commitment processed, as a node does', async () => {
-    await expect(chain.rpc.getSignaturesForAddress(target, { commitment: 'processed' as never }).send()).rejects.toThrow(
-      /commitment below `confirmed`/,
-    );
+    await expect(
+      chain.rpc.getSignaturesForAddress(target, { commitment: 'processed' as never }).send(),
+    ).rejects.toThrow(/commitment below `confirmed`/);
   });
 
   it('autoAdvance moves slots on a timer', async () => {

@@ -58,19 +58,29 @@ export class ChainCore {
     // withNativeMints: the wrapped-native mint (So111…112, 9 decimals), x402's default asset, exists as on a cluster.
     // trackWrites: every call that may change SVM state bumps a write generation, which the ledger's read caches
     // are keyed on (svm-writes.ts). Everything, the in-process API (LocalChain.svm) included, uses this wrapper.
-    this.svm = trackWrites(new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n).withNativeMints());
-    this.genesisHash = getBase58Decoder().decode(sha256(new TextEncoder().encode(`sigil-localchain:genesis:${options.programId}`)));
+    this.svm = trackWrites(
+      new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n).withNativeMints(),
+    );
+    this.genesisHash = getBase58Decoder().decode(
+      sha256(new TextEncoder().encode(`sigil-localchain:genesis:${options.programId}`)),
+    );
     this.ledger = new Ledger(this.svm, {
       finalityLagSlots: options.finalityLagSlots,
       slotMs: options.slotMs,
       genesisHash: this.genesisHash,
     });
-    this.processor = new TransactionProcessor(this.svm, this.ledger, new RegistryEmulator(this.svm, this.ledger, options.programId));
+    this.processor = new TransactionProcessor(
+      this.svm,
+      this.ledger,
+      new RegistryEmulator(this.svm, this.ledger, options.programId),
+    );
   }
 
   static async create(options: ChainCoreOptions): Promise<ChainCore> {
     const core = new ChainCore(options);
-    core.faucet = await createKeyPairSignerFromPrivateKeyBytes(sha256(new TextEncoder().encode('sigil-localchain:faucet')));
+    core.faucet = await createKeyPairSignerFromPrivateKeyBytes(
+      sha256(new TextEncoder().encode('sigil-localchain:faucet')),
+    );
     restoreAccount(core.svm, core.faucet.address, {
       lamports: FAUCET_LAMPORTS,
       owner: SYSTEM_PROGRAM_ADDRESS,
@@ -115,7 +125,10 @@ export class ChainCore {
     return result;
   }
 
-  async simulate(wire: Uint8Array, options: { sigVerify?: boolean; replaceRecentBlockhash?: boolean }): Promise<ProcessResult> {
+  async simulate(
+    wire: Uint8Array,
+    options: { sigVerify?: boolean; replaceRecentBlockhash?: boolean },
+  ): Promise<ProcessResult> {
     const tx = this.decodeOrThrow(wire);
     if (options.sigVerify && !(await this.processor.verifySignatures(tx))) {
       throw new SubmitError(-32003, 'Transaction signature verification failure');
@@ -139,7 +152,11 @@ export class ChainCore {
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(this.faucet, m),
       (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash, lastValidBlockHeight }, m),
-      (m) => appendTransactionMessageInstruction(getTransferSolInstruction({ source: this.faucet, destination: to, amount: lamports }), m),
+      (m) =>
+        appendTransactionMessageInstruction(
+          getTransferSolInstruction({ source: this.faucet, destination: to, amount: lamports }),
+          m,
+        ),
     );
     const signed = await signTransactionMessageWithSigners(message);
     const result = await this.submit(new Uint8Array(getTransactionEncoder().encode(signed)), { skipPreflight: false });

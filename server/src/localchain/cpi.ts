@@ -44,7 +44,8 @@ export function invokeInSvm(
   const message = pipe(
     createTransactionMessage({ version: 'legacy' }),
     (m) => setTransactionMessageFeePayer(feePayer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0n }, m),
+    (m) =>
+      setTransactionMessageLifetimeUsingBlockhash({ blockhash: svm.latestBlockhash(), lastValidBlockHeight: 0n }, m),
     (m) => appendTransactionMessageInstructions(instructions, m),
   );
   const compiled = compileTransactionMessage(message);
@@ -64,7 +65,9 @@ export function invokeInSvm(
   const failed = 'err' in result ? (result as FailedTransactionMetadata) : null;
   const meta: TransactionMetadata = failed ? failed.meta() : (result as TransactionMetadata);
   const shift = depth - 1;
-  const logs = meta.logs().map((line) => line.replace(/ invoke \[(\d+)\]$/, (_, n: string) => ` invoke [${Number(n) + shift}]`));
+  const logs = meta
+    .logs()
+    .map((line) => line.replace(/ invoke \[(\d+)\]$/, (_, n: string) => ` invoke [${Number(n) + shift}]`));
 
   const inner: ReportedInstruction[] = [];
   if (depth > 1) {

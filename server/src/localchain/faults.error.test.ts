@@ -42,7 +42,11 @@ describe('in-process faults', () => {
 
   it('rpcError: a JSON-RPC error object for every call', async () => {
     chain.faults.set({ rpcError: { code: -32005, message: 'Node is behind by 42 slots' } });
-    expect(await (await rpc('getSlot')).json()).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32005, message: 'Node is behind by 42 slots' } });
+    expect(await (await rpc('getSlot')).json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32005, message: 'Node is behind by 42 slots' },
+    });
     await expect(chain.rpc.getSlot().send()).rejects.toThrow(/behind/);
   });
 
@@ -61,10 +65,18 @@ describe('in-process faults', () => {
     expect(bytes.length).toBe(Number(info.value!.space));
     expect(bytes.every((b) => b === 0xff)).toBe(true);
     const multi = await chain.rpc.getMultipleAccounts([aliceHandle as never], { encoding: 'base64' }).send();
-    expect(getBase64Encoder().encode(multi.value[0]!.data[0]).every((b) => b === 0xff)).toBe(true);
+    expect(
+      getBase64Encoder()
+        .encode(multi.value[0]!.data[0])
+        .every((b) => b === 0xff),
+    ).toBe(true);
     const program = await chain.rpc.getProgramAccounts(chain.programId, { encoding: 'base64' }).send();
     const entry = program.find((a) => a.pubkey === aliceHandle)!;
-    expect(getBase64Encoder().encode(entry.account.data[0]).every((b) => b === 0xff)).toBe(true);
+    expect(
+      getBase64Encoder()
+        .encode(entry.account.data[0])
+        .every((b) => b === 0xff),
+    ).toBe(true);
     // Other accounts are untouched.
     const bob = program.find((a) => a.pubkey === chain.scenario!.handles.bob!.account)!;
     expect(getBase64Encoder().encode(bob.account.data[0])[0]).not.toBe(0xff);
@@ -75,7 +87,10 @@ describe('control route (out-of-process tests)', () => {
   it('POST replaces, PATCH merges, GET reads, DELETE clears', async () => {
     expect(await (await control('POST', { httpStatus: 503 })).json()).toEqual({ httpStatus: 503 });
     expect((await rpc('getSlot')).status).toBe(503);
-    expect(await (await control('PATCH', { malformedAccounts: [alice] })).json()).toEqual({ httpStatus: 503, malformedAccounts: [alice] });
+    expect(await (await control('PATCH', { malformedAccounts: [alice] })).json()).toEqual({
+      httpStatus: 503,
+      malformedAccounts: [alice],
+    });
     expect(await (await control('GET')).json()).toEqual({ httpStatus: 503, malformedAccounts: [alice] });
     expect(await (await control('DELETE')).json()).toEqual({});
     expect((await rpc('getSlot')).status).toBe(200);

@@ -81,7 +81,8 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const programId = options.programId ?? LOCAL_PROGRAM_ID;
   const finalityLagSlots = options.finalityLagSlots ?? 4;
   const slotMs = options.slotMs ?? 400;
-  if (!Number.isInteger(finalityLagSlots) || finalityLagSlots < 1) throw new Error('finalityLagSlots must be an integer >= 1');
+  if (!Number.isInteger(finalityLagSlots) || finalityLagSlots < 1)
+    throw new Error('finalityLagSlots must be an integer >= 1');
   if (!(slotMs > 0)) throw new Error('slotMs must be positive');
   const core = await ChainCore.create({ programId, finalityLagSlots, slotMs });
   const { ledger } = core;
@@ -159,4 +160,3 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     },
   };
 }
-

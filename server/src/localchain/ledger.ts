@@ -206,9 +206,17 @@ export class Ledger {
     return this.blockhashesBySlot.get(slot);
   }
 
-  latestBlockhash(commitment: Commitment = 'finalized'): { blockhash: Blockhash; lastValidBlockHeight: bigint; slot: bigint } {
+  latestBlockhash(commitment: Commitment = 'finalized'): {
+    blockhash: Blockhash;
+    lastValidBlockHeight: bigint;
+    slot: bigint;
+  } {
     const slot = this.slotAt(commitment);
-    return { blockhash: this.blockhashesBySlot.get(slot)!, lastValidBlockHeight: slot + BLOCKHASH_VALIDITY_SLOTS, slot };
+    return {
+      blockhash: this.blockhashesBySlot.get(slot)!,
+      lastValidBlockHeight: slot + BLOCKHASH_VALIDITY_SLOTS,
+      slot,
+    };
   }
 
   /** A blockhash is usable while its slot is at most 150 slots behind the current one. */
@@ -257,7 +265,10 @@ export class Ledger {
   // ---- accounts -------------------------------------------------------------------------------------------------
 
   /** Records what a landed transaction wrote, so older commitments keep seeing the previous state. */
-  recordWrites(slot: bigint, writes: { address: Address; before: AccountSnapshot | null; after: AccountSnapshot | null }[]): void {
+  recordWrites(
+    slot: bigint,
+    writes: { address: Address; before: AccountSnapshot | null; after: AccountSnapshot | null }[],
+  ): void {
     this.writes.bump();
     for (const { address, before, after } of writes) {
       let log = this.versions.get(address);
@@ -302,7 +313,10 @@ export class Ledger {
       if (seen.has(address)) continue;
       seen.add(address);
       // The SVM's current state, unless a version log says what the commitment sees.
-      const account = commitment === 'processed' || !this.versions.has(address) ? Object.freeze(current) : this.readAccount(address, commitment);
+      const account =
+        commitment === 'processed' || !this.versions.has(address)
+          ? Object.freeze(current)
+          : this.readAccount(address, commitment);
       if (account && account.owner === owner) out.push(Object.freeze({ address, account }));
     }
     if (commitment !== 'processed') {

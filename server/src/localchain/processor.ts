@@ -135,10 +135,12 @@ export class TransactionProcessor {
     const lookups = compiled.version === 0 ? (compiled.addressTableLookups ?? []) : [];
     for (const lookup of lookups) {
       const table = this.svm.getAccount(lookup.lookupTableAddress);
-      if (!table.exists) throw new TransactionRejected('decode', `address lookup table ${lookup.lookupTableAddress} not found`);
+      if (!table.exists)
+        throw new TransactionRejected('decode', `address lookup table ${lookup.lookupTableAddress} not found`);
       const addresses = (index: number) => {
         const start = ADDRESS_LOOKUP_TABLE_META_SIZE + index * 32;
-        if (start + 32 > table.data.length) throw new TransactionRejected('decode', 'invalid address lookup table index');
+        if (start + 32 > table.data.length)
+          throw new TransactionRejected('decode', 'invalid address lookup table index');
         return addressDecoder.decode(table.data.subarray(start, start + 32));
       };
       loaded.writable.push(...lookup.writableIndexes.map(addresses));
@@ -302,7 +304,9 @@ export class TransactionProcessor {
     };
     this.ledger.recordWrites(
       slot,
-      keys.flatMap((address, i) => (sameAccount(pre[i]!, post[i]!) ? [] : [{ address, before: pre[i]!, after: post[i]! }])),
+      keys.flatMap((address, i) =>
+        sameAccount(pre[i]!, post[i]!) ? [] : [{ address, before: pre[i]!, after: post[i]! }],
+      ),
     );
     this.ledger.recordTransaction(record);
     return result;
@@ -363,7 +367,10 @@ export class TransactionProcessor {
 export function reportInnerInstructions(
   meta: TransactionMetadata,
   mapIndex: (index: number) => number,
-  options: { stackOffset?: number; topLevel?: { index: number; programIdIndex: number; accounts: number[]; data: Uint8Array }[] } = {},
+  options: {
+    stackOffset?: number;
+    topLevel?: { index: number; programIdIndex: number; accounts: number[]; data: Uint8Array }[];
+  } = {},
 ): { index: number; instructions: ReportedInstruction[] }[] {
   const offset = options.stackOffset ?? 0;
   const out: { index: number; instructions: ReportedInstruction[] }[] = [];
@@ -374,7 +381,12 @@ export function reportInnerInstructions(
       const programIdIndex = mapIndex(ix.programIdIndex());
       const accounts = Array.from(ix.accounts(), mapIndex);
       if (programIdIndex < 0 || accounts.some((a) => a < 0)) continue;
-      instructions.push({ programIdIndex, accounts, data: new Uint8Array(ix.data()), stackHeight: inner.stackHeight() + offset });
+      instructions.push({
+        programIdIndex,
+        accounts,
+        data: new Uint8Array(ix.data()),
+        stackHeight: inner.stackHeight() + offset,
+      });
     }
     if (instructions.length > 0) out.push({ index, instructions });
   });

@@ -41,10 +41,14 @@ const dataAt = async (at: Address, commitment: Commitment = 'processed') => {
 };
 /** Addresses owned by `program` whose data starts with `prefix` (a memcmp at 0), at a commitment. */
 const ownedBy = async (program: Address, commitment: Commitment, filters: object[] = []) =>
-  (await chain.rpc.getProgramAccounts(program, { commitment, encoding: 'base64', filters: filters as never }).send()).map((a) => a.pubkey);
+  (
+    await chain.rpc.getProgramAccounts(program, { commitment, encoding: 'base64', filters: filters as never }).send()
+  ).map((a) => a.pubkey);
 const systemWallets = (commitment: Commitment) => ownedBy(SYSTEM, commitment, [{ dataSize: 0n }]);
 const transfer = async (to: Address, amount: bigint) =>
-  chain.send(await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: to, amount })]));
+  chain.send(
+    await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: to, amount })]),
+  );
 
 describe('the SVM write wrapper', () => {
   it('leaves the generation alone for reads and bumps it for any other method', () => {
@@ -111,13 +115,27 @@ describe('read caches see every write at once', () => {
     expect(await dataAt(at)).toBeNull();
     expect(await ownedBy(program, 'processed')).toEqual([]);
 
-    restoreAccount(chain.svm, at, { lamports: 1_000_000n, owner: program, data: new Uint8Array([1, 2, 3]), executable: false });
+    restoreAccount(chain.svm, at, {
+      lamports: 1_000_000n,
+      owner: program,
+      data: new Uint8Array([1, 2, 3]),
+      executable: false,
+    });
     expect(await dataAt(at)).toEqual({ owner: program, data: [1, 2, 3] });
-    const twoThree = [{ memcmp: { offset: 1n, bytes: getBase58Decoder().decode(new Uint8Array([2, 3])), encoding: 'base58' } }];
+    const twoThree = [
+      { memcmp: { offset: 1n, bytes: getBase58Decoder().decode(new Uint8Array([2, 3])), encoding: 'base58' } },
+    ];
     expect(await ownedBy(program, 'processed')).toEqual([at]);
     expect(await ownedBy(program, 'processed', twoThree)).toEqual([at]);
 
-    chain.svm.setAccount({ address: at, lamports: 1_000_000n as never, programAddress: program, data: new Uint8Array([9]), executable: false, space: 1n });
+    chain.svm.setAccount({
+      address: at,
+      lamports: 1_000_000n as never,
+      programAddress: program,
+      data: new Uint8Array([9]),
+      executable: false,
+      space: 1n,
+    });
     expect(await dataAt(at)).toEqual({ owner: program, data: [9] });
     expect(await ownedBy(program, 'processed', twoThree)).toEqual([]);
     expect(await ownedBy(program, 'processed')).toEqual([at]);
@@ -137,11 +155,24 @@ describe('read caches see every write at once', () => {
     const owner = await fundedWallet(chain);
     const [handle] = await findHandlePda(programId, 'cache_nft');
     await chain.send(
-      await signedTransaction(chain, owner, [getRegisterInstruction({ programId, payer: owner.address, owner: owner.address, handle, name: 'cache_nft', handleType: 0 })]),
+      await signedTransaction(chain, owner, [
+        getRegisterInstruction({
+          programId,
+          payer: owner.address,
+          owner: owner.address,
+          handle,
+          name: 'cache_nft',
+          handleType: 0,
+        }),
+      ]),
     );
     await chain.advance(1);
     const mint = await generateKeyPairSigner();
-    const [ata] = await findAssociatedTokenPda({ owner: owner.address, mint: mint.address, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [ata] = await findAssociatedTokenPda({
+      owner: owner.address,
+      mint: mint.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const byMint = [{ memcmp: { offset: 0n, bytes: mint.address, encoding: 'base58' } }];
     // Prime: nothing yet.
     expect(await dataAt(mint.address)).toBeNull();
@@ -150,9 +181,22 @@ describe('read caches see every write at once', () => {
     const handleBefore = await dataAt(handle);
 
     const result = await chain.send(
-      await signedTransaction(chain, owner, [getTokenizeInstruction({ programId, owner: owner.address, handle, mint: mint.address, ownerTokenAccount: ata })], {
-        others: [mint],
-      }),
+      await signedTransaction(
+        chain,
+        owner,
+        [
+          getTokenizeInstruction({
+            programId,
+            owner: owner.address,
+            handle,
+            mint: mint.address,
+            ownerTokenAccount: ata,
+          }),
+        ],
+        {
+          others: [mint],
+        },
+      ),
     );
     expect(result.err).toBeNull();
     expect((await dataAt(mint.address))?.owner).toBe(TOKEN_PROGRAM_ADDRESS);
@@ -165,9 +209,12 @@ describe('read caches see every write at once', () => {
     await chain.advance(1);
     expect(await ownedBy(TOKEN_PROGRAM_ADDRESS, 'confirmed', byMint)).toEqual([ata]);
     expect(await dataAt(handle, 'confirmed')).not.toEqual(handleBefore);
-    expect((await chain.rpc.getTokenLargestAccounts(mint.address, { commitment: 'confirmed' }).send()).value.map((v) => [v.address, v.amount])).toEqual([
-      [ata, '1'],
-    ]);
+    expect(
+      (await chain.rpc.getTokenLargestAccounts(mint.address, { commitment: 'confirmed' }).send()).value.map((v) => [
+        v.address,
+        v.amount,
+      ]),
+    ).toEqual([[ata, '1']]);
   });
 
   it('confirmed and finalized views move with each slot (the version log), caches primed at every step', async () => {
@@ -195,9 +242,17 @@ describe('read caches see every write at once', () => {
     await chain.advance(1); // s+2
     expect(await read()).toEqual({ processed: [1_000_007n, true], confirmed: [1_000_007n, true], finalized: absent });
     await chain.advance(1); // s+3 = s + LAG: finalized sees s
-    expect(await read()).toEqual({ processed: [1_000_007n, true], confirmed: [1_000_007n, true], finalized: [1_000_000n, true] });
+    expect(await read()).toEqual({
+      processed: [1_000_007n, true],
+      confirmed: [1_000_007n, true],
+      finalized: [1_000_000n, true],
+    });
     await chain.advance(1);
-    expect(await read()).toEqual({ processed: [1_000_007n, true], confirmed: [1_000_007n, true], finalized: [1_000_007n, true] });
+    expect(await read()).toEqual({
+      processed: [1_000_007n, true],
+      confirmed: [1_000_007n, true],
+      finalized: [1_000_007n, true],
+    });
   });
 });
 
@@ -216,7 +271,8 @@ describe('cached answers equal fresh reads', () => {
       const candidates = new Set<Address>(svm.getProgramAccounts(owner).map((a) => a.address));
       if (commitment !== 'processed') for (const a of versions.keys()) candidates.add(a);
       return [...candidates].flatMap((a) => {
-        const account = commitment === 'processed' || !versions.has(a) ? publicSvmAccount(svm, a) : ledger.readAccount(a, commitment);
+        const account =
+          commitment === 'processed' || !versions.has(a) ? publicSvmAccount(svm, a) : ledger.readAccount(a, commitment);
         return account && account.owner === owner ? [{ address: a, account }] : [];
       });
     };

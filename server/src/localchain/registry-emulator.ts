@@ -87,7 +87,8 @@ class RegistryFailure extends Error {
     super(message);
   }
 }
-const fail = (name: RegistryErrorName, message: string) => new RegistryFailure({ Custom: REGISTRY_ERRORS[name] }, `${name}: ${message}`);
+const fail = (name: RegistryErrorName, message: string) =>
+  new RegistryFailure({ Custom: REGISTRY_ERRORS[name] }, `${name}: ${message}`);
 
 const ADDRESS_CHAINS = ['X1', 'SOL', 'ETH', 'BTC'];
 const ED25519_CHAINS = ['X1', 'SOL'];
@@ -147,7 +148,8 @@ class InstructionRun {
   writeProgramAccount(address: Address, data: Uint8Array, payer: Address): void {
     this.requireWritable(address, 'account');
     const current = this.read(address);
-    if (current && current.owner !== this.emulator.programId) throw fail('AlreadyExists', `${address} is owned by ${current.owner}`);
+    if (current && current.owner !== this.emulator.programId)
+      throw fail('AlreadyExists', `${address} is owned by ${current.owner}`);
     const rent = this.svm.minimumBalanceForRentExemption(BigInt(data.length));
     const lamports = current?.lamports ?? 0n;
     if (lamports < rent) this.moveLamports(payer, address, rent - lamports);
@@ -169,7 +171,13 @@ class InstructionRun {
       // The program debits its own accounts directly (no CPI), as a real program does.
       const dest = this.read(to);
       restoreAccount(this.svm, from, { ...source, lamports: source.lamports - amount });
-      restoreAccount(this.svm, to, dest ? { ...dest, lamports: dest.lamports + amount } : { lamports: amount, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false });
+      restoreAccount(
+        this.svm,
+        to,
+        dest
+          ? { ...dest, lamports: dest.lamports + amount }
+          : { lamports: amount, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false },
+      );
       return;
     }
     this.requireSigner(from, 'payer');
@@ -177,7 +185,12 @@ class InstructionRun {
     if (!target) {
       // A new PDA: the runtime would let the program create it with invoke_signed; credit it directly.
       restoreAccount(this.svm, from, { ...source, lamports: source.lamports - amount });
-      restoreAccount(this.svm, to, { lamports: amount, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false });
+      restoreAccount(this.svm, to, {
+        lamports: amount,
+        owner: SYSTEM_PROGRAM_ADDRESS,
+        data: new Uint8Array(),
+        executable: false,
+      });
       return;
     }
     this.cpi([getTransferSolInstruction({ source: signerStub(from), destination: to, amount })]);
@@ -235,14 +248,25 @@ export class RegistryEmulator implements ProgramEmulator {
         const accounts = ix.accountIndices.map((i) => ({
           address: tx.accountKeys[i]!,
           role: tx.isSigner(i)
-            ? tx.isWritable(i) ? AccountRole.WRITABLE_SIGNER : AccountRole.READONLY_SIGNER
-            : tx.isWritable(i) ? AccountRole.WRITABLE : AccountRole.READONLY,
+            ? tx.isWritable(i)
+              ? AccountRole.WRITABLE_SIGNER
+              : AccountRole.READONLY_SIGNER
+            : tx.isWritable(i)
+              ? AccountRole.WRITABLE
+              : AccountRole.READONLY,
         }));
-        const result = invokeInSvm(this.svm, tx.accountKeys[0]!, [{ programAddress: ix.programId, accounts, data: ix.data }], tx.accountKeys, 1);
+        const result = invokeInSvm(
+          this.svm,
+          tx.accountKeys[0]!,
+          [{ programAddress: ix.programId, accounts, data: ix.data }],
+          tx.accountKeys,
+          1,
+        );
         logs.push(...result.logs);
         if (result.inner.length > 0) innerInstructions.push({ index, instructions: result.inner });
         computeUnits += result.computeUnits;
-        if (result.error !== null) return { err: { InstructionError: [index, result.error] }, logs, innerInstructions, computeUnits };
+        if (result.error !== null)
+          return { err: { InstructionError: [index, result.error] }, logs, innerInstructions, computeUnits };
         continue;
       }
 
@@ -251,7 +275,11 @@ export class RegistryEmulator implements ProgramEmulator {
       try {
         let decoded: RegistryInstruction;
         try {
-          decoded = decodeRegistryInstruction(ix.data, ix.accountIndices.map((i) => tx.accountKeys[i]!), this.programId);
+          decoded = decodeRegistryInstruction(
+            ix.data,
+            ix.accountIndices.map((i) => tx.accountKeys[i]!),
+            this.programId,
+          );
         } catch (err) {
           if (err instanceof RegistryDecodeError) {
             const inner = err.reason === 'missing-accounts' ? 'NotEnoughAccountKeys' : 'InvalidInstructionData';
@@ -262,13 +290,17 @@ export class RegistryEmulator implements ProgramEmulator {
         logs.push(`Program log: Instruction: ${pascal(decoded.name)}`);
         await this.apply(run, decoded);
         logs.push(...run.logs);
-        logs.push(`Program ${this.programId} consumed ${run.computeUnits} of 200000 compute units`, `Program ${this.programId} success`);
+        logs.push(
+          `Program ${this.programId} consumed ${run.computeUnits} of 200000 compute units`,
+          `Program ${this.programId} success`,
+        );
         computeUnits += run.computeUnits;
         if (run.inner.length > 0) innerInstructions.push({ index, instructions: run.inner });
       } catch (err) {
         if (!(err instanceof RegistryFailure)) throw err;
         logs.push(...run.logs);
-        if (typeof err.inner === 'object') logs.push(`Program log: AnchorError occurred. Error Message: ${err.message}.`);
+        if (typeof err.inner === 'object')
+          logs.push(`Program log: AnchorError occurred. Error Message: ${err.message}.`);
         logs.push(
           `Program ${this.programId} consumed ${run.computeUnits} of 200000 compute units`,
           `Program ${this.programId} failed: ${describeInner(err.inner)}`,
@@ -300,7 +332,8 @@ export class RegistryEmulator implements ProgramEmulator {
 
   private load<T>(run: InstructionRun, address: Address, decode: (a: Address, d: Uint8Array) => T, what: string): T {
     const account = run.read(address);
-    if (!account || account.owner !== this.programId) throw fail('AccountNotFound', `${what} ${address} does not exist`);
+    if (!account || account.owner !== this.programId)
+      throw fail('AccountNotFound', `${what} ${address} does not exist`);
     return decode(address, account.data);
   }
 
@@ -346,7 +379,11 @@ export class RegistryEmulator implements ProgramEmulator {
         const { owner, handle } = ix.accounts;
         const data = this.loadHandle(run, handle);
         await this.requireAuthority(run, data, owner);
-        run.writeProgramAccount(handle, encodeHandle({ ...data, owner: ZERO_ADDRESS, tokenized: false, mint: null }), feePayer);
+        run.writeProgramAccount(
+          handle,
+          encodeHandle({ ...data, owner: ZERO_ADDRESS, tokenized: false, mint: null }),
+          feePayer,
+        );
         return;
       }
       case 'set_primary': {
@@ -356,7 +393,14 @@ export class RegistryEmulator implements ProgramEmulator {
         const bump = await this.expectPda(primary, findPrimaryPointerPda(programId, wallet), 'primary');
         run.writeProgramAccount(
           primary,
-          encodePrimaryPointer({ wallet, handle, handleEpoch: data.registrationEpoch, setAt: run.now, setSlot: run.slot, bump }),
+          encodePrimaryPointer({
+            wallet,
+            handle,
+            handleEpoch: data.registrationEpoch,
+            setAt: run.now,
+            setSlot: run.slot,
+            bump,
+          }),
           feePayer,
         );
         return;
@@ -370,7 +414,8 @@ export class RegistryEmulator implements ProgramEmulator {
         if (kindName === 'address' ? !ADDRESS_CHAINS.includes(key) : !/^[a-z0-9._-]{1,32}$/.test(key)) {
           throw fail('InvalidRecord', `bad ${kindName} record key "${key}"`);
         }
-        if (byteLength(value) === 0 || byteLength(value) > MAX_VALUE_BYTES) throw fail('InvalidRecord', 'value must be 1..512 bytes');
+        if (byteLength(value) === 0 || byteLength(value) > MAX_VALUE_BYTES)
+          throw fail('InvalidRecord', 'value must be 1..512 bytes');
         const bump = await this.expectPda(record, findRecordPda(programId, handle, kindName, key), 'record');
         run.writeProgramAccount(
           record,
@@ -396,18 +441,25 @@ export class RegistryEmulator implements ProgramEmulator {
         const data = this.loadHandle(run, handle);
         await this.requireAuthority(run, data, authority);
         const rec = this.load(run, record, decodeRecord, 'record');
-        if (rec.handle !== handle || rec.kind !== 'address') throw fail('InvalidRecord', 'not an address record of this handle');
+        if (rec.handle !== handle || rec.kind !== 'address')
+          throw fail('InvalidRecord', 'not an address record of this handle');
         if (ED25519_CHAINS.includes(rec.key)) {
           // The recorded address itself signs this transaction (ed25519, verified by the processor).
-          if (verifier !== rec.value) throw fail('VerificationFailed', `verifier must be the recorded address ${rec.value}`);
+          if (verifier !== rec.value)
+            throw fail('VerificationFailed', `verifier must be the recorded address ${rec.value}`);
           run.requireSigner(verifier, 'verifier');
         } else {
-          if (verifier !== SYSVAR_INSTRUCTIONS_ADDRESS) throw fail('VerificationFailed', 'ETH/BTC proofs are read from the instructions sysvar');
+          if (verifier !== SYSVAR_INSTRUCTIONS_ADDRESS)
+            throw fail('VerificationFailed', 'ETH/BTC proofs are read from the instructions sysvar');
           if (!verifySecp256k1Proof(run.tx, rec.key, rec.value, record)) {
             throw fail('VerificationFailed', `no valid secp256k1 proof by ${rec.value} in this transaction`);
           }
         }
-        run.writeProgramAccount(record, encodeRecord({ ...rec, verified: true, verifiedAt: run.now, updatedSlot: run.slot }), feePayer);
+        run.writeProgramAccount(
+          record,
+          encodeRecord({ ...rec, verified: true, verifiedAt: run.now, updatedSlot: run.slot }),
+          feePayer,
+        );
         return;
       }
       case 'tokenize': {
@@ -416,9 +468,11 @@ export class RegistryEmulator implements ProgramEmulator {
         if (data.tokenized) throw fail('AlreadyTokenized', `@${data.name} is already tokenized`);
         await this.requireAuthority(run, data, owner);
         run.requireSigner(mint, 'mint');
-        if (!TOKEN_PROGRAMS.includes(tokenProgram)) throw fail('InvalidTokenAccount', `${tokenProgram} is not a token program`);
+        if (!TOKEN_PROGRAMS.includes(tokenProgram))
+          throw fail('InvalidTokenAccount', `${tokenProgram} is not a token program`);
         const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
-        if (ata !== ownerTokenAccount) throw fail('InvalidTokenAccount', `owner token account must be the associated token account ${ata}`);
+        if (ata !== ownerTokenAccount)
+          throw fail('InvalidTokenAccount', `owner token account must be the associated token account ${ata}`);
         // The NFT: a 0-decimal mint, one token to the owner's ATA, then minting disabled for good.
         // Rent for the mint and the ATA comes from the fee payer (the only account sure to be writable).
         const ownerSigner = signerStub(owner);
@@ -431,9 +485,15 @@ export class RegistryEmulator implements ProgramEmulator {
             space: MINT_SIZE,
             programAddress: tokenProgram,
           }),
-          getInitializeMint2Instruction({ mint, decimals: 0, mintAuthority: owner, freezeAuthority: null }, { programAddress: tokenProgram }),
+          getInitializeMint2Instruction(
+            { mint, decimals: 0, mintAuthority: owner, freezeAuthority: null },
+            { programAddress: tokenProgram },
+          ),
           getCreateAssociatedTokenIdempotentInstruction({ payer: rentPayer, ata, owner, mint, tokenProgram }),
-          getMintToInstruction({ mint, token: ata, mintAuthority: ownerSigner, amount: 1n }, { programAddress: tokenProgram }),
+          getMintToInstruction(
+            { mint, token: ata, mintAuthority: ownerSigner, amount: 1n },
+            { programAddress: tokenProgram },
+          ),
           getSetAuthorityInstruction(
             { owned: mint, owner: ownerSigner, authorityType: AuthorityType.MintTokens, newAuthority: null },
             { programAddress: tokenProgram },
@@ -456,7 +516,8 @@ export class RegistryEmulator implements ProgramEmulator {
         run.requireSigner(issuer, 'issuer');
         this.loadHandle(run, handle);
         if (!/^[a-z0-9_-]{1,32}$/.test(platform)) throw fail('InvalidRecord', `bad platform slug "${platform}"`);
-        if (byteLength(subject) === 0 || byteLength(subject) > 128) throw fail('InvalidRecord', 'subject must be 1..128 bytes');
+        if (byteLength(subject) === 0 || byteLength(subject) > 128)
+          throw fail('InvalidRecord', 'subject must be 1..128 bytes');
         const bump = await this.expectPda(attestation, findAttestationPda(programId, handle, platform), 'attestation');
         const existing = run.read(attestation);
         if (existing && decodeAttestation(attestation, existing.data).issuer !== issuer) {
@@ -484,7 +545,11 @@ export class RegistryEmulator implements ProgramEmulator {
         if (!/^[a-z0-9]{1,16}$/.test(tld)) throw fail('InvalidName', `bad tld "${tld}"`);
         const bump = await this.expectPda(namespace, findNamespacePda(programId, tld), 'namespace');
         if (run.read(namespace)) throw fail('AlreadyExists', `namespace .${tld} exists`);
-        run.writeProgramAccount(namespace, encodeNamespace({ authority, active: true, createdAt: run.now, bump, tld }), feePayer);
+        run.writeProgramAccount(
+          namespace,
+          encodeNamespace({ authority, active: true, createdAt: run.now, bump, tld }),
+          feePayer,
+        );
         return;
       }
       case 'register_under_namespace': {
@@ -494,7 +559,8 @@ export class RegistryEmulator implements ProgramEmulator {
         run.requireSigner(owner, 'owner');
         const ns = this.load(run, namespace, decodeNamespace, 'namespace');
         if (!ns.active) throw fail('NamespaceInactive', `.${ns.tld} is not active`);
-        if (!parseDomain(`${label}.${ns.tld}`, [ns.tld])) throw fail('InvalidName', `"${label}.${ns.tld}" is not a valid domain`);
+        if (!parseDomain(`${label}.${ns.tld}`, [ns.tld]))
+          throw fail('InvalidName', `"${label}.${ns.tld}" is not a valid domain`);
         const bump = await this.expectPda(domain, findDomainPda(programId, namespace, label), 'domain');
         if (run.read(domain)) throw fail('AlreadyRegistered', `${label}.${ns.tld} is registered`);
         run.writeProgramAccount(
@@ -521,10 +587,12 @@ export class RegistryEmulator implements ProgramEmulator {
         if (amount <= 0n) throw fail('InvalidAmount', 'amount must be positive');
         if (byteLength(memo) > MAX_MEMO_BYTES) throw fail('InvalidRecord', 'memo is longer than 256 bytes');
         if (bound !== (handle !== null)) throw fail('InvalidRecord', '`bound` must match the handle account');
-        if (mint !== null && readMintDecimals(run.read(mint)) === null) throw fail('WrongMint', `${mint} is not a mint`);
+        if (mint !== null && readMintDecimals(run.read(mint)) === null)
+          throw fail('WrongMint', `${mint} is not a mint`);
         if (handle !== null) {
           const data = this.loadHandle(run, handle);
-          if ((await run.authorityOf(data)) !== payee) throw fail('NotAuthority', `payee does not control @${data.name}`);
+          if ((await run.authorityOf(data)) !== payee)
+            throw fail('NotAuthority', `payee does not control @${data.name}`);
         }
         const bump = await this.expectPda(invoice, findInvoicePda(programId, payee, id), 'invoice');
         if (run.read(invoice)) throw fail('AlreadyExists', `invoice ${id} exists`);
@@ -554,13 +622,20 @@ export class RegistryEmulator implements ProgramEmulator {
         const accounts = ix.accounts;
         run.requireSigner(accounts.payer, 'payer');
         const data = this.load(run, accounts.invoice, decodeInvoice, 'invoice');
-        if (data.status !== INVOICE_STATUS.open) throw fail('InvoiceNotOpen', `invoice is ${data.status === 1 ? 'paid' : 'cancelled'}`);
+        if (data.status !== INVOICE_STATUS.open)
+          throw fail('InvoiceNotOpen', `invoice is ${data.status === 1 ? 'paid' : 'cancelled'}`);
         if (data.expiresAt > 0 && run.now >= data.expiresAt) throw fail('InvoiceExpired', 'invoice has expired');
         if (accounts.payee !== data.payee) throw fail('WrongPayee', `payee must be ${data.payee}`);
         if (accounts.kind === 'native') {
           if (data.mint !== null) throw fail('WrongMint', `invoice is payable in ${data.mint}`);
           run.requireWritable(accounts.payee, 'payee');
-          run.cpi([getTransferSolInstruction({ source: signerStub(accounts.payer), destination: accounts.payee, amount: data.amount })]);
+          run.cpi([
+            getTransferSolInstruction({
+              source: signerStub(accounts.payer),
+              destination: accounts.payee,
+              amount: data.amount,
+            }),
+          ]);
         } else {
           if (data.mint !== accounts.mint) throw fail('WrongMint', `invoice is payable in ${data.mint ?? 'native'}`);
           const payeeToken = readTokenAccount(run.read(accounts.payeeTokenAccount));
@@ -621,4 +696,3 @@ function describeInner(inner: unknown): string {
   }
   return String(inner);
 }
-

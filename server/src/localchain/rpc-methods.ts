@@ -12,7 +12,13 @@ import { z } from 'zod';
 import { base58ToBytes, bytesToBase58, isAddressText } from './base58';
 import { SubmitError, type ChainCore } from './core';
 import { Faults } from './faults';
-import { COMMITMENTS, SLOTS_PER_EPOCH, type Commitment, type ReportedInstruction, type TransactionRecord } from './ledger';
+import {
+  COMMITMENTS,
+  SLOTS_PER_EPOCH,
+  type Commitment,
+  type ReportedInstruction,
+  type TransactionRecord,
+} from './ledger';
 import type { AccountSnapshot } from './svm-reads';
 import { readMintDecimals, readTokenAccount, TOKEN_PROGRAMS, uiTokenAmount } from './tokens';
 
@@ -44,21 +50,36 @@ const transactionDecoder = getTransactionDecoder();
 
 // ---- parameter schemas -------------------------------------------------------------------------------------------
 
-const address = z.string().refine(isAddressText, { message: 'Invalid param: Invalid' }).transform((s) => s as Address);
+const address = z
+  .string()
+  .refine(isAddressText, { message: 'Invalid param: Invalid' })
+  .transform((s) => s as Address);
 const commitment = z.enum(COMMITMENTS as [Commitment, ...Commitment[]]);
 const u64 = z.union([z.number().int().nonnegative(), z.bigint()]).transform((n) => BigInt(n));
 const dataSlice = z.object({ offset: z.number().int().nonnegative(), length: z.number().int().nonnegative() });
 const accountEncoding = z.enum(['base58', 'base64', 'base64+zstd', 'jsonParsed']);
 const accountConfig = z
-  .object({ commitment: commitment.optional(), encoding: accountEncoding.optional(), dataSlice: dataSlice.optional(), minContextSlot: u64.optional() })
+  .object({
+    commitment: commitment.optional(),
+    encoding: accountEncoding.optional(),
+    dataSlice: dataSlice.optional(),
+    minContextSlot: u64.optional(),
+  })
   .passthrough();
 const commitmentConfig = z.object({ commitment: commitment.optional(), minContextSlot: u64.optional() }).passthrough();
 const memcmp = z.object({
-  memcmp: z.object({ offset: z.number().int().nonnegative(), bytes: z.string(), encoding: z.enum(['base58', 'base64']).optional() }),
+  memcmp: z.object({
+    offset: z.number().int().nonnegative(),
+    bytes: z.string(),
+    encoding: z.enum(['base58', 'base64']).optional(),
+  }),
 });
 const dataSize = z.object({ dataSize: z.number().int().nonnegative() });
 const programAccountsConfig = accountConfig.extend({
-  filters: z.array(z.union([memcmp, dataSize])).max(4).optional(),
+  filters: z
+    .array(z.union([memcmp, dataSize]))
+    .max(4)
+    .optional(),
   withContext: z.boolean().optional(),
 });
 
@@ -125,7 +146,8 @@ function parse<T extends z.ZodTypeAny>(schema: T, value: unknown): z.infer<T> {
 function args<T extends z.ZodTypeAny[]>(params: unknown, ...schemas: T): { [K in keyof T]: z.infer<T[K]> } {
   const list = params === undefined || params === null ? [] : params;
   if (!Array.isArray(list)) throw invalidParams('Invalid params: params must be an array');
-  if (list.length > schemas.length) throw invalidParams(`Invalid params: expected at most ${schemas.length} parameters`);
+  if (list.length > schemas.length)
+    throw invalidParams(`Invalid params: expected at most ${schemas.length} parameters`);
   return schemas.map((schema, i) => parse(schema, list[i])) as { [K in keyof T]: z.infer<T[K]> };
 }
 
@@ -156,10 +178,14 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     let data = faults.isMalformed(address) ? Faults.garbage(account.data.length) : account.data;
     if (slice) data = data.subarray(slice.offset, slice.offset + slice.length);
     let encoded: unknown;
-    if (encoding === 'base64+zstd') throw invalidParams('Invalid params: base64+zstd encoding is not supported by the local chain');
+    if (encoding === 'base64+zstd')
+      throw invalidParams('Invalid params: base64+zstd encoding is not supported by the local chain');
     if (encoding === undefined || encoding === 'base58') {
       if (data.length > MAX_BASE58_BYTES) {
-        throw new RpcError(-32600, 'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.');
+        throw new RpcError(
+          -32600,
+          'Encoded binary (base 58) data should be less than 128 bytes, please use Base64 encoding.',
+        );
       }
       // No encoding given = the legacy "binary" form: a bare base58 string.
       encoded = encoding === undefined ? toBase58(data) : [toBase58(data), 'base58'];
@@ -266,7 +292,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       computeUnitsConsumed: meta.computeUnitsConsumed,
       err: meta.err,
       fee: meta.fee,
-      innerInstructions: meta.innerInstructions.map((inner) => ({ index: inner.index, instructions: inner.instructions.map(reportInstruction) })),
+      innerInstructions: meta.innerInstructions.map((inner) => ({
+        index: inner.index,
+        instructions: inner.instructions.map(reportInstruction),
+      })),
       loadedAddresses: meta.loadedAddresses,
       logMessages: meta.logMessages,
       postBalances: meta.postBalances,
@@ -325,7 +354,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       const [config] = args(params, optionalCommitmentConfig);
       const { commitment: c } = readSlot(config);
       const latest = ledger.latestBlockhash(c);
-      return { context: context(latest.slot), value: { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight } };
+      return {
+        context: context(latest.slot),
+        value: { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight },
+      };
     },
     isBlockhashValid: (params) => {
       const [blockhash, config] = args(params, text, optionalCommitmentConfig);
@@ -358,7 +390,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     getAccountInfo: (params) => {
       const [addr, config] = args(params, address, optionalAccountConfig);
       const { commitment: c, slot } = readSlot(config);
-      return { context: context(slot), value: encodeAccount(addr, ledger.readAccount(addr, c), config?.encoding, config?.dataSlice) };
+      return {
+        context: context(slot),
+        value: encodeAccount(addr, ledger.readAccount(addr, c), config?.encoding, config?.dataSlice),
+      };
     },
     getMultipleAccounts: (params) => {
       const [addrs, config] = args(params, addressList, optionalAccountConfig);
@@ -376,7 +411,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
         .accountsOwnedBy(program, c)
         .filter(({ address: a, account }) => matchesFilters(a, account, filters))
         .sort((x, y) => (x.address < y.address ? -1 : x.address > y.address ? 1 : 0))
-        .map(({ address: a, account }) => ({ pubkey: a, account: encodeAccount(a, account, config?.encoding, config?.dataSlice) }));
+        .map(({ address: a, account }) => ({
+          pubkey: a,
+          account: encodeAccount(a, account, config?.encoding, config?.dataSlice),
+        }));
       return config?.withContext ? { context: context(slot), value } : value;
     },
     getTokenAccountBalance: (params) => {
@@ -394,7 +432,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
         .filter((h) => h.token?.mint === mint)
         .sort((x, y) => (x.token!.amount === y.token!.amount ? 0 : x.token!.amount > y.token!.amount ? -1 : 1))
         .slice(0, 20);
-      return { context: context(slot), value: holders.map((h) => ({ address: h.address, ...uiTokenAmount(h.token!.amount, decimals) })) };
+      return {
+        context: context(slot),
+        value: holders.map((h) => ({ address: h.address, ...uiTokenAmount(h.token!.amount, decimals) })),
+      };
     },
 
     getSignaturesForAddress: (params) => {
@@ -456,7 +497,12 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
           : encoding === 'base58'
             ? [toBase58(record.wire), 'base58']
             : transactionJson(record); // jsonParsed is served as json
-      const out: Record<string, unknown> = { slot: record.slot, blockTime: BigInt(record.blockTime), meta: metaJson(record), transaction };
+      const out: Record<string, unknown> = {
+        slot: record.slot,
+        blockTime: BigInt(record.blockTime),
+        meta: metaJson(record),
+        transaction,
+      };
       if (cfg?.maxSupportedTransactionVersion !== undefined) out.version = record.version;
       return out;
     },
@@ -481,7 +527,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
       const wire = decodeWire(encoded, cfg?.encoding ?? 'base58');
       let result;
       try {
-        result = await core.simulate(wire, { sigVerify: cfg?.sigVerify, replaceRecentBlockhash: cfg?.replaceRecentBlockhash });
+        result = await core.simulate(wire, {
+          sigVerify: cfg?.sigVerify,
+          replaceRecentBlockhash: cfg?.replaceRecentBlockhash,
+        });
       } catch (err) {
         if (err instanceof SubmitError) throw new RpcError(err.code, err.message, err.data);
         throw err;
@@ -503,7 +552,10 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
           unitsConsumed: result.unitsConsumed,
           returnData: null,
           innerInstructions: cfg?.innerInstructions
-            ? result.innerInstructions.map((inner) => ({ index: inner.index, instructions: inner.instructions.map(reportInstruction) }))
+            ? result.innerInstructions.map((inner) => ({
+                index: inner.index,
+                instructions: inner.instructions.map(reportInstruction),
+              }))
             : null,
           replacementBlockhash: cfg?.replaceRecentBlockhash
             ? { blockhash: latest.blockhash, lastValidBlockHeight: latest.lastValidBlockHeight }
@@ -513,7 +565,8 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     },
     requestAirdrop: async (params) => {
       const [addr, lamports] = args(params, address, u64, optionalCommitmentConfig);
-      if (lamports === 0n || lamports > 1_000_000n * 1_000_000_000n) throw invalidParams('Invalid params: airdrop amount out of range');
+      if (lamports === 0n || lamports > 1_000_000n * 1_000_000_000n)
+        throw invalidParams('Invalid params: airdrop amount out of range');
       try {
         return await core.airdrop(addr, lamports);
       } catch (err) {

@@ -31,7 +31,9 @@ describe('loopback only', () => {
   });
 
   it('refuses to start on a non-loopback host', async () => {
-    await expect(startLocalChain({ host: '0.0.0.0' as never, scenario: false, autoAdvance: false })).rejects.toThrow(/loopback only/);
+    await expect(startLocalChain({ host: '0.0.0.0' as never, scenario: false, autoAdvance: false })).rejects.toThrow(
+      /loopback only/,
+    );
   });
 
   it('close() frees the port', async () => {
@@ -56,13 +58,21 @@ describe('JSON-RPC framing', () => {
     const bad = await post('{"jsonrpc":"2.0","id":"a","method":"getBalance","params":["not-an-address"]}');
     expect(bad.json.id).toBe('a');
     expect(bad.json.error.code).toBe(-32602);
-    expect((await post('{"jsonrpc":"2.0","id":3,"method":"getSlot","params":[{"commitment":"soon"}]}')).json.error.code).toBe(-32602);
+    expect(
+      (await post('{"jsonrpc":"2.0","id":3,"method":"getSlot","params":[{"commitment":"soon"}]}')).json.error.code,
+    ).toBe(-32602);
     expect((await post('{"jsonrpc":"2.0","id":4,"method":"getBalance","params":"x"}')).json.error.code).toBe(-32602);
-    expect((await post('{"jsonrpc":"2.0","id":5,"method":"sendTransaction","params":["!!!"]}')).json.error.code).toBe(-32602);
+    expect((await post('{"jsonrpc":"2.0","id":5,"method":"sendTransaction","params":["!!!"]}')).json.error.code).toBe(
+      -32602,
+    );
   });
 
   it('parse error → -32700, invalid request → -32600', async () => {
-    expect((await post('{not json')).json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+    expect((await post('{not json')).json).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: 'Parse error' },
+    });
     expect((await post('{"id":9,"method":"getSlot"}')).json).toEqual({
       jsonrpc: '2.0',
       id: 9,
@@ -89,7 +99,12 @@ describe('JSON-RPC framing', () => {
   it('u64 values beyond 2^53 are emitted as exact JSON numbers', async () => {
     const info = await fetch(chain.url, {
       method: 'POST',
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getAccountInfo', params: ['SysvarC1ock11111111111111111111111111111111', { encoding: 'base64' }] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'getAccountInfo',
+        params: ['SysvarC1ock11111111111111111111111111111111', { encoding: 'base64' }],
+      }),
     }).then((r) => r.text());
     expect(info).toContain('"rentEpoch":18446744073709551615');
   });

@@ -18,7 +18,10 @@ export type LoopbackHost = (typeof LOOPBACK_HOSTS)[number];
 const BIGINT_MARK = `__bigint_${randomBytes(6).toString('hex')}__`;
 const BIGINT_PATTERN = new RegExp(`"${BIGINT_MARK}(-?\\d+)"`, 'g');
 export function stringifyJson(value: unknown): string {
-  return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${BIGINT_MARK}${v}` : v)).replace(BIGINT_PATTERN, '$1');
+  return JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? `${BIGINT_MARK}${v}` : v)).replace(
+    BIGINT_PATTERN,
+    '$1',
+  );
 }
 
 type JsonRpcId = string | number | null;
@@ -53,7 +56,8 @@ export class RpcServer {
   private closing = false;
 
   constructor(private readonly options: RpcServerOptions) {
-    if (!LOOPBACK_HOSTS.includes(options.host)) throw new Error(`the local chain listens on loopback only, not ${options.host}`);
+    if (!LOOPBACK_HOSTS.includes(options.host))
+      throw new Error(`the local chain listens on loopback only, not ${options.host}`);
     this.server = createServer((req, res) => {
       this.handle(req, res).catch((err) => {
         if (!res.headersSent) this.send(res, 500, { error: `internal error: ${(err as Error).message}` });
@@ -111,7 +115,8 @@ export class RpcServer {
     // JSON-RPC posts go to '/' (whose pathname is '/'): skip the URL parse for them.
     const path = req.url === '/' ? '/' : new URL(req.url ?? '/', 'http://localhost').pathname;
 
-    if (path === '/scenario' && req.method === 'GET') return this.send(res, 200, this.options.scenario() ?? { error: 'no scenario seeded' });
+    if (path === '/scenario' && req.method === 'GET')
+      return this.send(res, 200, this.options.scenario() ?? { error: 'no scenario seeded' });
     if (path.startsWith('/_control/')) return this.handleControl(req, res, path);
     if (path === '/health' && req.method === 'GET') {
       if (core.faults.unreachable) return void req.socket.destroy();
@@ -130,7 +135,11 @@ export class RpcServer {
       return this.send(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
     }
     const calls = Array.isArray(parsed) ? parsed : [parsed];
-    const methods = calls.map((c) => (c && typeof c === 'object' && typeof (c as { method?: unknown }).method === 'string' ? (c as { method: string }).method : null));
+    const methods = calls.map((c) =>
+      c && typeof c === 'object' && typeof (c as { method?: unknown }).method === 'string'
+        ? (c as { method: string }).method
+        : null,
+    );
 
     const delay = core.faults.delayFor(methods);
     if (delay > 0) await sleep(delay);
@@ -152,7 +161,9 @@ export class RpcServer {
   private async call(call: unknown): Promise<JsonRpcResponse> {
     const request = requestSchema.safeParse(call);
     const id: JsonRpcId =
-      call && typeof call === 'object' && 'id' in call && (typeof call.id === 'string' || typeof call.id === 'number') ? call.id : null;
+      call && typeof call === 'object' && 'id' in call && (typeof call.id === 'string' || typeof call.id === 'number')
+        ? call.id
+        : null;
     if (!request.success) return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid request' } };
     const { method, params } = request.data;
     const injected = this.options.core.faults.rpcErrorFor(method);
@@ -164,7 +175,11 @@ export class RpcServer {
       return { jsonrpc: '2.0', id, result };
     } catch (err) {
       if (err instanceof RpcError) {
-        return { jsonrpc: '2.0', id, error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } };
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) },
+        };
       }
       return { jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: ${(err as Error).message}` } };
     }
@@ -188,9 +203,14 @@ export class RpcServer {
       }
       if (req.method === 'POST' || req.method === 'PATCH') {
         const parsed = faultConfigSchema.safeParse(await readJson());
-        if (!parsed.success) return this.send(res, 400, { error: 'invalid fault config', detail: parsed.error.issues[0]?.message });
+        if (!parsed.success)
+          return this.send(res, 400, { error: 'invalid fault config', detail: parsed.error.issues[0]?.message });
         // POST replaces the fault set; PATCH merges into it.
-        return this.send(res, 200, req.method === 'POST' ? core.faults.replace(parsed.data) : core.faults.set(parsed.data));
+        return this.send(
+          res,
+          200,
+          req.method === 'POST' ? core.faults.replace(parsed.data) : core.faults.set(parsed.data),
+        );
       }
       return this.send(res, 405, { error: 'method not allowed' });
     }

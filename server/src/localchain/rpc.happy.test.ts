@@ -44,11 +44,20 @@ describe('cluster methods', () => {
     expect(await chain.rpc.getSlot({ commitment: 'confirmed' }).send()).toBe(processed - 1n);
     expect(await chain.rpc.getSlot({ commitment: 'finalized' }).send()).toBe(processed - 4n);
     // A bare request (no commitment) is answered at finalized, as a node does.
-    const bare = await fetch(chain.url, { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }) });
+    const bare = await fetch(chain.url, {
+      method: 'POST',
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getSlot' }),
+    });
     expect(await bare.json()).toEqual({ jsonrpc: '2.0', id: 1, result: Number(processed - 4n) });
     expect(await chain.rpc.getBlockHeight({ commitment: 'processed' }).send()).toBe(processed);
     const epoch = await chain.rpc.getEpochInfo({ commitment: 'processed' }).send();
-    expect(epoch).toMatchObject({ absoluteSlot: processed, blockHeight: processed, epoch: 0n, slotIndex: processed, slotsInEpoch: 432000n });
+    expect(epoch).toMatchObject({
+      absoluteSlot: processed,
+      blockHeight: processed,
+      epoch: 0n,
+      slotIndex: processed,
+      slotsInEpoch: 432000n,
+    });
     expect(epoch.transactionCount).toBeGreaterThan(0n);
   });
 
@@ -87,15 +96,27 @@ describe('accounts', () => {
     const bytes = getBase64Encoder().encode(info.value!.data[0]);
     expect(decodeHandle(handle, bytes).name).toBe('alice');
     expect(info.value!.space).toBe(BigInt(bytes.length));
-    const sliced = await chain.rpc.getAccountInfo(handle, { encoding: 'base58', dataSlice: { offset: 0, length: 8 } }).send();
-    expect(Array.from(getBase58Encoder().encode(sliced.value!.data[0]))).toEqual(Array.from(ACCOUNT_DISCRIMINATORS.Handle));
-    expect((await chain.rpc.getAccountInfo(address('8opHzTAnfzRpPEx21XtnrVTX28YQuCpAjcn1PczScKh'), { encoding: 'base64' }).send()).value).toBeNull();
+    const sliced = await chain.rpc
+      .getAccountInfo(handle, { encoding: 'base58', dataSlice: { offset: 0, length: 8 } })
+      .send();
+    expect(Array.from(getBase58Encoder().encode(sliced.value!.data[0]))).toEqual(
+      Array.from(ACCOUNT_DISCRIMINATORS.Handle),
+    );
+    expect(
+      (
+        await chain.rpc
+          .getAccountInfo(address('8opHzTAnfzRpPEx21XtnrVTX28YQuCpAjcn1PczScKh'), { encoding: 'base64' })
+          .send()
+      ).value,
+    ).toBeNull();
   });
 
   it('getMultipleAccounts keeps order and nulls', async () => {
     const { alice, bob } = chain.scenario!.handles;
     const missing = address('8opHzTAnfzRpPEx21XtnrVTX28YQuCpAjcn1PczScKh');
-    const res = await chain.rpc.getMultipleAccounts([bob!.account, missing, alice!.account], { encoding: 'base64' }).send();
+    const res = await chain.rpc
+      .getMultipleAccounts([bob!.account, missing, alice!.account], { encoding: 'base64' })
+      .send();
     expect(res.value.map((v) => v?.owner ?? null)).toEqual([chain.programId, null, chain.programId]);
   });
 
@@ -125,8 +146,12 @@ describe('accounts', () => {
     expect(byOwner.context.slot).toBe(chain.slot('finalized'));
     expect(byOwner.value.map((a) => a.pubkey)).toEqual([chain.scenario!.handles.vault!.account]);
 
-    const aliceLen = (await chain.rpc.getAccountInfo(chain.scenario!.handles.alice!.account, { encoding: 'base64' }).send()).value!.space;
-    const sized = await chain.rpc.getProgramAccounts(chain.programId, { encoding: 'base64', filters: [{ dataSize: aliceLen }] }).send();
+    const aliceLen = (
+      await chain.rpc.getAccountInfo(chain.scenario!.handles.alice!.account, { encoding: 'base64' }).send()
+    ).value!.space;
+    const sized = await chain.rpc
+      .getProgramAccounts(chain.programId, { encoding: 'base64', filters: [{ dataSize: aliceLen }] })
+      .send();
     expect(sized.map((a) => a.pubkey)).toContain(chain.scenario!.handles.alice!.account);
     expect(sized.every((a) => a.account.space === aliceLen)).toBe(true);
   });
@@ -144,7 +169,12 @@ describe('transactions', () => {
   it('getSignaturesForAddress with memo, limit, before/until', async () => {
     const sigs = await chain.rpc.getSignaturesForAddress(recipient).send();
     expect(sigs).toHaveLength(1);
-    expect(sigs[0]).toMatchObject({ signature: memoSig, err: null, memo: '[11] hello sigil', confirmationStatus: 'finalized' });
+    expect(sigs[0]).toMatchObject({
+      signature: memoSig,
+      err: null,
+      memo: '[11] hello sigil',
+      confirmationStatus: 'finalized',
+    });
 
     const alice = chain.scenario!.wallets.alice!.address;
     const all = await chain.rpc.getSignaturesForAddress(alice).send();
@@ -158,7 +188,9 @@ describe('transactions', () => {
   });
 
   it('getTransaction in json and base64, v0 needs maxSupportedTransactionVersion', async () => {
-    const json = await chain.rpc.getTransaction(memoSig, { encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    const json = await chain.rpc
+      .getTransaction(memoSig, { encoding: 'json', maxSupportedTransactionVersion: 0 })
+      .send();
     expect(json!.version).toBe(0);
     expect(json!.meta!.fee).toBe(5000n);
     expect(json!.meta!.err).toBeNull();
@@ -166,18 +198,29 @@ describe('transactions', () => {
     const keys = json!.transaction.message.accountKeys;
     const i = keys.indexOf(recipient);
     expect(json!.meta!.postBalances[i]! - json!.meta!.preBalances[i]!).toBe(1_000_000n);
-    expect(json!.meta!.logMessages).toEqual(expect.arrayContaining(['Program log: Memo (len 11)', 'Program log: hello sigil']));
+    expect(json!.meta!.logMessages).toEqual(
+      expect.arrayContaining(['Program log: Memo (len 11)', 'Program log: hello sigil']),
+    );
 
-    const b64 = await chain.rpc.getTransaction(memoSig, { encoding: 'base64', maxSupportedTransactionVersion: 0 }).send();
+    const b64 = await chain.rpc
+      .getTransaction(memoSig, { encoding: 'base64', maxSupportedTransactionVersion: 0 })
+      .send();
     expect(b64!.transaction[1]).toBe('base64');
     expect(b64!.slot).toBe(json!.slot);
-    await expect(chain.rpc.getTransaction(memoSig, { encoding: 'json' }).send()).rejects.toThrow(/maxSupportedTransactionVersion/);
+    await expect(chain.rpc.getTransaction(memoSig, { encoding: 'json' }).send()).rejects.toThrow(
+      /maxSupportedTransactionVersion/,
+    );
   });
 
   it('legacy transactions: getTransaction without maxSupportedTransactionVersion has no version field', async () => {
-    const tx = await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: recipient, amount: 5n })], {
-      version: 'legacy',
-    });
+    const tx = await signedTransaction(
+      chain,
+      payer,
+      [getTransferSolInstruction({ source: payer, destination: recipient, amount: 5n })],
+      {
+        version: 'legacy',
+      },
+    );
     const sig = await chain.rpc.sendTransaction(base64Wire(tx), { encoding: 'base64' }).send();
     await chain.advance(1);
     const res = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json' }).send();
@@ -187,25 +230,49 @@ describe('transactions', () => {
   });
 
   it('sendTransaction base58 + getSignatureStatuses', async () => {
-    const tx = await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: recipient, amount: 7n })]);
+    const tx = await signedTransaction(chain, payer, [
+      getTransferSolInstruction({ source: payer, destination: recipient, amount: 7n }),
+    ]);
     const { getBase58Decoder, getTransactionEncoder } = await import('@solana/kit');
     const wire58 = getBase58Decoder().decode(getTransactionEncoder().encode(tx));
     const sig = await chain.rpc.sendTransaction(wire58 as never).send(); // default encoding is base58
-    const statuses = await chain.rpc.getSignatureStatuses([sig, memoSig, '1111111111111111111111111111111111111111111111111111111111111111' as Signature]).send();
-    expect(statuses.value[0]).toMatchObject({ confirmations: 0n, err: null, status: { Ok: null }, confirmationStatus: 'processed' });
+    const statuses = await chain.rpc
+      .getSignatureStatuses([
+        sig,
+        memoSig,
+        '1111111111111111111111111111111111111111111111111111111111111111' as Signature,
+      ])
+      .send();
+    expect(statuses.value[0]).toMatchObject({
+      confirmations: 0n,
+      err: null,
+      status: { Ok: null },
+      confirmationStatus: 'processed',
+    });
     expect(statuses.value[1]).toMatchObject({ confirmations: null, confirmationStatus: 'finalized' });
     expect(statuses.value[2]).toBeNull();
   });
 
   it('simulateTransaction does not land and reports logs', async () => {
     const before = (await chain.rpc.getBalance(recipient, { commitment: 'processed' }).send()).value;
-    const tx = await signedTransaction(chain, payer, [getTransferSolInstruction({ source: payer, destination: recipient, amount: 9n })]);
-    const sim = await chain.rpc.simulateTransaction(base64Wire(tx), { encoding: 'base64', sigVerify: true, accounts: { addresses: [recipient], encoding: 'base64' } }).send();
+    const tx = await signedTransaction(chain, payer, [
+      getTransferSolInstruction({ source: payer, destination: recipient, amount: 9n }),
+    ]);
+    const sim = await chain.rpc
+      .simulateTransaction(base64Wire(tx), {
+        encoding: 'base64',
+        sigVerify: true,
+        accounts: { addresses: [recipient], encoding: 'base64' },
+      })
+      .send();
     expect(sim.value.err).toBeNull();
     expect(sim.value.logs).toContain('Program 11111111111111111111111111111111 success');
     expect(sim.value.accounts![0]!.lamports).toBe(before + 9n);
     expect((await chain.rpc.getBalance(recipient, { commitment: 'processed' }).send()).value).toBe(before);
-    expect((await chain.rpc.getSignatureStatuses([(await import('@solana/kit')).getSignatureFromTransaction(tx)]).send()).value[0]).toBeNull();
+    expect(
+      (await chain.rpc.getSignatureStatuses([(await import('@solana/kit')).getSignatureFromTransaction(tx)]).send())
+        .value[0],
+    ).toBeNull();
   });
 
   it('requestAirdrop lands a real faucet transfer with history', async () => {
@@ -217,4 +284,3 @@ describe('transactions', () => {
     expect(sigs.map((s) => s.signature)).toEqual([sig]);
   });
 });
-

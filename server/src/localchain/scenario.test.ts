@@ -44,9 +44,21 @@ describe('GET /scenario', () => {
     expect(served.programId).toBe(chain.programId);
     expect(Object.keys(served.cases).sort()).toEqual(
       [
-        'agent', 'attestations', 'domainX1', 'domainXen', 'domainXnt', 'handleAndDomainShaped', 'handleWithoutPrimary',
-        'plainWithPrimary', 'primaryLostAuthority', 'primarySetBeforeRegistration', 'revokedAndExpiredAttestations',
-        'tokenizedHeldByOther', 'unregistered', 'unverifiedAddressRecords', 'verifiedAddressRecords',
+        'agent',
+        'attestations',
+        'domainX1',
+        'domainXen',
+        'domainXnt',
+        'handleAndDomainShaped',
+        'handleWithoutPrimary',
+        'plainWithPrimary',
+        'primaryLostAuthority',
+        'primarySetBeforeRegistration',
+        'revokedAndExpiredAttestations',
+        'tokenizedHeldByOther',
+        'unregistered',
+        'unverifiedAddressRecords',
+        'verifiedAddressRecords',
       ].sort(),
     );
   });
@@ -71,9 +83,13 @@ describe('GET /scenario', () => {
   it('payer wallets are funded with native tokens and USDX', async () => {
     for (const payer of ['payer1', 'payer2']) {
       const address = scenario.wallets[payer]!.address;
-      expect((await chain.rpc.getBalance(address, { commitment: 'finalized' }).send()).value).toBeGreaterThan(90_000_000_000n);
+      expect((await chain.rpc.getBalance(address, { commitment: 'finalized' }).send()).value).toBeGreaterThan(
+        90_000_000_000n,
+      );
     }
-    const largest = await chain.rpc.getTokenLargestAccounts(scenario.mints.usdx!.address, { commitment: 'finalized' }).send();
+    const largest = await chain.rpc
+      .getTokenLargestAccounts(scenario.mints.usdx!.address, { commitment: 'finalized' })
+      .send();
     expect(largest.value.map((v) => v.uiAmountString)).toEqual(['1000', '993', '7']);
   });
 });
@@ -91,7 +107,10 @@ describe('cases, read through the service chain reader', () => {
     const h = await handle(scenario.cases.tokenizedHeldByOther!);
     expect(h.tokenized).toBe(true);
     expect(h.owner).toBe(scenario.wallets.carol!.address);
-    expect(await reader.getHandleAuthority(h, 'finalized')).toEqual({ authority: scenario.wallets.dave!.address, source: 'nft-holder' });
+    expect(await reader.getHandleAuthority(h, 'finalized')).toEqual({
+      authority: scenario.wallets.dave!.address,
+      source: 'nft-holder',
+    });
     expect((await reverse(scenario.reverse.tokenizedHolder!)).trusted).toBe(true);
     expect((await reverse(scenario.reverse.tokenizedOwnerLostAuthority!)).trusted).toBe(false);
   });
@@ -146,8 +165,18 @@ describe('cases, read through the service chain reader', () => {
       const records = (await reader.getRecords(h.address, 'finalized')).filter((r) => r.kind === 'address');
       return Object.fromEntries(records.map((r) => [r.key, isRecordVerified(r, h, authority)]));
     };
-    expect(await verifiedByChain(scenario.cases.verifiedAddressRecords!)).toEqual({ X1: true, SOL: true, ETH: true, BTC: false });
-    expect(await verifiedByChain(scenario.cases.unverifiedAddressRecords!)).toEqual({ X1: false, SOL: false, ETH: false, BTC: true });
+    expect(await verifiedByChain(scenario.cases.verifiedAddressRecords!)).toEqual({
+      X1: true,
+      SOL: true,
+      ETH: true,
+      BTC: false,
+    });
+    expect(await verifiedByChain(scenario.cases.unverifiedAddressRecords!)).toEqual({
+      X1: false,
+      SOL: false,
+      ETH: false,
+      BTC: true,
+    });
   });
 
   it('domains under x1, xnt and xen', async () => {
@@ -173,16 +202,27 @@ describe('cases, read through the service chain reader', () => {
   it('invoices: open, paid (native and USDX), cancelled', async () => {
     const statuses = Object.fromEntries(
       await Promise.all(
-        Object.entries(scenario.invoices).map(async ([key, inv]) => [key, (await reader.getInvoice(inv.account as never, 'finalized'))!.status]),
+        Object.entries(scenario.invoices).map(async ([key, inv]) => [
+          key,
+          (await reader.getInvoice(inv.account as never, 'finalized'))!.status,
+        ]),
       ),
     );
     expect(statuses).toEqual({ 'alice-1': 0, 'alice-2': 1, 'alice-3': 2, 'alice-4': 0, 'alice-5': 1 });
-    expect(Object.values(scenario.invoices).map((i) => i.status)).toEqual(['open', 'paid', 'cancelled', 'open', 'paid']);
+    expect(Object.values(scenario.invoices).map((i) => i.status)).toEqual([
+      'open',
+      'paid',
+      'cancelled',
+      'open',
+      'paid',
+    ]);
   });
 
   it('every scenario account has transaction history', async () => {
     for (const h of Object.values(scenario.handles)) {
-      expect((await chain.rpc.getSignaturesForAddress(h.account as never, { commitment: 'finalized' }).send()).length).toBeGreaterThan(0);
+      expect(
+        (await chain.rpc.getSignaturesForAddress(h.account as never, { commitment: 'finalized' }).send()).length,
+      ).toBeGreaterThan(0);
     }
   });
 });

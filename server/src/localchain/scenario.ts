@@ -74,7 +74,10 @@ export interface Scenario {
   handles: Record<string, { description: string; account: Address; owner: string; authority: string | null }>;
   domains: Record<string, { description: string; account: Address; owner: string }>;
   namespaces: Record<string, { account: Address; authority: string }>;
-  invoices: Record<string, { description: string; account: Address; payee: string; id: number; status: 'open' | 'paid' | 'cancelled' }>;
+  invoices: Record<
+    string,
+    { description: string; account: Address; payee: string; id: number; status: 'open' | 'paid' | 'cancelled' }
+  >;
   /** Public-endpoint case → the name (resolve input) that covers it. */
   cases: Record<string, string>;
   /** Reverse-lookup case → the wallet address to look up. */
@@ -88,8 +91,21 @@ export interface ScenarioDriver {
 }
 
 const WALLET_NAMES = [
-  'registrar', 'attester', 'treasury', 'alice', 'aliceSol', 'bob', 'carol', 'dave', 'erin', 'grace', 'heidi',
-  'ivan', 'satoshi', 'payer1', 'payer2',
+  'registrar',
+  'attester',
+  'treasury',
+  'alice',
+  'aliceSol',
+  'bob',
+  'carol',
+  'dave',
+  'erin',
+  'grace',
+  'heidi',
+  'ivan',
+  'satoshi',
+  'payer1',
+  'payer2',
 ] as const;
 type WalletName = (typeof WALLET_NAMES)[number];
 
@@ -135,7 +151,9 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
 
   // ---- wallets and a token ----------------------------------------------------------------------------------------
   for (const name of WALLET_NAMES) {
-    await core.ledger.queue.run(() => core.airdrop(w[name].address, name.startsWith('payer') ? 100n * LAMPORTS : 10n * LAMPORTS));
+    await core.ledger.queue.run(() =>
+      core.airdrop(w[name].address, name.startsWith('payer') ? 100n * LAMPORTS : 10n * LAMPORTS),
+    );
   }
   await driver.advance(1);
 
@@ -151,16 +169,27 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
         space: mintSize,
         programAddress: TOKEN_PROGRAM_ADDRESS,
       }),
-      getInitializeMint2Instruction({ mint: usdx, decimals: USDX_DECIMALS, mintAuthority: w.treasury.address, freezeAuthority: null }),
+      getInitializeMint2Instruction({
+        mint: usdx,
+        decimals: USDX_DECIMALS,
+        mintAuthority: w.treasury.address,
+        freezeAuthority: null,
+      }),
     ],
     [mintSigners.usdx],
   );
-  const ata = async (owner: Address, mint: Address) => (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  const ata = async (owner: Address, mint: Address) =>
+    (await findAssociatedTokenPda({ owner, mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
   for (const holder of [w.payer1, w.payer2, w.alice]) {
     const account = await ata(holder.address, usdx);
     const amount = holder === w.alice ? 0n : 1000n * 10n ** BigInt(USDX_DECIMALS);
     await exec(w.treasury, [
-      getCreateAssociatedTokenIdempotentInstruction({ payer: w.treasury, ata: account, owner: holder.address, mint: usdx }),
+      getCreateAssociatedTokenIdempotentInstruction({
+        payer: w.treasury,
+        ata: account,
+        owner: holder.address,
+        mint: usdx,
+      }),
       ...(amount > 0n ? [getMintToInstruction({ mint: usdx, token: account, mintAuthority: w.treasury, amount })] : []),
     ]);
   }
@@ -169,7 +198,9 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   const namespaces: Scenario['namespaces'] = {};
   for (const tld of ['x1', 'xnt', 'xen']) {
     const [namespace] = await findNamespacePda(programId, tld);
-    await exec(w.registrar, [getCreateNamespaceInstruction({ programId, authority: w.registrar.address, namespace, tld })]);
+    await exec(w.registrar, [
+      getCreateNamespaceInstruction({ programId, authority: w.registrar.address, namespace, tld }),
+    ]);
     namespaces[tld] = { account: namespace, authority: 'registrar' };
   }
   const domains: Scenario['domains'] = {};
@@ -177,7 +208,14 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     const namespace = namespaces[tld]!.account;
     const [domain] = await findDomainPda(programId, namespace, label);
     await exec(w[owner], [
-      getRegisterUnderNamespaceInstruction({ programId, payer: w[owner].address, owner: w[owner].address, namespace, domain, label }),
+      getRegisterUnderNamespaceInstruction({
+        programId,
+        payer: w[owner].address,
+        owner: w[owner].address,
+        namespace,
+        domain,
+        label,
+      }),
     ]);
     domains[`${label}.${tld}`] = { description, account: domain, owner };
   };
@@ -187,7 +225,9 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   const handleAccount = async (name: string) => (await findHandlePda(programId, name))[0];
   const register = async (name: string, owner: WalletName, handleType = 0) => {
     const handle = await handleAccount(name);
-    await exec(w[owner], [getRegisterInstruction({ programId, payer: w[owner].address, owner: w[owner].address, handle, name, handleType })]);
+    await exec(w[owner], [
+      getRegisterInstruction({ programId, payer: w[owner].address, owner: w[owner].address, handle, name, handleType }),
+    ]);
     return handle;
   };
   const setPrimary = async (wallet: WalletName, name: string) => {
@@ -195,10 +235,18 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     const [primary] = await findPrimaryPointerPda(programId, w[wallet].address);
     await exec(w[wallet], [getSetPrimaryInstruction({ programId, wallet: w[wallet].address, handle, primary })]);
   };
-  const setRecord = async (authority: WalletName, name: string, kind: 'address' | 'text', key: string, value: string) => {
+  const setRecord = async (
+    authority: WalletName,
+    name: string,
+    kind: 'address' | 'text',
+    key: string,
+    value: string,
+  ) => {
     const handle = await handleAccount(name);
     const [record] = await findRecordPda(programId, handle, kind, key);
-    await exec(w[authority], [getSetRecordInstruction({ programId, authority: w[authority].address, handle, record, kind, key, value })]);
+    await exec(w[authority], [
+      getSetRecordInstruction({ programId, authority: w[authority].address, handle, record, kind, key, value }),
+    ]);
     return record;
   };
   const verifyEd25519 = async (authority: WalletName, name: string, key: string, verifier: WalletName) => {
@@ -206,7 +254,15 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     const [record] = await findRecordPda(programId, handle, 'address', key);
     await exec(
       w[authority],
-      [getVerifyRecordInstruction({ programId, authority: w[authority].address, handle, record, verifier: w[verifier].address })],
+      [
+        getVerifyRecordInstruction({
+          programId,
+          authority: w[authority].address,
+          handle,
+          record,
+          verifier: w[verifier].address,
+        }),
+      ],
       [w[verifier]],
     );
   };
@@ -226,14 +282,28 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     };
     await exec(w[authority], [
       proof,
-      getVerifyRecordInstruction({ programId, authority: w[authority].address, handle, record, verifier: SYSVAR_INSTRUCTIONS_ADDRESS }),
+      getVerifyRecordInstruction({
+        programId,
+        authority: w[authority].address,
+        handle,
+        record,
+        verifier: SYSVAR_INSTRUCTIONS_ADDRESS,
+      }),
     ]);
   };
   const attest = async (name: string, platform: string, subject: string, expiresAt = 0) => {
     const handle = await handleAccount(name);
     const [attestation] = await findAttestationPda(programId, handle, platform);
     await exec(w.attester, [
-      getAttestInstruction({ programId, issuer: w.attester.address, handle, attestation, platform, subject, expiresAt }),
+      getAttestInstruction({
+        programId,
+        issuer: w.attester.address,
+        handle,
+        attestation,
+        platform,
+        subject,
+        expiresAt,
+      }),
     ]);
     return attestation;
   };
@@ -255,7 +325,12 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   await setRecord('alice', 'alice', 'text', 'url', 'https://alice.example');
   await attest('alice', 'x', 'alice_onchain');
   await attest('alice', 'github', 'alice-dev');
-  await describe('alice', 'alice', 'alice', 'plain handle with primary; X1/SOL/ETH verified, BTC unverified; x + github attestations');
+  await describe(
+    'alice',
+    'alice',
+    'alice',
+    'plain handle with primary; X1/SOL/ETH verified, BTC unverified; x + github attestations',
+  );
 
   // bob: the opposite verification states (X1/SOL/ETH unverified, BTC verified); revoked x, expired github.
   const bobKeys = secpKey('bob');
@@ -267,9 +342,16 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   await setRecord('bob', 'bob', 'address', 'BTC', bobKeys.btc);
   await verifySecp('bob', 'bob', 'BTC', bobKeys.privateKey);
   const bobX = await attest('bob', 'x', 'bob_builds');
-  await exec(w.attester, [getRevokeAttestationInstruction({ programId, issuer: w.attester.address, attestation: bobX })]);
+  await exec(w.attester, [
+    getRevokeAttestationInstruction({ programId, issuer: w.attester.address, attestation: bobX }),
+  ]);
   await attest('bob', 'github', 'bob-gh', core.ledger.blockTime(core.ledger.slot) - 86_400);
-  await describe('bob', 'bob', 'bob', 'plain handle with primary; X1/SOL/ETH unverified, BTC verified; revoked x, expired github');
+  await describe(
+    'bob',
+    'bob',
+    'bob',
+    'plain handle with primary; X1/SOL/ETH unverified, BTC verified; revoked x, expired github',
+  );
 
   // vault: tokenized by carol, NFT now held by dave (recorded owner carol ≠ holder dave). Both set a primary:
   // carol's (set while she held authority) lost it; dave's counts.
@@ -277,13 +359,35 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   await setPrimary('carol', 'vault');
   const vaultMint = mintSigners.vaultNft.address;
   const carolAta = await ata(w.carol.address, vaultMint);
-  await exec(w.carol, [getTokenizeInstruction({ programId, owner: w.carol.address, handle: vault, mint: vaultMint, ownerTokenAccount: carolAta })], [
-    mintSigners.vaultNft,
-  ]);
+  await exec(
+    w.carol,
+    [
+      getTokenizeInstruction({
+        programId,
+        owner: w.carol.address,
+        handle: vault,
+        mint: vaultMint,
+        ownerTokenAccount: carolAta,
+      }),
+    ],
+    [mintSigners.vaultNft],
+  );
   const daveAta = await ata(w.dave.address, vaultMint);
   await exec(w.carol, [
-    getCreateAssociatedTokenIdempotentInstruction({ payer: w.carol, ata: daveAta, owner: w.dave.address, mint: vaultMint }),
-    getTransferCheckedInstruction({ source: carolAta, mint: vaultMint, destination: daveAta, authority: w.carol, amount: 1n, decimals: 0 }),
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer: w.carol,
+      ata: daveAta,
+      owner: w.dave.address,
+      mint: vaultMint,
+    }),
+    getTransferCheckedInstruction({
+      source: carolAta,
+      mint: vaultMint,
+      destination: daveAta,
+      authority: w.carol,
+      amount: 1n,
+      decimals: 0,
+    }),
   ]);
   await setPrimary('dave', 'vault');
   await describe('vault', 'carol', 'dave', 'tokenized; NFT held by dave, recorded owner carol');
@@ -292,7 +396,9 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   // the current registration although erin holds authority again.
   await register('phoenix', 'erin');
   await setPrimary('erin', 'phoenix');
-  await exec(w.erin, [getReleaseInstruction({ programId, owner: w.erin.address, handle: await handleAccount('phoenix') })]);
+  await exec(w.erin, [
+    getReleaseInstruction({ programId, owner: w.erin.address, handle: await handleAccount('phoenix') }),
+  ]);
   await register('phoenix', 'erin');
   await describe('phoenix', 'erin', 'erin', 're-registered (epoch 2); erin’s primary was set during epoch 1');
 
@@ -300,7 +406,12 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   await register('drift', 'grace');
   await setPrimary('grace', 'drift');
   await exec(w.grace, [
-    getTransferInstruction({ programId, owner: w.grace.address, handle: await handleAccount('drift'), newOwner: w.heidi.address }),
+    getTransferInstruction({
+      programId,
+      owner: w.grace.address,
+      handle: await handleAccount('drift'),
+      newOwner: w.heidi.address,
+    }),
   ]);
   await describe('drift', 'heidi', 'heidi', 'transferred from grace to heidi; grace’s primary still points here');
 
@@ -315,8 +426,18 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   // satoshi: handle `satoshi`, dotted handle `satoshi.x1` and domain `satoshi.x1` → `@satoshi.x1` is ambiguous.
   await register('satoshi', 'satoshi');
   await register('satoshi.x1', 'satoshi');
-  await describe('satoshi', 'satoshi', 'satoshi', 'plain handle, no primary; its owner also holds the domain satoshi.x1');
-  await describe('satoshi.x1', 'satoshi', 'satoshi', 'dotted handle that is also domain-shaped (see domain satoshi.x1)');
+  await describe(
+    'satoshi',
+    'satoshi',
+    'satoshi',
+    'plain handle, no primary; its owner also holds the domain satoshi.x1',
+  );
+  await describe(
+    'satoshi.x1',
+    'satoshi',
+    'satoshi',
+    'dotted handle that is also domain-shaped (see domain satoshi.x1)',
+  );
   await registerDomain('satoshi', 'x1', 'satoshi', 'domain under x1; same text as handle @satoshi.x1');
   await registerDomain('forge', 'xnt', 'alice', 'domain under xnt owned by alice');
   await registerDomain('ember', 'xen', 'bob', 'domain under xen owned by bob');
@@ -324,7 +445,15 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   // ---- invoices (payee alice) -------------------------------------------------------------------------------------
   const invoices: Scenario['invoices'] = {};
   const now = () => core.ledger.blockTime(core.ledger.slot);
-  const createInvoice = async (key: string, id: bigint, amount: bigint, mint: Address | null, bound: boolean, memo: string, description: string) => {
+  const createInvoice = async (
+    key: string,
+    id: bigint,
+    amount: bigint,
+    mint: Address | null,
+    bound: boolean,
+    memo: string,
+    description: string,
+  ) => {
     const [invoice] = await findInvoicePda(programId, w.alice.address, id);
     await exec(w.alice, [
       getCreateInvoiceInstruction({
@@ -343,8 +472,24 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     return invoice;
   };
   await createInvoice('alice-1', 1n, LAMPORTS / 4n, null, true, 'Logo design', 'open, 0.25 native, bound to @alice');
-  const paid = await createInvoice('alice-2', 2n, LAMPORTS / 10n, null, true, 'Consulting call', 'paid by payer1 in native tokens');
-  await exec(w.payer1, [getPayInvoiceInstruction({ programId, kind: 'native', payer: w.payer1.address, invoice: paid, payee: w.alice.address })]);
+  const paid = await createInvoice(
+    'alice-2',
+    2n,
+    LAMPORTS / 10n,
+    null,
+    true,
+    'Consulting call',
+    'paid by payer1 in native tokens',
+  );
+  await exec(w.payer1, [
+    getPayInvoiceInstruction({
+      programId,
+      kind: 'native',
+      payer: w.payer1.address,
+      invoice: paid,
+      payee: w.alice.address,
+    }),
+  ]);
   invoices['alice-2']!.status = 'paid';
   const cancelled = await createInvoice('alice-3', 3n, LAMPORTS, null, false, 'Cancelled order', 'cancelled by alice');
   await exec(w.alice, [getCancelInvoiceInstruction({ programId, payee: w.alice.address, invoice: cancelled })]);
@@ -369,7 +514,8 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   await driver.advance(Number(core.ledger.finalityLagSlots));
 
   const wallets: Scenario['wallets'] = {};
-  for (const name of WALLET_NAMES) wallets[name] = { address: w[name].address, secretKey: secretKeyOf(name, w[name].address) };
+  for (const name of WALLET_NAMES)
+    wallets[name] = { address: w[name].address, secretKey: secretKeyOf(name, w[name].address) };
 
   return {
     rpcUrl: driver.url,
@@ -378,7 +524,9 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     walletSeed: 'ed25519 seed = sha256("sigil-demo:" + name)',
     wallets,
     foreignKeys,
-    mints: { usdx: { address: usdx, decimals: USDX_DECIMALS, authority: 'treasury', tokenProgram: TOKEN_PROGRAM_ADDRESS } },
+    mints: {
+      usdx: { address: usdx, decimals: USDX_DECIMALS, authority: 'treasury', tokenProgram: TOKEN_PROGRAM_ADDRESS },
+    },
     handles,
     domains,
     namespaces,

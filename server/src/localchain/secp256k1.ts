@@ -75,9 +75,10 @@ export function verifySecp256k1Proof(tx: DecodedTransaction, chain: string, valu
       const message = data.subarray(msgOffset, msgOffset + msgSize);
       if (!accepted.some((m) => sameBytes(m, message))) continue;
       try {
-        const signature = secp256k1.Signature.fromBytes(data.subarray(sigOffset, sigOffset + 64), 'compact').addRecoveryBit(
-          data[sigOffset + 64]!,
-        );
+        const signature = secp256k1.Signature.fromBytes(
+          data.subarray(sigOffset, sigOffset + 64),
+          'compact',
+        ).addRecoveryBit(data[sigOffset + 64]!);
         const uncompressed = signature.recoverPublicKey(keccak_256(message)).toBytes(false);
         const eth = keccak_256(uncompressed.subarray(1)).subarray(12);
         if (!sameBytes(eth, data.subarray(ethOffset, ethOffset + 20))) continue; // the precompile's own check

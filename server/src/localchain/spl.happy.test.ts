@@ -40,7 +40,10 @@ async function createMint(tokenProgram: Address, decimals: number) {
         space: 82n,
         programAddress: tokenProgram,
       }),
-      getInitializeMint2Instruction({ mint: mint.address, decimals, mintAuthority: alice.address, freezeAuthority: null }, { programAddress: tokenProgram }),
+      getInitializeMint2Instruction(
+        { mint: mint.address, decimals, mintAuthority: alice.address, freezeAuthority: null },
+        { programAddress: tokenProgram },
+      ),
     ],
     { others: [mint] },
   );
@@ -62,20 +65,37 @@ describe.each([
     const bobAta = await ataOf(bob.address, mint, tokenProgram);
     await chain.send(
       await signedTransaction(chain, alice, [
-        getCreateAssociatedTokenIdempotentInstruction({ payer: alice, ata: aliceAta, owner: alice.address, mint, tokenProgram }),
-        getMintToInstruction({ mint, token: aliceAta, mintAuthority: alice, amount: 5_000_000n }, { programAddress: tokenProgram }),
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: alice,
+          ata: aliceAta,
+          owner: alice.address,
+          mint,
+          tokenProgram,
+        }),
+        getMintToInstruction(
+          { mint, token: aliceAta, mintAuthority: alice, amount: 5_000_000n },
+          { programAddress: tokenProgram },
+        ),
       ]),
     );
     const sig = await chain.sendAndConfirm(
       await signedTransaction(chain, alice, [
-        getCreateAssociatedTokenIdempotentInstruction({ payer: alice, ata: bobAta, owner: bob.address, mint, tokenProgram }),
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: alice,
+          ata: bobAta,
+          owner: bob.address,
+          mint,
+          tokenProgram,
+        }),
         getTransferCheckedInstruction(
           { source: aliceAta, mint, destination: bobAta, authority: alice, amount: 1_250_000n, decimals: 6 },
           { programAddress: tokenProgram },
         ),
       ]),
     );
-    const tx = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    const tx = await chain.rpc
+      .getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 })
+      .send();
     const keys = tx!.transaction.message.accountKeys;
     const pre = tx!.meta!.preTokenBalances!;
     const post = tx!.meta!.postTokenBalances!;
@@ -90,13 +110,22 @@ describe.each([
     ]);
     expect(post).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ accountIndex: keys.indexOf(aliceAta), uiTokenAmount: { amount: '3750000', decimals: 6, uiAmount: 3.75, uiAmountString: '3.75' } }),
-        expect.objectContaining({ accountIndex: keys.indexOf(bobAta), owner: bob.address, uiTokenAmount: { amount: '1250000', decimals: 6, uiAmount: 1.25, uiAmountString: '1.25' } }),
+        expect.objectContaining({
+          accountIndex: keys.indexOf(aliceAta),
+          uiTokenAmount: { amount: '3750000', decimals: 6, uiAmount: 3.75, uiAmountString: '3.75' },
+        }),
+        expect.objectContaining({
+          accountIndex: keys.indexOf(bobAta),
+          owner: bob.address,
+          uiTokenAmount: { amount: '1250000', decimals: 6, uiAmount: 1.25, uiAmountString: '1.25' },
+        }),
       ]),
     );
     // The ATA program created bob's account through CPIs: they appear as inner instructions.
     expect(tx!.meta!.innerInstructions!.length).toBeGreaterThan(0);
-    expect((await chain.rpc.getTokenAccountBalance(bobAta, { commitment: 'confirmed' }).send()).value.amount).toBe('1250000');
+    expect((await chain.rpc.getTokenAccountBalance(bobAta, { commitment: 'confirmed' }).send()).value.amount).toBe(
+      '1250000',
+    );
   });
 });
 
@@ -119,13 +148,22 @@ describe('fees and failures', () => {
   it('preflight refuses a failing transaction; skipPreflight lands it with err and charges the fee', async () => {
     const poor = await fundedWallet(chain, 1_000_000_000n);
     const build = async () =>
-      signedTransaction(chain, poor, [getTransferSolInstruction({ source: poor, destination: bob.address, amount: 5_000_000_000n })]);
+      signedTransaction(chain, poor, [
+        getTransferSolInstruction({ source: poor, destination: bob.address, amount: 5_000_000_000n }),
+      ]);
     const refused = await fetch(chain.url, {
       method: 'POST',
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'sendTransaction', params: [base64Wire(await build()), { encoding: 'base64' }] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'sendTransaction',
+        params: [base64Wire(await build()), { encoding: 'base64' }],
+      }),
     }).then((r) => r.json());
     expect(refused.error.code).toBe(-32002);
-    expect(refused.error.message).toBe('Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1');
+    expect(refused.error.message).toBe(
+      'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1',
+    );
     expect(refused.error.data.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
     expect(refused.error.data.logs.length).toBeGreaterThan(0);
 
@@ -133,7 +171,9 @@ describe('fees and failures', () => {
     const tx = await build();
     const sig = await chain.rpc.sendTransaction(base64Wire(tx), { encoding: 'base64', skipPreflight: true }).send();
     await chain.advance(1);
-    const landed = await chain.rpc.getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 }).send();
+    const landed = await chain.rpc
+      .getTransaction(sig, { commitment: 'confirmed', encoding: 'json', maxSupportedTransactionVersion: 0 })
+      .send();
     // kit turns every JSON number into a bigint
     expect(landed!.meta!.err).toEqual({ InstructionError: [0n, { Custom: 1n }] });
     expect(landed!.meta!.status).toEqual({ Err: { InstructionError: [0n, { Custom: 1n }] } });
@@ -143,16 +183,25 @@ describe('fees and failures', () => {
   });
 
   it('rejects a duplicate and an unknown or expired blockhash', async () => {
-    const tx = await signedTransaction(chain, alice, [getTransferSolInstruction({ source: alice, destination: bob.address, amount: 1n })]);
+    const tx = await signedTransaction(chain, alice, [
+      getTransferSolInstruction({ source: alice, destination: bob.address, amount: 1n }),
+    ]);
     await chain.send(tx);
     await expect(chain.send(tx)).rejects.toThrow(/already been processed/);
 
-    const bogus = await signedTransaction(chain, alice, [getTransferSolInstruction({ source: alice, destination: bob.address, amount: 2n })], {
-      blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N',
-    });
+    const bogus = await signedTransaction(
+      chain,
+      alice,
+      [getTransferSolInstruction({ source: alice, destination: bob.address, amount: 2n })],
+      {
+        blockhash: 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N',
+      },
+    );
     await expect(chain.send(bogus)).rejects.toThrow(/Blockhash not found/);
 
-    const old = await signedTransaction(chain, alice, [getTransferSolInstruction({ source: alice, destination: bob.address, amount: 3n })]);
+    const old = await signedTransaction(chain, alice, [
+      getTransferSolInstruction({ source: alice, destination: bob.address, amount: 3n }),
+    ]);
     await chain.advance(151);
     await expect(chain.send(old)).rejects.toThrow(/Blockhash not found/);
   });

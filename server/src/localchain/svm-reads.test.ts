@@ -28,7 +28,8 @@ const OWNERS = [
 // Data as base64 text: vitest compares large byte arrays (program binaries) element by element, slowly.
 type Snapshot = ReturnType<typeof publicSvmAccount>;
 const plain = (a: Snapshot) => (a ? { ...a, data: Buffer.from(a.data).toString('base64') } : a);
-const plainList = (list: { address: Address; account: NonNullable<Snapshot> }[]) => list.map((e) => ({ ...e, account: plain(e.account) }));
+const plainList = (list: { address: Address; account: NonNullable<Snapshot> }[]) =>
+  list.map((e) => ({ ...e, account: plain(e.account) }));
 
 describe('fast SVM reads', () => {
   it('program scans equal the public API, owner by owner, in the same order', () => {
@@ -44,7 +45,8 @@ describe('fast SVM reads', () => {
 
   it('single reads equal the public API for every account found, and for missing ones', async () => {
     const addresses = new Set<Address>(OWNERS);
-    for (const owner of [...OWNERS, chain.programId]) for (const { address } of publicSvmProgramAccounts(chain.svm, owner)) addresses.add(address);
+    for (const owner of [...OWNERS, chain.programId])
+      for (const { address } of publicSvmProgramAccounts(chain.svm, owner)) addresses.add(address);
     for (let i = 0; i < 5; i++) addresses.add((await generateKeyPairSigner()).address);
     let executable = 0;
     let missing = 0;

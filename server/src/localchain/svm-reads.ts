@@ -32,7 +32,9 @@ interface NativeReads {
 
 function nativeReads(svm: LiteSVM): NativeReads | null {
   const inner = (svm as unknown as { inner?: Partial<NativeReads> }).inner;
-  return inner && typeof inner.getAccount === 'function' && typeof inner.getProgramAccounts === 'function' ? (inner as NativeReads) : null;
+  return inner && typeof inner.getAccount === 'function' && typeof inner.getProgramAccounts === 'function'
+    ? (inner as NativeReads)
+    : null;
 }
 
 function snapshot(account: NativeAccount): AccountSnapshot {
@@ -70,10 +72,18 @@ export function svmProgramAccounts(svm: LiteSVM, owner: Address): { address: Add
 export function publicSvmAccount(svm: LiteSVM, address: Address): AccountSnapshot | null {
   const account = svm.getAccount(address);
   if (!account.exists) return null;
-  return { lamports: account.lamports, owner: account.programAddress, data: new Uint8Array(account.data), executable: account.executable };
+  return {
+    lamports: account.lamports,
+    owner: account.programAddress,
+    data: new Uint8Array(account.data),
+    executable: account.executable,
+  };
 }
 
-export function publicSvmProgramAccounts(svm: LiteSVM, owner: Address): { address: Address; account: AccountSnapshot }[] {
+export function publicSvmProgramAccounts(
+  svm: LiteSVM,
+  owner: Address,
+): { address: Address; account: AccountSnapshot }[] {
   return svm.getProgramAccounts(owner).map(({ address, lamports, programAddress, data, executable }) => ({
     address,
     account: { lamports, owner: programAddress, data: new Uint8Array(data), executable },

@@ -32,7 +32,9 @@ export function readTokenAccount(account: AccountSnapshot | null): TokenAccountI
   const { data } = account;
   const isTokenAccount =
     data.length === TOKEN_ACCOUNT_SIZE ||
-    (account.owner === TOKEN_2022_PROGRAM_ADDRESS && data.length > TOKEN_ACCOUNT_SIZE && data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_TOKEN);
+    (account.owner === TOKEN_2022_PROGRAM_ADDRESS &&
+      data.length > TOKEN_ACCOUNT_SIZE &&
+      data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_TOKEN);
   if (!isTokenAccount) return null;
   try {
     const token = tokenDecoder.decode(data.subarray(0, TOKEN_ACCOUNT_SIZE));
@@ -47,7 +49,9 @@ export function readMintDecimals(account: AccountSnapshot | null): number | null
   const { data } = account;
   const isMint =
     data.length === MINT_SIZE ||
-    (account.owner === TOKEN_2022_PROGRAM_ADDRESS && data.length > TOKEN_ACCOUNT_SIZE && data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_MINT);
+    (account.owner === TOKEN_2022_PROGRAM_ADDRESS &&
+      data.length > TOKEN_ACCOUNT_SIZE &&
+      data[TOKEN_ACCOUNT_SIZE] === ACCOUNT_TYPE_MINT);
   if (!isMint) return null;
   try {
     return mintDecoder.decode(data.subarray(0, MINT_SIZE)).decimals;

@@ -74,27 +74,42 @@ describe('loadConfig', () => {
   });
 
   it('agents: network, IPFS gateway (https only), loopback outbound (refused in production)', () => {
-    expect(loadConfig({ ...required, SIGIL_NETWORK: 'mainnet', SIGIL_IPFS_GATEWAY: 'https://ipfs.example', SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true' })).toMatchObject({
+    expect(
+      loadConfig({
+        ...required,
+        SIGIL_NETWORK: 'mainnet',
+        SIGIL_IPFS_GATEWAY: 'https://ipfs.example',
+        SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true',
+      }),
+    ).toMatchObject({
       network: 'mainnet',
       ipfsGateway: 'https://ipfs.example',
       outboundAllowLoopback: true,
     });
-    expect(failure({ ...required, SIGIL_NETWORK: 'devnet' }).message).toBe('invalid configuration: SIGIL_NETWORK must be mainnet or testnet (got "devnet")');
+    expect(failure({ ...required, SIGIL_NETWORK: 'devnet' }).message).toBe(
+      'invalid configuration: SIGIL_NETWORK must be mainnet or testnet (got "devnet")',
+    );
     expect(failure({ ...required, SIGIL_IPFS_GATEWAY: 'http://ipfs.example' }).message).toBe(
       'invalid configuration: SIGIL_IPFS_GATEWAY must be an https URL (got "http://ipfs.example")',
     );
-    expect(failure({ ...required, SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'yes' }).variable).toBe('SIGIL_OUTBOUND_ALLOW_LOOPBACK');
+    expect(failure({ ...required, SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'yes' }).variable).toBe(
+      'SIGIL_OUTBOUND_ALLOW_LOOPBACK',
+    );
     expect(failure({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_ALLOW_LOOPBACK: '1' }).message).toBe(
       'invalid configuration: SIGIL_OUTBOUND_ALLOW_LOOPBACK must not be set when NODE_ENV=production (local development and tests only)',
     );
-    expect(loadConfig({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'false' }).outboundAllowLoopback).toBe(false);
+    expect(
+      loadConfig({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'false' }).outboundAllowLoopback,
+    ).toBe(false);
   });
 
   it('pay webhooks: on by default, SIGIL_PAY_WEBHOOKS=false turns them off, anything else is refused', () => {
     expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'false' }).payWebhooks).toBe(false);
     expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: '0' }).payWebhooks).toBe(false);
     expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'true' }).payWebhooks).toBe(true);
-    expect(failure({ ...required, SIGIL_PAY_WEBHOOKS: 'off' }).message).toBe('invalid configuration: SIGIL_PAY_WEBHOOKS must be true or false (got "off")');
+    expect(failure({ ...required, SIGIL_PAY_WEBHOOKS: 'off' }).message).toBe(
+      'invalid configuration: SIGIL_PAY_WEBHOOKS must be true or false (got "off")',
+    );
   });
 
   it('treats empty values as unset', () => {
@@ -113,17 +128,61 @@ describe('loadConfig', () => {
     [{ SIGIL_PROGRAM_ID: undefined }, 'SIGIL_PROGRAM_ID', 'invalid configuration: SIGIL_PROGRAM_ID is required'],
     [{ PORT: 'abc' }, 'PORT', 'invalid configuration: PORT must be an integer (got "abc")'],
     [{ PORT: '70000' }, 'PORT', 'invalid configuration: PORT must be 0-65535 (got "70000")'],
-    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', 'invalid configuration: LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (got "loud")'],
-    [{ NODE_ENV: 'staging' }, 'NODE_ENV', 'invalid configuration: NODE_ENV must be development, production or test (got "staging")'],
-    [{ SIGIL_RPC_URL: 'ftp://x' }, 'SIGIL_RPC_URL', 'invalid configuration: SIGIL_RPC_URL must be an http(s) URL (got "ftp://x")'],
-    [{ SIGIL_PUBLIC_URL: 'not a url' }, 'SIGIL_PUBLIC_URL', 'invalid configuration: SIGIL_PUBLIC_URL must be an http(s) URL (got "not a url")'],
-    [{ SIGIL_PROGRAM_ID: 'abc' }, 'SIGIL_PROGRAM_ID', 'invalid configuration: SIGIL_PROGRAM_ID must be a base58 public key (32 bytes) (got "abc")'],
-    [{ SIGIL_RPC_TIMEOUT_MS: '10' }, 'SIGIL_RPC_TIMEOUT_MS', 'invalid configuration: SIGIL_RPC_TIMEOUT_MS must be at least 100 (got "10")'],
-    [{ SIGIL_CHAIN_NAME: 'X 1' }, 'SIGIL_CHAIN_NAME', 'invalid configuration: SIGIL_CHAIN_NAME must be lowercase a-z0-9- (got "X 1")'],
-    [{ SIGIL_DOMAIN_SUFFIXES: 'x1,.bad' }, 'SIGIL_DOMAIN_SUFFIXES', 'invalid configuration: SIGIL_DOMAIN_SUFFIXES each suffix must be 1-32 characters a-z0-9 (got "x1,.bad")'],
-    [{ SIGIL_DOMAIN_SUFFIXES: ',,' }, 'SIGIL_DOMAIN_SUFFIXES', 'invalid configuration: SIGIL_DOMAIN_SUFFIXES must list at least one suffix (got ",,")'],
-    [{ SIGIL_SOL_RPC_URL: 'sol.example' }, 'SIGIL_SOL_RPC_URL', 'invalid configuration: SIGIL_SOL_RPC_URL must be an http(s) URL (got "sol.example")'],
-    [{ DATABASE_URL: 'mysql://db' }, 'DATABASE_URL', 'invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "mysql://db")'],
+    [
+      { LOG_LEVEL: 'loud' },
+      'LOG_LEVEL',
+      'invalid configuration: LOG_LEVEL must be fatal, error, warn, info, debug, trace or silent (got "loud")',
+    ],
+    [
+      { NODE_ENV: 'staging' },
+      'NODE_ENV',
+      'invalid configuration: NODE_ENV must be development, production or test (got "staging")',
+    ],
+    [
+      { SIGIL_RPC_URL: 'ftp://x' },
+      'SIGIL_RPC_URL',
+      'invalid configuration: SIGIL_RPC_URL must be an http(s) URL (got "ftp://x")',
+    ],
+    [
+      { SIGIL_PUBLIC_URL: 'not a url' },
+      'SIGIL_PUBLIC_URL',
+      'invalid configuration: SIGIL_PUBLIC_URL must be an http(s) URL (got "not a url")',
+    ],
+    [
+      { SIGIL_PROGRAM_ID: 'abc' },
+      'SIGIL_PROGRAM_ID',
+      'invalid configuration: SIGIL_PROGRAM_ID must be a base58 public key (32 bytes) (got "abc")',
+    ],
+    [
+      { SIGIL_RPC_TIMEOUT_MS: '10' },
+      'SIGIL_RPC_TIMEOUT_MS',
+      'invalid configuration: SIGIL_RPC_TIMEOUT_MS must be at least 100 (got "10")',
+    ],
+    [
+      { SIGIL_CHAIN_NAME: 'X 1' },
+      'SIGIL_CHAIN_NAME',
+      'invalid configuration: SIGIL_CHAIN_NAME must be lowercase a-z0-9- (got "X 1")',
+    ],
+    [
+      { SIGIL_DOMAIN_SUFFIXES: 'x1,.bad' },
+      'SIGIL_DOMAIN_SUFFIXES',
+      'invalid configuration: SIGIL_DOMAIN_SUFFIXES each suffix must be 1-32 characters a-z0-9 (got "x1,.bad")',
+    ],
+    [
+      { SIGIL_DOMAIN_SUFFIXES: ',,' },
+      'SIGIL_DOMAIN_SUFFIXES',
+      'invalid configuration: SIGIL_DOMAIN_SUFFIXES must list at least one suffix (got ",,")',
+    ],
+    [
+      { SIGIL_SOL_RPC_URL: 'sol.example' },
+      'SIGIL_SOL_RPC_URL',
+      'invalid configuration: SIGIL_SOL_RPC_URL must be an http(s) URL (got "sol.example")',
+    ],
+    [
+      { DATABASE_URL: 'mysql://db' },
+      'DATABASE_URL',
+      'invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "mysql://db")',
+    ],
   ])('%j → ConfigError naming %s', (overrides, variable, message) => {
     const err = failure({ ...required, ...overrides });
     expect(err.variable).toBe(variable);

@@ -7,7 +7,10 @@ import { z } from 'zod';
 import { TOKEN_PROGRAM_ADDRESS } from './chain/programs';
 import { resolveDatabaseTarget } from './db/connect';
 
-const nonEmpty = z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).trim().min(1, 'must not be empty');
+const nonEmpty = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+  .trim()
+  .min(1, 'must not be empty');
 const integer = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
 
 const httpUrl = nonEmpty.refine((v) => {
@@ -34,7 +37,12 @@ const programId = nonEmpty.refine((v) => isAddress(v), 'must be a base58 public 
 const suffixList = z
   .string()
   .trim()
-  .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
+  .transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean),
+  )
   .pipe(
     z
       .array(z.string().regex(/^[a-z0-9]{1,32}$/, 'each suffix must be 1-32 characters a-z0-9'))
@@ -54,9 +62,13 @@ const price = nonEmpty
 const ENV = {
   PORT: port.default(8787),
   HOST: nonEmpty.default('127.0.0.1'),
-  NODE_ENV: z.enum(['development', 'production', 'test'], { error: 'must be development, production or test' }).default('development'),
+  NODE_ENV: z
+    .enum(['development', 'production', 'test'], { error: 'must be development, production or test' })
+    .default('development'),
   LOG_LEVEL: z
-    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { error: 'must be fatal, error, warn, info, debug, trace or silent' })
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'must be fatal, error, warn, info, debug, trace or silent',
+    })
     .default('info'),
   SIGIL_PUBLIC_URL: httpUrl.optional(),
   // No defaults for what the service reads: a deployment must say which chain and program (dev.ts sets both).
@@ -89,20 +101,35 @@ const ENV = {
     .transform((v) => v === 'true' || v === '1')
     .default(true),
   // Connect and the portal (docs/connect.md, docs/keys.md).
-  SIGIL_PORTAL_DOMAIN: nonEmpty.toLowerCase().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'must be a host name (e.g. portal.sigil.local)').default('portal.sigil.local'),
+  SIGIL_PORTAL_DOMAIN: nonEmpty
+    .toLowerCase()
+    .regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'must be a host name (e.g. portal.sigil.local)')
+    .default('portal.sigil.local'),
   /** The portal's own API key secret; unset in local mode (generated on first start and printed once). */
   SIGIL_PORTAL_KEY: z.string().trim().optional(),
   /** Sign-in-with-Solana domains accepted by /v1/auth/verify-signin; default: the portal domain + the partner domain. */
   SIGIL_SIGNIN_DOMAINS: z
     .string()
     .trim()
-    .transform((v) => v.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean))
-    .pipe(z.array(z.string().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'each domain must be a host or host:port')).min(1, 'must list at least one domain'))
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(
+      z
+        .array(z.string().regex(/^[a-z0-9.-]+(?::\d{1,5})?$/, 'each domain must be a host or host:port'))
+        .min(1, 'must list at least one domain'),
+    )
     .optional(),
   /** HS256 key for Connect session JWTs (≥ 32 characters); unset outside production: generated once and kept in the db. */
   SIGIL_SESSION_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   SIGIL_CHALLENGE_TTL_SECONDS: integer.min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(300),
-  SIGIL_SESSION_TTL_SECONDS: integer.min(60, 'must be at least 60').max(30 * 86_400, 'must be at most 2592000').default(86_400),
+  SIGIL_SESSION_TTL_SECONDS: integer
+    .min(60, 'must be at least 60')
+    .max(30 * 86_400, 'must be at most 2592000')
+    .default(86_400),
   // x402 pay-per-call (docs/x402.md). SIGIL_X402_PAY_TO enables it; prices are smallest units of the asset.
   SIGIL_X402_PAY_TO: programId.optional(),
   SIGIL_X402_ASSET: programId.default(WRAPPED_NATIVE_MINT as never),
@@ -113,9 +140,14 @@ const ENV = {
   /** HMAC key for challenge nonces; unset (local mode): generated once and kept in the db, shared by replicas. */
   SIGIL_X402_NONCE_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   /** `<domain_tag>` of the reference and redeem strings; default: the host of SIGIL_PUBLIC_URL. */
-  SIGIL_X402_DOMAIN_TAG: nonEmpty.regex(/^[A-Za-z0-9.:\[\]-]{1,255}$/, 'must be a host name (letters, digits, . - : [ ])').optional(),
+  SIGIL_X402_DOMAIN_TAG: nonEmpty
+    .regex(/^[A-Za-z0-9.:\[\]-]{1,255}$/, 'must be a host name (letters, digits, . - : [ ])')
+    .optional(),
   /** Keyless x402 requests (challenges and redemptions) one client address may make per minute. */
-  SIGIL_X402_IP_LIMIT_PER_MINUTE: integer.min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000').default(600),
+  SIGIL_X402_IP_LIMIT_PER_MINUTE: integer
+    .min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1000000')
+    .default(600),
   // Unset: the SQLite file under data/ (platform/db decides the path). The db module's own rule validates it.
   DATABASE_URL: z
     .string()
@@ -132,7 +164,9 @@ const ENV = {
 } satisfies Record<string, z.ZodType>;
 
 /** The service's version, from server/package.json. */
-export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+export const SERVICE_VERSION: string = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+).version;
 
 /** The one partner domain on the default sign-in allowlist (SIGIL_SIGNIN_DOMAINS replaces the whole list). */
 export const DEFAULT_PARTNER_SIGNIN_DOMAIN = 'app.sigil-partner.dev';
@@ -153,7 +187,9 @@ export class ConfigError extends Error {
 
 function toConfig(env: Env) {
   const port = env.PORT;
-  const publicUrl = (env.SIGIL_PUBLIC_URL ?? `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${port}`).replace(/\/+$/, '');
+  const publicUrl = (
+    env.SIGIL_PUBLIC_URL ?? `http://${env.HOST.includes(':') ? `[${env.HOST}]` : env.HOST}:${port}`
+  ).replace(/\/+$/, '');
   return {
     port,
     host: env.HOST,
@@ -178,7 +214,10 @@ function toConfig(env: Env) {
     portalDomain: env.SIGIL_PORTAL_DOMAIN,
     portalKey: env.SIGIL_PORTAL_KEY || undefined,
     /** Default: the portal domain and the one partner domain (docs/connect.md). */
-    signinDomains: (env.SIGIL_SIGNIN_DOMAINS ?? [env.SIGIL_PORTAL_DOMAIN, DEFAULT_PARTNER_SIGNIN_DOMAIN]) as readonly string[],
+    signinDomains: (env.SIGIL_SIGNIN_DOMAINS ?? [
+      env.SIGIL_PORTAL_DOMAIN,
+      DEFAULT_PARTNER_SIGNIN_DOMAIN,
+    ]) as readonly string[],
     sessionSecret: env.SIGIL_SESSION_SECRET || undefined,
     challengeTtlSeconds: env.SIGIL_CHALLENGE_TTL_SECONDS,
     sessionTtlSeconds: env.SIGIL_SESSION_TTL_SECONDS,
@@ -238,11 +277,17 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const issue = parsed.error.issues[0]!;
     const variable = String(issue.path[0] ?? 'environment');
     const got = input[variable];
-    throw new ConfigError(variable, `${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got.slice(0, 80))})`}`);
+    throw new ConfigError(
+      variable,
+      `${issue.message}${got === undefined ? '' : ` (got ${JSON.stringify(got.slice(0, 80))})`}`,
+    );
   }
   // Loopback receivers are a local-testing convenience; in production they would be an SSRF hole.
   if (parsed.data.SIGIL_OUTBOUND_ALLOW_LOOPBACK && parsed.data.NODE_ENV === 'production') {
-    throw new ConfigError('SIGIL_OUTBOUND_ALLOW_LOOPBACK', 'must not be set when NODE_ENV=production (local development and tests only)');
+    throw new ConfigError(
+      'SIGIL_OUTBOUND_ALLOW_LOOPBACK',
+      'must not be set when NODE_ENV=production (local development and tests only)',
+    );
   }
   return Object.freeze(toConfig(parsed.data));
 }

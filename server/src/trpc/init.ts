@@ -29,7 +29,8 @@ const t = initTRPC
       let message = shape.message;
       if (domain instanceof ChainError) message = domain.kind === 'malformed' ? 'malformed account' : 'rpc unreachable';
       else if (domain) message = domain.message;
-      else if (error.code === 'INTERNAL_SERVER_ERROR') message = 'internal error'; // never echo an unexpected exception
+      else if (error.code === 'INTERNAL_SERVER_ERROR')
+        message = 'internal error'; // never echo an unexpected exception
       else if (error.code === 'BAD_REQUEST' && error.cause?.name === 'ZodError') message = 'invalid input';
       return {
         message,
@@ -39,7 +40,14 @@ const t = initTRPC
           httpStatus: status,
           path: shape.data.path,
           /** Our code: a /v1 code (`INVALID_KEY`), a public error key (`HANDLE_NOT_REGISTERED`), or `RPC_ERROR`. */
-          errorCode: domain instanceof ApiError ? domain.code : domain instanceof PublicError ? domain.key : domain ? 'RPC_ERROR' : undefined,
+          errorCode:
+            domain instanceof ApiError
+              ? domain.code
+              : domain instanceof PublicError
+                ? domain.key
+                : domain
+                  ? 'RPC_ERROR'
+                  : undefined,
           input: domain instanceof PublicError ? domain.input : undefined,
         },
       };
@@ -72,7 +80,11 @@ const base = t.middleware(async ({ ctx, next, getRawInput }) => {
   if (!result.ok) {
     const domain = domainErrorOf(result.error) ?? codedInputError(result.error);
     if (domain && (result.error.cause !== domain || result.error.code === 'INTERNAL_SERVER_ERROR')) {
-      throw new TRPCError({ code: trpcCodeForStatus(statusOfDomainError(domain)), message: domain.message, cause: domain });
+      throw new TRPCError({
+        code: trpcCodeForStatus(statusOfDomainError(domain)),
+        message: domain.message,
+        cause: domain,
+      });
     }
   }
   return result;

@@ -7,7 +7,9 @@ import { startTestApp, type TestApp } from '@sigil/test/support/http-app';
 
 describe('rest() error codes', () => {
   it('take /v1 codes on /v1 paths and public keys elsewhere (a wrong or misspelt code does not compile)', () => {
-    expect(rest('GET', '/v1/x', { summary: 'x', errors: { NAME_NOT_FOUND: '' } }).errors).toEqual({ NAME_NOT_FOUND: '' });
+    expect(rest('GET', '/v1/x', { summary: 'x', errors: { NAME_NOT_FOUND: '' } }).errors).toEqual({
+      NAME_NOT_FOUND: '',
+    });
     expect(rest('GET', '/x', { summary: 'x', errors: { NO_PRIMARY_SET: '' } }).errors).toEqual({ NO_PRIMARY_SET: '' });
     // @ts-expect-error a public key on a /v1 route
     rest('GET', '/v1/x', { summary: 'x', errors: { NO_PRIMARY_SET: '' } });
@@ -45,8 +47,11 @@ describe('/openapi.json error responses', () => {
             }
           } else {
             expect(schema.allOf, where).toEqual([{ $ref: '#/components/schemas/PublicError' }]);
-            const texts = Object.values(PUBLIC_ERRORS).filter(([s]) => s === Number(status)).map(([, text]) => text);
-            for (const text of schema.properties.error.enum as string[]) expect(texts, `${where}: ${text}`).toContain(text);
+            const texts = Object.values(PUBLIC_ERRORS)
+              .filter(([s]) => s === Number(status))
+              .map(([, text]) => text);
+            for (const text of schema.properties.error.enum as string[])
+              expect(texts, `${where}: ${text}`).toContain(text);
           }
           checked++;
         }
@@ -66,9 +71,15 @@ describe('/openapi.json error responses', () => {
       'CHALLENGE_EXPIRED',
       'CHALLENGE_AUDIENCE_MISMATCH',
     ]);
-    expect(responses['400'].content['application/json'].schema.properties.code.enum).toEqual(['BAD_REQUEST', 'INVALID_WALLET', 'INVALID_SIGNATURE_ENCODING']);
+    expect(responses['400'].content['application/json'].schema.properties.code.enum).toEqual([
+      'BAD_REQUEST',
+      'INVALID_WALLET',
+      'INVALID_SIGNATURE_ENCODING',
+    ]);
     expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '429', '502']);
     const keyOf: PublicErrorKey = 'RPC_UNREACHABLE';
-    expect(doc.paths['/version'].get.responses['502'].content['application/json'].schema.properties.error.enum).toEqual([PUBLIC_ERRORS[keyOf][1]]);
+    expect(doc.paths['/version'].get.responses['502'].content['application/json'].schema.properties.error.enum).toEqual(
+      [PUBLIC_ERRORS[keyOf][1]],
+    );
   });
 });

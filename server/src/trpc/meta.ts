@@ -48,7 +48,11 @@ export interface RestOptions<Path extends string> {
 }
 
 /** `.meta(rest('GET', '/health', {...}))`: the spec's method and path for this procedure. */
-export function rest<Path extends `/${string}`>(method: OpenApiMethod, path: Path, opts: RestOptions<Path>): ProcedureMeta {
+export function rest<Path extends `/${string}`>(
+  method: OpenApiMethod,
+  path: Path,
+  opts: RestOptions<Path>,
+): ProcedureMeta {
   const openapi: OpenApi = {
     method,
     path,
@@ -65,7 +69,8 @@ export function rest<Path extends `/${string}`>(method: OpenApiMethod, path: Pat
   if (opts.cost) meta.rateLimitCost = opts.cost;
   if (opts.successStatus && opts.successStatus !== 200) meta.successStatus = opts.successStatus;
   if (opts.sharedCache) {
-    if (method !== 'GET' || opts.protect) throw new Error(`sharedCache is for public GET routes only (${method} ${path})`);
+    if (method !== 'GET' || opts.protect)
+      throw new Error(`sharedCache is for public GET routes only (${method} ${path})`);
     meta.sharedCache = true;
   }
   return meta;

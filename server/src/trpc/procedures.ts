@@ -24,24 +24,25 @@ export const publicProcedure = baseProcedure;
 export const API_KEY_ERRORS = {
   API_KEY_REQUIRED: 'no X-API-Key header',
   INVALID_KEY: 'the key is unknown, malformed or revoked',
-  RATE_LIMITED: 'over the per-minute or daily limit of the key\'s tier (see Retry-After)',
+  RATE_LIMITED: "over the per-minute or daily limit of the key's tier (see Retry-After)",
 } as const satisfies ErrorRows;
 
 /** The code sessionProcedure itself may answer. */
 export const SESSION_ERRORS = {
-  INVALID_SESSION: 'the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key',
+  INVALID_SESSION:
+    'the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key',
 } as const satisfies ErrorRows;
 
 /** The codes meteredProcedure itself may answer: the key path's, and the x402 path's (docs/x402.md). */
 export const METERED_ERRORS = {
   ...API_KEY_ERRORS,
   API_KEY_REQUIRED: 'no X-API-Key header, and x402 is off on this deployment',
-  ...(Object.fromEntries(X402_CHALLENGE_CODES.map((code) => [code, 'x402: the 402 body is a fresh challenge naming this code'])) as Record<
-    X402ChallengeCode,
-    string
-  >),
+  ...(Object.fromEntries(
+    X402_CHALLENGE_CODES.map((code) => [code, 'x402: the 402 body is a fresh challenge naming this code']),
+  ) as Record<X402ChallengeCode, string>),
   PAYMENT_HEADER_CONFLICT: 'x402: both payment headers, with different values',
-  METERING_UNAVAILABLE: 'x402: the payment store failed after the handler; the response is withheld, nothing is consumed',
+  METERING_UNAVAILABLE:
+    'x402: the payment store failed after the handler; the response is withheld, nothing is consumed',
   X402_UNAVAILABLE: 'x402: the chain could not be read to verify the payment; retry',
 } as const satisfies ErrorRows;
 
@@ -73,7 +74,8 @@ export function costOf(meta: ProcedureMeta | undefined, rawInput: unknown): numb
 export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise<ApiKeyIdentity> {
   const header = ctx.headers[API_KEY_HEADER];
   const secret = Array.isArray(header) ? undefined : header?.trim();
-  if (header === undefined || secret === '') throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
+  if (header === undefined || secret === '')
+    throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
   // A repeated header is ambiguous: refuse rather than guess which one counts.
   const admission = secret === undefined ? null : await ctx.services.keyGate.admit(secret, cost);
   if (!admission) throw new ApiError('INVALID_KEY', 'the API key is not valid (unknown or revoked)');
@@ -82,7 +84,10 @@ export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise
   if (denied) {
     // Retry-After is among the admission's headers, already in ctx.responseHeaders: the error adds none.
     const window = denied.window === 'day' ? 'daily' : 'per-minute';
-    throw new ApiError('RATE_LIMITED', `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${denied.retryAfterSeconds} s`);
+    throw new ApiError(
+      'RATE_LIMITED',
+      `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${denied.retryAfterSeconds} s`,
+    );
   }
   return key;
 }
@@ -133,7 +138,10 @@ export function meteredRouteOf(meta: ProcedureMeta | undefined): string | undefi
 const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) => {
   const route = meteredRouteOf(meta);
   const priceClass = route ? (METERED_ROUTES as Record<string, PriceClass>)[route] : undefined;
-  if (!priceClass) throw new Error(`procedure ${path} (${route ?? 'no REST route'}) uses meteredProcedure but is not in METERED_ROUTES`);
+  if (!priceClass)
+    throw new Error(
+      `procedure ${path} (${route ?? 'no REST route'}) uses meteredProcedure but is not in METERED_ROUTES`,
+    );
 
   if (hasApiKeyHeader(ctx)) {
     const cost = meta?.rateLimitCost ? costOf(meta, await getRawInput()) : 1;

@@ -8,7 +8,13 @@ import PQueue from 'p-queue';
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
-import { claimReadyAttempts, createDeliveredFinisher, sendAttempt, type AttemptOutcome, type DeliveryDeps } from '../features/webhooks/index';
+import {
+  claimReadyAttempts,
+  createDeliveredFinisher,
+  sendAttempt,
+  type AttemptOutcome,
+  type DeliveryDeps,
+} from '../features/webhooks/index';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryDeps, 'holder'> {
   db: Kysely<Database>;

@@ -10,7 +10,16 @@ const NOW = Date.UTC(2026, 10, 21, 12, 30, 17);
 const log = createLogger(testConfig({ LOG_LEVEL: 'silent' }));
 
 function reference(ref: string, expiresAt: number) {
-  return { reference: ref, request_hash: 'ab'.repeat(32), payer: 'payer', nonce: 'n', route: 'resolve', amount: '5000', issued_at: expiresAt - 600_000, expires_at: expiresAt };
+  return {
+    reference: ref,
+    request_hash: 'ab'.repeat(32),
+    payer: 'payer',
+    nonce: 'n',
+    route: 'resolve',
+    amount: '5000',
+    issued_at: expiresAt - 600_000,
+    expires_at: expiresAt,
+  };
 }
 
 describeEachDialect('housekeeping', (ctx) => {
@@ -29,11 +38,23 @@ describeEachDialect('housekeeping', (ctx) => {
       .execute();
     await ctx.db
       .insertInto('x402_payments')
-      .values({ signature: 'sig', reference: 'old-paid', payer: 'payer', amount: '5000', request_hash: 'ab'.repeat(32), consumed_at: NOW - X402_REFERENCE_GRACE_MS })
+      .values({
+        signature: 'sig',
+        reference: 'old-paid',
+        payer: 'payer',
+        amount: '5000',
+        request_hash: 'ab'.repeat(32),
+        consumed_at: NOW - X402_REFERENCE_GRACE_MS,
+      })
       .execute();
 
     const deleted = await runHousekeeping(
-      { db: ctx.db, connect: { deleteExpiredChallenges: async () => 2 }, sessions: { deleteExpired: async () => 3 }, log },
+      {
+        db: ctx.db,
+        connect: { deleteExpiredChallenges: async () => 2 },
+        sessions: { deleteExpired: async () => 3 },
+        log,
+      },
       NOW,
     );
 

@@ -25,7 +25,10 @@ export interface HousekeepingDeps {
 }
 
 /** One pass of every job; returns rows deleted per job. A failing job is logged and does not stop the others. */
-export async function runHousekeeping(deps: HousekeepingDeps, now: number = Date.now()): Promise<Record<string, number>> {
+export async function runHousekeeping(
+  deps: HousekeepingDeps,
+  now: number = Date.now(),
+): Promise<Record<string, number>> {
   const jobs: Record<string, () => Promise<number>> = {
     rateWindows: () => deleteExpiredWindows(deps.db, now),
     connectChallenges: () => deps.connect.deleteExpiredChallenges(now),
@@ -44,11 +47,17 @@ export async function runHousekeeping(deps: HousekeepingDeps, now: number = Date
 }
 
 /** Schedules runHousekeeping and registers its stop on the lifecycle. */
-export function startHousekeeping(deps: HousekeepingDeps & { lifecycle: Lifecycle; schedule?: string }): { stop(): Promise<void> } {
-  const task = cron.schedule(deps.schedule ?? HOUSEKEEPING_SCHEDULE, async () => {
-    const deleted = await runHousekeeping(deps);
-    deps.log.debug({ deleted }, 'housekeeping');
-  }, { name: 'housekeeping', noOverlap: true });
+export function startHousekeeping(deps: HousekeepingDeps & { lifecycle: Lifecycle; schedule?: string }): {
+  stop(): Promise<void>;
+} {
+  const task = cron.schedule(
+    deps.schedule ?? HOUSEKEEPING_SCHEDULE,
+    async () => {
+      const deleted = await runHousekeeping(deps);
+      deps.log.debug({ deleted }, 'housekeeping');
+    },
+    { name: 'housekeeping', noOverlap: true },
+  );
   const stop = async () => {
     await task.stop();
   };

@@ -41,7 +41,9 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
   let failures = 0;
 
   async function runOnce(): Promise<IndexerPassResult | null> {
-    const mine = (await renewLease(db, INDEXER_LEASE, holder, ttl, now())) || (await acquireLease(db, INDEXER_LEASE, holder, ttl, now()));
+    const mine =
+      (await renewLease(db, INDEXER_LEASE, holder, ttl, now())) ||
+      (await acquireLease(db, INDEXER_LEASE, holder, ttl, now()));
     if (!mine) return null;
     return runIndexerPass(db, options);
   }

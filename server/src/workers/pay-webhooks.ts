@@ -35,7 +35,13 @@ export interface PayWebhookWorkers {
 export function startPayWebhookWorkers(options: PayWebhookWorkersOptions): PayWebhookWorkers {
   const { db, log } = options;
   const delivery = startDeliveryWorker({ ...options.delivery, db, client: options.client, log });
-  const indexer = startIndexerWorker({ ...options.indexer, db, chain: options.chain, log, onQueued: () => delivery.kick() });
+  const indexer = startIndexerWorker({
+    ...options.indexer,
+    db,
+    chain: options.chain,
+    log,
+    onQueued: () => delivery.kick(),
+  });
   const unlisten = options.queued?.listen(() => delivery.kick());
   let stopping: Promise<void> | undefined;
   const stop = () =>

@@ -22,13 +22,26 @@ export interface EnsTestContract {
 function ensArtifacts(): Record<string, EnsTestContract> {
   const dir = mkdtempSync(join(tmpdir(), 'ens-artifacts-'));
   try {
-    execFileSync('npm', ['install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', ...ENS_PACKAGES], { stdio: 'inherit' });
+    execFileSync(
+      'npm',
+      ['install', '--prefix', dir, '--ignore-scripts', '--no-audit', '--no-fund', '--no-save', ...ENS_PACKAGES],
+      { stdio: 'inherit' },
+    );
     const read = (pkg: string, contract: string): EnsTestContract => {
-      const artifact = JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'build/contracts', `${contract}.json`), 'utf8'));
+      const artifact = JSON.parse(
+        readFileSync(join(dir, 'node_modules', pkg, 'build/contracts', `${contract}.json`), 'utf8'),
+      );
       const version = JSON.parse(readFileSync(join(dir, 'node_modules', pkg, 'package.json'), 'utf8')).version;
-      return { from: `${pkg}@${version} build/contracts/${contract}.json`, compiler: `solc ${artifact.compiler.version}`, bytecode: artifact.bytecode };
+      return {
+        from: `${pkg}@${version} build/contracts/${contract}.json`,
+        compiler: `solc ${artifact.compiler.version}`,
+        bytecode: artifact.bytecode,
+      };
     };
-    return { ENSRegistry: read('@ensdomains/ens', 'ENSRegistry'), PublicResolver: read('@ensdomains/resolver', 'PublicResolver') };
+    return {
+      ENSRegistry: read('@ensdomains/ens', 'ENSRegistry'),
+      PublicResolver: read('@ensdomains/resolver', 'PublicResolver'),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -39,7 +52,11 @@ function ourContracts(): Record<string, EnsTestContract> {
     language: 'Solidity',
     sources: { 'resolvers.sol': { content: readFileSync(join(here, 'resolvers.sol'), 'utf8') } },
     // cancun: opcodes every EVM we might run this on knows (the in-process EVM defaults to a later fork)
-    settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.bytecode.object'] } } },
+    settings: {
+      optimizer: { enabled: true, runs: 200 },
+      evmVersion: 'cancun',
+      outputSelection: { '*': { '*': ['evm.bytecode.object'] } },
+    },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === 'error');
@@ -47,11 +64,19 @@ function ourContracts(): Record<string, EnsTestContract> {
   return Object.fromEntries(
     OUR_CONTRACTS.map((name) => [
       name,
-      { from: `resolvers.sol`, compiler: `solc ${solc.version()} optimizer 200 cancun`, bytecode: `0x${output.contracts['resolvers.sol'][name].evm.bytecode.object}` },
+      {
+        from: `resolvers.sol`,
+        compiler: `solc ${solc.version()} optimizer 200 cancun`,
+        bytecode: `0x${output.contracts['resolvers.sol'][name].evm.bytecode.object}`,
+      },
     ]),
   );
 }
 
 const contracts = { ...ensArtifacts(), ...ourContracts() };
 writeFileSync(join(here, 'contracts.json'), `${JSON.stringify(contracts, null, 2)}\n`);
-console.log(Object.entries(contracts).map(([name, c]) => `${name}: ${(c.bytecode.length - 2) / 2} bytes from ${c.from}`).join('\n'));
+console.log(
+  Object.entries(contracts)
+    .map(([name, c]) => `${name}: ${(c.bytecode.length - 2) / 2} bytes from ${c.from}`)
+    .join('\n'),
+);

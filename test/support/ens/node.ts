@@ -23,11 +23,19 @@ import { mainnet } from 'viem/chains';
 import { namehash } from 'viem/ens';
 import type { EnsTestContract } from './build';
 
-const contracts = JSON.parse(readFileSync(new URL('./contracts.json', import.meta.url), 'utf8')) as Record<string, EnsTestContract>;
+const contracts = JSON.parse(readFileSync(new URL('./contracts.json', import.meta.url), 'utf8')) as Record<
+  string,
+  EnsTestContract
+>;
 
-const registryAbi = parseAbi(['function setSubnodeOwner(bytes32 node, bytes32 label, address owner) returns (bytes32)', 'function setResolver(bytes32 node, address resolver)']);
+const registryAbi = parseAbi([
+  'function setSubnodeOwner(bytes32 node, bytes32 label, address owner) returns (bytes32)',
+  'function setResolver(bytes32 node, address resolver)',
+]);
 const publicResolverAbi = parseAbi(['function setAddr(bytes32 node, uint256 coinType, bytes a)']);
-const urAbi = parseAbi(['function resolveWithGateways(bytes name, bytes data, string[] gateways) view returns (bytes, address)']);
+const urAbi = parseAbi([
+  'function resolveWithGateways(bytes name, bytes data, string[] gateways) view returns (bytes, address)',
+]);
 
 /**
  * What a test name gets on chain. An object: ENS's PublicResolver with these records, by ENSIP-9 coin type as a
@@ -60,21 +68,34 @@ const GAS_LIMIT = 30_000_000n;
 function dnsDecode(bytes: Hex): string {
   const b = Buffer.from(bytes.slice(2), 'hex');
   const labels: string[] = [];
-  for (let i = 0; i < b.length && b[i] !== 0; i += b[i]! + 1) labels.push(b.subarray(i + 1, i + 1 + b[i]!).toString('utf8'));
+  for (let i = 0; i < b.length && b[i] !== 0; i += b[i]! + 1)
+    labels.push(b.subarray(i + 1, i + 1 + b[i]!).toString('utf8'));
   return labels.join('.');
 }
 
 /** A transaction-like call from the deployer that must succeed (deployments and record writes). */
 async function transact(evm: EVM, to: Address | undefined, data: Hex): Promise<Address | undefined> {
-  const result = await evm.runCall({ caller: DEPLOYER, to: to ? createAddressFromString(to) : undefined, data: hexToBytes(data), gasLimit: GAS_LIMIT, skipBalance: true });
-  if (result.execResult.exceptionError) throw new Error(`ENS test chain setup failed: ${result.execResult.exceptionError.error} ${bytesToHex(result.execResult.returnValue)}`);
+  const result = await evm.runCall({
+    caller: DEPLOYER,
+    to: to ? createAddressFromString(to) : undefined,
+    data: hexToBytes(data),
+    gasLimit: GAS_LIMIT,
+    skipBalance: true,
+  });
+  if (result.execResult.exceptionError)
+    throw new Error(
+      `ENS test chain setup failed: ${result.execResult.exceptionError.error} ${bytesToHex(result.execResult.returnValue)}`,
+    );
   return result.createdAddress?.toString() as Address | undefined;
 }
 
-const deploy = async (evm: EVM, contract: string, constructorArgs: Hex = '0x') => (await transact(evm, undefined, `${contracts[contract]!.bytecode}${constructorArgs.slice(2)}` as Hex))!;
+const deploy = async (evm: EVM, contract: string, constructorArgs: Hex = '0x') =>
+  (await transact(evm, undefined, `${contracts[contract]!.bytecode}${constructorArgs.slice(2)}` as Hex))!;
 
 /** Deploys ENS and registers `names` (each `label.eth`, or deeper), owned by the deployer. ~0.1 s. */
-async function buildChain(names: Record<string, EnsNameSetup>): Promise<{ evm: EVM; universalResolverAddress: Address }> {
+async function buildChain(
+  names: Record<string, EnsNameSetup>,
+): Promise<{ evm: EVM; universalResolverAddress: Address }> {
   const evm = await createEVM();
   const registry = await deploy(evm, 'ENSRegistry'); // the deployer owns the root
   const registryArg = encodeAbiParameters([{ type: 'address' }], [registry]);
@@ -82,7 +103,10 @@ async function buildChain(names: Record<string, EnsNameSetup>): Promise<{ evm: E
   const ur = await deploy(evm, 'TestUniversalResolver', registryArg);
   // Its only state is the immutable registry address, inside the code: a copy of the code is the same contract.
   const universalResolverAddress = mainnet.contracts.ensUniversalResolver.address;
-  await evm.stateManager.putCode(createAddressFromString(universalResolverAddress), await evm.stateManager.getCode(createAddressFromString(ur)));
+  await evm.stateManager.putCode(
+    createAddressFromString(universalResolverAddress),
+    await evm.stateManager.getCode(createAddressFromString(ur)),
+  );
 
   const shared = { reverting: undefined as Address | undefined, offchain: undefined as Address | undefined };
   const owned = new Set<string>(['']);
@@ -91,7 +115,15 @@ async function buildChain(names: Record<string, EnsNameSetup>): Promise<{ evm: E
     const [label, ...rest] = name.split('.');
     const parent = rest.join('.');
     await own(parent);
-    await transact(evm, registry, encodeFunctionData({ abi: registryAbi, functionName: 'setSubnodeOwner', args: [namehash(parent), labelhash(label!), DEPLOYER.toString()] }));
+    await transact(
+      evm,
+      registry,
+      encodeFunctionData({
+        abi: registryAbi,
+        functionName: 'setSubnodeOwner',
+        args: [namehash(parent), labelhash(label!), DEPLOYER.toString()],
+      }),
+    );
     owned.add(name);
   };
   for (const [name, setup] of Object.entries(names)) {
@@ -101,14 +133,27 @@ async function buildChain(names: Record<string, EnsNameSetup>): Promise<{ evm: E
     if (setup === 'reverting-resolver') resolver = shared.reverting ??= await deploy(evm, 'RevertingResolver');
     else if (setup === 'offchain-resolver') resolver = shared.offchain ??= await deploy(evm, 'OffchainResolver');
     else if (setup === 'eoa-resolver') resolver = `0x${'0e'.repeat(20)}`;
-    else if ('legacyResolver' in setup) resolver = await deploy(evm, 'LegacyAddrResolver', encodeAbiParameters([{ type: 'address' }], [setup.legacyResolver as Address]));
+    else if ('legacyResolver' in setup)
+      resolver = await deploy(
+        evm,
+        'LegacyAddrResolver',
+        encodeAbiParameters([{ type: 'address' }], [setup.legacyResolver as Address]),
+      );
     else {
       resolver = publicResolver;
       for (const [coin, value] of Object.entries(setup as Record<string, Hex>)) {
-        await transact(evm, publicResolver, encodeFunctionData({ abi: publicResolverAbi, functionName: 'setAddr', args: [node, BigInt(coin), value] }));
+        await transact(
+          evm,
+          publicResolver,
+          encodeFunctionData({ abi: publicResolverAbi, functionName: 'setAddr', args: [node, BigInt(coin), value] }),
+        );
       }
     }
-    await transact(evm, registry, encodeFunctionData({ abi: registryAbi, functionName: 'setResolver', args: [node, resolver] }));
+    await transact(
+      evm,
+      registry,
+      encodeFunctionData({ abi: registryAbi, functionName: 'setResolver', args: [node, resolver] }),
+    );
   }
   return { evm, universalResolverAddress };
 }
@@ -155,7 +200,8 @@ export async function startEnsNode(names: Record<string, EnsNameSetup>): Promise
     );
     const error = result.execResult.exceptionError;
     if (!error) return { result: bytesToHex(result.execResult.returnValue) };
-    if (error.error === 'revert') return { error: { code: 3, message: 'execution reverted', data: bytesToHex(result.execResult.returnValue) } };
+    if (error.error === 'revert')
+      return { error: { code: 3, message: 'execution reverted', data: bytesToHex(result.execResult.returnValue) } };
     return { error: { code: -32000, message: error.error } };
   }
 

@@ -30,7 +30,8 @@ let agents: AgentService;
 let scout: ScoutAgent;
 let respond: (req: IncomingMessage, res: ServerResponse) => void;
 
-const manifest = (overrides: ManifestOverrides = {}) => scoutManifest(scenario.handles.scout!.account, scout.payTo.address, overrides);
+const manifest = (overrides: ManifestOverrides = {}) =>
+  scoutManifest(scenario.handles.scout!.account, scout.payTo.address, overrides);
 
 const manifestUrl = () => `https://127.0.0.1:${receiver.port}/scout/manifest.json`;
 
@@ -40,7 +41,13 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver((req, res) => respond(req, res));
   outbound = loopbackTestClient();
   const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000 });
-  agents = createAgentService({ chain: reader, outbound, network: 'testnet', timeoutMs: 1_500, ipfsGateway: `https://127.0.0.1:${receiver.port}` });
+  agents = createAgentService({
+    chain: reader,
+    outbound,
+    network: 'testnet',
+    timeoutMs: 1_500,
+    ipfsGateway: `https://127.0.0.1:${receiver.port}`,
+  });
   scout = await seedScoutAgent(chain, manifestUrl);
 }, 60_000);
 afterAll(async () => {
@@ -74,7 +81,9 @@ describe('agent resolution (happy)', () => {
     await registerHandle(chain, owner, 'helper', 0);
     await setRecord(chain, owner, 'helper', 'text', 'agent.manifest', `https://127.0.0.1:${receiver.port}/helper.json`);
     await setRecord(chain, owner, 'helper', 'text', 'agent.a2a', 'https://helper.example/a2a');
-    const { [0]: helperAccount } = await import('../../platform/chain/registry').then((m) => m.findHandlePda(chain.programId, 'helper'));
+    const { [0]: helperAccount } = await import('../../platform/chain/registry').then((m) =>
+      m.findHandlePda(chain.programId, 'helper'),
+    );
     respond = respondJson({ sigil: { version: 1, name: 'helper', network: 'testnet', handle: helperAccount } });
     const result = await agents.resolve('helper');
     expect(result.handleType).toBe(0);
@@ -94,15 +103,24 @@ describe('agent resolution (happy)', () => {
   });
 
   it('fetches ipfs:// manifests through the configured gateway', async () => {
-    await scout.withManifestUrl('ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json', async () => {
-      const result = await agents.resolve('scout');
-      expect(result.manifestUrl).toBe('ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json');
-      expect(receiver.requests.map((r) => r.url)).toEqual(['/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json']);
-    });
+    await scout.withManifestUrl(
+      'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json',
+      async () => {
+        const result = await agents.resolve('scout');
+        expect(result.manifestUrl).toBe(
+          'ipfs://bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json',
+        );
+        expect(receiver.requests.map((r) => r.url)).toEqual([
+          '/ipfs/bafybeigdyrzt5sfp7udm7hu76uh7y26nf3efuylqabf3oclgtqy55fbzdi/scout.json',
+        ]);
+      },
+    );
   });
 
   it('validate is pure: derives the handle account, reads nothing', async () => {
-    const result = await agents.validate('@newagent', { sigil: { version: 1, name: 'newagent', network: 'mainnet', handle: scenario.handles.scout!.account } });
+    const result = await agents.validate('@newagent', {
+      sigil: { version: 1, name: 'newagent', network: 'mainnet', handle: scenario.handles.scout!.account },
+    });
     expect(result.valid).toBe(false);
     expect(result.errors.map((e) => e.path)).toEqual(['sigil.network', 'sigil.handle']);
   });
@@ -144,7 +162,10 @@ describe('agent resolution (errors)', () => {
     const closedPort = await closedLoopbackPort();
     const url = `https://127.0.0.1:${closedPort}/m.json`;
     await scout.withManifestUrl(url, async () => {
-      expect(await failure(agents.resolve('scout'))).toMatchObject({ status: 424, message: `manifest ${url} is unreachable: connection refused` });
+      expect(await failure(agents.resolve('scout'))).toMatchObject({
+        status: 424,
+        message: `manifest ${url} is unreachable: connection refused`,
+      });
     });
   });
 
@@ -162,7 +183,11 @@ describe('agent resolution (errors)', () => {
       const tlsAgents = createAgentService({ chain: reader, outbound: noCa, network: 'testnet', timeoutMs: 1_500 });
       const tls = await failure(tlsAgents.resolve('scout'));
       expect(tls.status).toBe(424);
-      expect(tls.message).toMatch(new RegExp(`^manifest ${manifestUrl().replace(/[.?]/g, '\\$&')} is unreachable: TLS certificate unverifiable \\(`));
+      expect(tls.message).toMatch(
+        new RegExp(
+          `^manifest ${manifestUrl().replace(/[.?]/g, '\\$&')} is unreachable: TLS certificate unverifiable \\(`,
+        ),
+      );
     } finally {
       await noDns.close();
       await noCa.close();
@@ -170,7 +195,8 @@ describe('agent resolution (errors)', () => {
   });
 
   it('424 on a redirect, which is not followed', async () => {
-    respond = (_req, res) => res.writeHead(302, { location: `https://127.0.0.1:${receiver.port}/elsewhere.json` }).end();
+    respond = (_req, res) =>
+      res.writeHead(302, { location: `https://127.0.0.1:${receiver.port}/elsewhere.json` }).end();
     expect(await failure(agents.resolve('scout'))).toEqual({
       code: 'MANIFEST_UNREACHABLE',
       status: 424,
@@ -198,7 +224,9 @@ describe('agent resolution (errors)', () => {
 
   it('422 when the manifest lies about the name, handle account or network', async () => {
     respond = respondJson(manifest({ name: 'alice' }));
-    expect((await failure(agents.resolve('scout'))).message).toBe('manifest does not match the handle: sigil.name: names "alice", not "scout"');
+    expect((await failure(agents.resolve('scout'))).message).toBe(
+      'manifest does not match the handle: sigil.name: names "alice", not "scout"',
+    );
     respond = respondJson(manifest({ handle: scenario.handles.alice!.account }));
     expect((await failure(agents.resolve('scout'))).message).toBe(
       `manifest does not match the handle: sigil.handle: is ${scenario.handles.alice!.account}; the handle account of "scout" is ${scenario.handles.scout!.account}`,
@@ -221,14 +249,23 @@ describe('agent resolution (errors)', () => {
     });
     // scout's X1 record exists but is unverified: claiming it verified is refused; declaring it unverified is fine.
     const x1 = scenario.wallets.ivan!.address;
-    respond = respondJson(manifest({ addresses: [{ coinType: 60, address: '0x0000000000000000000000000000000000000001', verified: true }] }));
+    respond = respondJson(
+      manifest({
+        addresses: [{ coinType: 60, address: '0x0000000000000000000000000000000000000001', verified: true }],
+      }),
+    );
     expect((await failure(agents.resolve('scout'))).message).toContain('has no signature-verified ETH record');
     respond = respondJson(manifest({ addresses: [{ coinType: 501, address: x1, verified: false }] }));
-    expect((await agents.resolve('scout')).manifest.payment?.addresses).toEqual([{ coinType: 501, address: x1, verified: false }]);
+    expect((await agents.resolve('scout')).manifest.payment?.addresses).toEqual([
+      { coinType: 501, address: x1, verified: false },
+    ]);
   });
 
   it('422 on shape problems, path-addressed', async () => {
-    respond = respondJson({ sigil: { version: 1, name: 'scout', network: 'testnet' }, endpoints: [{ type: 'mcp', url: 'http://plain/mcp' }] });
+    respond = respondJson({
+      sigil: { version: 1, name: 'scout', network: 'testnet' },
+      endpoints: [{ type: 'mcp', url: 'http://plain/mcp' }],
+    });
     expect((await failure(agents.resolve('scout'))).message).toBe(
       'manifest does not match the handle: sigil.handle: is required; endpoints[0].url: must be an https:// URL',
     );

@@ -11,7 +11,8 @@ export const manifestSchema = publicProcedure
   .meta(
     rest('GET', '/schemas/agent-manifest.v1.json', {
       summary: 'Agent manifest v1 JSON Schema',
-      description: 'Generated from the contract. Address formats and https-only URLs are also enforced by the service (docs/agents.md).',
+      description:
+        'Generated from the contract. Address formats and https-only URLs are also enforced by the service (docs/agents.md).',
       tags: ['agents'],
     }),
   )

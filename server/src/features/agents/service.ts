@@ -19,7 +19,13 @@ import { ApiError } from '@sigil/contract/errors';
 import { parseHandle } from '@sigil/contract/names';
 import { findHandlePda } from '../../platform/chain/registry';
 import { isHandleReleased, isRecordLive, isRecordVerified } from '../../platform/chain/trust-rules';
-import { ChainError, type ChainReader, type HandleAccount, type HandleAuthority, type RecordAccount } from '../../platform/chain/types';
+import {
+  ChainError,
+  type ChainReader,
+  type HandleAccount,
+  type HandleAuthority,
+  type RecordAccount,
+} from '../../platform/chain/types';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
 
 export type ManifestNetwork = 'mainnet' | 'testnet';
@@ -174,7 +180,10 @@ function requireHandle(input: string): string {
 
 function chainToApiError(err: unknown): unknown {
   if (err instanceof ChainError) {
-    return new ApiError('RPC_ERROR', err.kind === 'malformed' ? 'the chain returned an account that does not decode' : 'the chain RPC is unreachable');
+    return new ApiError(
+      'RPC_ERROR',
+      err.kind === 'malformed' ? 'the chain returned an account that does not decode' : 'the chain RPC is unreachable',
+    );
   }
   return err;
 }
@@ -187,20 +196,34 @@ export function fetchUrl(manifestUrl: string, ipfsGateway: string | undefined): 
   if (manifestUrl.startsWith('ipfs://')) {
     const rest = manifestUrl.slice('ipfs://'.length).replace(/^ipfs\//, '');
     if (!IPFS_PATH.test(rest) || rest.split('/').some((s) => s === '.' || s === '..')) {
-      throw new ApiError('INVALID_MANIFEST', `the ${AGENT_MANIFEST_RECORD} record "${manifestUrl.slice(0, 200)}" is not a valid ipfs:// URL`);
+      throw new ApiError(
+        'INVALID_MANIFEST',
+        `the ${AGENT_MANIFEST_RECORD} record "${manifestUrl.slice(0, 200)}" is not a valid ipfs:// URL`,
+      );
     }
     if (!ipfsGateway) {
-      throw new ApiError('MANIFEST_UNREACHABLE', `manifest ${manifestUrl} is unreachable: this deployment has no IPFS gateway configured`);
+      throw new ApiError(
+        'MANIFEST_UNREACHABLE',
+        `manifest ${manifestUrl} is unreachable: this deployment has no IPFS gateway configured`,
+      );
     }
     return `${ipfsGateway.replace(/\/+$/, '')}/ipfs/${rest}`;
   }
-  throw new ApiError('INVALID_MANIFEST', `the ${AGENT_MANIFEST_RECORD} record "${manifestUrl.slice(0, 200)}" is not an https:// or ipfs:// URL`);
+  throw new ApiError(
+    'INVALID_MANIFEST',
+    `the ${AGENT_MANIFEST_RECORD} record "${manifestUrl.slice(0, 200)}" is not an https:// or ipfs:// URL`,
+  );
 }
 
 /** Worth one more try: the network or the server hiccupped. A refusal by policy, TLS or content is final. */
 function isTransient(err: OutboundError): boolean {
   if (err.kind === 'http_status') return err.status === undefined || err.status >= 500 || err.status === 429;
-  return err.kind === 'timeout' || err.kind === 'connect_failed' || err.kind === 'connection_closed' || err.kind === 'dns_failed';
+  return (
+    err.kind === 'timeout' ||
+    err.kind === 'connect_failed' ||
+    err.kind === 'connection_closed' ||
+    err.kind === 'dns_failed'
+  );
 }
 
 /**
@@ -208,7 +231,8 @@ function isTransient(err: OutboundError): boolean {
  * manifest document (not JSON, too large, bad JSON) → 422 INVALID_MANIFEST.
  */
 function manifestFetchError(manifestUrl: string, err: OutboundError, maxBytes: number): ApiError {
-  const unreachable = (cause: string) => new ApiError('MANIFEST_UNREACHABLE', `manifest ${manifestUrl} is unreachable: ${cause}`);
+  const unreachable = (cause: string) =>
+    new ApiError('MANIFEST_UNREACHABLE', `manifest ${manifestUrl} is unreachable: ${cause}`);
   switch (err.kind) {
     case 'dns_failed':
       return unreachable('host did not resolve');
@@ -238,8 +262,10 @@ function manifestFetchError(manifestUrl: string, err: OutboundError, maxBytes: n
 }
 
 function invalidManifest(problems: ManifestProblem[]): ApiError {
-  const shown = problems.slice(0, 5).map((p) => `${p.path}: ${p.message}`).join('; ');
+  const shown = problems
+    .slice(0, 5)
+    .map((p) => `${p.path}: ${p.message}`)
+    .join('; ');
   const more = problems.length > 5 ? `; and ${problems.length - 5} more` : '';
   return new ApiError('INVALID_MANIFEST', `manifest does not match the handle: ${shown}${more}`);
 }
-

@@ -25,7 +25,11 @@ beforeAll(async () => {
   chain = await startLocalChain({ scenario: true });
   database = await freshDatabase('sqlite');
   const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5_000 });
-  sessions = createSessionService({ db: database.db, secret: 'attestation-test-secret-attestation-test', ttlSeconds: 3600 });
+  sessions = createSessionService({
+    db: database.db,
+    secret: 'attestation-test-secret-attestation-test',
+    ttlSeconds: 3600,
+  });
   connect = createConnectService({
     db: database.db,
     chain: reader,
@@ -44,7 +48,10 @@ afterAll(async () => {
 /** A full handle-control sign-in as alice, then the session read; with the time the verify took. */
 async function signInAsAlice() {
   const alice = await demoWallet('alice');
-  const challenge = await connect.createChallenge(AUDIENCE, { kind: 'handle', handle: 'alice' } as ParsedChallengeRequest);
+  const challenge = await connect.createChallenge(AUDIENCE, {
+    kind: 'handle',
+    handle: 'alice',
+  } as ParsedChallengeRequest);
   const started = performance.now();
   const session = await connect.verify(AUDIENCE, await signChallenge(challenge, alice, AUDIENCE));
   const verifyMs = performance.now() - started;
@@ -87,7 +94,10 @@ it('a batch refused as a whole (HTTP 429 on the request carrying the scan) → t
 
 it('the handle read is not best-effort: the chain unreachable fails the verify (no session issued)', async () => {
   const alice = await demoWallet('alice');
-  const challenge = await connect.createChallenge(AUDIENCE, { kind: 'handle', handle: 'alice' } as ParsedChallengeRequest);
+  const challenge = await connect.createChallenge(AUDIENCE, {
+    kind: 'handle',
+    handle: 'alice',
+  } as ParsedChallengeRequest);
   const proof = await signChallenge(challenge, alice, AUDIENCE);
   chain.faults.set({ unreachable: true });
   try {
@@ -116,8 +126,13 @@ it('nothing is issued before the consumed challenge is on disk: a failing durabi
   });
   const sessionsBefore = await database.db.selectFrom('connect_sessions').select('jti').execute();
   const alice = await demoWallet('alice');
-  const challenge = await strict.createChallenge(AUDIENCE, { kind: 'handle', handle: 'alice' } as ParsedChallengeRequest);
-  await expect(strict.verify(AUDIENCE, await signChallenge(challenge, alice, AUDIENCE))).rejects.toThrow('EIO: fsync failed');
+  const challenge = await strict.createChallenge(AUDIENCE, {
+    kind: 'handle',
+    handle: 'alice',
+  } as ParsedChallengeRequest);
+  await expect(strict.verify(AUDIENCE, await signChallenge(challenge, alice, AUDIENCE))).rejects.toThrow(
+    'EIO: fsync failed',
+  );
   expect(barrierCalls).toBe(1);
   expect(await database.db.selectFrom('connect_sessions').select('jti').execute()).toHaveLength(sessionsBefore.length);
 });

@@ -44,20 +44,37 @@ export async function createChallenge(
     const wallet = (request as { wallet: string }).wallet;
     row = handle
       ? {
-          nonce, audience, kind: 'handle', handle: handle.name, epoch: handle.registrationEpoch.toString(),
-          wallet: request.kind === 'wallet' ? request.wallet : null, mode: null,
+          nonce,
+          audience,
+          kind: 'handle',
+          handle: handle.name,
+          epoch: handle.registrationEpoch.toString(),
+          wallet: request.kind === 'wallet' ? request.wallet : null,
+          mode: null,
           message: handleControlString(audience, handle.name, handle.registrationEpoch, nonce),
           ...times,
         }
       : {
-          nonce, audience, kind: 'wallet', handle: null, epoch: null, wallet, mode: null,
+          nonce,
+          audience,
+          kind: 'wallet',
+          handle: null,
+          epoch: null,
+          wallet,
+          mode: null,
           message: walletControlString(audience, wallet, nonce),
           ...times,
         };
   } else {
     // Modes prove wallet control even when the wallet has a primary handle.
     row = {
-      nonce, audience, kind: 'wallet', handle: null, epoch: null, wallet: request.wallet, mode: request.mode,
+      nonce,
+      audience,
+      kind: 'wallet',
+      handle: null,
+      epoch: null,
+      wallet: request.wallet,
+      mode: request.mode,
       message: walletControlString(audience, request.wallet, nonce),
       ...times,
     };

@@ -18,10 +18,20 @@ const expectCode = (res: { status: number; body: any; text: string }, status: nu
 describe('malformed challenge requests (codes we chose, docs/connect.md)', () => {
   it.each([
     ['neither handle nor wallet', {}, 400, 'INVALID_CHALLENGE_REQUEST'],
-    ['both handle and wallet', { handle: 'alice', wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' }, 400, 'INVALID_CHALLENGE_REQUEST'],
+    [
+      'both handle and wallet',
+      { handle: 'alice', wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' },
+      400,
+      'INVALID_CHALLENGE_REQUEST',
+    ],
     ['mode with handle', { handle: 'alice', mode: 'tx' }, 400, 'INVALID_CHALLENGE_REQUEST'],
     ['mode without wallet', { mode: 'signin' }, 400, 'INVALID_CHALLENGE_REQUEST'],
-    ['unknown mode', { wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', mode: 'email' }, 400, 'INVALID_CHALLENGE_REQUEST'],
+    [
+      'unknown mode',
+      { wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', mode: 'email' },
+      400,
+      'INVALID_CHALLENGE_REQUEST',
+    ],
     ['bad base58 wallet', { wallet: '0OIl-not-base58' }, 400, 'INVALID_WALLET'],
     ['wallet of the wrong length', { wallet: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGY' }, 400, 'INVALID_WALLET'],
     ['handle of the wrong type', { handle: 42 }, 400, 'INVALID_HANDLE'],
@@ -44,27 +54,57 @@ describe('malformed challenge requests (codes we chose, docs/connect.md)', () =>
 
 describe('challenge states', () => {
   it('unknown nonce → 401 CHALLENGE_NOT_FOUND on all three verify paths', async () => {
-    expectCode(await post('/v1/auth/verify', { nonce: 'nope', signature: '1'.repeat(64), signer: keyIdWallet() }), 401, 'CHALLENGE_NOT_FOUND');
-    expectCode(await post('/v1/auth/verify-tx', { nonce: 'nope', signedTransaction: 'AA==' }), 401, 'CHALLENGE_NOT_FOUND');
-    expectCode(await post('/v1/auth/verify-signin', { nonce: 'nope', signedMessage: 'AA==', signature: '1'.repeat(64) }), 401, 'CHALLENGE_NOT_FOUND');
+    expectCode(
+      await post('/v1/auth/verify', { nonce: 'nope', signature: '1'.repeat(64), signer: keyIdWallet() }),
+      401,
+      'CHALLENGE_NOT_FOUND',
+    );
+    expectCode(
+      await post('/v1/auth/verify-tx', { nonce: 'nope', signedTransaction: 'AA==' }),
+      401,
+      'CHALLENGE_NOT_FOUND',
+    );
+    expectCode(
+      await post('/v1/auth/verify-signin', { nonce: 'nope', signedMessage: 'AA==', signature: '1'.repeat(64) }),
+      401,
+      'CHALLENGE_NOT_FOUND',
+    );
   });
 
   it('past expires_at → 401 CHALLENGE_EXPIRED, even with a valid signature', async () => {
     const alice = await demoWallet('alice');
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
-    await world.app.database.db.updateTable('connect_challenges').set({ expires_at: Date.now() - 1 }).where('nonce', '=', c.body.nonce).execute();
-    expectCode(await post('/v1/auth/verify', await signChallenge(c.body, alice, world.keyId)), 401, 'CHALLENGE_EXPIRED');
+    await world.app.database.db
+      .updateTable('connect_challenges')
+      .set({ expires_at: Date.now() - 1 })
+      .where('nonce', '=', c.body.nonce)
+      .execute();
+    expectCode(
+      await post('/v1/auth/verify', await signChallenge(c.body, alice, world.keyId)),
+      401,
+      'CHALLENGE_EXPIRED',
+    );
   });
 
   it('SIGIL_CHALLENGE_TTL_SECONDS sets the lifetime', async () => {
-    const short = await startKeyedApp({ dialect: 'sqlite', chain: world.chain, env: { SIGIL_CHALLENGE_TTL_SECONDS: '60', SIGIL_SESSION_TTL_SECONDS: '3600' } });
+    const short = await startKeyedApp({
+      dialect: 'sqlite',
+      chain: world.chain,
+      env: { SIGIL_CHALLENGE_TTL_SECONDS: '60', SIGIL_SESSION_TTL_SECONDS: '3600' },
+    });
     try {
       const heidi = await demoWallet('heidi');
       const now = Math.floor(Date.now() / 1000);
-      const c = await short.call('POST', '/v1/auth/challenge', { key: short.key.secret, body: { wallet: heidi.address } });
+      const c = await short.call('POST', '/v1/auth/challenge', {
+        key: short.key.secret,
+        body: { wallet: heidi.address },
+      });
       expect(c.body.expires_at - now).toBeGreaterThanOrEqual(59);
       expect(c.body.expires_at - now).toBeLessThanOrEqual(61);
-      const v = await short.call('POST', '/v1/auth/verify', { key: short.key.secret, body: await signChallenge(c.body, heidi, short.key.key.id) });
+      const v = await short.call('POST', '/v1/auth/verify', {
+        key: short.key.secret,
+        body: await signChallenge(c.body, heidi, short.key.key.id),
+      });
       expect(v.body.expires_at - now).toBeGreaterThanOrEqual(3599);
       expect(v.body.expires_at - now).toBeLessThanOrEqual(3601);
     } finally {
@@ -79,14 +119,26 @@ describe('verify', () => {
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
     const { signature } = await signChallenge(c.body, alice, world.keyId);
     expectCode(await post('/v1/auth/verify', { nonce: c.body.nonce, signature }), 400, 'BAD_REQUEST');
-    expectCode(await post('/v1/auth/verify', { nonce: c.body.nonce, signature, signer: 'nope' }), 400, 'INVALID_WALLET');
+    expectCode(
+      await post('/v1/auth/verify', { nonce: c.body.nonce, signature, signer: 'nope' }),
+      400,
+      'INVALID_WALLET',
+    );
   });
 
   it('a signature that is not base58 or not 64 bytes → 400 INVALID_SIGNATURE_ENCODING', async () => {
     const c = await post('/v1/auth/challenge', { handle: 'alice' });
     const signer = (await demoWallet('alice')).address;
-    expectCode(await post('/v1/auth/verify', { nonce: c.body.nonce, signature: '0OIl', signer }), 400, 'INVALID_SIGNATURE_ENCODING');
-    expectCode(await post('/v1/auth/verify', { nonce: c.body.nonce, signature: '1'.repeat(10), signer }), 400, 'INVALID_SIGNATURE_ENCODING');
+    expectCode(
+      await post('/v1/auth/verify', { nonce: c.body.nonce, signature: '0OIl', signer }),
+      400,
+      'INVALID_SIGNATURE_ENCODING',
+    );
+    expectCode(
+      await post('/v1/auth/verify', { nonce: c.body.nonce, signature: '1'.repeat(10), signer }),
+      400,
+      'INVALID_SIGNATURE_ENCODING',
+    );
   });
 
   it('a failed proof does not burn the challenge: the right signature still works afterwards', async () => {
@@ -104,7 +156,11 @@ describe('verify-tx', () => {
   it('a challenge without mode tx → 401 CONTROL_PROOF_INVALID', async () => {
     const heidi = await demoWallet('heidi');
     const c = await post('/v1/auth/challenge', { wallet: heidi.address });
-    const tx = await signMemoTransaction(`sigil-verify:${world.keyId}:${c.body.nonce}`, heidi, world.chain.latestBlockhash().blockhash);
+    const tx = await signMemoTransaction(
+      `sigil-verify:${world.keyId}:${c.body.nonce}`,
+      heidi,
+      world.chain.latestBlockhash().blockhash,
+    );
     const res = await post('/v1/auth/verify-tx', { nonce: c.body.nonce, signedTransaction: tx });
     expectCode(res, 401, 'CONTROL_PROOF_INVALID');
     expect(res.body.message).toBe('this challenge was not requested with mode `tx`');
@@ -133,18 +189,31 @@ describe('verify-signin', () => {
     const alice = await demoWallet('alice');
     const c = await post('/v1/auth/challenge', { wallet: alice.address }); // primary alice → handle control
     const message = buildSignInMessage({ domain: TEST_PORTAL_DOMAIN, address: alice.address, nonce: c.body.nonce });
-    expectCode(await post('/v1/auth/verify-signin', await signSignIn(c.body.nonce, message, alice)), 400, 'SIGNIN_PATH_HANDLE_UNSUPPORTED');
+    expectCode(
+      await post('/v1/auth/verify-signin', await signSignIn(c.body.nonce, message, alice)),
+      400,
+      'SIGNIN_PATH_HANDLE_UNSUPPORTED',
+    );
   });
 
   it.each([
     ['a domain off the allowlist', { domain: 'evil.example' }, 'domain-not-allowed'],
     ['another nonce', { nonce: 'othernonce123' }, 'nonce-mismatch'],
-    ['an expired Expiration Time', { issuedAt: '2020-01-01T00:00:00Z', expirationTime: '2020-01-01T00:05:00Z' }, 'expired'],
+    [
+      'an expired Expiration Time',
+      { issuedAt: '2020-01-01T00:00:00Z', expirationTime: '2020-01-01T00:05:00Z' },
+      'expired',
+    ],
     ['another wallet on line 2', { address: 'GrAkKfEpTKQuVHG2Y97Y2FF4i7y7Q5AHLK94JBy7Y5yv' }, 'address-mismatch'],
   ])('%s → 401 CONTROL_PROOF_INVALID (%s)', async (_name, override, reason) => {
     const heidi = await demoWallet('heidi');
     const c = await post('/v1/auth/challenge', { wallet: heidi.address, mode: 'signin' });
-    const message = buildSignInMessage({ domain: TEST_PORTAL_DOMAIN, address: heidi.address, nonce: c.body.nonce, ...override });
+    const message = buildSignInMessage({
+      domain: TEST_PORTAL_DOMAIN,
+      address: heidi.address,
+      nonce: c.body.nonce,
+      ...override,
+    });
     const res = await post('/v1/auth/verify-signin', await signSignIn(c.body.nonce, message, heidi));
     expectCode(res, 401, 'CONTROL_PROOF_INVALID');
     expect(res.body.message.startsWith(`${reason}:`), show(res)).toBe(true);
@@ -162,8 +231,19 @@ describe('verify-signin', () => {
 describe('session read', () => {
   it('no bearer or a malformed one → 401 INVALID_SESSION', async () => {
     expectCode(await world.app.call('GET', '/v1/auth/session', { key: world.secret }), 401, 'INVALID_SESSION');
-    expectCode(await world.app.call('GET', '/v1/auth/session', { key: world.secret, bearer: 'abc' }), 401, 'INVALID_SESSION');
-    expectCode(await world.app.call('GET', '/v1/auth/session', { key: world.secret, headers: { authorization: 'Basic Zm9vOmJhcg==' } }), 401, 'INVALID_SESSION');
+    expectCode(
+      await world.app.call('GET', '/v1/auth/session', { key: world.secret, bearer: 'abc' }),
+      401,
+      'INVALID_SESSION',
+    );
+    expectCode(
+      await world.app.call('GET', '/v1/auth/session', {
+        key: world.secret,
+        headers: { authorization: 'Basic Zm9vOmJhcg==' },
+      }),
+      401,
+      'INVALID_SESSION',
+    );
   });
 
   it('the chain RPC down → 502 RPC_ERROR on challenge (a chain read is needed), never a 500', async () => {

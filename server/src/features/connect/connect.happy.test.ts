@@ -38,20 +38,26 @@ describe('POST /v1/auth/challenge', () => {
 
   it('a re-registered handle carries its current epoch (phoenix: 2)', async () => {
     const res = await challenge({ handle: 'phoenix' });
-    expect(res.body.challenge).toBe(`sigil-connect:v2:handle-control:${world.keyId}:sigil-handles:ctl:v1:phoenix:2:${res.body.nonce}`);
+    expect(res.body.challenge).toBe(
+      `sigil-connect:v2:handle-control:${world.keyId}:sigil-handles:ctl:v1:phoenix:2:${res.body.nonce}`,
+    );
   });
 
   it('{wallet} with a primary → handle-control for the primary; without → address control (handle null)', async () => {
     const alice = await demoWallet('alice');
     const withPrimary = await challenge({ wallet: alice.address });
     expect(withPrimary.body.handle).toBe('alice');
-    expect(withPrimary.body.challenge).toBe(`sigil-connect:v2:handle-control:${world.keyId}:sigil-handles:ctl:v1:alice:1:${withPrimary.body.nonce}`);
+    expect(withPrimary.body.challenge).toBe(
+      `sigil-connect:v2:handle-control:${world.keyId}:sigil-handles:ctl:v1:alice:1:${withPrimary.body.nonce}`,
+    );
 
     const heidi = await demoWallet('heidi');
     const without = await challenge({ wallet: heidi.address });
     expect(without.status, show(without)).toBe(200);
     expect(without.body.handle).toBeNull();
-    expect(without.body.challenge).toBe(`sigil-connect:v2:wallet-control:${world.keyId}:${heidi.address}:${without.body.nonce}`);
+    expect(without.body.challenge).toBe(
+      `sigil-connect:v2:wallet-control:${world.keyId}:${heidi.address}:${without.body.nonce}`,
+    );
     expect('memo' in without.body).toBe(false);
   });
 
@@ -69,7 +75,9 @@ describe('POST /v1/auth/challenge', () => {
   it('the portal key’s audience is the portal domain', async () => {
     const res = await challenge({ handle: 'alice' }, world.app.portal.secret);
     expect(res.body.audience).toBe(TEST_PORTAL_DOMAIN);
-    expect(res.body.challenge).toBe(`sigil-connect:v2:handle-control:${TEST_PORTAL_DOMAIN}:sigil-handles:ctl:v1:alice:1:${res.body.nonce}`);
+    expect(res.body.challenge).toBe(
+      `sigil-connect:v2:handle-control:${TEST_PORTAL_DOMAIN}:sigil-handles:ctl:v1:alice:1:${res.body.nonce}`,
+    );
   });
 });
 
@@ -77,7 +85,10 @@ describe('verify → session → session read', () => {
   it('handle control by the owner: source owner, live attestations, exact fields; session read re-reads them', async () => {
     const alice = await demoWallet('alice');
     const c = await challenge({ handle: 'alice' });
-    const v = await world.app.call('POST', '/v1/auth/verify', { key: world.secret, body: await signChallenge(c.body, alice, world.keyId) });
+    const v = await world.app.call('POST', '/v1/auth/verify', {
+      key: world.secret,
+      body: await signChallenge(c.body, alice, world.keyId),
+    });
     expect(v.status, show(v)).toBe(200);
     const now = Math.floor(Date.now() / 1000);
     expect(v.body).toStrictEqual({
@@ -110,7 +121,10 @@ describe('verify → session → session read', () => {
   it('a tokenized handle is proved by the NFT holder: source nft-holder', async () => {
     const dave = await demoWallet('dave');
     const c = await challenge({ handle: 'vault' });
-    const v = await world.app.call('POST', '/v1/auth/verify', { key: world.secret, body: await signChallenge(c.body, dave, world.keyId) });
+    const v = await world.app.call('POST', '/v1/auth/verify', {
+      key: world.secret,
+      body: await signChallenge(c.body, dave, world.keyId),
+    });
     expect(v.status, show(v)).toBe(200);
     expect(v.body.source).toBe('nft-holder');
     expect(v.body.handle).toBe('vault');
@@ -141,7 +155,14 @@ describe('verify → session → session read', () => {
     expect(v.status, show(v)).toBe(200);
     expect(v.body).toMatchObject({ handle: null, address: heidi.address, verified: [], source: 'wallet' });
     const s = await world.app.call('GET', '/v1/auth/session', { key: world.secret, bearer: v.body.token });
-    expect(s.body).toStrictEqual({ handle: null, address: heidi.address, verified: [], source: 'wallet', proves: 'wallet-control+attestations', disclaimer: DISCLAIMER });
+    expect(s.body).toStrictEqual({
+      handle: null,
+      address: heidi.address,
+      verified: [],
+      source: 'wallet',
+      proves: 'wallet-control+attestations',
+      disclaimer: DISCLAIMER,
+    });
   });
 
   it('verify-tx: a signed memo transaction (never broadcast) → wallet session that still reports the primary handle', async () => {
@@ -149,9 +170,17 @@ describe('verify → session → session read', () => {
     const c = await challenge({ wallet: alice.address, mode: 'tx' });
     const signedTransaction = await signMemoTransaction(c.body.memo, alice, world.chain.latestBlockhash().blockhash);
     const slotBefore = world.chain.slot();
-    const v = await world.app.call('POST', '/v1/auth/verify-tx', { key: world.secret, body: { nonce: c.body.nonce, signedTransaction } });
+    const v = await world.app.call('POST', '/v1/auth/verify-tx', {
+      key: world.secret,
+      body: { nonce: c.body.nonce, signedTransaction },
+    });
     expect(v.status, show(v)).toBe(200);
-    expect(v.body).toMatchObject({ handle: 'alice', address: alice.address, source: 'wallet', verified: ['github', 'x'] });
+    expect(v.body).toMatchObject({
+      handle: 'alice',
+      address: alice.address,
+      source: 'wallet',
+      verified: ['github', 'x'],
+    });
     // Never broadcast: the transaction's signature is unknown to the chain.
     const txSignature = base58.encode(base64.decode(signedTransaction).slice(1, 65));
     const status = await world.chain.rpc.getSignatureStatuses([txSignature as never]).send();
@@ -163,7 +192,13 @@ describe('verify → session → session read', () => {
     const heidi = await demoWallet('heidi');
     for (const encoding of ['base58', 'base64'] as const) {
       const c = await challenge({ wallet: heidi.address, mode: 'signin' });
-      const message = buildSignInMessage({ domain: 'app.partner.test', address: heidi.address, nonce: c.body.nonce, statement: 'Sign in to Partner', uri: 'https://app.partner.test/login' });
+      const message = buildSignInMessage({
+        domain: 'app.partner.test',
+        address: heidi.address,
+        nonce: c.body.nonce,
+        statement: 'Sign in to Partner',
+        uri: 'https://app.partner.test/login',
+      });
       const body = await signSignIn(c.body.nonce, message, heidi);
       if (encoding === 'base64') body.signature = base64.encode(base58.decode(body.signature));
       const v = await world.app.call('POST', '/v1/auth/verify-signin', { key: world.secret, body });
@@ -176,12 +211,18 @@ describe('verify → session → session read', () => {
     const heidi = await demoWallet('heidi');
     const c = await challenge({ wallet: heidi.address });
     const message = buildSignInMessage({ domain: TEST_PORTAL_DOMAIN, address: heidi.address, nonce: c.body.nonce });
-    const v = await world.app.call('POST', '/v1/auth/verify-signin', { key: world.secret, body: await signSignIn(c.body.nonce, message, heidi) });
+    const v = await world.app.call('POST', '/v1/auth/verify-signin', {
+      key: world.secret,
+      body: await signSignIn(c.body.nonce, message, heidi),
+    });
     expect(v.status, show(v)).toBe(200);
   });
 
   it('the tRPC face serves the same procedures with the same headers', async () => {
-    const res = await world.app.call('POST', '/trpc/connect.challenge', { key: world.secret, body: { handle: 'alice' } });
+    const res = await world.app.call('POST', '/trpc/connect.challenge', {
+      key: world.secret,
+      body: { handle: 'alice' },
+    });
     expect(res.status, show(res)).toBe(200);
     expect(res.body.result.data.handle).toBe('alice');
     expect(res.headers.get('x-ratelimit-limit')).toBe('300');
@@ -190,14 +231,39 @@ describe('verify → session → session read', () => {
 
 describe('shared auth suite', () => {
   const heidiAddress = async () => (await demoWallet('heidi')).address;
-  apiKeyAuthSuite('POST /v1/auth/challenge', () => world.app, async (a, auth) => a.call('POST', '/v1/auth/challenge', { ...auth, body: { wallet: await heidiAddress() } }));
-  apiKeyAuthSuite('POST /v1/auth/verify', () => world.app, (a, auth) => a.call('POST', '/v1/auth/verify', { ...auth, body: { nonce: 'unknown', signature: '1'.repeat(64) } }));
-  apiKeyAuthSuite('POST /v1/auth/verify-tx', () => world.app, (a, auth) => a.call('POST', '/v1/auth/verify-tx', { ...auth, body: { nonce: 'unknown', signedTransaction: 'AA==' } }));
-  apiKeyAuthSuite('POST /v1/auth/verify-signin', () => world.app, (a, auth) =>
-    a.call('POST', '/v1/auth/verify-signin', { ...auth, body: { nonce: 'unknown', signedMessage: 'AA==', signature: '1'.repeat(64) } }),
+  apiKeyAuthSuite(
+    'POST /v1/auth/challenge',
+    () => world.app,
+    async (a, auth) => a.call('POST', '/v1/auth/challenge', { ...auth, body: { wallet: await heidiAddress() } }),
   );
-  apiKeyAuthSuite('GET /v1/auth/session', () => world.app, (a, auth) => a.call('GET', '/v1/auth/session', auth), {
-    // A real session for the key under test, so only the key varies.
-    bearerFor: async (a, key) => (await signIn(a, { keySecret: key.secret, audience: key.id, wallet: await demoWallet('heidi') })).body.token,
-  });
+  apiKeyAuthSuite(
+    'POST /v1/auth/verify',
+    () => world.app,
+    (a, auth) => a.call('POST', '/v1/auth/verify', { ...auth, body: { nonce: 'unknown', signature: '1'.repeat(64) } }),
+  );
+  apiKeyAuthSuite(
+    'POST /v1/auth/verify-tx',
+    () => world.app,
+    (a, auth) =>
+      a.call('POST', '/v1/auth/verify-tx', { ...auth, body: { nonce: 'unknown', signedTransaction: 'AA==' } }),
+  );
+  apiKeyAuthSuite(
+    'POST /v1/auth/verify-signin',
+    () => world.app,
+    (a, auth) =>
+      a.call('POST', '/v1/auth/verify-signin', {
+        ...auth,
+        body: { nonce: 'unknown', signedMessage: 'AA==', signature: '1'.repeat(64) },
+      }),
+  );
+  apiKeyAuthSuite(
+    'GET /v1/auth/session',
+    () => world.app,
+    (a, auth) => a.call('GET', '/v1/auth/session', auth),
+    {
+      // A real session for the key under test, so only the key varies.
+      bearerFor: async (a, key) =>
+        (await signIn(a, { keySecret: key.secret, audience: key.id, wallet: await demoWallet('heidi') })).body.token,
+    },
+  );
 });

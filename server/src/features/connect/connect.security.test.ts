@@ -32,16 +32,36 @@ describe('audience binding and old strings', () => {
     const other = world.app.otherKey.key.id;
 
     const w = await post('/v1/auth/challenge', { wallet: heidi.address });
-    for (const message of [`sigil-connect:v1:wallet-control:${heidi.address}:${w.body.nonce}`, `sigil-connect:v2:wallet-control:${other}:${heidi.address}:${w.body.nonce}`]) {
-      const res = await post('/v1/auth/verify', { nonce: w.body.nonce, signature: await signMessage(heidi, message), signer: heidi.address });
+    for (const message of [
+      `sigil-connect:v1:wallet-control:${heidi.address}:${w.body.nonce}`,
+      `sigil-connect:v2:wallet-control:${other}:${heidi.address}:${w.body.nonce}`,
+    ]) {
+      const res = await post('/v1/auth/verify', {
+        nonce: w.body.nonce,
+        signature: await signMessage(heidi, message),
+        signer: heidi.address,
+      });
       expectCode(res, 401, 'CONTROL_PROOF_INVALID');
     }
-    const v1 = await post('/v1/auth/verify', { nonce: w.body.nonce, signature: await signMessage(heidi, `sigil-connect:v1:wallet-control:${heidi.address}:${w.body.nonce}`), signer: heidi.address });
-    expect(v1.body.message).toBe('the signature is over an unbound v1 string; sign the v2 audience-bound `challenge` exactly');
+    const v1 = await post('/v1/auth/verify', {
+      nonce: w.body.nonce,
+      signature: await signMessage(heidi, `sigil-connect:v1:wallet-control:${heidi.address}:${w.body.nonce}`),
+      signer: heidi.address,
+    });
+    expect(v1.body.message).toBe(
+      'the signature is over an unbound v1 string; sign the v2 audience-bound `challenge` exactly',
+    );
 
     const h = await post('/v1/auth/challenge', { handle: 'alice' });
-    for (const message of [`sigil-handles:ctl:v1:alice:1:${h.body.nonce}`, `sigil-connect:v2:handle-control:${other}:sigil-handles:ctl:v1:alice:1:${h.body.nonce}`]) {
-      const res = await post('/v1/auth/verify', { nonce: h.body.nonce, signature: await signMessage(alice, message), signer: alice.address });
+    for (const message of [
+      `sigil-handles:ctl:v1:alice:1:${h.body.nonce}`,
+      `sigil-connect:v2:handle-control:${other}:sigil-handles:ctl:v1:alice:1:${h.body.nonce}`,
+    ]) {
+      const res = await post('/v1/auth/verify', {
+        nonce: h.body.nonce,
+        signature: await signMessage(alice, message),
+        signer: alice.address,
+      });
       expectCode(res, 401, 'CONTROL_PROOF_INVALID');
     }
   });
@@ -50,8 +70,14 @@ describe('audience binding and old strings', () => {
     const heidi = await demoWallet('heidi');
     const c = await post('/v1/auth/challenge', { wallet: heidi.address, mode: 'tx' });
     const blockhash = world.chain.latestBlockhash().blockhash;
-    for (const [memo, reason] of [[`sigil-verify:${c.body.nonce}`, 'memo-unbound-v1'], [`sigil-verify:${world.app.otherKey.key.id}:${c.body.nonce}`, 'memo-other-audience']] as const) {
-      const res = await post('/v1/auth/verify-tx', { nonce: c.body.nonce, signedTransaction: await signMemoTransaction(memo, heidi, blockhash) });
+    for (const [memo, reason] of [
+      [`sigil-verify:${c.body.nonce}`, 'memo-unbound-v1'],
+      [`sigil-verify:${world.app.otherKey.key.id}:${c.body.nonce}`, 'memo-other-audience'],
+    ] as const) {
+      const res = await post('/v1/auth/verify-tx', {
+        nonce: c.body.nonce,
+        signedTransaction: await signMemoTransaction(memo, heidi, blockhash),
+      });
       expectCode(res, 401, 'CONTROL_PROOF_INVALID');
       expect(res.body.message.startsWith(`${reason}:`)).toBe(true);
     }
@@ -61,12 +87,18 @@ describe('audience binding and old strings', () => {
 describe('live handle authority', () => {
   it('a valid signature by a wallet without authority → 401 CONTROL_PROOF_INVALID', async () => {
     // vault: recorded owner carol, NFT held by dave → carol has no authority. drift: transferred from grace to heidi.
-    for (const [handle, name] of [['vault', 'carol'], ['drift', 'grace'], ['alice', 'bob']] as const) {
+    for (const [handle, name] of [
+      ['vault', 'carol'],
+      ['drift', 'grace'],
+      ['alice', 'bob'],
+    ] as const) {
       const wallet = await demoWallet(name);
       const c = await post('/v1/auth/challenge', { handle });
       const res = await post('/v1/auth/verify', await signChallenge(c.body, wallet, world.keyId));
       expectCode(res, 401, 'CONTROL_PROOF_INVALID');
-      expect(res.body.message).toBe(`the signer is not the current authority of @${handle} (owner, or NFT holder when tokenized)`);
+      expect(res.body.message).toBe(
+        `the signer is not the current authority of @${handle} (owner, or NFT holder when tokenized)`,
+      );
     }
   });
 
@@ -74,7 +106,11 @@ describe('live handle authority', () => {
     const heidi = await demoWallet('heidi');
     const grace = await demoWallet('grace');
     const c = await post('/v1/auth/challenge', { wallet: heidi.address });
-    const forged = { nonce: c.body.nonce, signature: await signMessage(grace, c.body.challenge), signer: grace.address };
+    const forged = {
+      nonce: c.body.nonce,
+      signature: await signMessage(grace, c.body.challenge),
+      signer: grace.address,
+    };
     const res = await post('/v1/auth/verify', forged);
     expectCode(res, 401, 'CONTROL_PROOF_INVALID');
     expect(res.body.message).toBe('the signer is not the challenged wallet');
@@ -92,30 +128,42 @@ describe('single use', () => {
 
   for (const dialect of DIALECTS) {
     const run = dialect === 'postgres' && !postgresReachable ? it.skip : it;
-    run(`[${dialect}] 12 concurrent verifies of one valid proof (mixed paths): exactly one session, the rest CHALLENGE_NOT_FOUND`, async () => {
-      const own = await startKeyedApp({ dialect, chain: world.chain });
-      try {
-        const heidi = await demoWallet('heidi');
-        for (let round = 0; round < 3; round++) {
-          const c = await own.call('POST', '/v1/auth/challenge', { key: own.key.secret, body: { wallet: heidi.address, mode: 'tx' } });
-          const verifyBody = await signChallenge(c.body, heidi, own.key.key.id);
-          const txBody = { nonce: c.body.nonce, signedTransaction: await signMemoTransaction(c.body.memo, heidi, world.chain.latestBlockhash().blockhash) };
-          const results = await Promise.all(
-            Array.from({ length: 12 }, (_, i) =>
-              i % 2 === 0
-                ? own.call('POST', '/v1/auth/verify', { key: own.key.secret, body: verifyBody })
-                : own.call('POST', '/v1/auth/verify-tx', { key: own.key.secret, body: txBody }),
-            ),
-          );
-          const statuses = results.map((r) => `${r.status} ${r.body.code ?? 'session'}`).sort();
-          expect(statuses, results.map(show).join('\n')).toStrictEqual(['200 session', ...Array(11).fill('401 CHALLENGE_NOT_FOUND')]);
+    run(
+      `[${dialect}] 12 concurrent verifies of one valid proof (mixed paths): exactly one session, the rest CHALLENGE_NOT_FOUND`,
+      async () => {
+        const own = await startKeyedApp({ dialect, chain: world.chain });
+        try {
+          const heidi = await demoWallet('heidi');
+          for (let round = 0; round < 3; round++) {
+            const c = await own.call('POST', '/v1/auth/challenge', {
+              key: own.key.secret,
+              body: { wallet: heidi.address, mode: 'tx' },
+            });
+            const verifyBody = await signChallenge(c.body, heidi, own.key.key.id);
+            const txBody = {
+              nonce: c.body.nonce,
+              signedTransaction: await signMemoTransaction(c.body.memo, heidi, world.chain.latestBlockhash().blockhash),
+            };
+            const results = await Promise.all(
+              Array.from({ length: 12 }, (_, i) =>
+                i % 2 === 0
+                  ? own.call('POST', '/v1/auth/verify', { key: own.key.secret, body: verifyBody })
+                  : own.call('POST', '/v1/auth/verify-tx', { key: own.key.secret, body: txBody }),
+              ),
+            );
+            const statuses = results.map((r) => `${r.status} ${r.body.code ?? 'session'}`).sort();
+            expect(statuses, results.map(show).join('\n')).toStrictEqual([
+              '200 session',
+              ...Array(11).fill('401 CHALLENGE_NOT_FOUND'),
+            ]);
+          }
+          const sessions = await own.database.db.selectFrom('connect_sessions').select('jti').execute();
+          expect(sessions).toHaveLength(3);
+        } finally {
+          await own.close();
         }
-        const sessions = await own.database.db.selectFrom('connect_sessions').select('jti').execute();
-        expect(sessions).toHaveLength(3);
-      } finally {
-        await own.close();
-      }
-    });
+      },
+    );
   }
 });
 
@@ -123,7 +171,11 @@ describe('sessions', () => {
   const read = (bearer: string, key = world.secret) => world.app.call('GET', '/v1/auth/session', { key, bearer });
 
   it('a session is valid only for the key that issued it', async () => {
-    const v = await signIn(world.app, { keySecret: world.secret, audience: world.keyId, wallet: await demoWallet('heidi') });
+    const v = await signIn(world.app, {
+      keySecret: world.secret,
+      audience: world.keyId,
+      wallet: await demoWallet('heidi'),
+    });
     expect((await read(v.body.token)).status).toBe(200);
     const res = await read(v.body.token, world.app.otherKey.secret);
     expectCode(res, 401, 'INVALID_SESSION');
@@ -137,9 +189,24 @@ describe('sessions', () => {
     const claims = { handle: null, src: 'wallet' };
     const now = Math.floor(Date.now() / 1000);
     const signed = (key: string, jwtId = jti, iat = now, exp = now + 3600, alg = 'HS256') =>
-      new SignJWT(claims).setProtectedHeader({ alg }).setIssuer('sigil').setSubject(heidi.address).setAudience(world.keyId).setJti(jwtId).setIssuedAt(iat).setExpirationTime(exp).sign(new TextEncoder().encode(key));
+      new SignJWT(claims)
+        .setProtectedHeader({ alg })
+        .setIssuer('sigil')
+        .setSubject(heidi.address)
+        .setAudience(world.keyId)
+        .setJti(jwtId)
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(key));
     const tokens = {
-      none: new UnsecuredJWT(claims).setIssuer('sigil').setSubject(heidi.address).setAudience(world.keyId).setJti(jti).setIssuedAt(now).setExpirationTime(now + 3600).encode(),
+      none: new UnsecuredJWT(claims)
+        .setIssuer('sigil')
+        .setSubject(heidi.address)
+        .setAudience(world.keyId)
+        .setJti(jti)
+        .setIssuedAt(now)
+        .setExpirationTime(now + 3600)
+        .encode(),
       forged: await signed('some-other-secret-some-other-secret-0123'),
       // our own secret and a valid, stored jti: refused only because the algorithm is not the pinned HS256
       hs512: await signed(TEST_SESSION_SECRET, jti, now, now + 3600, 'HS512'),
@@ -158,7 +225,11 @@ describe('sessions', () => {
   });
 
   it('a revoked session → 401 INVALID_SESSION at once', async () => {
-    const v = await signIn(world.app, { keySecret: world.secret, audience: world.keyId, wallet: await demoWallet('heidi') });
+    const v = await signIn(world.app, {
+      keySecret: world.secret,
+      audience: world.keyId,
+      wallet: await demoWallet('heidi'),
+    });
     expect(await world.app.app.services.sessions!.revoke(jtiOf(v.body.token))).toBe(true);
     const res = await read(v.body.token);
     expectCode(res, 401, 'INVALID_SESSION');

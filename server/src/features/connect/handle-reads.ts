@@ -32,10 +32,7 @@ export async function controlOf(
 export async function verifiedSlugs(deps: ConnectDeps, handle: HandleAccount): Promise<string[]> {
   const budget = attestationBudget(deps);
   try {
-    const attestations = await Promise.race([
-      deps.chain.getAttestations(handle.address, 'confirmed'),
-      budget.expired,
-    ]);
+    const attestations = await Promise.race([deps.chain.getAttestations(handle.address, 'confirmed'), budget.expired]);
     return attestations ? slugsOf(deps, handle, attestations) : [];
   } catch {
     return [];

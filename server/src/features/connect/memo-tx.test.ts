@@ -62,7 +62,11 @@ const reasonOf = (r: MemoTxResult) => (r.ok ? 'ok' : r.reason);
 
 describe('verifyMemoTransaction: accepted', () => {
   it('legacy transaction with the exact memo', async () => {
-    expect(check(await signedTx({ version: 'legacy' }))).toEqual({ ok: true, version: 'legacy', memoProgram: SPL_MEMO });
+    expect(check(await signedTx({ version: 'legacy' }))).toEqual({
+      ok: true,
+      version: 'legacy',
+      memoProgram: SPL_MEMO,
+    });
   });
   it('v0 transaction with the exact memo', async () => {
     expect(check(await signedTx({ version: 0 }))).toEqual({ ok: true, version: 0, memoProgram: SPL_MEMO });
@@ -83,10 +87,14 @@ describe('verifyMemoTransaction: refused', () => {
     expect(reasonOf(check(await signedTx({ instructions: [memoIx(MEMO + ' ')] })))).toBe('memo-mismatch');
   });
   it('the unbound v1 memo sigil-verify:<nonce>', async () => {
-    expect(reasonOf(check(await signedTx({ instructions: [memoIx(`sigil-verify:${NONCE}`)] })))).toBe('memo-unbound-v1');
+    expect(reasonOf(check(await signedTx({ instructions: [memoIx(`sigil-verify:${NONCE}`)] })))).toBe(
+      'memo-unbound-v1',
+    );
   });
   it('a memo bound to another audience', async () => {
-    expect(reasonOf(check(await signedTx({ instructions: [memoIx(`sigil-verify:key_OTHER:${NONCE}`)] })))).toBe('memo-other-audience');
+    expect(reasonOf(check(await signedTx({ instructions: [memoIx(`sigil-verify:key_OTHER:${NONCE}`)] })))).toBe(
+      'memo-other-audience',
+    );
   });
   it('a v1 transaction (its header carries compute-budget configuration)', async () => {
     expect(check(await signedTx({ version: 1 }))).toEqual({
@@ -142,14 +150,19 @@ describe('verifyMemoTransaction: refused', () => {
   });
   it('a different fee payer', async () => {
     expect(reasonOf(check(await signedTx({ feePayer: bob })))).toBe('fee-payer-mismatch');
-    expect(reasonOf(check(await signedTx({ feePayer: bob, instructions: [memoIx(MEMO, SPL_MEMO, [alice])] })))).toBe('fee-payer-mismatch');
+    expect(reasonOf(check(await signedTx({ feePayer: bob, instructions: [memoIx(MEMO, SPL_MEMO, [alice])] })))).toBe(
+      'fee-payer-mismatch',
+    );
   });
   it('a non-memo program', async () => {
     const other = address('Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo'); // deprecated v1 memo: not accepted
     expect(reasonOf(check(await signedTx({ instructions: [memoIx(MEMO, other)] })))).toBe('not-memo-program');
   });
   it('a memo referencing another (non-signer) account', async () => {
-    const ix = { ...memoIx(), accounts: [{ address: address(base58.encode(new Uint8Array(32).fill(41))), role: AccountRole.READONLY }] };
+    const ix = {
+      ...memoIx(),
+      accounts: [{ address: address(base58.encode(new Uint8Array(32).fill(41))), role: AccountRole.READONLY }],
+    };
     expect(reasonOf(check(await signedTx({ instructions: [ix] })))).toBe('unexpected-accounts');
   });
   it('a bad signature', async () => {

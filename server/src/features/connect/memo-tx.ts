@@ -26,10 +26,7 @@ import { decodeBase64 } from './siws';
  * the local chain load, and the id that the current `@solana-program/memo` client uses by default, so that
  * integrators building with that client's defaults are not refused. The deprecated v1 memo program is not.
  */
-export const ACCEPTED_MEMO_PROGRAMS: readonly string[] = [
-  SPL_MEMO_PROGRAM_ADDRESS,
-  PINOCCHIO_MEMO_PROGRAM_ADDRESS,
-];
+export const ACCEPTED_MEMO_PROGRAMS: readonly string[] = [SPL_MEMO_PROGRAM_ADDRESS, PINOCCHIO_MEMO_PROGRAM_ADDRESS];
 
 /** System program instruction index of AdvanceNonceAccount (u32 LE). */
 const ADVANCE_NONCE_ACCOUNT = 4;
@@ -52,8 +49,7 @@ export type MemoTxFailureReason =
   | 'signature-invalid';
 
 export type MemoTxResult =
-  | { ok: true; version: 'legacy' | 0; memoProgram: string }
-  | { ok: false; reason: MemoTxFailureReason; detail: string };
+  { ok: true; version: 'legacy' | 0; memoProgram: string } | { ok: false; reason: MemoTxFailureReason; detail: string };
 
 export interface MemoTxExpectation {
   /** base64 wire transaction, as sent in `signedTransaction`. */
@@ -107,7 +103,10 @@ export function verifyMemoTransaction(expect: MemoTxExpectation): MemoTxResult {
   }
 
   if (compiled.version !== 'legacy' && compiled.version !== 0) {
-    return fail('unsupported-version', `transaction version ${String(compiled.version)} is not accepted; use legacy or v0`);
+    return fail(
+      'unsupported-version',
+      `transaction version ${String(compiled.version)} is not accepted; use legacy or v0`,
+    );
   }
   if (compiled.version === 0 && (compiled.addressTableLookups?.length ?? 0) > 0) {
     return fail('lookup-tables', 'address lookup tables are not allowed');
@@ -146,7 +145,10 @@ export function verifyMemoTransaction(expect: MemoTxExpectation): MemoTxResult {
   const expected = new TextEncoder().encode(memoString(expect.audience, expect.nonce));
   const data = memo.data ? new Uint8Array(memo.data) : new Uint8Array(0);
   if (!bytesEqual(data, expected)) return classifyWrongMemo(data, expect.nonce);
-  if ((memo.accountIndices ?? []).some((i) => i !== 0) || accounts.some((a) => a !== expect.wallet && a !== memoProgram)) {
+  if (
+    (memo.accountIndices ?? []).some((i) => i !== 0) ||
+    accounts.some((a) => a !== expect.wallet && a !== memoProgram)
+  ) {
     return fail('unexpected-accounts', 'the transaction may reference only the wallet and the memo program');
   }
 

@@ -9,10 +9,7 @@ export async function insertSession(db: Kysely<Database>, row: SessionRow): Prom
   await withoutFsync(db, (conn) => conn.insertInto('connect_sessions').values(row).execute());
 }
 
-export function findSession(
-  db: Kysely<Database>,
-  jti: string,
-): Promise<Omit<SessionRow, 'created_at'> | undefined> {
+export function findSession(db: Kysely<Database>, jti: string): Promise<Omit<SessionRow, 'created_at'> | undefined> {
   return db
     .selectFrom('connect_sessions')
     .select(['jti', 'audience', 'address', 'handle', 'source', 'expires_at', 'revoked_at'])

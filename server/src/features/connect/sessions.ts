@@ -79,7 +79,13 @@ export function bearerToken(header: string | string[] | undefined): string | und
  * the JWT validation rules ourselves.)
  */
 function hmacKey(secret: string): Promise<CryptoKey> {
-  return globalThis.crypto.subtle.importKey('raw', Buffer.from(secret, 'utf8'), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
+  return globalThis.crypto.subtle.importKey(
+    'raw',
+    Buffer.from(secret, 'utf8'),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  );
 }
 
 /**
@@ -96,7 +102,11 @@ async function loadSigningKey(db: Kysely<Database>, configured: string | undefin
     .values({ key: SESSION_SECRET_KV_KEY, value: candidate, updated_at: Date.now() })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  const row = await db.selectFrom('kv').select('value').where('key', '=', SESSION_SECRET_KV_KEY).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('kv')
+    .select('value')
+    .where('key', '=', SESSION_SECRET_KV_KEY)
+    .executeTakeFirstOrThrow();
   return hmacKey(row.value);
 }
 

@@ -12,7 +12,24 @@ const NONCE = 'n_Signin42';
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 
 // The wallet-standard builder's layout (createSignInMessageText), written out for the tests.
-function build(input: Partial<Record<'domain' | 'address' | 'statement' | 'uri' | 'version' | 'chainId' | 'nonce' | 'issuedAt' | 'expirationTime' | 'notBefore' | 'requestId', string>> & { resources?: string[] }): string {
+function build(
+  input: Partial<
+    Record<
+      | 'domain'
+      | 'address'
+      | 'statement'
+      | 'uri'
+      | 'version'
+      | 'chainId'
+      | 'nonce'
+      | 'issuedAt'
+      | 'expirationTime'
+      | 'notBefore'
+      | 'requestId',
+      string
+    >
+  > & { resources?: string[] },
+): string {
   let text = `${input.domain ?? 'portal.sigil.dev'} wants you to sign in with your Solana account:\n${input.address ?? WALLET}`;
   if (input.statement) text += `\n\n${input.statement}`;
   const fields: string[] = [];
@@ -42,7 +59,12 @@ const FULL = build({
   resources: ['https://portal.sigil.dev/terms', 'ipfs://bafy'],
 });
 
-const EXPECT: SiwsExpectation = { wallet: WALLET, nonce: NONCE, allowedDomains: ['portal.sigil.dev', 'partner.example'], nowMs: NOW };
+const EXPECT: SiwsExpectation = {
+  wallet: WALLET,
+  nonce: NONCE,
+  allowedDomains: ['portal.sigil.dev', 'partner.example'],
+  nowMs: NOW,
+};
 
 function parsed(text: string): SiwsMessage {
   const result = parseSiwsMessage(text);
@@ -89,22 +111,30 @@ describe('parseSiwsMessage', () => {
     expect(parseReason(ok.replace('wants you to sign in', 'wants you to log in'))).toBe(
       'malformed: line 1 must be "<domain> wants you to sign in with your Solana account:"',
     );
-    expect(parseReason(` wants you to sign in with your Solana account:\n${WALLET}`)).toBe('malformed: line 1: the domain is empty or contains spaces');
-    expect(parseReason(build({ address: 'not-an-address' }))).toBe('malformed: line 2 must be a base58 wallet address');
-    expect(parseReason(`portal.sigil.dev wants you to sign in with your Solana account:\n${WALLET}\nNonce: ${NONCE}`)).toBe(
-      'malformed: line 3 must be empty',
+    expect(parseReason(` wants you to sign in with your Solana account:\n${WALLET}`)).toBe(
+      'malformed: line 1: the domain is empty or contains spaces',
     );
+    expect(parseReason(build({ address: 'not-an-address' }))).toBe('malformed: line 2 must be a base58 wallet address');
+    expect(
+      parseReason(`portal.sigil.dev wants you to sign in with your Solana account:\n${WALLET}\nNonce: ${NONCE}`),
+    ).toBe('malformed: line 3 must be empty');
     expect(parseReason(ok + '\nColor: blue')).toBe('malformed: unrecognized line "Color: blue"');
     expect(parseReason(ok + `\nNonce: ${NONCE}`)).toBe('malformed: field "Nonce" is repeated or out of order');
     expect(parseReason(ok + '\nURI: https://x.example')).toBe('malformed: field "URI" is repeated or out of order');
     expect(parseReason(ok + '\nIssued At: yesterday')).toBe('malformed: Issued At is not an RFC 3339 date-time');
-    expect(parseReason(ok + '\nIssued At: 2026-02-30T25:00:00Z')).toBe('malformed: Issued At is not an RFC 3339 date-time');
+    expect(parseReason(ok + '\nIssued At: 2026-02-30T25:00:00Z')).toBe(
+      'malformed: Issued At is not an RFC 3339 date-time',
+    );
     expect(parseReason(build({ uri: 'not a uri', nonce: NONCE }))).toBe('malformed: URI is not a valid URI');
     expect(parseReason(ok + '\nRequest ID:  ')).toBe('malformed: field "Request ID" is empty');
     expect(parseReason(ok + '\nResources:\n- a\nb')).toBe('malformed: unrecognized line after Resources: "b"');
     expect(parseReason(build({ statement: 'a', nonce: NONCE }) + '\n\nextra')).toBe('malformed: unexpected blank line');
-    expect(parseReason(build({ statement: 'a' }).replace('\n\na', '\n\n\na'))).toBe('malformed: two blank lines in a row');
-    expect(parseReason(build({ statement: `Welcome\nNonce: ${NONCE}` }))).toBe('malformed: a field line appears inside the statement');
+    expect(parseReason(build({ statement: 'a' }).replace('\n\na', '\n\n\na'))).toBe(
+      'malformed: two blank lines in a row',
+    );
+    expect(parseReason(build({ statement: `Welcome\nNonce: ${NONCE}` }))).toBe(
+      'malformed: a field line appears inside the statement',
+    );
     expect(parseReason(ok + '\u0007')).toBe('malformed: control characters are not allowed');
     expect(
       parseReason(build({ nonce: NONCE, issuedAt: '2026-03-01T12:00:00Z', expirationTime: '2026-03-01T11:00:00Z' })),
@@ -139,11 +169,15 @@ describe('checkSiwsMessage', () => {
     expect(checkReason(build({ nonce: NONCE, notBefore: '2026-03-01T12:00:30Z' }))).toBe('ok'); // within the 60 s skew
     expect(checkReason(build({ nonce: NONCE, issuedAt: '2026-03-01T13:00:00+01:00' }))).toBe('ok'); // same instant
     expect(checkReason(build({ nonce: NONCE, issuedAt: '2026-03-01T12:05:00Z' }))).toBe('issued-in-future');
-    expect(checkReason(build({ nonce: NONCE, issuedAt: '2026-03-01T12:05:00Z' }), { clockSkewSeconds: 600 })).toBe('ok');
+    expect(checkReason(build({ nonce: NONCE, issuedAt: '2026-03-01T12:05:00Z' }), { clockSkewSeconds: 600 })).toBe(
+      'ok',
+    );
   });
   it('version and chain id', () => {
     expect(checkReason(build({ version: '2', nonce: NONCE }))).toBe('version-unsupported');
-    expect(checkReason(build({ chainId: 'devnet', nonce: NONCE }), { allowedChainIds: ['mainnet'] })).toBe('chain-id-not-allowed');
+    expect(checkReason(build({ chainId: 'devnet', nonce: NONCE }), { allowedChainIds: ['mainnet'] })).toBe(
+      'chain-id-not-allowed',
+    );
     expect(checkReason(build({ chainId: 'mainnet', nonce: NONCE }), { allowedChainIds: ['mainnet'] })).toBe('ok');
   });
 });
@@ -152,38 +186,72 @@ describe('verifySigninProof', () => {
   const text = build({ statement: 'Sign in', nonce: NONCE, issuedAt: '2026-03-01T11:59:50Z' });
   const bytes = new TextEncoder().encode(text);
   const v1Envelope = new Uint8Array(
-    getOffchainMessageV1Encoder().encode({ version: 1, requiredSignatories: [{ address: WALLET as Address }], content: text }),
+    getOffchainMessageV1Encoder().encode({
+      version: 1,
+      requiredSignatories: [{ address: WALLET as Address }],
+      content: text,
+    }),
   );
   const reason = (r: ReturnType<typeof verifySigninProof>) => (r.ok ? `ok ${r.form}` : r.reason);
 
   it('raw bytes sent as base64, signed raw', () => {
-    const result = verifySigninProof({ ...EXPECT, signedMessage: base64.encode(bytes), signature: ed25519.sign(bytes, secretKey) });
+    const result = verifySigninProof({
+      ...EXPECT,
+      signedMessage: base64.encode(bytes),
+      signature: ed25519.sign(bytes, secretKey),
+    });
     expect(result.ok && result.form).toBe('raw');
     expect(result.ok && result.message.nonce).toBe(NONCE);
   });
   it('raw bytes sent, wallet signed them inside an off-chain envelope', () => {
-    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: bytes, signature: ed25519.sign(v1Envelope, secretKey) }))).toBe('ok offchain-v1');
+    expect(
+      reason(verifySigninProof({ ...EXPECT, signedMessage: bytes, signature: ed25519.sign(v1Envelope, secretKey) })),
+    ).toBe('ok offchain-v1');
   });
   it('the envelope itself sent as the signed bytes', () => {
-    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: base64.encode(v1Envelope), signature: ed25519.sign(v1Envelope, secretKey) }))).toBe(
-      'ok offchain-v1',
-    );
+    expect(
+      reason(
+        verifySigninProof({
+          ...EXPECT,
+          signedMessage: base64.encode(v1Envelope),
+          signature: ed25519.sign(v1Envelope, secretKey),
+        }),
+      ),
+    ).toBe('ok offchain-v1');
   });
   it('a signature by another key, or over other bytes', () => {
     const other = new Uint8Array(32).fill(6);
-    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: bytes, signature: ed25519.sign(bytes, other) }))).toBe('signature-invalid');
-    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: bytes, signature: ed25519.sign(new TextEncoder().encode(text + ' '), secretKey) }))).toBe(
+    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: bytes, signature: ed25519.sign(bytes, other) }))).toBe(
       'signature-invalid',
     );
+    expect(
+      reason(
+        verifySigninProof({
+          ...EXPECT,
+          signedMessage: bytes,
+          signature: ed25519.sign(new TextEncoder().encode(text + ' '), secretKey),
+        }),
+      ),
+    ).toBe('signature-invalid');
   });
   it('a valid signature over a message naming another domain is still refused', () => {
     const evil = new TextEncoder().encode(build({ domain: 'evil.example', nonce: NONCE }));
-    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: evil, signature: ed25519.sign(evil, secretKey) }))).toBe('domain-not-allowed');
+    expect(
+      reason(verifySigninProof({ ...EXPECT, signedMessage: evil, signature: ed25519.sign(evil, secretKey) })),
+    ).toBe('domain-not-allowed');
   });
   it('garbage', () => {
-    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: '%%%', signature: new Uint8Array(64) }))).toBe('malformed');
-    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: base64.encode(new Uint8Array([0xc3, 0x28])), signature: new Uint8Array(64) }))).toBe(
+    expect(reason(verifySigninProof({ ...EXPECT, signedMessage: '%%%', signature: new Uint8Array(64) }))).toBe(
       'malformed',
     );
+    expect(
+      reason(
+        verifySigninProof({
+          ...EXPECT,
+          signedMessage: base64.encode(new Uint8Array([0xc3, 0x28])),
+          signature: new Uint8Array(64),
+        }),
+      ),
+    ).toBe('malformed');
   });
 });

@@ -25,11 +25,24 @@
 
 import { base64, base64nopad } from '@scure/base';
 import { isBase58Address } from '@sigil/contract/names';
-import { openOffchainMessage, verifyWalletSignedBytes, type WalletMessageForm } from '../../platform/crypto/wallet-signature';
+import {
+  openOffchainMessage,
+  verifyWalletSignedBytes,
+  type WalletMessageForm,
+} from '../../platform/crypto/wallet-signature';
 
 export const SIWS_HEADER_SUFFIX = ' wants you to sign in with your Solana account:';
 
-const FIELD_ORDER = ['URI', 'Version', 'Chain ID', 'Nonce', 'Issued At', 'Expiration Time', 'Not Before', 'Request ID'] as const;
+const FIELD_ORDER = [
+  'URI',
+  'Version',
+  'Chain ID',
+  'Nonce',
+  'Issued At',
+  'Expiration Time',
+  'Not Before',
+  'Request ID',
+] as const;
 type FieldName = (typeof FIELD_ORDER)[number];
 const RESOURCES = 'Resources:';
 
@@ -294,7 +307,9 @@ export interface SigninProofInput extends SiwsExpectation {
  * check the message (cheap, first), then verify the signature by the challenged wallet over the raw bytes or
  * an envelope. Every failure maps to 401 CONTROL_PROOF_INVALID; `reason` says why.
  */
-export function verifySigninProof(input: SigninProofInput): { ok: true; form: WalletMessageForm; message: SiwsMessage } | SiwsFailure {
+export function verifySigninProof(
+  input: SigninProofInput,
+): { ok: true; form: WalletMessageForm; message: SiwsMessage } | SiwsFailure {
   const bytes = typeof input.signedMessage === 'string' ? decodeBase64(input.signedMessage) : input.signedMessage;
   if (!bytes || bytes.length === 0) return fail('malformed', 'signedMessage is not base64');
   const inner = openOffchainMessage(bytes)?.content ?? bytes;

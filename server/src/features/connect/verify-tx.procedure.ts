@@ -8,7 +8,8 @@ export const verifyTx = apiKeyProcedure
   .meta(
     rest('POST', '/v1/auth/verify-tx', {
       summary: 'Verify a signed memo transaction',
-      description: 'One memo instruction carrying the challenge `memo`, fee payer and only signer the challenged wallet; legacy or v0; never broadcast.',
+      description:
+        'One memo instruction carrying the challenge `memo`, fee payer and only signer the challenged wallet; legacy or v0; never broadcast.',
       tags: ['connect'],
       protect: true,
       errors: { ...API_KEY_ERRORS, ...PROOF_ERRORS, BAD_REQUEST: '' },

@@ -8,7 +8,8 @@ export const verify = apiKeyProcedure
   .meta(
     rest('POST', '/v1/auth/verify', {
       summary: 'Verify a signed Connect challenge',
-      description: '`signature` (base58) over the exact `challenge` bytes; `signer` is required unless the challenge was created from `{wallet}`.',
+      description:
+        '`signature` (base58) over the exact `challenge` bytes; `signer` is required unless the challenge was created from `{wallet}`.',
       tags: ['connect'],
       protect: true,
       errors: {

@@ -14,8 +14,14 @@ afterEach(async () => {
 
 describe('GET /version when the RPC does not answer', () => {
   it.each([
-    ['getVersion unreachable', { getVersion: async () => Promise.reject(new ChainError('unreachable', 'ECONNREFUSED 10.0.0.1')) }],
-    ['getGenesisHash unreachable', { getGenesisHash: async () => Promise.reject(new ChainError('unreachable', 'timeout after 5000 ms')) }],
+    [
+      'getVersion unreachable',
+      { getVersion: async () => Promise.reject(new ChainError('unreachable', 'ECONNREFUSED 10.0.0.1')) },
+    ],
+    [
+      'getGenesisHash unreachable',
+      { getGenesisHash: async () => Promise.reject(new ChainError('unreachable', 'timeout after 5000 ms')) },
+    ],
     ['getSlot malformed', { getSlot: async () => Promise.reject(new ChainError('malformed', 'not a u64')) }],
   ])('%s → 502 {"error":"rpc unreachable"}', async (_case, overrides) => {
     t = await startTestApp({ deps: { chain: fakeChain(overrides) } });
@@ -26,7 +32,12 @@ describe('GET /version when the RPC does not answer', () => {
 
   it('a real chain reader pointed at a closed port → 502, counted in sigil_rpc_errors_total', async () => {
     const metrics = createMetrics();
-    const chain = createChainReader({ rpcUrl: 'http://127.0.0.1:1', programId: TEST_PROGRAM_ID, timeoutMs: 2000, onRpcCall: metrics.recordRpcCall });
+    const chain = createChainReader({
+      rpcUrl: 'http://127.0.0.1:1',
+      programId: TEST_PROGRAM_ID,
+      timeoutMs: 2000,
+      onRpcCall: metrics.recordRpcCall,
+    });
     t = await startTestApp({ deps: { chain, metrics } });
     const res = await rawRequest(t.base, 'GET', '/version');
     expect(res.status, res.text).toBe(502);
@@ -37,7 +48,9 @@ describe('GET /version when the RPC does not answer', () => {
   });
 
   it('a non-chain failure is a 500 with a generic body, not a 502', async () => {
-    t = await startTestApp({ deps: { chain: fakeChain({ getVersion: async () => Promise.reject(new TypeError('x is undefined')) }) } });
+    t = await startTestApp({
+      deps: { chain: fakeChain({ getVersion: async () => Promise.reject(new TypeError('x is undefined')) }) },
+    });
     const res = await rawRequest(t.base, 'GET', '/version');
     expect(res.status, res.text).toBe(500);
     expect(res.json()).toEqual({ error: 'internal error' });

@@ -20,7 +20,9 @@ describe('health', () => {
   });
 
   it('GET /v1/health → status, service, x402, rails, rpc host (no path, no credentials), program', async () => {
-    t = await startTestApp({ env: { SIGIL_RPC_URL: 'https://user:secret@rpc.example.org:8443/v1/KEY123?api-key=zzz' } });
+    t = await startTestApp({
+      env: { SIGIL_RPC_URL: 'https://user:secret@rpc.example.org:8443/v1/KEY123?api-key=zzz' },
+    });
     const res = await get('/v1/health');
     expect(res.status, res.text).toBe(200);
     expect(res.json()).toEqual({

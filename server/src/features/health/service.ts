@@ -42,7 +42,11 @@ export async function readVersion(chain: ChainReader, config: Config): Promise<V
 export function namespaces(config: Config): Namespaces {
   const entries: NamespaceEntry[] = [
     { namespace: 'handle', source: 'sigil', configured: true },
-    ...config.domainSuffixes.map((tld) => ({ namespace: tld as NamespaceEntry['namespace'], source: 'sigil' as const, configured: true })),
+    ...config.domainSuffixes.map((tld) => ({
+      namespace: tld as NamespaceEntry['namespace'],
+      source: 'sigil' as const,
+      configured: true,
+    })),
     { namespace: 'sol', source: 'sns', configured: config.solRpcUrl !== undefined },
     { namespace: 'eth', source: 'ens', configured: config.ethRpcUrl !== undefined },
   ];

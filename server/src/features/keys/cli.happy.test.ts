@@ -13,10 +13,14 @@ const REPO = fileURLToPath(new URL('../../../../', import.meta.url));
 /** Runs the operator CLI the way `npm run key:partner -- <id>` does. */
 async function cli(url: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'server/src/features/keys/cli.ts', ...args], {
-      cwd: REPO,
-      env: { ...process.env, DATABASE_URL: url },
-    });
+    const { stdout, stderr } = await run(
+      process.execPath,
+      ['--import', 'tsx', 'server/src/features/keys/cli.ts', ...args],
+      {
+        cwd: REPO,
+        env: { ...process.env, DATABASE_URL: url },
+      },
+    );
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -46,5 +50,8 @@ describeEachDialect('keys operator CLI', (ctx) => {
 it('new-secret prints a well-formed secret; no arguments prints usage and exits 2', async () => {
   const fresh = await cli('sqlite::memory:', 'new-secret');
   expect(fresh.stdout).toMatch(/^sigil_sk_[1-9A-HJ-NP-Za-km-z]{40,44}\n$/);
-  expect(await cli('sqlite::memory:')).toMatchObject({ code: 2, stderr: 'usage: cli.ts partner <keyId> | free <keyId> | new-secret | portal-rotate <domain>\n' });
+  expect(await cli('sqlite::memory:')).toMatchObject({
+    code: 2,
+    stderr: 'usage: cli.ts partner <keyId> | free <keyId> | new-secret | portal-rotate <domain>\n',
+  });
 });

@@ -8,10 +8,15 @@ export const create = sessionProcedure
   .meta(
     rest('POST', '/v1/keys', {
       summary: 'Create an API key',
-      description: 'Bearer session issued through the portal key. The secret is returned once; only its SHA-256 is stored.',
+      description:
+        'Bearer session issued through the portal key. The secret is returned once; only its SHA-256 is stored.',
       tags: ['keys'],
       protect: true,
-      errors: { ...SESSION_ERRORS, BAD_REQUEST: '', LIMIT_REACHED: 'the account already holds the most active keys it may' },
+      errors: {
+        ...SESSION_ERRORS,
+        BAD_REQUEST: '',
+        LIMIT_REACHED: 'the account already holds the most active keys it may',
+      },
     }),
   )
   .input(CreateKeyRequestSchema.optional().default({}))

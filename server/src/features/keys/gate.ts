@@ -23,7 +23,10 @@ export async function admitKey(deps: KeyGateDeps, secret: string, cost: number):
     rateHeaders: rateLimitHeaders(result),
   };
   if (!result.passed) {
-    admission.denied = { window: result.deniedBy === 'day' ? 'day' : 'minute', retryAfterSeconds: result.retryAfterSeconds ?? 1 };
+    admission.denied = {
+      window: result.deniedBy === 'day' ? 'day' : 'minute',
+      retryAfterSeconds: result.retryAfterSeconds ?? 1,
+    };
     return admission;
   }
   // Informational and throttled: never delays or fails the request.

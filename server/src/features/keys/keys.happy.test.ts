@@ -96,7 +96,16 @@ describeEachDialect('api keys', (ctx) => {
       ['b', 'partner', { minute: 10, day: 10 }],
       ['a', 'free', { minute: 2, day: 5 }],
     ]);
-    expect(Object.keys(list.keys[0]).sort()).toStrictEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'tier', 'usage']);
+    expect(Object.keys(list.keys[0]).sort()).toStrictEqual([
+      'created_at',
+      'id',
+      'last_used_at',
+      'name',
+      'prefix',
+      'revoked_at',
+      'tier',
+      'usage',
+    ]);
 
     expect(await accountUsage(ctx.db, account, T)).toStrictEqual({
       tier: 'partner',
@@ -104,15 +113,34 @@ describeEachDialect('api keys', (ctx) => {
       usage: { minute: 12, day: 15 },
       reset: { minute: Date.UTC(2030, 0, 15, 12, 31), day: Date.UTC(2030, 0, 16) },
       keys: [
-        { id: b.key.id, name: 'b', tier: 'partner', revoked_at: null, limits: { minute: 1000, day: 100000 }, usage: { minute: 10, day: 10 } },
-        { id: a.key.id, name: 'a', tier: 'free', revoked_at: null, limits: { minute: 300, day: 15000 }, usage: { minute: 2, day: 5 } },
+        {
+          id: b.key.id,
+          name: 'b',
+          tier: 'partner',
+          revoked_at: null,
+          limits: { minute: 1000, day: 100000 },
+          usage: { minute: 10, day: 10 },
+        },
+        {
+          id: a.key.id,
+          name: 'a',
+          tier: 'free',
+          revoked_at: null,
+          limits: { minute: 300, day: 15000 },
+          usage: { minute: 2, day: 5 },
+        },
       ],
     });
     // Revoking the partner key makes the account free again.
     await revokeKey(ctx.db, account, b.key.id, T);
     expect((await accountUsage(ctx.db, account, T)).tier).toBe('free');
     // A new account has nothing.
-    expect(await accountUsage(ctx.db, wallet(), T)).toMatchObject({ tier: 'free', limits: { minute: 300, day: 15000 }, usage: { minute: 0, day: 0 }, keys: [] });
+    expect(await accountUsage(ctx.db, wallet(), T)).toMatchObject({
+      tier: 'free',
+      limits: { minute: 300, day: 15000 },
+      usage: { minute: 0, day: 0 },
+      keys: [],
+    });
   });
 
   it('portal key, local mode: generated and returned once, kept on later starts, replaced on rotate', async () => {

@@ -87,14 +87,19 @@ describeEachDialect('api keys: security', (ctx) => {
 
   it('caps active keys per account, exactly, even when creations race', async () => {
     const account = wallet();
-    const attempts = await Promise.allSettled(Array.from({ length: 25 }, (_, i) => createKey(ctx.db, { account }, T + i)));
+    const attempts = await Promise.allSettled(
+      Array.from({ length: 25 }, (_, i) => createKey(ctx.db, { account }, T + i)),
+    );
     const created = attempts.filter((a) => a.status === 'fulfilled');
     const refused = attempts.filter((a): a is PromiseRejectedResult => a.status === 'rejected');
     expect(created).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
     expect(refused).toHaveLength(25 - MAX_ACTIVE_KEYS_PER_ACCOUNT);
     for (const r of refused) {
       expect(r.reason).toBeInstanceOf(ApiError);
-      expect((r.reason as ApiError).toBody()).toStrictEqual({ code: 'LIMIT_REACHED', message: 'an account may hold at most 10 active keys; revoke one first' });
+      expect((r.reason as ApiError).toBody()).toStrictEqual({
+        code: 'LIMIT_REACHED',
+        message: 'an account may hold at most 10 active keys; revoke one first',
+      });
       expect((r.reason as ApiError).status).toBe(409);
     }
     expect(await listKeys(ctx.db, account)).toHaveLength(MAX_ACTIVE_KEYS_PER_ACCOUNT);
@@ -105,7 +110,9 @@ describeEachDialect('api keys: security', (ctx) => {
   });
 
   it('only wallet addresses own keys', async () => {
-    await expect(createKey(ctx.db, { account: 'portal.sigil.local' })).rejects.toThrow('account must be a wallet address');
+    await expect(createKey(ctx.db, { account: 'portal.sigil.local' })).rejects.toThrow(
+      'account must be a wallet address',
+    );
   });
 
   it('the portal key belongs to no wallet: no wallet lists or revokes it', async () => {
@@ -120,13 +127,15 @@ describeEachDialect('api keys: security', (ctx) => {
     await expect(ensurePortalKey(ctx.db, { domain, secret: 'hunter2' })).rejects.toThrow(
       'SIGIL_PORTAL_KEY must start with sigil_sk_ and be at most 128 characters',
     );
-    await expect(ensurePortalKey(ctx.db, { domain, secret: 'sigil_sk_' + base58.encode(randomBytes(15)) })).rejects.toThrow(
-      'SIGIL_PORTAL_KEY must carry at least 16 random bytes (base58)',
+    await expect(
+      ensurePortalKey(ctx.db, { domain, secret: 'sigil_sk_' + base58.encode(randomBytes(15)) }),
+    ).rejects.toThrow('SIGIL_PORTAL_KEY must carry at least 16 random bytes (base58)');
+    await expect(
+      ensurePortalKey(ctx.db, { domain, secret: 'sigil_sk_0OIl' + base58.encode(randomBytes(20)) }),
+    ).rejects.toThrow('SIGIL_PORTAL_KEY must be sigil_sk_ followed by base58');
+    await expect(ensurePortalKey(ctx.db, { domain: 'https://portal.example' })).rejects.toThrow(
+      'SIGIL_PORTAL_DOMAIN must be a host name',
     );
-    await expect(ensurePortalKey(ctx.db, { domain, secret: 'sigil_sk_0OIl' + base58.encode(randomBytes(20)) })).rejects.toThrow(
-      'SIGIL_PORTAL_KEY must be sigil_sk_ followed by base58',
-    );
-    await expect(ensurePortalKey(ctx.db, { domain: 'https://portal.example' })).rejects.toThrow('SIGIL_PORTAL_DOMAIN must be a host name');
     expect(await ctx.db.selectFrom('api_keys').select('id').where('id', '=', domain).execute()).toStrictEqual([]);
   });
 });

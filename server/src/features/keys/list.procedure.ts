@@ -5,7 +5,14 @@ import { sessionProcedure, SESSION_ERRORS } from '../../trpc/procedures';
 
 /** GET /v1/keys: the caller's keys (revoked included) with this minute's and today's counts. */
 export const list = sessionProcedure
-  .meta(rest('GET', '/v1/keys', { summary: 'List your API keys', tags: ['keys'], protect: true, errors: { ...SESSION_ERRORS } }))
+  .meta(
+    rest('GET', '/v1/keys', {
+      summary: 'List your API keys',
+      tags: ['keys'],
+      protect: true,
+      errors: { ...SESSION_ERRORS },
+    }),
+  )
   .input(z.object({}))
   .output(ListKeysResponseSchema)
   .query(({ ctx }) => ctx.services.keys.listWithUsage(ctx.session.address));

@@ -30,7 +30,15 @@ describe('portal key management', () => {
     const { key, secret } = created.body;
     expect(key.id).toMatch(KEY_ID_PATTERN);
     expect(secret).toMatch(/^sigil_sk_[1-9A-HJ-NP-Za-km-z]{40,50}$/);
-    expect(key).toStrictEqual({ id: key.id, name: 'backend', tier: 'free', prefix: secret.slice(0, 13), created_at: key.created_at, revoked_at: null, last_used_at: null });
+    expect(key).toStrictEqual({
+      id: key.id,
+      name: 'backend',
+      tier: 'free',
+      prefix: secret.slice(0, 13),
+      created_at: key.created_at,
+      revoked_at: null,
+      last_used_at: null,
+    });
 
     // The new key works as X-API-Key, and its use shows in the list and in usage.
     const used = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
@@ -40,7 +48,12 @@ describe('portal key management', () => {
     const list = await app.call('GET', '/v1/keys', { bearer: token });
     expect(list.status, show(list)).toBe(200);
     expect(list.body.keys).toHaveLength(1);
-    expect(list.body.keys[0]).toMatchObject({ id: key.id, tier: 'free', revoked_at: null, usage: { minute: expect.any(Number), day: 1 } });
+    expect(list.body.keys[0]).toMatchObject({
+      id: key.id,
+      tier: 'free',
+      revoked_at: null,
+      usage: { minute: expect.any(Number), day: 1 },
+    });
 
     const usage = await app.call('GET', '/v1/usage', { bearer: token });
     expect(usage.status, show(usage)).toBe(200);
@@ -85,10 +98,32 @@ describe('portal key management', () => {
 describe('shared session auth suite', () => {
   const sessions = {
     portalSession: async (a: KeyedApp) => portalSession(a, await demoWallet('heidi')),
-    integratorSession: async (a: KeyedApp) => (await signIn(a, { keySecret: a.key.secret, audience: a.key.key.id, wallet: await demoWallet('heidi') })).body.token as string,
+    integratorSession: async (a: KeyedApp) =>
+      (await signIn(a, { keySecret: a.key.secret, audience: a.key.key.id, wallet: await demoWallet('heidi') })).body
+        .token as string,
   };
-  portalSessionAuthSuite('POST /v1/keys', () => app, (a, auth) => a.call('POST', '/v1/keys', { ...auth, body: { name: 'suite' } }), sessions);
-  portalSessionAuthSuite('GET /v1/keys', () => app, (a, auth) => a.call('GET', '/v1/keys', auth), sessions);
-  portalSessionAuthSuite('DELETE /v1/keys/{id}', () => app, (a, auth) => a.call('DELETE', '/v1/keys/key_1111111111111111111111', auth), sessions);
-  portalSessionAuthSuite('GET /v1/usage', () => app, (a, auth) => a.call('GET', '/v1/usage', auth), sessions);
+  portalSessionAuthSuite(
+    'POST /v1/keys',
+    () => app,
+    (a, auth) => a.call('POST', '/v1/keys', { ...auth, body: { name: 'suite' } }),
+    sessions,
+  );
+  portalSessionAuthSuite(
+    'GET /v1/keys',
+    () => app,
+    (a, auth) => a.call('GET', '/v1/keys', auth),
+    sessions,
+  );
+  portalSessionAuthSuite(
+    'DELETE /v1/keys/{id}',
+    () => app,
+    (a, auth) => a.call('DELETE', '/v1/keys/key_1111111111111111111111', auth),
+    sessions,
+  );
+  portalSessionAuthSuite(
+    'GET /v1/usage',
+    () => app,
+    (a, auth) => a.call('GET', '/v1/usage', auth),
+    sessions,
+  );
 });

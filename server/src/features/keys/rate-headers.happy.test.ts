@@ -7,7 +7,12 @@ import { TIER_LIMITS } from '@sigil/contract/keys';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
 import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
 
-const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-daily-limit', 'x-ratelimit-daily-remaining'];
+const RATE_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-daily-limit',
+  'x-ratelimit-daily-remaining',
+];
 
 function rawHeaderCounts(base: string, method: string, path: string, headers: Record<string, string>, body?: string) {
   const url = new URL(base);

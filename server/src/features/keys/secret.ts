@@ -40,14 +40,16 @@ export function looksLikeSecret(secret: string): boolean {
  * least 16 bytes. Returns a reason when it is not.
  */
 export function weakSecretReason(secret: string): string | undefined {
-  if (!looksLikeSecret(secret)) return `must start with ${SECRET_PREFIX} and be at most ${MAX_SECRET_LENGTH} characters`;
+  if (!looksLikeSecret(secret))
+    return `must start with ${SECRET_PREFIX} and be at most ${MAX_SECRET_LENGTH} characters`;
   let bytes: Uint8Array;
   try {
     bytes = base58.decode(secret.slice(SECRET_PREFIX.length));
   } catch {
     return `must be ${SECRET_PREFIX} followed by base58`;
   }
-  if (bytes.length < MIN_SECRET_RANDOM_BYTES) return `must carry at least ${MIN_SECRET_RANDOM_BYTES} random bytes (base58)`;
+  if (bytes.length < MIN_SECRET_RANDOM_BYTES)
+    return `must carry at least ${MIN_SECRET_RANDOM_BYTES} random bytes (base58)`;
   return undefined;
 }
 

@@ -46,7 +46,16 @@ export function toKeyView(key: ApiKey): ApiKeyView {
   return view;
 }
 
-const KEY_COLUMNS = ['id', 'account', 'name', 'tier', 'secret_prefix', 'created_at', 'revoked_at', 'last_used_at'] as const;
+const KEY_COLUMNS = [
+  'id',
+  'account',
+  'name',
+  'tier',
+  'secret_prefix',
+  'created_at',
+  'revoked_at',
+  'last_used_at',
+] as const;
 
 /**
  * Creates a `free` key for `account` (a wallet address) and returns it with its secret — the only time the
@@ -85,7 +94,10 @@ export async function createKey(
       .executeTakeFirstOrThrow();
     // Throwing rolls the insert back.
     if (Number(n) > MAX_ACTIVE_KEYS_PER_ACCOUNT) {
-      throw new ApiError('LIMIT_REACHED', `an account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`);
+      throw new ApiError(
+        'LIMIT_REACHED',
+        `an account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`,
+      );
     }
   });
   return { key: toApiKey(row), secret };
@@ -105,7 +117,12 @@ export async function listKeys(db: Kysely<Database>, account: string): Promise<A
 
 /** One of the account's keys, or undefined (also when the key belongs to someone else). */
 export async function getOwnKey(db: Kysely<Database>, account: string, keyId: string): Promise<ApiKey | undefined> {
-  const row = await db.selectFrom('api_keys').select(KEY_COLUMNS).where('id', '=', keyId).where('account', '=', account).executeTakeFirst();
+  const row = await db
+    .selectFrom('api_keys')
+    .select(KEY_COLUMNS)
+    .where('id', '=', keyId)
+    .where('account', '=', account)
+    .executeTakeFirst();
   return row && toApiKey(row);
 }
 
@@ -114,7 +131,12 @@ export async function getOwnKey(db: Kysely<Database>, account: string, keyId: st
  * idempotent), or null when there is no such key for this account — another account's key is "not found",
  * so ids cannot be probed. Effective at once everywhere: authenticateKey reads the row on every request.
  */
-export async function revokeKey(db: Kysely<Database>, account: string, keyId: string, now: number = Date.now()): Promise<ApiKey | null> {
+export async function revokeKey(
+  db: Kysely<Database>,
+  account: string,
+  keyId: string,
+  now: number = Date.now(),
+): Promise<ApiKey | null> {
   await db
     .updateTable('api_keys')
     .set({ revoked_at: now })
@@ -144,7 +166,11 @@ export async function authenticateKey(db: Kysely<Database>, secret: string): Pro
  * than 10 s ago, and the UPDATE's own condition keeps concurrent requests and replicas from writing more than
  * once per window. Returns whether it wrote. Safe to call without awaiting the caller's response on it.
  */
-export async function touchLastUsed(db: Kysely<Database>, key: Pick<ApiKey, 'id' | 'last_used_at'>, now: number = Date.now()): Promise<boolean> {
+export async function touchLastUsed(
+  db: Kysely<Database>,
+  key: Pick<ApiKey, 'id' | 'last_used_at'>,
+  now: number = Date.now(),
+): Promise<boolean> {
   const threshold = now - LAST_USED_RESOLUTION_MS;
   if (key.last_used_at !== null && key.last_used_at > threshold) return false;
   const result = await db
@@ -164,7 +190,8 @@ export async function setKeyTier(db: Kysely<Database>, keyId: string, tier: KeyT
 // ---------------------------------------------------------------------------------------------------------
 // The portal's own key
 
-const DOMAIN_PATTERN = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/;
+const DOMAIN_PATTERN =
+  /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(?::\d{1,5})?$/;
 
 export interface PortalKey {
   key: ApiKey;
@@ -189,7 +216,10 @@ export async function ensurePortalKey(
   now: number = Date.now(),
 ): Promise<PortalKey> {
   const domain = options.domain.trim().toLowerCase();
-  if (!DOMAIN_PATTERN.test(domain)) throw new Error(`SIGIL_PORTAL_DOMAIN must be a host name (e.g. portal.sigil.local), got ${JSON.stringify(options.domain)}`);
+  if (!DOMAIN_PATTERN.test(domain))
+    throw new Error(
+      `SIGIL_PORTAL_DOMAIN must be a host name (e.g. portal.sigil.local), got ${JSON.stringify(options.domain)}`,
+    );
   const supplied = options.secret ? options.secret.trim() : '';
   if (supplied) {
     const weak = weakSecretReason(supplied);
@@ -209,17 +239,18 @@ export async function ensurePortalKey(
   };
   const overwrite = supplied !== '' || options.rotate === true;
   const insert = db.insertInto('api_keys').values(row);
-  const result = await (overwrite
-    ? insert.onConflict((oc) =>
-        oc.column('id').doUpdateSet({
-          account: row.account,
-          tier: row.tier,
-          secret_hash: row.secret_hash,
-          secret_prefix: row.secret_prefix,
-          revoked_at: null,
-        }),
-      )
-    : insert.onConflict((oc) => oc.column('id').doNothing())
+  const result = await (
+    overwrite
+      ? insert.onConflict((oc) =>
+          oc.column('id').doUpdateSet({
+            account: row.account,
+            tier: row.tier,
+            secret_hash: row.secret_hash,
+            secret_prefix: row.secret_prefix,
+            revoked_at: null,
+          }),
+        )
+      : insert.onConflict((oc) => oc.column('id').doNothing())
   ).executeTakeFirst();
   const wrote = affectedRows(result) === 1;
   const stored = await db.selectFrom('api_keys').selectAll().where('id', '=', domain).executeTakeFirstOrThrow();
@@ -230,9 +261,17 @@ export async function ensurePortalKey(
 // Views for the portal endpoints (keys + the limiter's counters)
 
 /** `GET /v1/keys`: the account's keys with their counts for the current minute and UTC day. */
-export async function listKeysWithUsage(db: Kysely<Database>, account: string, now: number = Date.now()): Promise<ListKeysResponse> {
+export async function listKeysWithUsage(
+  db: Kysely<Database>,
+  account: string,
+  now: number = Date.now(),
+): Promise<ListKeysResponse> {
   const keys = await listKeys(db, account);
-  const usage = await readUsage(db, keys.map((k) => k.id), now);
+  const usage = await readUsage(
+    db,
+    keys.map((k) => k.id),
+    now,
+  );
   return { keys: keys.map((k) => ({ ...toKeyView(k), usage: usage.get(k.id) ?? { minute: 0, day: 0 } })) };
 }
 
@@ -240,9 +279,17 @@ export async function listKeysWithUsage(db: Kysely<Database>, account: string, n
  * `GET /v1/usage`: per-key counts and limits, their sum, and the account's tier (partner if any active key is
  * partner). Limits apply to each key separately; the top-level `limits` are those of the account's tier.
  */
-export async function accountUsage(db: Kysely<Database>, account: string, now: number = Date.now()): Promise<UsageResponse> {
+export async function accountUsage(
+  db: Kysely<Database>,
+  account: string,
+  now: number = Date.now(),
+): Promise<UsageResponse> {
   const keys = await listKeys(db, account);
-  const usage = await readUsage(db, keys.map((k) => k.id), now);
+  const usage = await readUsage(
+    db,
+    keys.map((k) => k.id),
+    now,
+  );
   const tier: KeyTier = keys.some((k) => k.revoked_at === null && k.tier === 'partner') ? 'partner' : 'free';
   const perKey = keys.map((k) => ({
     id: k.id,
@@ -272,7 +319,8 @@ export async function accountUsage(db: Kysely<Database>, account: string, now: n
 export function createKeysService(deps: { db: Kysely<Database> }) {
   const { db } = deps;
   return {
-    create: (input: { account: string; tier?: KeyTier; name?: string | null }, now?: number) => createKey(db, input, now),
+    create: (input: { account: string; tier?: KeyTier; name?: string | null }, now?: number) =>
+      createKey(db, input, now),
     list: (account: string) => listKeys(db, account),
     get: (account: string, keyId: string) => getOwnKey(db, account, keyId),
     listWithUsage: (account: string, now?: number) => listKeysWithUsage(db, account, now),

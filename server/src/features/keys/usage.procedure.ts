@@ -5,7 +5,14 @@ import { sessionProcedure, SESSION_ERRORS } from '../../trpc/procedures';
 
 /** GET /v1/usage: counts (minute, UTC day), tier and limits of the caller's account and each key. */
 export const usage = sessionProcedure
-  .meta(rest('GET', '/v1/usage', { summary: 'Usage and limits', tags: ['keys'], protect: true, errors: { ...SESSION_ERRORS } }))
+  .meta(
+    rest('GET', '/v1/usage', {
+      summary: 'Usage and limits',
+      tags: ['keys'],
+      protect: true,
+      errors: { ...SESSION_ERRORS },
+    }),
+  )
   .input(z.object({}))
   .output(UsageResponseSchema)
   .query(({ ctx }) => ctx.services.keys.usage(ctx.session.address));

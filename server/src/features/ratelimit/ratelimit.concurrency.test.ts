@@ -21,7 +21,10 @@ describeEachDialect('rate limiter under concurrency', (ctx) => {
     expect(results.filter((r) => r.passed)).toHaveLength(300);
     expect((await readUsage(ctx.db, [key], NOW)).get(key)).toStrictEqual({ minute: 300, day: 300 });
     // Every admitted request saw a distinct remaining value: 299 … 0.
-    const remaining = results.filter((r) => r.passed).map((r) => r.minute.remaining).sort((a, b) => a - b);
+    const remaining = results
+      .filter((r) => r.passed)
+      .map((r) => r.minute.remaining)
+      .sort((a, b) => a - b);
     expect(remaining).toStrictEqual(Array.from({ length: 300 }, (_, i) => i));
   });
 
@@ -30,12 +33,18 @@ describeEachDialect('rate limiter under concurrency', (ctx) => {
     const { minute, day } = windowsAt(NOW);
     // The bug the real limiter avoids: check the count, then add to it, in two statements.
     const naive = async (): Promise<boolean> => {
-      const row = await ctx.db.selectFrom('rate_limits').select('minute_count').where('key_id', '=', key).executeTakeFirst();
+      const row = await ctx.db
+        .selectFrom('rate_limits')
+        .select('minute_count')
+        .where('key_id', '=', key)
+        .executeTakeFirst();
       if ((row?.minute_count ?? 0) + 1 > 300) return false;
       await ctx.db
         .insertInto('rate_limits')
         .values({ key_id: key, minute_start: minute, minute_count: 1, day_start: day, day_count: 1 })
-        .onConflict((oc) => oc.column('key_id').doUpdateSet((eb) => ({ minute_count: eb('rate_limits.minute_count', '+', 1) })))
+        .onConflict((oc) =>
+          oc.column('key_id').doUpdateSet((eb) => ({ minute_count: eb('rate_limits.minute_count', '+', 1) })),
+        )
         .execute();
       return true;
     };

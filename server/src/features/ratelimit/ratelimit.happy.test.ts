@@ -69,7 +69,12 @@ describeEachDialect('rate limiter', (ctx) => {
     expect(fits.day.remaining).toBe(14700);
     // A cost no window can ever admit is refused without touching the counters.
     const impossible = await limiter.limit(keyId(), 'free', 301, NOW);
-    expect(impossible).toMatchObject({ passed: false, deniedBy: 'minute', minute: { remaining: 300 }, day: { remaining: 15000 } });
+    expect(impossible).toMatchObject({
+      passed: false,
+      deniedBy: 'minute',
+      minute: { remaining: 300 },
+      day: { remaining: 15000 },
+    });
   });
 
   it('resets the minute window on the next UTC minute while the day keeps counting', async () => {
@@ -132,7 +137,13 @@ describeEachDialect('rate limiter', (ctx) => {
 
     const mine = () => ctx.db.selectFrom('rate_limits').selectAll().where('key_id', '=', key).execute();
     expect(await mine()).toStrictEqual([
-      { key_id: key, minute_start: Date.UTC(2030, 0, 15, 12, 30), minute_count: 4, day_start: Date.UTC(2030, 0, 15), day_count: 9 },
+      {
+        key_id: key,
+        minute_start: Date.UTC(2030, 0, 15, 12, 30),
+        minute_count: 4,
+        day_start: Date.UTC(2030, 0, 15),
+        day_count: 9,
+      },
     ]);
     await deleteExpiredWindows(ctx.db, NOW);
     await deleteExpiredWindows(ctx.db, Date.UTC(2030, 0, 16, 0, 5)); // the next day: yesterday's row is kept

@@ -56,7 +56,8 @@ export class DatabaseRateLimiter implements RateLimiter {
   constructor(private readonly db: Kysely<Database>) {}
 
   async limit(keyId: string, tier: KeyTier, cost = 1, now: number = Date.now()): Promise<RateLimitResult> {
-    if (!Number.isSafeInteger(cost) || cost < 1) throw new RangeError(`rate limit cost must be a positive integer, got ${cost}`);
+    if (!Number.isSafeInteger(cost) || cost < 1)
+      throw new RangeError(`rate limit cost must be a positive integer, got ${cost}`);
     const limits = TIER_LIMITS[tier];
     if (!limits) throw new RangeError(`unknown tier ${String(tier)}`);
     const windows = windowsAt(now);
@@ -83,7 +84,11 @@ export class DatabaseRateLimiter implements RateLimiter {
     if (!counts) return this.refused(keyId, limits, windows, now, cost);
     return {
       passed: true,
-      minute: { limit: limits.minute, remaining: limits.minute - Number(counts.minute_count), reset: windows.minuteReset },
+      minute: {
+        limit: limits.minute,
+        remaining: limits.minute - Number(counts.minute_count),
+        reset: windows.minuteReset,
+      },
       day: { limit: limits.day, remaining: limits.day - Number(counts.day_count), reset: windows.dayReset },
     };
   }
@@ -125,7 +130,8 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
     [RATE_LIMIT_HEADERS.dailyLimit]: String(result.day.limit),
     [RATE_LIMIT_HEADERS.dailyRemaining]: String(result.day.remaining),
   };
-  if (!result.passed && result.retryAfterSeconds !== undefined) headers[RETRY_AFTER_HEADER] = String(result.retryAfterSeconds);
+  if (!result.passed && result.retryAfterSeconds !== undefined)
+    headers[RETRY_AFTER_HEADER] = String(result.retryAfterSeconds);
   return headers;
 }
 
@@ -133,7 +139,11 @@ export function rateLimitHeaders(result: RateLimitResult): Record<string, string
  * Counts in the windows containing `now`, per key (keys without traffic are absent: treat as zero). A stored
  * window newer than `now`'s (another replica's clock runs ahead) counts as current, as the limiter treats it.
  */
-export async function readUsage(db: Kysely<Database>, keyIds: readonly string[], now: number = Date.now()): Promise<Map<string, WindowCounts>> {
+export async function readUsage(
+  db: Kysely<Database>,
+  keyIds: readonly string[],
+  now: number = Date.now(),
+): Promise<Map<string, WindowCounts>> {
   const usage = new Map<string, WindowCounts>();
   if (keyIds.length === 0) return usage;
   const windows = windowsAt(now);
@@ -157,6 +167,9 @@ export async function readUsage(db: Kysely<Database>, keyIds: readonly string[],
  */
 export async function deleteExpiredWindows(db: Kysely<Database>, now: number = Date.now()): Promise<number> {
   const windows = windowsAt(now);
-  const result = await db.deleteFrom('rate_limits').where('day_start', '<', windows.day - DAY_MS).executeTakeFirst();
+  const result = await db
+    .deleteFrom('rate_limits')
+    .where('day_start', '<', windows.day - DAY_MS)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

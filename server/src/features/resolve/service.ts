@@ -8,7 +8,6 @@ import { ChainError, type ChainReader, type HandleAccount } from '../../platform
 import { primaryTrusted, ZERO_ADDRESS } from '../../platform/chain/trust-rules';
 import { createReadCache, type ReadCache } from '../../platform/cache';
 
-
 /** A cached outcome: a definitive answer (found, or a 4xx refusal). Transient failures are thrown, never cached. */
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: PublicErrorKey };
 

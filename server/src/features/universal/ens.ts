@@ -56,10 +56,14 @@ export function createEnsAdapter(opts: EnsAdapterOptions): EnsAdapter {
       try {
         name = normalize(input);
       } catch (err) {
-        throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}" is not a valid ENS name (ENSIP-15: ${(err as Error).message.split('\n')[0]})`);
+        throw new ApiError(
+          'INVALID_NAME',
+          `"${input.slice(0, 100)}" is not a valid ENS name (ENSIP-15: ${(err as Error).message.split('\n')[0]})`,
+        );
       }
       const coinType = ENS_COIN_TYPES[chain];
-      if (coinType === undefined) throw new ApiError('NO_RECORD_FOR_CHAIN', `${name}: ENS has no coin type for ${chain}`);
+      if (coinType === undefined)
+        throw new ApiError('NO_RECORD_FOR_CHAIN', `${name}: ENS has no coin type for ${chain}`);
       let raw: string | null;
       try {
         raw = await client.getEnsAddress({
@@ -73,7 +77,8 @@ export function createEnsAdapter(opts: EnsAdapterOptions): EnsAdapter {
       }
       if (!raw) throw new ApiError('NO_RECORD_FOR_CHAIN', `${name} has no ${chain} address`);
       const address = chain === 'ETH' ? raw : encodeForeign(chain, hexToBytes(raw as `0x${string}`));
-      if (!address) throw new ApiError('NO_RECORD_FOR_CHAIN', `${name} has a ${chain} record that is not a valid ${chain} address`);
+      if (!address)
+        throw new ApiError('NO_RECORD_FOR_CHAIN', `${name} has a ${chain} record that is not a valid ${chain} address`);
       return { name, address, verified: false };
     },
   };
@@ -83,11 +88,17 @@ function mapEnsError(err: unknown, name: string, chain: UniversalChain): ApiErro
   if (err instanceof BaseError) {
     const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
     if (reverted instanceof ContractFunctionRevertedError) {
-      const errorName = reverted.data?.errorName ?? (reverted.signature === OFFCHAIN_LOOKUP_SELECTOR ? 'OffchainLookup' : '');
-      if (NOT_FOUND_ERRORS.has(errorName)) return new ApiError('NAME_NOT_FOUND', `${name} is not registered (no resolver)`);
-      if (NO_RECORD_ERRORS.has(errorName)) return new ApiError('NO_RECORD_FOR_CHAIN', `${name} has no ${chain} address (${errorName})`);
+      const errorName =
+        reverted.data?.errorName ?? (reverted.signature === OFFCHAIN_LOOKUP_SELECTOR ? 'OffchainLookup' : '');
+      if (NOT_FOUND_ERRORS.has(errorName))
+        return new ApiError('NAME_NOT_FOUND', `${name} is not registered (no resolver)`);
+      if (NO_RECORD_ERRORS.has(errorName))
+        return new ApiError('NO_RECORD_FOR_CHAIN', `${name} has no ${chain} address (${errorName})`);
       if (errorName === 'OffchainLookup') {
-        return new ApiError('NO_RECORD_FOR_CHAIN', `${name} resolves off chain (CCIP-Read), which this deployment does not follow`);
+        return new ApiError(
+          'NO_RECORD_FOR_CHAIN',
+          `${name} resolves off chain (CCIP-Read), which this deployment does not follow`,
+        );
       }
       return new ApiError('RPC_ERROR', `the ENS Universal Resolver reverted (${errorName || 'unknown error'})`);
     }
@@ -106,11 +117,14 @@ export function encodeForeign(chain: UniversalChain, bytes: Uint8Array): string 
 
 /** P2PKH, P2SH (base58check, versions 0x00/0x05), P2WPKH/P2WSH (bech32 v0), P2TR (bech32m v1), mainnet. */
 export function btcAddressFromScript(s: Uint8Array): string | null {
-  const is = (...pattern: (number | null)[]) => s.length === pattern.length && pattern.every((b, i) => b === null || s[i] === b);
+  const is = (...pattern: (number | null)[]) =>
+    s.length === pattern.length && pattern.every((b, i) => b === null || s[i] === b);
   const any = (n: number) => Array<null>(n).fill(null);
-  if (is(0x76, 0xa9, 0x14, ...any(20), 0x88, 0xac)) return base58check.encode(Uint8Array.of(0x00, ...s.subarray(3, 23)));
+  if (is(0x76, 0xa9, 0x14, ...any(20), 0x88, 0xac))
+    return base58check.encode(Uint8Array.of(0x00, ...s.subarray(3, 23)));
   if (is(0xa9, 0x14, ...any(20), 0x87)) return base58check.encode(Uint8Array.of(0x05, ...s.subarray(2, 22)));
-  if (is(0x00, 0x14, ...any(20)) || is(0x00, 0x20, ...any(32))) return bech32.encode('bc', [0, ...bech32.toWords(s.subarray(2))]);
+  if (is(0x00, 0x14, ...any(20)) || is(0x00, 0x20, ...any(32)))
+    return bech32.encode('bc', [0, ...bech32.toWords(s.subarray(2))]);
   if (is(0x51, 0x20, ...any(32))) return bech32m.encode('bc', [1, ...bech32m.toWords(s.subarray(2))]);
   return null;
 }

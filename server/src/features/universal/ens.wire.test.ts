@@ -36,17 +36,41 @@ describe('ENS adapter over JSON-RPC', () => {
     expect(node.calls.at(-1)).toBe('vitalik.eth');
   });
   it('maps strict errors and empty answers to our codes', async () => {
-    const notFound = (name: string) => ({ status: 404, code: 'NAME_NOT_FOUND', message: `${name} is not registered (no resolver)` });
+    const notFound = (name: string) => ({
+      status: 404,
+      code: 'NAME_NOT_FOUND',
+      message: `${name} is not registered (no resolver)`,
+    });
     expect(await failure(ens.resolve('unknown.eth', 'ETH'))).toEqual(notFound('unknown.eth'));
     // a subname under a resolver without ENSIP-10 wildcard support: not found, never the parent's address
     expect(await failure(ens.resolve('sub.vitalik.eth', 'ETH'))).toEqual(notFound('sub.vitalik.eth'));
     expect(await failure(ens.resolve('eoa.eth', 'ETH'))).toEqual(notFound('eoa.eth')); // ResolverNotContract
-    expect(await failure(ens.resolve('nosol.eth', 'SOL'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no SOL address' });
-    expect(await failure(ens.resolve('nosol.eth', 'BTC'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'nosol.eth has no BTC address' });
-    expect(await failure(ens.resolve('empty.eth', 'ETH'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'empty.eth has no ETH address' });
+    expect(await failure(ens.resolve('nosol.eth', 'SOL'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'nosol.eth has no SOL address',
+    });
+    expect(await failure(ens.resolve('nosol.eth', 'BTC'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'nosol.eth has no BTC address',
+    });
+    expect(await failure(ens.resolve('empty.eth', 'ETH'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'empty.eth has no ETH address',
+    });
     expect(await ens.resolve('legacy.eth', 'ETH')).toEqual({ name: 'legacy.eth', address: VITALIK, verified: false });
-    expect(await failure(ens.resolve('legacy.eth', 'BTC'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'legacy.eth has no BTC address (UnsupportedResolverProfile)' });
-    expect(await failure(ens.resolve('broken.eth', 'ETH'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'broken.eth has no ETH address (ResolverError)' });
+    expect(await failure(ens.resolve('legacy.eth', 'BTC'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'legacy.eth has no BTC address (UnsupportedResolverProfile)',
+    });
+    expect(await failure(ens.resolve('broken.eth', 'ETH'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'broken.eth has no ETH address (ResolverError)',
+    });
     expect(await failure(ens.resolve('offchain.eth', 'ETH'))).toEqual({
       status: 404,
       code: 'NO_RECORD_FOR_CHAIN',
@@ -57,18 +81,30 @@ describe('ENS adapter over JSON-RPC', () => {
   });
   it('502 when the node is unreachable or failing', async () => {
     const unreachable = createEnsAdapter({ rpcUrl: 'http://127.0.0.1:1', timeoutMs: 500 });
-    expect(await failure(unreachable.resolve('vitalik.eth', 'ETH'))).toEqual({ status: 502, code: 'RPC_ERROR', message: 'the Ethereum RPC is unreachable' });
+    expect(await failure(unreachable.resolve('vitalik.eth', 'ETH'))).toEqual({
+      status: 502,
+      code: 'RPC_ERROR',
+      message: 'the Ethereum RPC is unreachable',
+    });
     node.down = true;
     try {
-      expect(await failure(ens.resolve('vitalik.eth', 'ETH'))).toEqual({ status: 502, code: 'RPC_ERROR', message: 'the Ethereum RPC is unreachable' });
+      expect(await failure(ens.resolve('vitalik.eth', 'ETH'))).toEqual({
+        status: 502,
+        code: 'RPC_ERROR',
+        message: 'the Ethereum RPC is unreachable',
+      });
     } finally {
       node.down = false;
     }
   });
   it('BTC scripts: P2PKH, P2SH, P2TR; unknown scripts refused', () => {
     const hex = (s: string) => Uint8Array.from(Buffer.from(s, 'hex'));
-    expect(btcAddressFromScript(hex('76a91462e907b15cbf27d5425399ebf6f0fb50ebb88f1888ac'))).toBe('1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa');
-    expect(btcAddressFromScript(hex('a914b472a266d0bd89c13706a4132ccfb16f7c3b9fcb87'))).toBe('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy');
+    expect(btcAddressFromScript(hex('76a91462e907b15cbf27d5425399ebf6f0fb50ebb88f1888ac'))).toBe(
+      '1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa',
+    );
+    expect(btcAddressFromScript(hex('a914b472a266d0bd89c13706a4132ccfb16f7c3b9fcb87'))).toBe(
+      '3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy',
+    );
     expect(btcAddressFromScript(hex('5120a60869f0dbcf1dc659c9cecbaf8050135ea9e8cdc487053f1dc6880949dc684c'))).toBe(
       'bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr',
     );

@@ -23,7 +23,12 @@ export async function withRpcErrors<T>(read: () => Promise<T>): Promise<T> {
     return await read();
   } catch (err) {
     if (err instanceof ChainError) {
-      throw new ApiError('RPC_ERROR', err.kind === 'malformed' ? 'the chain returned an account that does not decode' : 'the chain RPC is unreachable');
+      throw new ApiError(
+        'RPC_ERROR',
+        err.kind === 'malformed'
+          ? 'the chain returned an account that does not decode'
+          : 'the chain RPC is unreachable',
+      );
     }
     throw err;
   }
@@ -37,13 +42,20 @@ export async function readNativeHandle(chain: ChainReader, name: string, withRec
       chain.getHandleAuthority(handle, 'confirmed'),
       withRecords ? chain.getRecords(handle.address, 'confirmed') : Promise.resolve([]),
     ]);
-    if (!authority.authority) throw new ApiError('NAME_NOT_FOUND', `@${name} has no current authority (${authority.reason})`);
+    if (!authority.authority)
+      throw new ApiError('NAME_NOT_FOUND', `@${name} has no current authority (${authority.reason})`);
     const addresses: AddressRecord[] = records
       .filter((r) => r.kind === 'address' && isRecordLive(r, handle, authority))
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((r) => {
         const verified = isRecordVerified(r, handle, authority);
-        return { chain: r.key, address: r.value, verified, verifiedAt: verified ? r.verifiedAt : null, updatedAt: r.updatedAt };
+        return {
+          chain: r.key,
+          address: r.value,
+          verified,
+          verifiedAt: verified ? r.verifiedAt : null,
+          updatedAt: r.updatedAt,
+        };
       });
     return {
       name: handle.name,
@@ -61,11 +73,18 @@ export async function readNativeHandle(chain: ChainReader, name: string, withRec
 export async function readNativeDomain(chain: ChainReader, label: string, tld: string): Promise<NativeName> {
   return withRpcErrors(async () => {
     const { value: domain, slot } = await chain.getDomain(label, tld, 'confirmed');
-    if (!domain || domain.owner === ZERO_ADDRESS) throw new ApiError('NAME_NOT_FOUND', `${label}.${tld} is not registered`);
+    if (!domain || domain.owner === ZERO_ADDRESS)
+      throw new ApiError('NAME_NOT_FOUND', `${label}.${tld} is not registered`);
     // A tokenized domain follows its NFT exactly as a handle does; the reader's rule takes the same fields.
-    const asHandle = { address: domain.address, owner: domain.owner, tokenized: domain.tokenized, mint: domain.mint } as HandleAccount;
+    const asHandle = {
+      address: domain.address,
+      owner: domain.owner,
+      tokenized: domain.tokenized,
+      mint: domain.mint,
+    } as HandleAccount;
     const authority = await chain.getHandleAuthority(asHandle, 'confirmed');
-    if (!authority.authority) throw new ApiError('NAME_NOT_FOUND', `${label}.${tld} has no current authority (${authority.reason})`);
+    if (!authority.authority)
+      throw new ApiError('NAME_NOT_FOUND', `${label}.${tld} has no current authority (${authority.reason})`);
     return {
       name: `${domain.label}.${domain.tld}`,
       namespace: domain.tld,

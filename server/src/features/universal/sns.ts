@@ -42,7 +42,11 @@ export function snsHashedName(name: string): Uint8Array {
 }
 
 /** PDA of the name program with seeds [hashed name, class or 32 zero bytes, parent or 32 zero bytes]. */
-export async function snsNameAccount(hashedName: Uint8Array, nameClass: Address | null, parent: Address | null): Promise<Address> {
+export async function snsNameAccount(
+  hashedName: Uint8Array,
+  nameClass: Address | null,
+  parent: Address | null,
+): Promise<Address> {
   const [pda] = await getProgramDerivedAddress({
     programAddress: SNS_NAME_PROGRAM_ID,
     seeds: [hashedName, nameClass ? addressBytes(nameClass) : ZERO32, parent ? addressBytes(parent) : ZERO32],
@@ -68,8 +72,14 @@ export async function snsKeys(labels: string[]): Promise<SnsKeys> {
   let domain = await snsNameAccount(snsHashedName(parentName), null, SNS_ROOT_DOMAIN_ACCOUNT);
   if (labels.length === 2) domain = await snsNameAccount(snsHashedName(`\0${labels[0]}`), null, domain);
   const [[nftRecord], [mint], solRecordV1, solRecordV2] = await Promise.all([
-    getProgramDerivedAddress({ programAddress: SNS_NAME_TOKENIZER_ID, seeds: [utf8('nft_record'), addressBytes(domain)] }),
-    getProgramDerivedAddress({ programAddress: SNS_NAME_TOKENIZER_ID, seeds: [utf8('tokenized_name'), addressBytes(domain)] }),
+    getProgramDerivedAddress({
+      programAddress: SNS_NAME_TOKENIZER_ID,
+      seeds: [utf8('nft_record'), addressBytes(domain)],
+    }),
+    getProgramDerivedAddress({
+      programAddress: SNS_NAME_TOKENIZER_ID,
+      seeds: [utf8('tokenized_name'), addressBytes(domain)],
+    }),
     snsNameAccount(snsHashedName('\x01SOL'), null, domain),
     snsNameAccount(snsHashedName('\x02SOL'), SNS_RECORDS_CENTRAL_STATE, domain),
   ]);

@@ -5,7 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
 import { createChainReader } from '../../platform/chain/reader';
 import { createSnsAdapter, snsHashedName, snsKeys } from './sns';
-import { placeSnsName, placeSolRecordV1, placeSolRecordV2, testKey, tokenizeSnsName, type TestKey } from '@sigil/test/support/sns-names';
+import {
+  placeSnsName,
+  placeSolRecordV1,
+  placeSolRecordV2,
+  testKey,
+  tokenizeSnsName,
+  type TestKey,
+} from '@sigil/test/support/sns-names';
 import { createUniversalService, type UniversalService } from './service';
 import { base58 } from '@scure/base';
 import { apiFailure as failure } from '@sigil/test/support/failures';
@@ -18,23 +25,45 @@ let bare: UniversalService;
 const k: Record<string, TestKey> = {};
 
 beforeAll(async () => {
-  [chain, solChain] = await Promise.all([startLocalChain({ autoAdvance: false }), startLocalChain({ autoAdvance: false, scenario: false })]);
+  [chain, solChain] = await Promise.all([
+    startLocalChain({ autoAdvance: false }),
+    startLocalChain({ autoAdvance: false, scenario: false }),
+  ]);
   scenario = chain.scenario!;
   for (const name of ['owner', 'payee', 'oldOwner', 'v1payee', 'holder', 'subOwner', 'mallory']) k[name] = testKey();
   await placeSnsName(solChain, ['bonfida'], k.owner!.address);
   await placeSnsName(solChain, ['dex', 'bonfida'], k.subOwner!.address);
   await placeSnsName(solChain, ['paid'], k.owner!.address);
-  await placeSolRecordV2(solChain, ['paid'], { content: k.payee!.address, stalenessId: k.owner!.address, roaId: k.payee!.address, owner: k.owner!.address });
+  await placeSolRecordV2(solChain, ['paid'], {
+    content: k.payee!.address,
+    stalenessId: k.owner!.address,
+    roaId: k.payee!.address,
+    owner: k.owner!.address,
+  });
   await placeSnsName(solChain, ['stale'], k.owner!.address);
-  await placeSolRecordV2(solChain, ['stale'], { content: k.payee!.address, stalenessId: k.oldOwner!.address, roaId: k.payee!.address, owner: k.owner!.address });
+  await placeSolRecordV2(solChain, ['stale'], {
+    content: k.payee!.address,
+    stalenessId: k.oldOwner!.address,
+    roaId: k.payee!.address,
+    owner: k.owner!.address,
+  });
   await placeSolRecordV1(solChain, ['stale'], k.v1payee!.address, k.owner!, k.owner!.address);
   await placeSnsName(solChain, ['forged'], k.owner!.address);
   await placeSolRecordV1(solChain, ['forged'], k.mallory!.address, k.mallory!, k.owner!.address);
   await placeSnsName(solChain, ['badroa'], k.owner!.address);
-  await placeSolRecordV2(solChain, ['badroa'], { content: k.payee!.address, stalenessId: k.owner!.address, roaId: k.mallory!.address, owner: k.owner!.address });
+  await placeSolRecordV2(solChain, ['badroa'], {
+    content: k.payee!.address,
+    stalenessId: k.owner!.address,
+    roaId: k.mallory!.address,
+    owner: k.owner!.address,
+  });
   await placeSnsName(solChain, ['unvalidated'], k.owner!.address);
   await placeSolRecordV2(solChain, ['unvalidated'], {
-    content: k.payee!.address, stalenessId: k.owner!.address, roaId: k.payee!.address, roaValidation: 3, owner: k.owner!.address,
+    content: k.payee!.address,
+    stalenessId: k.owner!.address,
+    roaId: k.payee!.address,
+    roaValidation: 3,
+    owner: k.owner!.address,
   });
   await tokenizeSnsName(solChain, ['nft'], k.holder!.address);
   await tokenizeSnsName(solChain, ['burned'], null);
@@ -63,38 +92,74 @@ describe('SNS derivation (real program ids and hashing prefix)', () => {
 describe('native namespaces', () => {
   it('handle → authority on X1 (default), verified', async () => {
     expect(await universal.resolveUniversal('@Alice')).toEqual({
-      input: '@Alice', name: 'alice', namespace: 'handle', address: wallet('alice'), chain: 'X1', source: 'sigil', verified: true,
+      input: '@Alice',
+      name: 'alice',
+      namespace: 'handle',
+      address: wallet('alice'),
+      chain: 'X1',
+      source: 'sigil',
+      verified: true,
     });
   });
   it('tokenized handle → the NFT holder, not the recorded owner', async () => {
     expect((await universal.resolveUniversal('vault')).address).toBe(wallet('dave'));
   });
   it('handle → address records for SOL/ETH/BTC with their verification status', async () => {
-    expect(await universal.resolveUniversal('alice', 'sol')).toMatchObject({ chain: 'SOL', address: wallet('aliceSol'), verified: true });
-    expect(await universal.resolveUniversal('alice', 'ETH')).toMatchObject({ address: scenario.foreignKeys.alice!.eth, verified: true });
-    expect(await universal.resolveUniversal('alice', 'BTC')).toMatchObject({ address: scenario.foreignKeys.alice!.btc, verified: false });
-    expect(await universal.resolveUniversal('bob', 'BTC')).toMatchObject({ address: scenario.foreignKeys.bob!.btc, verified: true });
+    expect(await universal.resolveUniversal('alice', 'sol')).toMatchObject({
+      chain: 'SOL',
+      address: wallet('aliceSol'),
+      verified: true,
+    });
+    expect(await universal.resolveUniversal('alice', 'ETH')).toMatchObject({
+      address: scenario.foreignKeys.alice!.eth,
+      verified: true,
+    });
+    expect(await universal.resolveUniversal('alice', 'BTC')).toMatchObject({
+      address: scenario.foreignKeys.alice!.btc,
+      verified: false,
+    });
+    expect(await universal.resolveUniversal('bob', 'BTC')).toMatchObject({
+      address: scenario.foreignKeys.bob!.btc,
+      verified: true,
+    });
     expect(await universal.resolveUniversal('bob', 'SOL')).toMatchObject({ verified: false });
   });
   it('domains → owner on X1 in their TLD namespace; no records for other chains', async () => {
     expect(await universal.resolveUniversal('forge.xnt')).toEqual({
-      input: 'forge.xnt', name: 'forge.xnt', namespace: 'xnt', address: wallet('alice'), chain: 'X1', source: 'sigil', verified: true,
+      input: 'forge.xnt',
+      name: 'forge.xnt',
+      namespace: 'xnt',
+      address: wallet('alice'),
+      chain: 'X1',
+      source: 'sigil',
+      verified: true,
     });
     expect(await universal.resolveUniversal('ember.xen')).toMatchObject({ namespace: 'xen', address: wallet('bob') });
     expect(await failure(universal.resolveUniversal('forge.xnt', 'SOL'))).toEqual({
-      status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'forge.xnt has no SOL address',
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'forge.xnt has no SOL address',
     });
   });
   it('errors: 404 NO_RECORD_FOR_CHAIN, 404 NAME_NOT_FOUND, 400 INVALID_NAME (incl. ambiguous), 400 bad chain', async () => {
-    expect(await failure(universal.resolveUniversal('satoshi', 'ETH'))).toEqual({ status: 404, code: 'NO_RECORD_FOR_CHAIN', message: '@satoshi has no ETH address' });
+    expect(await failure(universal.resolveUniversal('satoshi', 'ETH'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: '@satoshi has no ETH address',
+    });
     expect(await failure(universal.resolveUniversal('nobody'))).toMatchObject({ status: 404, code: 'NAME_NOT_FOUND' });
     expect(await failure(universal.resolveUniversal('nope.x1'))).toMatchObject({ status: 404, code: 'NAME_NOT_FOUND' });
-    expect(await failure(universal.resolveUniversal('@satoshi.x1'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
+    expect(await failure(universal.resolveUniversal('@satoshi.x1'))).toMatchObject({
+      status: 400,
+      code: 'INVALID_NAME',
+    });
     expect(await failure(universal.resolveUniversal('bad name'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
     expect(await failure(universal.resolveUniversal('-x.x1'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
     expect(await failure(universal.resolveUniversal('foo.sns'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
     expect(await failure(universal.resolveUniversal('alice', 'DOGE'))).toEqual({
-      status: 400, code: 'BAD_REQUEST', message: 'chain must be X1, SOL, ETH or BTC (got "DOGE")',
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: 'chain must be X1, SOL, ETH or BTC (got "DOGE")',
     });
   });
   it('502 when the registry RPC is down', async () => {
@@ -110,15 +175,27 @@ describe('native namespaces', () => {
 describe('sol namespace (SNS)', () => {
   it('owner when there is no record; SOL is the default chain', async () => {
     expect(await universal.resolveUniversal('bonfida.sol')).toEqual({
-      input: 'bonfida.sol', name: 'bonfida.sol', namespace: 'sol', address: k.owner!.address, chain: 'SOL', source: 'sns', verified: true,
+      input: 'bonfida.sol',
+      name: 'bonfida.sol',
+      namespace: 'sol',
+      address: k.owner!.address,
+      chain: 'SOL',
+      source: 'sns',
+      verified: true,
     });
     expect((await universal.resolveUniversal('dex.bonfida.sol')).address).toBe(k.subOwner!.address);
   });
   it('SOL record V2 with valid staleness and right of association wins, verified', async () => {
-    expect(await universal.resolveUniversal('paid.sol', 'SOL')).toMatchObject({ address: k.payee!.address, verified: true });
+    expect(await universal.resolveUniversal('paid.sol', 'SOL')).toMatchObject({
+      address: k.payee!.address,
+      verified: true,
+    });
   });
   it('a stale V2 record is skipped; a V1 record signed by the owner is used, unverified', async () => {
-    expect(await universal.resolveUniversal('stale.sol')).toMatchObject({ address: k.v1payee!.address, verified: false });
+    expect(await universal.resolveUniversal('stale.sol')).toMatchObject({
+      address: k.v1payee!.address,
+      verified: false,
+    });
   });
   it('a V1 record signed by someone else is ignored (owner)', async () => {
     expect(await universal.resolveUniversal('forged.sol')).toMatchObject({ address: k.owner!.address, verified: true });
@@ -127,26 +204,50 @@ describe('sol namespace (SNS)', () => {
     expect(await universal.resolveUniversal('nft.sol')).toMatchObject({ address: k.holder!.address, verified: true });
   });
   it('refusals: wrong RoA, non-Solana validation, PDA owner, burned NFT, unregistered, other chains', async () => {
-    expect(await failure(universal.resolveUniversal('badroa.sol'))).toMatchObject({ status: 404, code: 'NO_RECORD_FOR_CHAIN' });
-    expect(await failure(universal.resolveUniversal('unvalidated.sol'))).toMatchObject({ status: 404, code: 'NO_RECORD_FOR_CHAIN' });
-    expect(await failure(universal.resolveUniversal('pda.sol'))).toEqual({
-      status: 404, code: 'NO_RECORD_FOR_CHAIN', message: 'pda.sol is owned by a program-derived address and has no SOL record',
+    expect(await failure(universal.resolveUniversal('badroa.sol'))).toMatchObject({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
     });
-    expect(await failure(universal.resolveUniversal('burned.sol'))).toMatchObject({ status: 404, code: 'NAME_NOT_FOUND' });
-    expect(await failure(universal.resolveUniversal('nobody.sol'))).toEqual({ status: 404, code: 'NAME_NOT_FOUND', message: 'nobody.sol is not registered' });
-    expect(await failure(universal.resolveUniversal('bonfida.sol', 'X1'))).toMatchObject({ status: 404, code: 'NO_RECORD_FOR_CHAIN' });
+    expect(await failure(universal.resolveUniversal('unvalidated.sol'))).toMatchObject({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+    });
+    expect(await failure(universal.resolveUniversal('pda.sol'))).toEqual({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      message: 'pda.sol is owned by a program-derived address and has no SOL record',
+    });
+    expect(await failure(universal.resolveUniversal('burned.sol'))).toMatchObject({
+      status: 404,
+      code: 'NAME_NOT_FOUND',
+    });
+    expect(await failure(universal.resolveUniversal('nobody.sol'))).toEqual({
+      status: 404,
+      code: 'NAME_NOT_FOUND',
+      message: 'nobody.sol is not registered',
+    });
+    expect(await failure(universal.resolveUniversal('bonfida.sol', 'X1'))).toMatchObject({
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+    });
     expect(await failure(universal.resolveUniversal('a.b.c.sol'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
   });
   it('501 NOT_CONFIGURED without SIGIL_SOL_RPC_URL / SIGIL_ETH_RPC_URL, never a made-up address', async () => {
     expect(await failure(bare.resolveUniversal('bonfida.sol'))).toEqual({
-      status: 501, code: 'NOT_CONFIGURED', message: 'the sol namespace (Solana Name Service) is not enabled on this deployment',
+      status: 501,
+      code: 'NOT_CONFIGURED',
+      message: 'the sol namespace (Solana Name Service) is not enabled on this deployment',
     });
     expect(await failure(bare.resolveUniversal('vitalik.eth'))).toMatchObject({ status: 501, code: 'NOT_CONFIGURED' });
   });
   it('502 when the Solana RPC is down', async () => {
     solChain.faults.set({ unreachable: true });
     try {
-      expect(await failure(universal.resolveUniversal('bonfida.sol'))).toEqual({ status: 502, code: 'RPC_ERROR', message: 'the Solana RPC is unreachable' });
+      expect(await failure(universal.resolveUniversal('bonfida.sol'))).toEqual({
+        status: 502,
+        code: 'RPC_ERROR',
+        message: 'the Solana RPC is unreachable',
+      });
     } finally {
       solChain.faults.clear();
     }
@@ -157,8 +258,14 @@ describe('GET /v1/resolve service', () => {
   it('public fields + live address records with verification + the slot read at', async () => {
     const r = await universal.resolve('@alice');
     expect(r).toMatchObject({
-      input: '@alice', name: 'alice', namespace: 'handle', owner: wallet('alice'), tokenized: false, verification: 'owner',
-      authority: wallet('alice'), handleType: 0,
+      input: '@alice',
+      name: 'alice',
+      namespace: 'handle',
+      owner: wallet('alice'),
+      tokenized: false,
+      verification: 'owner',
+      authority: wallet('alice'),
+      handleType: 0,
     });
     expect(r.addresses.map((a) => [a.chain, a.address, a.verified])).toEqual([
       ['BTC', scenario.foreignKeys.alice!.btc, false],
@@ -169,7 +276,12 @@ describe('GET /v1/resolve service', () => {
     expect(r.addresses.find((a) => a.chain === 'BTC')!.verifiedAt).toBeNull();
     expect(r.slot).toBeGreaterThan(0);
     expect(r.slot).toBeLessThanOrEqual(Number(chain.slot('confirmed')));
-    expect(await universal.resolve('vault')).toMatchObject({ tokenized: true, verification: 'nft-holder', owner: wallet('carol'), authority: wallet('dave') });
+    expect(await universal.resolve('vault')).toMatchObject({
+      tokenized: true,
+      verification: 'nft-holder',
+      owner: wallet('carol'),
+      authority: wallet('dave'),
+    });
     expect(await universal.resolve('satoshi.x1')).toMatchObject({ namespace: 'x1', handleType: null, addresses: [] });
     expect(await failure(universal.resolve('bonfida.sol'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
   });
@@ -177,7 +289,10 @@ describe('GET /v1/resolve service', () => {
 
 describe('batch', () => {
   it('one item per name in order, errors as items, duplicates resolved once', async () => {
-    const { results } = await universal.resolveBatch(['alice', 'nobody', 'bonfida.sol', 'alice', 'bad name'], undefined);
+    const { results } = await universal.resolveBatch(
+      ['alice', 'nobody', 'bonfida.sol', 'alice', 'bad name'],
+      undefined,
+    );
     expect(results.map((r) => [r.input, r.ok, r.result?.address ?? r.error?.code])).toEqual([
       ['alice', true, wallet('alice')],
       ['nobody', false, 'NAME_NOT_FOUND'],

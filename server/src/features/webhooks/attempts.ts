@@ -8,8 +8,21 @@
 // that completed in the same event-loop turn.
 import { sql, type Kysely } from 'kysely';
 import { trimToLimit, type PayEvent } from '@sigil/contract/pay-events';
-import { afterFailedAttempt, AUTO_PAUSED_PREFIX, DELIVERY_ID_PREFIX, WEBHOOK_HEADERS, WEBHOOK_LIMITS, type DeliveryErrorClass } from '@sigil/contract/webhooks';
-import { affectedRows, dialectOf, withoutFsync, type Database, type WebhookDeliveriesTable } from '../../platform/db/index';
+import {
+  afterFailedAttempt,
+  AUTO_PAUSED_PREFIX,
+  DELIVERY_ID_PREFIX,
+  WEBHOOK_HEADERS,
+  WEBHOOK_LIMITS,
+  type DeliveryErrorClass,
+} from '@sigil/contract/webhooks';
+import {
+  affectedRows,
+  dialectOf,
+  withoutFsync,
+  type Database,
+  type WebhookDeliveriesTable,
+} from '../../platform/db/index';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
 import { signWebhook } from '../../platform/outbound/signing';
 import { prefixedId } from '../../platform/ids';
@@ -30,7 +43,12 @@ export function queuedDeliveryState(now: number) {
 }
 
 /** A new delivery row of one event to one webhook, queued now (the indexer's fan-out and test events). */
-export function newDeliveryRow(webhookId: string, event: { id: string; type: string }, test: boolean, now: number): WebhookDeliveriesTable {
+export function newDeliveryRow(
+  webhookId: string,
+  event: { id: string; type: string },
+  test: boolean,
+  now: number,
+): WebhookDeliveriesTable {
   return {
     id: prefixedId(DELIVERY_ID_PREFIX, now),
     webhook_id: webhookId,
@@ -75,7 +93,13 @@ const DEFAULT_LEASE_MS = 60_000;
 const MINUTE = 60_000;
 
 /** Claims up to `limit` due deliveries of active webhooks for `holder`: one statement, so no two holders share a row. */
-export async function claimDueDeliveries(db: Kysely<Database>, holder: string, limit: number, now: number, leaseMs = DEFAULT_LEASE_MS): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  holder: string,
+  limit: number,
+  now: number,
+  leaseMs = DEFAULT_LEASE_MS,
+): Promise<ClaimedDelivery[]> {
   const due = sql`d.status = 'pending' and d.next_attempt_at <= ${now} and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
     and s.status = 'active'`;
   const postgres = dialectOf(db) === 'postgres';
@@ -83,7 +107,9 @@ export async function claimDueDeliveries(db: Kysely<Database>, holder: string, l
   // Postgres: the rows are re-checked after the lock. SQLite: one statement under the one write lock, nothing can
   // change in between; a re-check there would make the planner walk every pending row through the status index
   // instead of looking the claimed ids up by primary key (measured: 2.4 ms per claim with 2000 pending rows).
-  const recheck = postgres ? sql`and status = 'pending' and (lease_expires_at is null or lease_expires_at <= ${now})` : sql``;
+  const recheck = postgres
+    ? sql`and status = 'pending' and (lease_expires_at is null or lease_expires_at <= ${now})`
+    : sql``;
   // Ordered by due time only: a tie-break on id would sort every due row (no index has it) on each claim.
   const result = await sql<{ id: string; webhook_id: string; event_id: string; event_type: string; attempts: number }>`
     update webhook_deliveries set lease_holder = ${holder}, lease_expires_at = ${now + leaseMs}
@@ -93,7 +119,13 @@ export async function claimDueDeliveries(db: Kysely<Database>, holder: string, l
     )
     ${recheck}
     returning id, webhook_id, event_id, event_type, attempts`.execute(db);
-  return result.rows.map((r) => ({ id: r.id, webhookId: r.webhook_id, eventId: r.event_id, eventType: r.event_type, attempts: Number(r.attempts) }));
+  return result.rows.map((r) => ({
+    id: r.id,
+    webhookId: r.webhook_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    attempts: Number(r.attempts),
+  }));
 }
 
 /**
@@ -104,10 +136,16 @@ export async function claimDueDeliveries(db: Kysely<Database>, holder: string, l
 async function takeRateSlots(db: Kysely<Database>, webhookId: string, count: number, now: number): Promise<number> {
   const window = now - (now % MINUTE);
   const take = async (n: number) =>
-    Number((await sql`
+    Number(
+      (
+        await sql`
       update webhook_subscriptions
       set rate_count = case when rate_window_start = ${window} then rate_count + ${n} else ${n} end, rate_window_start = ${window}
-      where id = ${webhookId} and (case when rate_window_start = ${window} then rate_count else 0 end) + ${n} <= ${WEBHOOK_LIMITS.deliveriesPerMinute}`.execute(db)).numAffectedRows ?? 0n) === 1;
+      where id = ${webhookId} and (case when rate_window_start = ${window} then rate_count else 0 end) + ${n} <= ${WEBHOOK_LIMITS.deliveriesPerMinute}`.execute(
+          db,
+        )
+      ).numAffectedRows ?? 0n,
+    ) === 1;
   if (count > 1 && (await take(count))) return count;
   let granted = 0;
   while (granted < count && (await take(1))) granted++;
@@ -115,17 +153,32 @@ async function takeRateSlots(db: Kysely<Database>, webhookId: string, count: num
 }
 
 /** Gives claims back (no attempt made), due at `at` (null: unchanged). */
-async function release(db: Kysely<Database>, claims: ClaimedDelivery[], holder: string, at: number | null): Promise<void> {
+async function release(
+  db: Kysely<Database>,
+  claims: ClaimedDelivery[],
+  holder: string,
+  at: number | null,
+): Promise<void> {
   if (claims.length === 0) return;
   await db
     .updateTable('webhook_deliveries')
     .set({ lease_holder: null, lease_expires_at: null, ...(at === null ? {} : { next_attempt_at: at }) })
-    .where('id', 'in', claims.map((c) => c.id))
+    .where(
+      'id',
+      'in',
+      claims.map((c) => c.id),
+    )
     .where('lease_holder', '=', holder)
     .execute();
 }
 
-function signedHeaders(body: string, event: { id: string; type: string }, ids: { deliveryId: string; webhookId: string }, secret: string, nowMs: number) {
+function signedHeaders(
+  body: string,
+  event: { id: string; type: string },
+  ids: { deliveryId: string; webhookId: string },
+  secret: string,
+  nowMs: number,
+) {
   const t = Math.floor(nowMs / 1000);
   return {
     'content-type': 'application/json',
@@ -138,7 +191,12 @@ function signedHeaders(body: string, event: { id: string; type: string }, ids: {
 }
 
 /** The request body and headers of one attempt (exported for tests, the bench and the docs). */
-export function buildDeliveryRequest(payload: PayEvent, ids: { deliveryId: string; webhookId: string }, secret: string, nowMs: number) {
+export function buildDeliveryRequest(
+  payload: PayEvent,
+  ids: { deliveryId: string; webhookId: string },
+  secret: string,
+  nowMs: number,
+) {
   const { body } = trimToLimit(payload);
   return { body, headers: signedHeaders(body, payload, ids, secret, nowMs) };
 }
@@ -150,7 +208,10 @@ export function buildDeliveryRequest(payload: PayEvent, ids: { deliveryId: strin
  */
 export function deliveryBody(storedPayload: string): string {
   // A UTF-16 unit is at most 3 UTF-8 bytes: most bodies are judged without counting.
-  if (storedPayload.length * 3 <= WEBHOOK_LIMITS.maxBodyBytes || Buffer.byteLength(storedPayload, 'utf8') <= WEBHOOK_LIMITS.maxBodyBytes) {
+  if (
+    storedPayload.length * 3 <= WEBHOOK_LIMITS.maxBodyBytes ||
+    Buffer.byteLength(storedPayload, 'utf8') <= WEBHOOK_LIMITS.maxBodyBytes
+  ) {
     return storedPayload;
   }
   return trimToLimit(JSON.parse(storedPayload) as PayEvent).body;
@@ -183,7 +244,11 @@ export async function claimReadyAttempts(
       .innerJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
       .innerJoin('pay_events as e', 'e.id', 'd.event_id')
       .select(['d.id', 's.url', 's.secret', 's.status', 'e.type', 'e.payload'])
-      .where('d.id', 'in', claims.map((c) => c.id))
+      .where(
+        'd.id',
+        'in',
+        claims.map((c) => c.id),
+      )
       .execute();
     for (const r of rows) byId.set(r.id, r);
     const perWebhook = new Map<string, ClaimedDelivery[]>();
@@ -203,7 +268,13 @@ export async function claimReadyAttempts(
   const ready = granted.map((claim): ReadyAttempt => {
     const row = byId.get(claim.id)!;
     const body = deliveryBody(row.payload);
-    const headers = signedHeaders(body, { id: claim.eventId, type: row.type }, { deliveryId: claim.id, webhookId: claim.webhookId }, row.secret, now);
+    const headers = signedHeaders(
+      body,
+      { id: claim.eventId, type: row.type },
+      { deliveryId: claim.id, webhookId: claim.webhookId },
+      row.secret,
+      now,
+    );
     return { claim, url: row.url, body, headers };
   });
   return { ready, settled: [...inactive.map(() => 'skipped' as const), ...overBudget.map(() => 'deferred' as const)] };
@@ -227,7 +298,10 @@ const FINISH_BATCH = 100;
  * a power cut may forget it; the row is then still claimed, its lease expires and the event is delivered again, a
  * duplicate that at-least-once delivery allows (receivers dedupe by event id).
  */
-export function createDeliveredFinisher(db: Kysely<Database>, holder: string): (claim: ClaimedDelivery, status: number, ms: number, at: number) => Promise<boolean> {
+export function createDeliveredFinisher(
+  db: Kysely<Database>,
+  holder: string,
+): (claim: ClaimedDelivery, status: number, ms: number, at: number) => Promise<boolean> {
   let pending: DeliveredRow[] = [];
   const flush = async () => {
     const rows = pending;
@@ -236,20 +310,30 @@ export function createDeliveredFinisher(db: Kysely<Database>, holder: string): (
       const chunk = rows.slice(i, i + FINISH_BATCH);
       try {
         const values = sql.join(
-          chunk.map((r) => sql`(cast(${r.claim.id} as text), cast(${r.claim.attempts + 1} as integer), cast(${r.status} as integer), cast(${r.ms} as integer), cast(${r.at} as bigint))`),
+          chunk.map(
+            (r) =>
+              sql`(cast(${r.claim.id} as text), cast(${r.claim.attempts + 1} as integer), cast(${r.status} as integer), cast(${r.ms} as integer), cast(${r.at} as bigint))`,
+          ),
         );
-        const won = await withoutFsync(db, (conn) => sql<{ id: string }>`
+        const won = await withoutFsync(db, (conn) =>
+          sql<{ id: string }>`
           update webhook_deliveries
           set status = 'delivered', attempts = v.column2, last_status = v.column3, response_ms = v.column4, delivered_at = v.column5,
             last_error = null, next_attempt_at = null, lease_holder = null, lease_expires_at = null
           from (values ${values}) as v
           where webhook_deliveries.id = v.column1 and webhook_deliveries.lease_holder = ${holder}
-          returning webhook_deliveries.id`.execute(conn));
+          returning webhook_deliveries.id`.execute(conn),
+        );
         const wonIds = new Set(won.rows.map((r) => r.id));
         const webhooks = [...new Set(chunk.filter((r) => wonIds.has(r.claim.id)).map((r) => r.claim.webhookId))];
         // A delivery resets the webhook's dead-letter streak (writes nothing, so costs no commit, when it is 0).
         if (webhooks.length > 0) {
-          await db.updateTable('webhook_subscriptions').set({ consecutive_dead: 0 }).where('id', 'in', webhooks).where('consecutive_dead', '>', 0).execute();
+          await db
+            .updateTable('webhook_subscriptions')
+            .set({ consecutive_dead: 0 })
+            .where('id', 'in', webhooks)
+            .where('consecutive_dead', '>', 0)
+            .execute();
         }
         for (const r of chunk) r.done(wonIds.has(r.claim.id));
       } catch (err) {
@@ -285,7 +369,9 @@ export async function sendAttempt(
     if (status < 200 || status > 299) error = 'http_status';
   } catch (err) {
     if (!(err instanceof OutboundError)) throw err;
-    error = (err.kind === 'not_json' || err.kind === 'body_too_large' || err.kind === 'invalid_json' ? 'http_status' : err.kind) as DeliveryErrorClass;
+    error = (
+      err.kind === 'not_json' || err.kind === 'body_too_large' || err.kind === 'invalid_json' ? 'http_status' : err.kind
+    ) as DeliveryErrorClass;
     ms = Math.round(err.ms);
   }
   const finished = deps.now?.() ?? Date.now();
@@ -295,15 +381,35 @@ export async function sendAttempt(
   const update = (conn: Kysely<Database> = db) => conn.updateTable('webhook_deliveries');
   // Only the lease holder may finish: if our lease ran out and another worker took the row, we lost it.
   const mine = (q: ReturnType<typeof update>) => q.where('id', '=', claim.id).where('lease_holder', '=', deps.holder);
-  const common = { attempts, last_status: status, response_ms: Math.round(ms), lease_holder: null, lease_expires_at: null };
+  const common = {
+    attempts,
+    last_status: status,
+    response_ms: Math.round(ms),
+    lease_holder: null,
+    lease_expires_at: null,
+  };
   const next = afterFailedAttempt(attempts, deps.rand);
   if (!next.dead) {
-    const won = affectedRows(await withoutFsync(db, (conn) => mine(update(conn).set({ ...common, last_error: error, next_attempt_at: finished + next.delayMs })).executeTakeFirst()));
+    const won = affectedRows(
+      await withoutFsync(db, (conn) =>
+        mine(
+          update(conn).set({ ...common, last_error: error, next_attempt_at: finished + next.delayMs }),
+        ).executeTakeFirst(),
+      ),
+    );
     return won === 1 ? 'retry' : 'lost';
   }
-  const won = affectedRows(await mine(update().set({ ...common, status: 'dead', last_error: error, next_attempt_at: null })).executeTakeFirst());
+  const won = affectedRows(
+    await mine(
+      update().set({ ...common, status: 'dead', last_error: error, next_attempt_at: null }),
+    ).executeTakeFirst(),
+  );
   if (won !== 1) return 'lost';
-  await db.updateTable('webhook_subscriptions').set((eb) => ({ consecutive_dead: eb('consecutive_dead', '+', 1) })).where('id', '=', claim.webhookId).execute();
+  await db
+    .updateTable('webhook_subscriptions')
+    .set((eb) => ({ consecutive_dead: eb('consecutive_dead', '+', 1) }))
+    .where('id', '=', claim.webhookId)
+    .execute();
   await db
     .updateTable('webhook_subscriptions')
     .set({

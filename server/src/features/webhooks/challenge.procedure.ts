@@ -1,4 +1,8 @@
-import { webhookChallengeOf, WebhookChallengeRequestSchema, WebhookChallengeResponseSchema } from '@sigil/contract/webhooks';
+import {
+  webhookChallengeOf,
+  WebhookChallengeRequestSchema,
+  WebhookChallengeResponseSchema,
+} from '@sigil/contract/webhooks';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure } from '../../trpc/procedures';
 import { callerOf, WEBHOOK_ERRORS } from './context';
@@ -29,4 +33,6 @@ export const challenge = apiKeyProcedure
   )
   .input(WebhookChallengeRequestSchema)
   .output(WebhookChallengeResponseSchema)
-  .mutation(({ ctx, input }) => ctx.services.payWebhooks.issueChallenge(callerOf(ctx.apiKey), webhookChallengeOf(input)));
+  .mutation(({ ctx, input }) =>
+    ctx.services.payWebhooks.issueChallenge(callerOf(ctx.apiKey), webhookChallengeOf(input)),
+  );

@@ -23,7 +23,11 @@ export interface NameControl {
  * Reads the name's control at `finalized`. Null when the name is not registered or was released.
  * Throws ChainError (unreachable / malformed).
  */
-export async function readNameControl(chain: ChainReader, name: string, recordKey = PAYMENT_RECORD_KEY): Promise<NameControl | null> {
+export async function readNameControl(
+  chain: ChainReader,
+  name: string,
+  recordKey = PAYMENT_RECORD_KEY,
+): Promise<NameControl | null> {
   const { value: handle, slot } = await chain.getHandle(name, 'finalized');
   if (!handle || isHandleReleased(handle)) return null;
   return controlOf(chain, handle, slot, recordKey);
@@ -34,19 +38,33 @@ export async function readNameControlByAccount(
   handleAccount: Address,
   recordKey = PAYMENT_RECORD_KEY,
 ): Promise<NameControl | null> {
-  const [handle, slot] = await Promise.all([chain.getHandleByAddress(handleAccount, 'finalized'), chain.getSlot('finalized')]);
+  const [handle, slot] = await Promise.all([
+    chain.getHandleByAddress(handleAccount, 'finalized'),
+    chain.getSlot('finalized'),
+  ]);
   if (!handle || isHandleReleased(handle)) return null;
   return controlOf(chain, handle, slot, recordKey);
 }
 
-async function controlOf(chain: ChainReader, handle: HandleAccount, slot: bigint, recordKey: string): Promise<NameControl> {
+async function controlOf(
+  chain: ChainReader,
+  handle: HandleAccount,
+  slot: bigint,
+  recordKey: string,
+): Promise<NameControl> {
   const [authority, records] = await Promise.all([
     chain.getHandleAuthority(handle, 'finalized'),
     chain.getRecords(handle.address, 'finalized'),
   ]);
   const paymentRecord =
     records.find((r) => r.kind === 'address' && r.key === recordKey && isRecordVerified(r, handle, authority)) ?? null;
-  return { handle, slot, authority, paymentRecord, paymentWallet: paymentRecord ? (paymentRecord.value as Address) : null };
+  return {
+    handle,
+    slot,
+    authority,
+    paymentRecord,
+    paymentWallet: paymentRecord ? (paymentRecord.value as Address) : null,
+  };
 }
 
 /** The wallets that control the name now, authority first, without duplicates. */

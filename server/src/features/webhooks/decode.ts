@@ -71,8 +71,10 @@ export interface InvoiceChangeFact extends Position {
 
 export type PaymentFact = TransferFact | InvoicePaidFact | InvoiceCreatedFact | InvoiceChangeFact;
 
-const u64 = (data: Uint8Array, offset: number) => new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(offset, true);
-const u32 = (data: Uint8Array, offset: number) => new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true);
+const u64 = (data: Uint8Array, offset: number) =>
+  new DataView(data.buffer, data.byteOffset, data.byteLength).getBigUint64(offset, true);
+const u32 = (data: Uint8Array, offset: number) =>
+  new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(offset, true);
 
 interface RawTransfer {
   source: Address;
@@ -91,23 +93,69 @@ export function decodeTransfer(ix: TransactionInstruction, signers: ReadonlySet<
   const extras = (from: number) => accounts.slice(from).filter((a) => !signers.has(a));
   if (ix.programId === SYSTEM_PROGRAM_ADDRESS) {
     if (data.length === 12 && u32(data, 0) === 2 && accounts.length >= 2) {
-      return { source: accounts[0]!, destination: accounts[1]!, authority: accounts[0]!, amount: u64(data, 4), declaredFee: null, references: extras(2), token: false };
+      return {
+        source: accounts[0]!,
+        destination: accounts[1]!,
+        authority: accounts[0]!,
+        amount: u64(data, 4),
+        declaredFee: null,
+        references: extras(2),
+        token: false,
+      };
     }
     // TransferWithSeed: from (derived), base, to; lamports then seed and owner follow.
     if (data.length >= 12 && u32(data, 0) === 11 && accounts.length >= 3) {
-      return { source: accounts[0]!, destination: accounts[2]!, authority: accounts[1]!, amount: u64(data, 4), declaredFee: null, references: extras(3), token: false };
+      return {
+        source: accounts[0]!,
+        destination: accounts[2]!,
+        authority: accounts[1]!,
+        amount: u64(data, 4),
+        declaredFee: null,
+        references: extras(3),
+        token: false,
+      };
     }
     return null;
   }
   if (ix.programId !== TOKEN_PROGRAM_ADDRESS && ix.programId !== TOKEN_2022_PROGRAM_ADDRESS) return null;
   if (data[0] === 3 && data.length === 9 && accounts.length >= 3) {
-    return { source: accounts[0]!, destination: accounts[1]!, authority: accounts[2]!, amount: u64(data, 1), declaredFee: null, references: extras(3), token: true };
+    return {
+      source: accounts[0]!,
+      destination: accounts[1]!,
+      authority: accounts[2]!,
+      amount: u64(data, 1),
+      declaredFee: null,
+      references: extras(3),
+      token: true,
+    };
   }
   if (data[0] === 12 && data.length === 10 && accounts.length >= 4) {
-    return { source: accounts[0]!, destination: accounts[2]!, authority: accounts[3]!, amount: u64(data, 1), declaredFee: null, references: extras(4), token: true };
+    return {
+      source: accounts[0]!,
+      destination: accounts[2]!,
+      authority: accounts[3]!,
+      amount: u64(data, 1),
+      declaredFee: null,
+      references: extras(4),
+      token: true,
+    };
   }
-  if (ix.programId === TOKEN_2022_PROGRAM_ADDRESS && data[0] === 26 && data[1] === 1 && data.length === 19 && accounts.length >= 4) {
-    return { source: accounts[0]!, destination: accounts[2]!, authority: accounts[3]!, amount: u64(data, 2), declaredFee: u64(data, 11), references: extras(4), token: true };
+  if (
+    ix.programId === TOKEN_2022_PROGRAM_ADDRESS &&
+    data[0] === 26 &&
+    data[1] === 1 &&
+    data.length === 19 &&
+    accounts.length >= 4
+  ) {
+    return {
+      source: accounts[0]!,
+      destination: accounts[2]!,
+      authority: accounts[3]!,
+      amount: u64(data, 2),
+      declaredFee: u64(data, 11),
+      references: extras(4),
+      token: true,
+    };
   }
   return null;
 }
@@ -127,7 +175,8 @@ export function transactionMemo(tx: ChainTransaction): string {
 export function decodePaymentFacts(tx: ChainTransaction, programId: Address): PaymentFact[] {
   if (tx.err !== null) return [];
   const signers = new Set(tx.signers);
-  const tokenAt = (account: Address, list: ChainTransaction['postTokenBalances']) => list.find((b) => b.account === account);
+  const tokenAt = (account: Address, list: ChainTransaction['postTokenBalances']) =>
+    list.find((b) => b.account === account);
   const delta = (account: Address) => {
     const post = tokenAt(account, tx.postTokenBalances)?.amount;
     if (post === undefined) return null;
@@ -145,7 +194,19 @@ export function decodePaymentFacts(tx: ChainTransaction, programId: Address): Pa
   const facts: PaymentFact[] = [];
   const transferFact = (t: RawTransfer, position: Position): TransferFact | null => {
     if (!t.token) {
-      return { kind: 'transfer', ...position, payer: t.source, recipient: t.destination, recipientTokenAccount: null, asset: 'native', mint: null, amount: t.amount, fee: 0n, net: t.amount, references: t.references };
+      return {
+        kind: 'transfer',
+        ...position,
+        payer: t.source,
+        recipient: t.destination,
+        recipientTokenAccount: null,
+        asset: 'native',
+        mint: null,
+        amount: t.amount,
+        fee: 0n,
+        net: t.amount,
+        references: t.references,
+      };
     }
     const destination = tokenAt(t.destination, tx.postTokenBalances) ?? tokenAt(t.destination, tx.preTokenBalances);
     if (!destination?.owner) return null; // the owner is not knowable from this transaction
@@ -196,7 +257,14 @@ export function decodePaymentFacts(tx: ChainTransaction, programId: Address): Pa
       if (inner.programId === programId) {
         const decoded = decodeRegistry(inner, programId);
         if (decoded) {
-          const fact = invoiceFact(decoded, inner, { ixIndex, innerIndex }, signers, delta, ix.inner.slice(innerIndex + 1));
+          const fact = invoiceFact(
+            decoded,
+            inner,
+            { ixIndex, innerIndex },
+            signers,
+            delta,
+            ix.inner.slice(innerIndex + 1),
+          );
           if (fact) facts.push(fact);
         }
         return;

@@ -7,7 +7,7 @@ import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 export const deliveries = apiKeyProcedure
   .meta(
     rest('GET', '/v1/pay/webhooks/{id}/deliveries', {
-      summary: 'List a webhook\'s deliveries',
+      summary: "List a webhook's deliveries",
       description: 'Newest first. Status, attempts, last HTTP status or error class, response time, next attempt.',
       tags: ['pay webhooks'],
       protect: true,
@@ -16,4 +16,6 @@ export const deliveries = apiKeyProcedure
   )
   .input(WebhookIdParamsSchema.extend(DeliveryListQuerySchema.shape))
   .output(DeliveryListResponseSchema)
-  .query(({ ctx, input }) => ctx.services.payWebhooks.deliveries(callerOf(ctx.apiKey), input.id, { limit: input.limit }));
+  .query(({ ctx, input }) =>
+    ctx.services.payWebhooks.deliveries(callerOf(ctx.apiKey), input.id, { limit: input.limit }),
+  );

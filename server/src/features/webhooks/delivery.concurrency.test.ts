@@ -30,39 +30,49 @@ describeEachDialect('delivery crash safety', (ctx) => {
     let clock = Date.now();
     // "Worker A" claims and dies before attempting (kill -9 between claim and POST).
     expect((await claimDueDeliveries(ctx.db, 'worker-a', 10, clock, 60_000)).map((c) => c.id)).toEqual([id]);
-    const b = startDeliveryWorker({ db: ctx.db, client, now: () => clock, leaseMs: 60_000, holder: 'worker-b' }, { loop: false });
+    const b = startDeliveryWorker(
+      { db: ctx.db, client, now: () => clock, leaseMs: 60_000, holder: 'worker-b' },
+      { loop: false },
+    );
     expect(await b.runOnce()).toEqual([]); // still leased to A
     clock += 60_000;
     expect(await b.runOnce()).toEqual(['delivered']);
     expect(receiver.requests.filter((r) => r.headers['sigil-delivery-id'] === id)).toHaveLength(1);
-    const row = await ctx.db.selectFrom('webhook_deliveries').select(['status', 'attempts', 'lease_holder']).where('id', '=', id!).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'attempts', 'lease_holder'])
+      .where('id', '=', id!)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'delivered', attempts: 1, lease_holder: null });
   });
 });
 
-it.runIf(postgresReachable)('two workers with separate pools on one Postgres deliver each of 120 events exactly once', async () => {
-  const database = await freshDatabase('postgres');
-  const second = createDatabase({ url: database.url });
-  try {
-    const hooks = [];
-    for (let i = 0; i < 3; i++) hooks.push(await seedWebhook(database.db, `https://127.0.0.1:${receiver.port}/two`));
-    const ids = (await Promise.all(hooks.map((h) => queueEvents(database.db, h.id, 40)))).flat();
-    // Warm both pools so that neither worker starts late.
-    await sql`select 1`.execute(database.db);
-    await sql`select 1`.execute(second.db);
-    const before = receiver.requests.length;
-    const a = startDeliveryWorker({ db: database.db, client, holder: 'a', concurrency: 8 }, { loop: false });
-    const b = startDeliveryWorker({ db: second.db, client, holder: 'b', concurrency: 8 }, { loop: false });
-    const [ra, rb] = await Promise.all([a.runOnce(), b.runOnce()]);
-    expect(ra.length).toBeGreaterThan(0);
-    expect(rb.length).toBeGreaterThan(0);
-    expect(ra.length + rb.length).toBe(120);
-    const seen = receiver.requests.slice(before).map((r) => r.headers['sigil-delivery-id'] as string);
-    expect(seen.length).toBe(120);
-    expect(new Set(seen).size).toBe(120);
-    expect(new Set(seen)).toEqual(new Set(ids));
-  } finally {
-    await second.close();
-    await database.drop();
-  }
-});
+it.runIf(postgresReachable)(
+  'two workers with separate pools on one Postgres deliver each of 120 events exactly once',
+  async () => {
+    const database = await freshDatabase('postgres');
+    const second = createDatabase({ url: database.url });
+    try {
+      const hooks = [];
+      for (let i = 0; i < 3; i++) hooks.push(await seedWebhook(database.db, `https://127.0.0.1:${receiver.port}/two`));
+      const ids = (await Promise.all(hooks.map((h) => queueEvents(database.db, h.id, 40)))).flat();
+      // Warm both pools so that neither worker starts late.
+      await sql`select 1`.execute(database.db);
+      await sql`select 1`.execute(second.db);
+      const before = receiver.requests.length;
+      const a = startDeliveryWorker({ db: database.db, client, holder: 'a', concurrency: 8 }, { loop: false });
+      const b = startDeliveryWorker({ db: second.db, client, holder: 'b', concurrency: 8 }, { loop: false });
+      const [ra, rb] = await Promise.all([a.runOnce(), b.runOnce()]);
+      expect(ra.length).toBeGreaterThan(0);
+      expect(rb.length).toBeGreaterThan(0);
+      expect(ra.length + rb.length).toBe(120);
+      const seen = receiver.requests.slice(before).map((r) => r.headers['sigil-delivery-id'] as string);
+      expect(seen.length).toBe(120);
+      expect(new Set(seen).size).toBe(120);
+      expect(new Set(seen)).toEqual(new Set(ids));
+    } finally {
+      await second.close();
+      await database.drop();
+    }
+  },
+);

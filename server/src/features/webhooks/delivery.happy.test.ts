@@ -21,7 +21,9 @@ beforeAll(async () => {
   client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert, timeoutMs: 2000 }); // generous: a loaded CI machine must not turn a healthy receiver into a timeout
   ok = await startHttpsReceiver((_req, res) => res.writeHead(204).end());
   failing = await startHttpsReceiver((_req, res) => res.writeHead(500).end('nope'));
-  redirecting = await startHttpsReceiver((_req, res) => res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end());
+  redirecting = await startHttpsReceiver((_req, res) =>
+    res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end(),
+  );
   hanging = await startHttpsReceiver((req) => req.socket.destroy());
   slow = await startHttpsReceiver((_req, res) => setTimeout(() => res.writeHead(200).end(), 6000).unref());
 });
@@ -51,10 +53,27 @@ describeEachDialect('webhook delivery', (ctx) => {
     expect(request.headers['sigil-event-type']).toBe('payment.received');
     expect(request.headers['sigil-subscription-id']).toBe(hook.id);
     expect(request.headers['sigil-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({ ok: true, secretIndex: 0 });
-    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, 'whsec_other')).toEqual({ ok: false, reason: 'signature_mismatch' });
-    const row = await ctx.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId!).executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ status: 'delivered', attempts: 1, last_status: 204, last_error: null, lease_holder: null, next_attempt_at: null });
+    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({
+      ok: true,
+      secretIndex: 0,
+    });
+    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, 'whsec_other')).toEqual({
+      ok: false,
+      reason: 'signature_mismatch',
+    });
+    const row = await ctx.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('id', '=', deliveryId!)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      last_status: 204,
+      last_error: null,
+      lease_holder: null,
+      next_attempt_at: null,
+    });
   });
 
   it('classifies failures: 500 → http_status, redirect not followed → http_status 302, hang-up → connection_closed, slow → timeout', async () => {
@@ -71,9 +90,19 @@ describeEachDialect('webhook delivery', (ctx) => {
       const clock = Date.now();
       const worker = startDeliveryWorker({ db: ctx.db, client, now: () => clock, rand: () => 0.5 }, { loop: false });
       expect(await worker.runOnce()).toEqual(['retry']);
-      const row = await ctx.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id!).executeTakeFirstOrThrow();
+      const row = await ctx.db
+        .selectFrom('webhook_deliveries')
+        .selectAll()
+        .where('id', '=', id!)
+        .executeTakeFirstOrThrow();
       // First retry waits uniformly up to 10 s: rand 0.5 → 5000 ms.
-      expect(row).toMatchObject({ status: 'pending', attempts: 1, last_status: status, last_error: error, next_attempt_at: clock + 5000 });
+      expect(row).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        last_status: status,
+        last_error: error,
+        next_attempt_at: clock + 5000,
+      });
     }
     expect(redirecting.requests.every((r) => r.url === '/hook')).toBe(true);
   });
@@ -82,7 +111,10 @@ describeEachDialect('webhook delivery', (ctx) => {
     const hook = await seedWebhook(ctx.db, urlOf(failing), { account: 'acct_pause' });
     await queueEvents(ctx.db, hook.id, 50);
     let clock = Date.now();
-    const worker = startDeliveryWorker({ db: ctx.db, client, now: () => clock, rand: () => 1 - Number.EPSILON }, { loop: false });
+    const worker = startDeliveryWorker(
+      { db: ctx.db, client, now: () => clock, rand: () => 1 - Number.EPSILON },
+      { loop: false },
+    );
     const outcomes: string[] = [];
     for (let round = 0; round < 20; round++) {
       outcomes.push(...(await worker.runOnce()));
@@ -90,16 +122,32 @@ describeEachDialect('webhook delivery', (ctx) => {
     }
     expect(outcomes.filter((o) => o === 'dead')).toHaveLength(50);
     expect(outcomes.filter((o) => o === 'retry')).toHaveLength(250);
-    const sub = await ctx.db.selectFrom('webhook_subscriptions').select(['status', 'paused_reason', 'consecutive_dead']).where('id', '=', hook.id).executeTakeFirstOrThrow();
-    expect(sub).toEqual({ status: 'paused', paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered', consecutive_dead: 50 });
+    const sub = await ctx.db
+      .selectFrom('webhook_subscriptions')
+      .select(['status', 'paused_reason', 'consecutive_dead'])
+      .where('id', '=', hook.id)
+      .executeTakeFirstOrThrow();
+    expect(sub).toEqual({
+      status: 'paused',
+      paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered',
+      consecutive_dead: 50,
+    });
     const log = await listDeliveries(ctx.db, { keyId: 'k', account: 'acct_pause' }, hook.id, { limit: 200 });
-    expect(log.deliveries.every((d) => d.status === 'dead' && d.attempts === 6 && d.last_status === 500 && d.last_error === 'http_status')).toBe(true);
+    expect(
+      log.deliveries.every(
+        (d) => d.status === 'dead' && d.attempts === 6 && d.last_status === 500 && d.last_error === 'http_status',
+      ),
+    ).toBe(true);
 
     // Paused: nothing is attempted.
     await sendTestEvent(ctx.db, { keyId: 'k', account: 'acct_pause' }, hook.id, clock);
     expect(await worker.runOnce()).toEqual([]);
     // Resume, point at a healthy receiver: the queued test event goes out and the streak resets.
-    await ctx.db.updateTable('webhook_subscriptions').set({ url: urlOf(ok) }).where('id', '=', hook.id).execute();
+    await ctx.db
+      .updateTable('webhook_subscriptions')
+      .set({ url: urlOf(ok) })
+      .where('id', '=', hook.id)
+      .execute();
     await resumeWebhook(ctx.db, { keyId: 'k', account: 'acct_pause' }, hook.id);
     expect(await worker.runOnce()).toEqual(['delivered']);
   });
@@ -119,9 +167,15 @@ describeEachDialect('webhook delivery', (ctx) => {
       expect(await worker.runOnce()).toEqual(['delivered']);
       const [first, second] = flaky.requests;
       const sig = (r: typeof first) => r!.headers['sigil-signature'] as string;
-      expect(verifyWebhook(first!.body, sig(first), hook.secret, { now: Math.floor(clock / 1000) })).toMatchObject({ ok: true });
-      expect(verifyWebhook(second!.body, sig(second), secret, { now: Math.floor(clock / 1000) })).toMatchObject({ ok: true });
-      expect(verifyWebhook(second!.body, sig(second), hook.secret, { now: Math.floor(clock / 1000) })).toMatchObject({ ok: false });
+      expect(verifyWebhook(first!.body, sig(first), hook.secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+        ok: true,
+      });
+      expect(verifyWebhook(second!.body, sig(second), secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+        ok: true,
+      });
+      expect(verifyWebhook(second!.body, sig(second), hook.secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+        ok: false,
+      });
       expect(second!.headers['sigil-event-id']).toBe(first!.headers['sigil-event-id']);
     } finally {
       await flaky.close();
@@ -136,7 +190,12 @@ describeEachDialect('webhook delivery', (ctx) => {
     const first = await worker.runOnce();
     expect(first.filter((o) => o === 'delivered')).toHaveLength(60);
     expect(first.filter((o) => o === 'deferred')).toHaveLength(1);
-    const waiting = await ctx.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', hook.id).where('status', '=', 'pending').execute();
+    const waiting = await ctx.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('webhook_id', '=', hook.id)
+      .where('status', '=', 'pending')
+      .execute();
     expect(waiting).toHaveLength(1);
     expect(waiting[0]).toMatchObject({ attempts: 0, last_error: null, next_attempt_at: clock - 1000 + 60_000 });
     clock += 60_000;
@@ -156,6 +215,8 @@ describeEachDialect('webhook delivery', (ctx) => {
     expect(body.payment).not.toHaveProperty('memo');
     expect(body.payment).not.toHaveProperty('references');
     expect(body.payment.reference).toBe(null);
-    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({ ok: true });
+    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({
+      ok: true,
+    });
   });
 });

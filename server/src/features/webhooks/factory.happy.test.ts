@@ -65,10 +65,19 @@ it('every verb of createPayWebhooksService acts on its db as the module function
 it('a deployment that turned pay webhooks off answers PAY_WEBHOOKS_DISABLED on every verb and queues nothing', async () => {
   let wakeUps = 0;
   const queued = { notify: () => void wakeUps++, listen: () => () => {} };
-  const off = createPayWebhooksService({ db: database.db, ...world.deps, allowLoopback: false, enabled: false, queued });
+  const off = createPayWebhooksService({
+    db: database.db,
+    ...world.deps,
+    allowLoopback: false,
+    enabled: false,
+    queued,
+  });
   expect(off.enabled).toBe(false);
   const calls = [
-    off.issueChallenge(me, parseWebhookChallengeRequest({ scope: world.merchant.address, url: 'https://shop.example.com/h' })),
+    off.issueChallenge(
+      me,
+      parseWebhookChallengeRequest({ scope: world.merchant.address, url: 'https://shop.example.com/h' }),
+    ),
     off.register(me, { nonce: 'n', signature: 's' }),
     off.list(me),
     off.get(me, 'whsub_x'),

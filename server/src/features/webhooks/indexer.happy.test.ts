@@ -56,11 +56,16 @@ describeEachDialect('pay indexer', (ctx) => {
     payer = await fundedWallet(chain);
     shop = await registerName(chain, 'shop', merchant, till);
     await chain.finalizeAll();
-    const service: WebhookServiceDeps = { chain: reader, resolver: async () => [{ address: '93.184.216.34', family: 4 }] };
+    const service: WebhookServiceDeps = {
+      chain: reader,
+      resolver: async () => [{ address: '93.184.216.34', family: 4 }],
+    };
     const caller = { keyId: 'key_idx', account: 'acct_idx' };
     const register = async (scope: string, signer: KeyPairSigner) => {
       const c = await issueChallengeFromBody(ctx.db, service, caller, { scope, url: 'https://shop.example.com/h' });
-      return (await registerWebhook(ctx.db, service, caller, { nonce: c.nonce, signature: await signRaw(signer, c.message) })).id;
+      return (
+        await registerWebhook(ctx.db, service, caller, { nonce: c.nonce, signature: await signRaw(signer, c.message) })
+      ).id;
     };
     walletHook = await register(till.address, till);
     nameHook = await register('@shop', merchant);
@@ -69,11 +74,23 @@ describeEachDialect('pay indexer', (ctx) => {
   afterAll(() => chain?.close());
 
   const events = async () =>
-    (await ctx.db.selectFrom('pay_events').select(['payload']).where('test', '=', 0).orderBy('slot').orderBy('ix_index').execute()).map(
-      (r) => JSON.parse(r.payload) as PayEvent & { invoice?: Record<string, unknown> },
-    );
+    (
+      await ctx.db
+        .selectFrom('pay_events')
+        .select(['payload'])
+        .where('test', '=', 0)
+        .orderBy('slot')
+        .orderBy('ix_index')
+        .execute()
+    ).map((r) => JSON.parse(r.payload) as PayEvent & { invoice?: Record<string, unknown> });
   const deliveriesOf = async (hook: string) =>
-    (await ctx.db.selectFrom('webhook_deliveries').select(['event_id', 'event_type']).where('webhook_id', '=', hook).execute())
+    (
+      await ctx.db
+        .selectFrom('webhook_deliveries')
+        .select(['event_id', 'event_type'])
+        .where('webhook_id', '=', hook)
+        .execute()
+    )
       .map((d) => `${d.event_type} ${d.event_id}`)
       .sort();
   const send = async (signer: KeyPairSigner, ixs: Instruction[], others: KeyPairSigner[] = []) => {
@@ -84,8 +101,14 @@ describeEachDialect('pay indexer', (ctx) => {
   it('native transfer with memo and reference → payment.received, bound to @shop by its verified payment address', async () => {
     const reference = (await generateKeyPairSigner()).address;
     const transfer = getTransferSolInstruction({ source: payer, destination: till.address, amount: 1_250_000n });
-    const withReference = { ...transfer, accounts: [...transfer.accounts, { address: reference, role: 0 }] } as Instruction;
-    const { sig, tx } = await send(payer, [getAddMemoInstruction({ memo: 'order 42' }, { programAddress: MEMO }), withReference]);
+    const withReference = {
+      ...transfer,
+      accounts: [...transfer.accounts, { address: reference, role: 0 }],
+    } as Instruction;
+    const { sig, tx } = await send(payer, [
+      getAddMemoInstruction({ memo: 'order 42' }, { programAddress: MEMO }),
+      withReference,
+    ]);
 
     const result = await runIndexerPass(ctx.db, deps);
     expect(result).toMatchObject({ transactions: 1, events: 1, deliveries: 2 });
@@ -96,7 +119,8 @@ describeEachDialect('pay indexer', (ctx) => {
       schema: 'sigil.pay-events/v1',
       id: payEventId(sig, 1, -1, 'payment.received'),
       type: 'payment.received',
-      notice: 'Notification only: the chain is the source of truth. Confirm the transaction on chain before releasing value.',
+      notice:
+        'Notification only: the chain is the source of truth. Confirm the transaction on chain before releasing value.',
       chain: {
         signature: sig,
         ixIndex: 1,
@@ -120,7 +144,10 @@ describeEachDialect('pay indexer', (ctx) => {
         reference,
         references: [reference],
         memo: 'order 42',
-        binding: { status: 'verified', handles: [{ name: 'shop', tld: null, account: shop, basis: 'verified-record', checkedSlot: handleSlot }] },
+        binding: {
+          status: 'verified',
+          handles: [{ name: 'shop', tld: null, account: shop, basis: 'verified-record', checkedSlot: handleSlot }],
+        },
       },
     });
     expect(await deliveriesOf(walletHook)).toEqual([`payment.received ${event!.id}`]);
@@ -137,7 +164,14 @@ describeEachDialect('pay indexer', (ctx) => {
     await runIndexerPass(ctx.db, deps); // discovers till's token accounts (created above, no payment yet)
 
     const spl = await send(payer, [
-      getTransferCheckedInstruction({ source: payerUsd, mint: usd, destination: tillUsd, authority: payer, amount: 2_500_000n, decimals: 6 }),
+      getTransferCheckedInstruction({
+        source: payerUsd,
+        mint: usd,
+        destination: tillUsd,
+        authority: payer,
+        amount: 2_500_000n,
+        decimals: 6,
+      }),
     ]);
     const t22 = await send(payer, [
       getTransferCheckedInstruction(
@@ -181,11 +215,41 @@ describeEachDialect('pay indexer', (ctx) => {
     const [bound] = await findInvoicePda(programId, merchant.address, 1n);
     const [loose] = await findInvoicePda(programId, merchant.address, 2n);
     const created = await send(merchant, [
-      getCreateInvoiceInstruction({ programId, payee: merchant.address, invoice: bound, mint: null, handle: shop, id: 1n, amount: 5_000_000n, expiresAt: 0, memo: 'inv 1' }),
-      getCreateInvoiceInstruction({ programId, payee: merchant.address, invoice: loose, mint: null, handle: null, id: 2n, amount: 7n, expiresAt: 4_000_000_000, memo: '' }),
+      getCreateInvoiceInstruction({
+        programId,
+        payee: merchant.address,
+        invoice: bound,
+        mint: null,
+        handle: shop,
+        id: 1n,
+        amount: 5_000_000n,
+        expiresAt: 0,
+        memo: 'inv 1',
+      }),
+      getCreateInvoiceInstruction({
+        programId,
+        payee: merchant.address,
+        invoice: loose,
+        mint: null,
+        handle: null,
+        id: 2n,
+        amount: 7n,
+        expiresAt: 4_000_000_000,
+        memo: '',
+      }),
     ]);
-    const paid = await send(payer, [getPayInvoiceInstruction({ programId, kind: 'native', payer: payer.address, invoice: bound, payee: merchant.address })]);
-    const cancelled = await send(merchant, [getCancelInvoiceInstruction({ programId, payee: merchant.address, invoice: loose })]);
+    const paid = await send(payer, [
+      getPayInvoiceInstruction({
+        programId,
+        kind: 'native',
+        payer: payer.address,
+        invoice: bound,
+        payee: merchant.address,
+      }),
+    ]);
+    const cancelled = await send(merchant, [
+      getCancelInvoiceInstruction({ programId, payee: merchant.address, invoice: loose }),
+    ]);
     const closed = await send(merchant, [
       getCloseInvoiceInstruction({ programId, payee: merchant.address, invoice: bound }),
       getCloseInvoiceInstruction({ programId, payee: merchant.address, invoice: loose }),
@@ -199,7 +263,12 @@ describeEachDialect('pay indexer', (ctx) => {
       invoice: { ...detail, address: bound, amount: '5000000', expiresAt: '0', bound: true, handleAccount: shop },
     });
     expect(byId.get(payEventId(created.sig, 1, -1, 'invoice.created'))!.invoice).toEqual({
-      ...detail, address: loose, amount: '7', expiresAt: '4000000000', bound: false, handleAccount: null,
+      ...detail,
+      address: loose,
+      amount: '7',
+      expiresAt: '4000000000',
+      bound: false,
+      handleAccount: null,
     });
     const paidEvent = byId.get(payEventId(paid.sig, 0, -1, 'invoice.paid'))!;
     expect(paidEvent).toMatchObject({
@@ -219,14 +288,29 @@ describeEachDialect('pay indexer', (ctx) => {
         reference: null,
         references: [],
         memo: '',
-        binding: { status: 'verified', handles: [{ name: 'shop', tld: null, account: shop, basis: 'invoice', checkedSlot: Number(paid.tx.slot) }] },
+        binding: {
+          status: 'verified',
+          handles: [{ name: 'shop', tld: null, account: shop, basis: 'invoice', checkedSlot: Number(paid.tx.slot) }],
+        },
       },
     });
     // Exactly one event for the payment: the program's inner system transfer is not a second payment.
-    expect([...byId.values()].filter((e) => e.chain.signature === paid.sig).map((e) => e.type)).toEqual(['invoice.paid']);
-    expect(byId.get(payEventId(cancelled.sig, 0, -1, 'invoice.cancelled'))!.invoice).toMatchObject({ address: loose, bound: false });
-    expect(byId.get(payEventId(closed.sig, 0, -1, 'invoice.closed'))!.invoice).toMatchObject({ address: bound, closedStatus: 1, bound: true });
-    expect(byId.get(payEventId(closed.sig, 1, -1, 'invoice.closed'))!.invoice).toMatchObject({ address: loose, closedStatus: 2 });
+    expect([...byId.values()].filter((e) => e.chain.signature === paid.sig).map((e) => e.type)).toEqual([
+      'invoice.paid',
+    ]);
+    expect(byId.get(payEventId(cancelled.sig, 0, -1, 'invoice.cancelled'))!.invoice).toMatchObject({
+      address: loose,
+      bound: false,
+    });
+    expect(byId.get(payEventId(closed.sig, 0, -1, 'invoice.closed'))!.invoice).toMatchObject({
+      address: bound,
+      closedStatus: 1,
+      bound: true,
+    });
+    expect(byId.get(payEventId(closed.sig, 1, -1, 'invoice.closed'))!.invoice).toMatchObject({
+      address: loose,
+      closedStatus: 2,
+    });
 
     // merchant is a proven wallet of @shop only: the @name hook gets the bound invoice's events, not the unbound one's.
     const nameDeliveries = await deliveriesOf(nameHook);
@@ -237,7 +321,10 @@ describeEachDialect('pay indexer', (ctx) => {
   });
 
   it('restarts neither lose nor duplicate: replaying every cursor from scratch adds no event and no delivery', async () => {
-    const before = { events: (await events()).length, deliveries: (await ctx.db.selectFrom('webhook_deliveries').select('id').execute()).length };
+    const before = {
+      events: (await events()).length,
+      deliveries: (await ctx.db.selectFrom('webhook_deliveries').select('id').execute()).length,
+    };
     await ctx.db.updateTable('indexer_cursors').set({ last_signature: null, last_slot: null }).execute();
     const again = await runIndexerPass(ctx.db, deps);
     expect(again.deliveries).toBe(0);
@@ -246,7 +333,9 @@ describeEachDialect('pay indexer', (ctx) => {
   });
 
   it('RPC faults fail the pass without losing the payment; the next pass picks it up', async () => {
-    const { sig } = await send(payer, [getTransferSolInstruction({ source: payer, destination: till.address, amount: 777n })]);
+    const { sig } = await send(payer, [
+      getTransferSolInstruction({ source: payer, destination: till.address, amount: 777n }),
+    ]);
     chain.faults.set({ rpcError: { code: -32005, message: 'Node is behind' }, methods: ['getTransaction'] });
     await expect(runIndexerPass(ctx.db, deps)).rejects.toThrow(/getTransaction/);
     chain.faults.clear();
@@ -259,7 +348,11 @@ describeEachDialect('pay indexer', (ctx) => {
     await transferName(chain, shop, merchant, newOwner.address);
     const result = await runIndexerPass(ctx.db, deps);
     expect(result.paused).toBe(1);
-    const hook = await ctx.db.selectFrom('webhook_subscriptions').select(['status', 'paused_reason']).where('id', '=', nameHook).executeTakeFirstOrThrow();
+    const hook = await ctx.db
+      .selectFrom('webhook_subscriptions')
+      .select(['status', 'paused_reason'])
+      .where('id', '=', nameHook)
+      .executeTakeFirstOrThrow();
     expect(hook).toEqual({ status: 'paused', paused_reason: 'scope_changed: @shop changed owner' });
     const before = await deliveriesOf(nameHook);
     await send(payer, [getTransferSolInstruction({ source: payer, destination: till.address, amount: 999n })]);

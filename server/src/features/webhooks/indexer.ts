@@ -6,9 +6,20 @@
 import type { Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import type { Kysely, Selectable, Transaction } from 'kysely';
-import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PayEventSchema, payEventId, type PayEvent, type Payment } from '@sigil/contract/pay-events';
+import {
+  PAY_EVENT_NOTICE,
+  PAY_EVENTS_SCHEMA,
+  PayEventSchema,
+  payEventId,
+  type PayEvent,
+  type Payment,
+} from '@sigil/contract/pay-events';
 import { isoSeconds, SCOPE_CHANGED_PREFIX, type PayEventType } from '@sigil/contract/webhooks';
-import { decodeRegistryInstruction, RegistryDecodeError, type RegistryInstruction } from '../../platform/chain/registry';
+import {
+  decodeRegistryInstruction,
+  RegistryDecodeError,
+  type RegistryInstruction,
+} from '../../platform/chain/registry';
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../../platform/db/index';
@@ -60,16 +71,35 @@ function watchedWallets(subs: Sub[]): Map<string, number> {
   return out;
 }
 
-async function ensureCursor(db: Db, address: string, kind: 'wallet' | 'token', owner: string, startSlot: number, now: number) {
+async function ensureCursor(
+  db: Db,
+  address: string,
+  kind: 'wallet' | 'token',
+  owner: string,
+  startSlot: number,
+  now: number,
+) {
   await db
     .insertInto('indexer_cursors')
-    .values({ address, kind, owner_wallet: owner, start_slot: startSlot, last_signature: null, last_slot: null, updated_at: now })
+    .values({
+      address,
+      kind,
+      owner_wallet: owner,
+      start_slot: startSlot,
+      last_signature: null,
+      last_slot: null,
+      updated_at: now,
+    })
     .onConflict((oc) => oc.column('address').doNothing())
     .execute();
 }
 
 /** Creates cursors for watched wallets and their token accounts. */
-export async function syncCursors(db: Kysely<Database>, deps: IndexerDeps, wallets: Map<string, number>): Promise<void> {
+export async function syncCursors(
+  db: Kysely<Database>,
+  deps: IndexerDeps,
+  wallets: Map<string, number>,
+): Promise<void> {
   const now = nowOf(deps);
   for (const [wallet, from] of wallets) {
     await ensureCursor(db, wallet, 'wallet', wallet, from, now);
@@ -143,7 +173,12 @@ async function knownInvoice(db: Db, chain: ChainReader, invoice: Address, now: n
       }
     }
   }
-  if (row) await db.insertInto('pay_invoices').values(row).onConflict((oc) => oc.column('address').doNothing()).execute();
+  if (row)
+    await db
+      .insertInto('pay_invoices')
+      .values(row)
+      .onConflict((oc) => oc.column('address').doNothing())
+      .execute();
   return row;
 }
 
@@ -178,7 +213,7 @@ async function changedAfter(
   const recent = await chain.getSignaturesForAddress(account, { limit: page }, 'finalized');
   const newer = recent.filter((s) => s.slot > slot && s.err === null);
   if (newer.length === 0) return false;
-  if (!modifies || recent.length === page && newer.length === page) return true;
+  if (!modifies || (recent.length === page && newer.length === page)) return true;
   for (const entry of newer) {
     const tx = await chain.getTransaction(entry.signature, 'finalized');
     if (!tx) return true;
@@ -193,7 +228,8 @@ async function changedAfter(
 
 const HANDLE_MODIFYING = new Set(['register', 'release', 'tokenize', 'transfer']);
 
-type HandleProof = { status: 'verified'; handle: Binding['handles'][number] } | { status: 'none' } | { status: 'unverifiable' };
+type HandleProof =
+  { status: 'verified'; handle: Binding['handles'][number] } | { status: 'none' } | { status: 'unverifiable' };
 
 /**
  * Does `name` pay to `wallet` at `slot`? Read the name's control at finalized (slot C ≥ slot) and show that
@@ -201,7 +237,13 @@ type HandleProof = { status: 'verified'; handle: Binding['handles'][number] } | 
  * transfer) on the Handle account, no set/verify on the payment record (verified-record basis), no movement of
  * the NFT holder's token account (holder basis). Then the state at C is the state at the payment's slot.
  */
-async function proveHandle(chain: ChainReader, name: string, wallet: Address, slot: bigint, recordKey: string): Promise<HandleProof> {
+async function proveHandle(
+  chain: ChainReader,
+  name: string,
+  wallet: Address,
+  slot: bigint,
+  recordKey: string,
+): Promise<HandleProof> {
   try {
     const control = await readNameControl(chain, name, recordKey);
     if (!control) return { status: 'none' };
@@ -211,30 +253,63 @@ async function proveHandle(chain: ChainReader, name: string, wallet: Address, sl
     else if (control.paymentWallet === wallet) basis = 'verified-record';
     else return { status: 'none' };
     if (handle.registeredSlot > slot) return { status: 'none' }; // registered after the payment
-    const handleMoved = await changedAfter(chain, handle.address, slot, (ix) => HANDLE_MODIFYING.has(ix.name) && Object.values(ix.accounts).includes(handle.address));
+    const handleMoved = await changedAfter(
+      chain,
+      handle.address,
+      slot,
+      (ix) => HANDLE_MODIFYING.has(ix.name) && Object.values(ix.accounts).includes(handle.address),
+    );
     if (handleMoved) return { status: 'unverifiable' };
     if (basis === 'verified-record' && control.paymentRecord) {
       const record = control.paymentRecord.address;
-      const recordMoved = await changedAfter(chain, record, slot, (ix) => (ix.name === 'set_record' || ix.name === 'verify_record') && ix.accounts.record === record);
+      const recordMoved = await changedAfter(
+        chain,
+        record,
+        slot,
+        (ix) => (ix.name === 'set_record' || ix.name === 'verify_record') && ix.accounts.record === record,
+      );
       if (recordMoved) return { status: 'unverifiable' };
     }
-    if (control.authority.source === 'nft-holder' && control.authority.authority && handle.mint && basis !== 'verified-record') {
+    if (
+      control.authority.source === 'nft-holder' &&
+      control.authority.authority &&
+      handle.mint &&
+      basis !== 'verified-record'
+    ) {
       for (const tokenProgram of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]) {
-        const [ata] = await findAssociatedTokenPda({ owner: control.authority.authority, mint: handle.mint, tokenProgram });
+        const [ata] = await findAssociatedTokenPda({
+          owner: control.authority.authority,
+          mint: handle.mint,
+          tokenProgram,
+        });
         if (await changedAfter(chain, ata, slot)) return { status: 'unverifiable' };
       }
     }
-    return { status: 'verified', handle: { name: handle.name, tld: null, account: handle.address, basis, checkedSlot: Number(control.slot) } };
+    return {
+      status: 'verified',
+      handle: { name: handle.name, tld: null, account: handle.address, basis, checkedSlot: Number(control.slot) },
+    };
   } catch {
     return { status: 'unverifiable' }; // RPC fault or undecodable account: not proven yet, re-checked later
   }
 }
 
 /** The binding of a transfer to `wallet`: candidates are the @name subscriptions proving it and its primary name. */
-async function transferBinding(db: Db, chain: ChainReader, wallet: Address, slot: bigint, recordKey: string): Promise<Binding> {
+async function transferBinding(
+  db: Db,
+  chain: ChainReader,
+  wallet: Address,
+  slot: bigint,
+  recordKey: string,
+): Promise<Binding> {
   const names = new Set<string>();
-  const nameSubs = await db.selectFrom('webhook_subscriptions').select(['scope_value', 'wallets']).where('scope_type', '=', 'name').execute();
-  for (const sub of nameSubs) if ((JSON.parse(sub.wallets) as string[]).includes(wallet)) names.add(sub.scope_value.slice(1));
+  const nameSubs = await db
+    .selectFrom('webhook_subscriptions')
+    .select(['scope_value', 'wallets'])
+    .where('scope_type', '=', 'name')
+    .execute();
+  for (const sub of nameSubs)
+    if ((JSON.parse(sub.wallets) as string[]).includes(wallet)) names.add(sub.scope_value.slice(1));
   let unverifiable = false;
   try {
     const primary = await chain.getPrimary(wallet, 'finalized');
@@ -261,7 +336,10 @@ async function invoiceBinding(chain: ChainReader, invoice: InvoiceRow, slot: big
   try {
     const handle = await chain.getHandleByAddress(invoice.handle_account as Address, 'finalized');
     if (!handle) return { status: 'unverifiable', handles: [] };
-    return { status: 'verified', handles: [{ name: handle.name, tld: null, account: handle.address, basis: 'invoice', checkedSlot: Number(slot) }] };
+    return {
+      status: 'verified',
+      handles: [{ name: handle.name, tld: null, account: handle.address, basis: 'invoice', checkedSlot: Number(slot) }],
+    };
   } catch {
     return { status: 'unverifiable', handles: [] };
   }
@@ -288,14 +366,24 @@ function chainPart(tx: ChainTransaction, fact: PaymentFact): PayEvent['chain'] {
   };
 }
 
-const base = (tx: ChainTransaction, fact: PaymentFact, type: PayEventType): Pick<PayEvent, 'schema' | 'id' | 'notice' | 'chain'> => ({
+const base = (
+  tx: ChainTransaction,
+  fact: PaymentFact,
+  type: PayEventType,
+): Pick<PayEvent, 'schema' | 'id' | 'notice' | 'chain'> => ({
   schema: PAY_EVENTS_SCHEMA,
   id: payEventId(tx.signature, fact.ixIndex, fact.innerIndex, type),
   notice: PAY_EVENT_NOTICE,
   chain: chainPart(tx, fact),
 });
 
-async function buildEvent(db: Db, deps: IndexerDeps, tx: ChainTransaction, fact: PaymentFact, memo: string): Promise<Built | null> {
+async function buildEvent(
+  db: Db,
+  deps: IndexerDeps,
+  tx: ChainTransaction,
+  fact: PaymentFact,
+  memo: string,
+): Promise<Built | null> {
   const chain = deps.chain;
   const now = nowOf(deps);
   const recordKey = deps.paymentRecordKey ?? PAYMENT_RECORD_KEY;
@@ -318,11 +406,16 @@ async function buildEvent(db: Db, deps: IndexerDeps, tx: ChainTransaction, fact:
         memo,
         binding,
       };
-      return { event: { ...base(tx, fact, 'payment.received'), type: 'payment.received', payment: payment as never }, wallet: fact.recipient };
+      return {
+        event: { ...base(tx, fact, 'payment.received'), type: 'payment.received', payment: payment as never },
+        wallet: fact.recipient,
+      };
     }
     case 'invoice.paid': {
       const invoice = await knownInvoice(db, chain, fact.invoice, now);
-      const binding = invoice ? await invoiceBinding(chain, invoice, tx.slot) : { status: 'unverifiable' as const, handles: [] };
+      const binding = invoice
+        ? await invoiceBinding(chain, invoice, tx.slot)
+        : { status: 'unverifiable' as const, handles: [] };
       const fee = invoice?.fee === null || invoice?.fee === undefined ? null : BigInt(invoice.fee);
       const net = fact.received ?? (fee === null ? null : fact.amount - fee);
       const payment: Payment = {
@@ -341,9 +434,18 @@ async function buildEvent(db: Db, deps: IndexerDeps, tx: ChainTransaction, fact:
         memo,
         binding,
       };
-      await db.updateTable('pay_invoices').set({ status: 1, updated_at: now }).where('address', '=', fact.invoice).execute();
+      await db
+        .updateTable('pay_invoices')
+        .set({ status: 1, updated_at: now })
+        .where('address', '=', fact.invoice)
+        .execute();
       return {
-        event: { ...base(tx, fact, 'invoice.paid'), type: 'invoice.paid', payment: payment as never, invoice: { address: fact.invoice, payee: fact.payee } },
+        event: {
+          ...base(tx, fact, 'invoice.paid'),
+          type: 'invoice.paid',
+          payment: payment as never,
+          invoice: { address: fact.invoice, payee: fact.payee },
+        },
         wallet: fact.payee,
       };
     }
@@ -367,7 +469,12 @@ async function buildEvent(db: Db, deps: IndexerDeps, tx: ChainTransaction, fact:
         .onConflict((oc) => oc.column('address').doUpdateSet({ create_indexed: 1, updated_at: now }))
         .execute();
       return {
-        event: { ...base(tx, fact, 'invoice.created'), type: 'invoice.created', payment: null, invoice: invoiceDetail(row, fact.actor) },
+        event: {
+          ...base(tx, fact, 'invoice.created'),
+          type: 'invoice.created',
+          payment: null,
+          invoice: invoiceDetail(row, fact.actor),
+        },
         wallet: fact.payee,
       };
     }
@@ -376,15 +483,29 @@ async function buildEvent(db: Db, deps: IndexerDeps, tx: ChainTransaction, fact:
       const invoice = await knownInvoice(db, chain, fact.invoice, now);
       if (!invoice) return null; // neither cached, nor on chain, nor in its history: nothing to describe
       if (fact.kind === 'invoice.cancelled') {
-        await db.updateTable('pay_invoices').set({ status: 2, updated_at: now }).where('address', '=', fact.invoice).execute();
+        await db
+          .updateTable('pay_invoices')
+          .set({ status: 2, updated_at: now })
+          .where('address', '=', fact.invoice)
+          .execute();
         return {
-          event: { ...base(tx, fact, 'invoice.cancelled'), type: 'invoice.cancelled', payment: null, invoice: invoiceDetail({ ...invoice, status: 2 }, fact.actor) },
+          event: {
+            ...base(tx, fact, 'invoice.cancelled'),
+            type: 'invoice.cancelled',
+            payment: null,
+            invoice: invoiceDetail({ ...invoice, status: 2 }, fact.actor),
+          },
           wallet: fact.payee,
         };
       }
       const closedStatus = invoice.status as 0 | 1 | 2;
       return {
-        event: { ...base(tx, fact, 'invoice.closed'), type: 'invoice.closed', payment: null, invoice: { ...invoiceDetail(invoice, fact.actor), closedStatus } },
+        event: {
+          ...base(tx, fact, 'invoice.closed'),
+          type: 'invoice.closed',
+          payment: null,
+          invoice: { ...invoiceDetail(invoice, fact.actor), closedStatus },
+        },
         wallet: fact.payee,
       };
     }
@@ -397,7 +518,10 @@ function subscriptionMatches(sub: Sub, event: PayEvent, wallet: string): boolean
   if (!(JSON.parse(sub.wallets) as string[]).includes(wallet)) return false;
   if (event.payment) {
     // An @name subscription receives only payments whose binding to THIS name is verified.
-    return event.payment.binding.status === 'verified' && event.payment.binding.handles.some((h) => h.account === sub.handle_account);
+    return (
+      event.payment.binding.status === 'verified' &&
+      event.payment.binding.handles.some((h) => h.account === sub.handle_account)
+    );
   }
   // Invoice lifecycle events: invoices created bound to this name.
   const invoice = event.invoice as { bound?: boolean; handleAccount?: string | null };
@@ -483,11 +607,21 @@ async function processTransaction(
 }
 
 /** New finalized signatures of `address` since its cursor, oldest first, after its start slot. */
-async function newSignatures(chain: ChainReader, address: string, until: string | null, startSlot: number, pageLimit: number) {
+async function newSignatures(
+  chain: ChainReader,
+  address: string,
+  until: string | null,
+  startSlot: number,
+  pageLimit: number,
+) {
   const collected: { signature: string; slot: bigint; err: unknown }[] = [];
   let before: string | undefined;
   for (;;) {
-    const page = await chain.getSignaturesForAddress(address as Address, { until: until ?? undefined, before, limit: pageLimit }, 'finalized');
+    const page = await chain.getSignaturesForAddress(
+      address as Address,
+      { until: until ?? undefined, before, limit: pageLimit },
+      'finalized',
+    );
     // The start slot was already finalized at registration: only later slots are new.
     const inRange = page.filter((s) => s.slot > BigInt(startSlot));
     collected.push(...inRange);
@@ -511,11 +645,21 @@ export async function runIndexerPass(db: Kysely<Database>, deps: IndexerDeps): P
   const seen = new Set<string>();
   for (const cursor of cursors) {
     if (!wallets.has(cursor.owner_wallet)) continue;
-    const signatures = await newSignatures(deps.chain, cursor.address, cursor.last_signature, cursor.start_slot, deps.pageLimit ?? 500);
+    const signatures = await newSignatures(
+      deps.chain,
+      cursor.address,
+      cursor.last_signature,
+      cursor.start_slot,
+      deps.pageLimit ?? 500,
+    );
     for (const entry of signatures) {
       const position = { address: cursor.address, signature: entry.signature, slot: entry.slot };
       if (entry.err !== null || seen.has(entry.signature)) {
-        await db.updateTable('indexer_cursors').set({ last_signature: entry.signature, last_slot: Number(entry.slot), updated_at: nowOf(deps) }).where('address', '=', cursor.address).execute();
+        await db
+          .updateTable('indexer_cursors')
+          .set({ last_signature: entry.signature, last_slot: Number(entry.slot), updated_at: nowOf(deps) })
+          .where('address', '=', cursor.address)
+          .execute();
         continue;
       }
       const tx = await deps.chain.getTransaction(entry.signature, 'finalized');
@@ -539,9 +683,18 @@ export async function runIndexerPass(db: Kysely<Database>, deps: IndexerDeps): P
  * Payments whose binding was unverifiable: prove again; once verified, emit payment.binding_verified (its own
  * pev_ id, the full payment with the verified binding) to the @name subscriptions it now reaches.
  */
-export async function recheckBindings(db: Kysely<Database>, deps: IndexerDeps): Promise<{ events: number; deliveries: number }> {
+export async function recheckBindings(
+  db: Kysely<Database>,
+  deps: IndexerDeps,
+): Promise<{ events: number; deliveries: number }> {
   const limit = deps.bindingRecheckLimit ?? 100;
-  const rows = await db.selectFrom('pay_events').selectAll().where('binding_status', '=', 'unverifiable').where('binding_checks', '<', limit).limit(50).execute();
+  const rows = await db
+    .selectFrom('pay_events')
+    .selectAll()
+    .where('binding_status', '=', 'unverifiable')
+    .where('binding_checks', '<', limit)
+    .limit(50)
+    .execute();
   let events = 0;
   let deliveries = 0;
   for (const row of rows) {
@@ -553,16 +706,34 @@ export async function recheckBindings(db: Kysely<Database>, deps: IndexerDeps): 
       const invoice = await knownInvoice(db, deps.chain, original.payment.invoice as Address, nowOf(deps));
       binding = invoice ? await invoiceBinding(deps.chain, invoice, slot) : { status: 'unverifiable', handles: [] };
     } else {
-      binding = await transferBinding(db, deps.chain, row.wallet as Address, slot, deps.paymentRecordKey ?? PAYMENT_RECORD_KEY);
+      binding = await transferBinding(
+        db,
+        deps.chain,
+        row.wallet as Address,
+        slot,
+        deps.paymentRecordKey ?? PAYMENT_RECORD_KEY,
+      );
     }
     const now = nowOf(deps);
     if (binding.status !== 'verified') {
-      await db.updateTable('pay_events').set({ binding_checks: row.binding_checks + 1, binding_status: binding.status === 'none' ? 'none' : 'unverifiable' }).where('id', '=', row.id).execute();
+      await db
+        .updateTable('pay_events')
+        .set({
+          binding_checks: row.binding_checks + 1,
+          binding_status: binding.status === 'none' ? 'none' : 'unverifiable',
+        })
+        .where('id', '=', row.id)
+        .execute();
       continue;
     }
     const event = {
       ...original,
-      id: payEventId(original.chain.signature, original.chain.ixIndex, original.chain.innerIndex, 'payment.binding_verified'),
+      id: payEventId(
+        original.chain.signature,
+        original.chain.ixIndex,
+        original.chain.innerIndex,
+        'payment.binding_verified',
+      ),
       type: 'payment.binding_verified',
       payment: { ...original.payment, binding },
       ...(original.type === 'invoice.paid' ? { invoice: original.invoice } : {}),
@@ -570,7 +741,11 @@ export async function recheckBindings(db: Kysely<Database>, deps: IndexerDeps): 
     await db.transaction().execute(async (trx) => {
       const subs = await activeSubscriptions(trx);
       deliveries += await persistAndFanOut(trx, subs, { event, wallet: row.wallet }, now);
-      await trx.updateTable('pay_events').set({ binding_status: 'verified-later', binding_checks: row.binding_checks + 1 }).where('id', '=', row.id).execute();
+      await trx
+        .updateTable('pay_events')
+        .set({ binding_status: 'verified-later', binding_checks: row.binding_checks + 1 })
+        .where('id', '=', row.id)
+        .execute();
     });
     events++;
   }
@@ -582,13 +757,23 @@ export async function recheckBindings(db: Kysely<Database>, deps: IndexerDeps): 
  * `scope_changed: …` (a fresh registration with a new proof is required). RPC faults leave them as they are.
  */
 export async function pauseChangedScopes(db: Kysely<Database>, deps: IndexerDeps): Promise<number> {
-  const subs = await db.selectFrom('webhook_subscriptions').selectAll().where('status', '=', 'active').where('scope_type', '=', 'name').execute();
+  const subs = await db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('scope_type', '=', 'name')
+    .execute();
   let paused = 0;
   for (const sub of subs) {
     let reason: string | null = null;
     try {
-      const control = await readNameControlByAccount(deps.chain, sub.handle_account as Address, deps.paymentRecordKey ?? PAYMENT_RECORD_KEY);
-      if (!control || control.handle.name !== sub.scope_value.slice(1)) reason = `${sub.scope_value} is no longer registered`;
+      const control = await readNameControlByAccount(
+        deps.chain,
+        sub.handle_account as Address,
+        deps.paymentRecordKey ?? PAYMENT_RECORD_KEY,
+      );
+      if (!control || control.handle.name !== sub.scope_value.slice(1))
+        reason = `${sub.scope_value} is no longer registered`;
       else if (control.authority.authority !== sub.authority_wallet) reason = `${sub.scope_value} changed owner`;
       else if (control.paymentWallet !== sub.payment_wallet) reason = `${sub.scope_value} payment address moved`;
     } catch {

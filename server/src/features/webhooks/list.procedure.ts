@@ -6,7 +6,14 @@ import { callerOf, WEBHOOK_ERRORS } from './context';
 
 /** GET /v1/pay/webhooks: the account's webhooks, oldest first (secrets never shown). */
 export const list = apiKeyProcedure
-  .meta(rest('GET', '/v1/pay/webhooks', { summary: 'List your webhooks', tags: ['pay webhooks'], protect: true, errors: { ...WEBHOOK_ERRORS } }))
+  .meta(
+    rest('GET', '/v1/pay/webhooks', {
+      summary: 'List your webhooks',
+      tags: ['pay webhooks'],
+      protect: true,
+      errors: { ...WEBHOOK_ERRORS },
+    }),
+  )
   .input(z.object({}))
   .output(WebhookListResponseSchema)
   .query(({ ctx }) => ctx.services.payWebhooks.list(callerOf(ctx.apiKey)));

@@ -10,7 +10,7 @@ export const register = apiKeyProcedure
       summary: 'Register a webhook',
       description:
         'The base58 signature of the challenge message, raw or in the off-chain-message envelope, by the scope wallet (wallet ' +
-        'scope) or by the `@name`\'s owner / NFT holder / live verified payment address. The `secret` appears only here.',
+        "scope) or by the `@name`'s owner / NFT holder / live verified payment address. The `secret` appears only here.",
       tags: ['pay webhooks'],
       protect: true,
       successStatus: 201,

@@ -13,7 +13,12 @@ import {
   sendTestEvent,
   type WebhookCaller,
 } from './service';
-import { issueChallengeFromBody, signEnvelope, signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
+import {
+  issueChallengeFromBody,
+  signEnvelope,
+  signRaw,
+  useRegistrationWorld,
+} from '@sigil/test/support/webhooks-world';
 
 const world = useRegistrationWorld('shop');
 
@@ -43,7 +48,10 @@ describeEachDialect('webhook registration and management', (ctx) => {
     expect(challenge.expires_at - Math.floor(Date.now() / 1000)).toBeGreaterThanOrEqual(599);
     expect(challenge.expires_at - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(600);
 
-    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
+    const created = await registerWebhook(ctx.db, world.deps, me, {
+      nonce: challenge.nonce,
+      signature: await signRaw(world.merchant, challenge.message),
+    });
     expect(created.id).toMatch(/^whsub_[1-9A-HJ-NP-Za-km-z]{22}$/);
     expect(created.secret).toMatch(/^whsec_[1-9A-HJ-NP-Za-km-z]{40,}$/);
     expect(created).toMatchObject({
@@ -61,54 +69,105 @@ describeEachDialect('webhook registration and management', (ctx) => {
 
   it('registers an @name with the payment address signing an off-chain envelope; both proven wallets recorded', async () => {
     const me = caller();
-    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: '@Shop', url: 'https://shop.example.com/h' });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, {
+      scope: '@Shop',
+      url: 'https://shop.example.com/h',
+    });
     expect(challenge.message.split('\n')[2]).toBe('scope: @shop');
     expect(challenge.message.split('\n')[4]).toBe(
       'events: payment.received,payment.binding_verified,invoice.paid,invoice.created,invoice.cancelled,invoice.closed',
     );
-    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signEnvelope(world.till, challenge.message) });
-    expect(created.scope).toEqual({ type: 'name', value: '@shop', wallets: [world.merchant.address, world.till.address] });
+    const created = await registerWebhook(ctx.db, world.deps, me, {
+      nonce: challenge.nonce,
+      signature: await signEnvelope(world.till, challenge.message),
+    });
+    expect(created.scope).toEqual({
+      type: 'name',
+      value: '@shop',
+      wallets: [world.merchant.address, world.till.address],
+    });
   });
 
   it('registers an @name signed by the owner with `wallet` given', async () => {
     const me = caller();
-    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: '@shop', wallet: world.merchant.address, url: 'https://shop.example.com/h' });
-    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, {
+      scope: '@shop',
+      wallet: world.merchant.address,
+      url: 'https://shop.example.com/h',
+    });
+    const created = await registerWebhook(ctx.db, world.deps, me, {
+      nonce: challenge.nonce,
+      signature: await signRaw(world.merchant, challenge.message),
+    });
     expect(created.scope.wallets).toEqual([world.merchant.address, world.till.address]);
   });
 
   it('rotates the secret, deletes (then WEBHOOK_NOT_FOUND), lists deliveries with the page limit, queues a test event, redelivers', async () => {
     const me = caller();
-    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
-    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, {
+      scope: world.merchant.address,
+      url: 'https://shop.example.com/h',
+    });
+    const created = await registerWebhook(ctx.db, world.deps, me, {
+      nonce: challenge.nonce,
+      signature: await signRaw(world.merchant, challenge.message),
+    });
 
     const rotated = await rotateWebhookSecret(ctx.db, me, created.id);
     expect(rotated.id).toBe(created.id);
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(created.secret);
-    const row = await ctx.db.selectFrom('webhook_subscriptions').select('secret').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('webhook_subscriptions')
+      .select('secret')
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret).toBe(rotated.secret);
 
     const test1 = await sendTestEvent(ctx.db, me, created.id);
     const test2 = await sendTestEvent(ctx.db, me, created.id);
-    expect(test1).toMatchObject({ status: 'pending', attempts: 0, test: true, event_type: 'payment.received', webhook_id: created.id });
+    expect(test1).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      test: true,
+      event_type: 'payment.received',
+      webhook_id: created.id,
+    });
     expect((await listDeliveries(ctx.db, me, created.id)).deliveries.map((d) => d.id)).toEqual([test2.id, test1.id]);
-    expect((await listDeliveries(ctx.db, me, created.id, { limit: '1' })).deliveries.map((d) => d.id)).toEqual([test2.id]);
+    expect((await listDeliveries(ctx.db, me, created.id, { limit: '1' })).deliveries.map((d) => d.id)).toEqual([
+      test2.id,
+    ]);
 
     // A pending delivery is answered as is; a dead one goes back to pending with attempts from zero.
     expect(await redeliver(ctx.db, me, created.id, test1.id)).toMatchObject({ status: 'pending', attempts: 0 });
-    await ctx.db.updateTable('webhook_deliveries').set({ status: 'dead', attempts: 6, last_error: 'timeout' }).where('id', '=', test1.id).execute();
-    expect(await redeliver(ctx.db, me, created.id, test1.id)).toMatchObject({ status: 'pending', attempts: 0, last_error: null });
+    await ctx.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'dead', attempts: 6, last_error: 'timeout' })
+      .where('id', '=', test1.id)
+      .execute();
+    expect(await redeliver(ctx.db, me, created.id, test1.id)).toMatchObject({
+      status: 'pending',
+      attempts: 0,
+      last_error: null,
+    });
 
     await deleteWebhook(ctx.db, me, created.id);
     await expect(getWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
-    expect(await ctx.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', created.id).execute()).toEqual([]);
+    expect(
+      await ctx.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', created.id).execute(),
+    ).toEqual([]);
   });
 
   it('resumes only an auto-paused webhook and resets its dead-letter streak', async () => {
     const me = caller();
-    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, { scope: world.merchant.address, url: 'https://shop.example.com/h' });
-    const created = await registerWebhook(ctx.db, world.deps, me, { nonce: challenge.nonce, signature: await signRaw(world.merchant, challenge.message) });
+    const challenge = await issueChallengeFromBody(ctx.db, world.deps, me, {
+      scope: world.merchant.address,
+      url: 'https://shop.example.com/h',
+    });
+    const created = await registerWebhook(ctx.db, world.deps, me, {
+      nonce: challenge.nonce,
+      signature: await signRaw(world.merchant, challenge.message),
+    });
     await expect(resumeWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE', status: 409 });
     await ctx.db
       .updateTable('webhook_subscriptions')
@@ -122,7 +181,11 @@ describeEachDialect('webhook registration and management', (ctx) => {
       .where('id', '=', created.id)
       .execute();
     expect(await resumeWebhook(ctx.db, me, created.id)).toMatchObject({ status: 'active', paused_reason: null });
-    const row = await ctx.db.selectFrom('webhook_subscriptions').select('consecutive_dead').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await ctx.db
+      .selectFrom('webhook_subscriptions')
+      .select('consecutive_dead')
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     expect(row.consecutive_dead).toBe(0);
   });
 });

@@ -8,7 +8,8 @@ export const resume = apiKeyProcedure
   .meta(
     rest('POST', '/v1/pay/webhooks/{id}/resume', {
       summary: 'Resume an auto-paused webhook',
-      description: 'Only `auto-paused: …` webhooks resume; a `scope_changed: …` pause needs a new registration. No request body needed.',
+      description:
+        'Only `auto-paused: …` webhooks resume; a `scope_changed: …` pause needs a new registration. No request body needed.',
       tags: ['pay webhooks'],
       protect: true,
       errors: { ...WEBHOOK_ID_ERRORS, NOT_RESUMABLE: 'active, or paused by a scope change' },

@@ -7,7 +7,7 @@ import { callerOf, WEBHOOK_ID_ERRORS, WebhookIdParamsSchema } from './context';
 export const rotateSecret = apiKeyProcedure
   .meta(
     rest('POST', '/v1/pay/webhooks/{id}/rotate-secret', {
-      summary: 'Rotate a webhook\'s signing secret',
+      summary: "Rotate a webhook's signing secret",
       description: 'The new secret signs the next attempt, retries of older events included. No request body needed.',
       tags: ['pay webhooks'],
       protect: true,

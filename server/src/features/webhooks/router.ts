@@ -11,4 +11,15 @@ import { rotateSecret } from './rotate-secret.procedure';
 import { sendTest } from './test-event.procedure';
 
 /** tRPC paths: payWebhooks.challenge, .register, .list, .get, .deliveries, .rotateSecret, .resume, .remove, .redeliver, .sendTest. */
-export const payWebhooksRouter = router({ challenge, register, list, get, deliveries, rotateSecret, resume, remove, redeliver, sendTest });
+export const payWebhooksRouter = router({
+  challenge,
+  register,
+  list,
+  get,
+  deliveries,
+  rotateSecret,
+  resume,
+  remove,
+  redeliver,
+  sendTest,
+});

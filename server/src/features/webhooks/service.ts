@@ -110,7 +110,7 @@ const limitReached = () =>
 function chainFailure(err: unknown): never {
   if (err instanceof ChainError) {
     if (err.kind === 'unreachable') throw new ApiError('RPC_ERROR', 'chain read failed; retry');
-    throw new ApiError('CONTROL_UNPROVEN', 'the name\'s on-chain accounts do not decode; control cannot be proven');
+    throw new ApiError('CONTROL_UNPROVEN', "the name's on-chain accounts do not decode; control cannot be proven");
   }
   throw err;
 }
@@ -188,8 +188,14 @@ async function proveControl(
     if (challenge.wallet !== null && challenge.wallet !== challenge.scope_value) {
       throw new ApiError('WALLET_MISMATCH', 'wallet: for a wallet scope the signing wallet must be that wallet');
     }
-    if (!verifies(challenge.scope_value)) throw new ApiError('SIGNATURE_INVALID', 'signature does not verify over the message for the scope wallet');
-    return { wallets: [challenge.scope_value as Address], handleAccount: null, authorityWallet: null, paymentWallet: null };
+    if (!verifies(challenge.scope_value))
+      throw new ApiError('SIGNATURE_INVALID', 'signature does not verify over the message for the scope wallet');
+    return {
+      wallets: [challenge.scope_value as Address],
+      handleAccount: null,
+      authorityWallet: null,
+      paymentWallet: null,
+    };
   }
 
   // `@name`: the claimed signer must verify first (a bad signature is SIGNATURE_INVALID whatever the chain says).
@@ -209,13 +215,24 @@ async function proveControl(
   if (challenge.wallet !== null) {
     if (candidates.includes(challenge.wallet as Address)) signer = challenge.wallet;
     else if (control.authority.authority === null && control.authority.reason === 'nft-not-in-ata') {
-      throw new ApiError('CONTROL_UNPROVEN', `${challenge.scope_value}: its NFT is not held in an associated token account, so its holder cannot be proven`);
-    } else throw new ApiError('NOT_CONTROLLER', `wallet does not control ${challenge.scope_value} (not its owner, NFT holder or verified payment address)`);
+      throw new ApiError(
+        'CONTROL_UNPROVEN',
+        `${challenge.scope_value}: its NFT is not held in an associated token account, so its holder cannot be proven`,
+      );
+    } else
+      throw new ApiError(
+        'NOT_CONTROLLER',
+        `wallet does not control ${challenge.scope_value} (not its owner, NFT holder or verified payment address)`,
+      );
   } else {
     signer = candidates.find(verifies);
     if (!signer) {
-      if (candidates.length === 0) throw new ApiError('CONTROL_UNPROVEN', `${challenge.scope_value} has no provable controller on chain`);
-      throw new ApiError('SIGNATURE_INVALID', `signature does not verify over the message for any controller of ${challenge.scope_value}`);
+      if (candidates.length === 0)
+        throw new ApiError('CONTROL_UNPROVEN', `${challenge.scope_value} has no provable controller on chain`);
+      throw new ApiError(
+        'SIGNATURE_INVALID',
+        `signature does not verify over the message for any controller of ${challenge.scope_value}`,
+      );
     }
   }
   return {
@@ -335,7 +352,8 @@ async function commitRegistration(
         .executeTakeFirst(),
     );
     if (consumed !== 1) throw challengeInvalid();
-    if (postgres) await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${caller.account}))`.execute(trx);
+    if (postgres)
+      await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${caller.account}))`.execute(trx);
     await trx.insertInto('webhook_subscriptions').values(row).execute();
     const { n } = await trx
       .selectFrom('webhook_subscriptions')
@@ -349,7 +367,11 @@ async function commitRegistration(
 // ---------------------------------------------------------------------------------------------------------
 // Management
 
-async function ownRow(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<Selectable<WebhookSubscriptionsTable>> {
+async function ownRow(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+): Promise<Selectable<WebhookSubscriptionsTable>> {
   const row = await db
     .selectFrom('webhook_subscriptions')
     .selectAll()
@@ -362,7 +384,12 @@ async function ownRow(db: Kysely<Database>, caller: WebhookCaller, id: string): 
 
 /** GET /v1/pay/webhooks: the account's webhooks, oldest first. */
 export async function listWebhooks(db: Kysely<Database>, caller: WebhookCaller): Promise<{ webhooks: Webhook[] }> {
-  const rows = await db.selectFrom('webhook_subscriptions').selectAll().where('account', '=', caller.account).orderBy('id').execute();
+  const rows = await db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('account', '=', caller.account)
+    .orderBy('id')
+    .execute();
   return { webhooks: rows.map(toWebhook) };
 }
 
@@ -378,7 +405,8 @@ export async function listDeliveries(
   query: { limit?: unknown } = {},
 ): Promise<{ deliveries: DeliveryRecord[] }> {
   const parsed = DeliveryListQuerySchema.safeParse(query);
-  if (!parsed.success) throw new ApiError('BAD_REQUEST', `limit: must be an integer from 1 to ${WEBHOOK_LIMITS.deliveriesPageMax}`);
+  if (!parsed.success)
+    throw new ApiError('BAD_REQUEST', `limit: must be an integer from 1 to ${WEBHOOK_LIMITS.deliveriesPageMax}`);
   await ownRow(db, caller, id);
   const rows = await db
     .selectFrom('webhook_deliveries')
@@ -415,7 +443,12 @@ export async function rotateWebhookSecret(
  * POST …/resume: only an auto-paused webhook resumes (a scope change needs a fresh registration with a new proof);
  * anything else is NOT_RESUMABLE. The dead-letter streak restarts from zero.
  */
-export async function resumeWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string, now: number = Date.now()): Promise<Webhook> {
+export async function resumeWebhook(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+  now: number = Date.now(),
+): Promise<Webhook> {
   const changed = affectedRows(
     await db
       .updateTable('webhook_subscriptions')
@@ -428,7 +461,12 @@ export async function resumeWebhook(db: Kysely<Database>, caller: WebhookCaller,
   );
   const row = await ownRow(db, caller, id); // WEBHOOK_NOT_FOUND for another account's id
   if (changed !== 1) {
-    throw new ApiError('NOT_RESUMABLE', row.status === 'active' ? 'webhook is active, not auto-paused' : 'webhook is not auto-paused (a scope change needs a new registration)');
+    throw new ApiError(
+      'NOT_RESUMABLE',
+      row.status === 'active'
+        ? 'webhook is active, not auto-paused'
+        : 'webhook is not auto-paused (a scope change needs a new registration)',
+    );
   }
   return toWebhook(row);
 }
@@ -436,7 +474,11 @@ export async function resumeWebhook(db: Kysely<Database>, caller: WebhookCaller,
 /** DELETE /v1/pay/webhooks/{id}: removes it and its delivery log. */
 export async function deleteWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<void> {
   const removed = affectedRows(
-    await db.deleteFrom('webhook_subscriptions').where('id', '=', id).where('account', '=', caller.account).executeTakeFirst(),
+    await db
+      .deleteFrom('webhook_subscriptions')
+      .where('id', '=', id)
+      .where('account', '=', caller.account)
+      .executeTakeFirst(),
   );
   if (removed !== 1) throw new ApiError('WEBHOOK_NOT_FOUND', 'no such webhook on this account');
 }
@@ -460,7 +502,12 @@ export async function redeliver(
     .where('webhook_id', '=', id)
     .where('status', 'in', ['delivered', 'dead'])
     .execute();
-  const row = await db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).where('webhook_id', '=', id).executeTakeFirst();
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', id)
+    .executeTakeFirst();
   if (!row) throw new ApiError('DELIVERY_NOT_FOUND', 'no such delivery on this webhook');
   return toDeliveryRecord(row);
 }
@@ -472,7 +519,12 @@ const TEST_SIGNATURE = '1'.repeat(64);
  * POST …/{id}/test: queues a signed test event (`test: true`, type payment.received, a sample payment to the
  * webhook's first wallet) through the normal delivery path. Answers the delivery record.
  */
-export async function sendTestEvent(db: Kysely<Database>, caller: WebhookCaller, id: string, now: number = Date.now()): Promise<DeliveryRecord> {
+export async function sendTestEvent(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+  now: number = Date.now(),
+): Promise<DeliveryRecord> {
   const row = await ownRow(db, caller, id);
   const wallet = (JSON.parse(row.wallets) as string[])[0]!;
   const eventId = PAY_EVENT_ID_PREFIX + randomBase58(32);
@@ -482,7 +534,15 @@ export async function sendTestEvent(db: Kysely<Database>, caller: WebhookCaller,
     type: 'payment.received',
     notice: PAY_EVENT_NOTICE,
     test: true,
-    chain: { signature: TEST_SIGNATURE, ixIndex: 0, innerIndex: -1, slot: 0, blockTime: new Date(now).toISOString(), commitment: 'finalized', finalized: true },
+    chain: {
+      signature: TEST_SIGNATURE,
+      ixIndex: 0,
+      innerIndex: -1,
+      slot: 0,
+      blockTime: new Date(now).toISOString(),
+      commitment: 'finalized',
+      finalized: true,
+    },
     payment: {
       kind: 'transfer',
       payer: '11111111111111111111111111111111',
@@ -551,11 +611,15 @@ export function createPayWebhooksService(deps: PayWebhooksServiceDeps) {
   return {
     enabled: deps.enabled,
     queued,
-    issueChallenge: on((caller: WebhookCaller, req: ParsedWebhookChallengeRequest) => issueWebhookChallenge(db, deps, caller, req)),
+    issueChallenge: on((caller: WebhookCaller, req: ParsedWebhookChallengeRequest) =>
+      issueWebhookChallenge(db, deps, caller, req),
+    ),
     register: on((caller: WebhookCaller, req: WebhookRegisterRequest) => registerWebhook(db, deps, caller, req)),
     list: on((caller: WebhookCaller) => listWebhooks(db, caller)),
     get: on((caller: WebhookCaller, id: string) => getWebhook(db, caller, id)),
-    deliveries: on((caller: WebhookCaller, id: string, query?: { limit?: unknown }) => listDeliveries(db, caller, id, query)),
+    deliveries: on((caller: WebhookCaller, id: string, query?: { limit?: unknown }) =>
+      listDeliveries(db, caller, id, query),
+    ),
     rotateSecret: on((caller: WebhookCaller, id: string) => rotateWebhookSecret(db, caller, id, now())),
     resume: on((caller: WebhookCaller, id: string) => resumeWebhook(db, caller, id, now())),
     remove: on((caller: WebhookCaller, id: string) => deleteWebhook(db, caller, id)),

@@ -27,7 +27,10 @@ export interface ChallengeQuote {
 }
 
 /** The challenge object; with `rejection`, also `error` = `code` and `message`. */
-export function buildChallenge(quote: ChallengeQuote, rejection?: { code: X402ChallengeCode; message: string }): X402Challenge {
+export function buildChallenge(
+  quote: ChallengeQuote,
+  rejection?: { code: X402ChallengeCode; message: string },
+): X402Challenge {
   const extra: X402AcceptEntry['extra'] = { requestHash: quote.requestHash };
   if (quote.payer && quote.reference) {
     extra.feePayer = quote.payer;
@@ -57,7 +60,11 @@ export class X402Error extends ApiError {
   override readonly status: number;
   readonly challenge?: X402Challenge;
 
-  constructor(code: V1ErrorCode, message: string, opts: { status?: number; challenge?: X402Challenge; headers?: Record<string, string> } = {}) {
+  constructor(
+    code: V1ErrorCode,
+    message: string,
+    opts: { status?: number; challenge?: X402Challenge; headers?: Record<string, string> } = {},
+  ) {
     const headers = { ...opts.headers };
     if (opts.challenge) headers[X402_HEADERS.required.toLowerCase()] = encodeChallengeHeader(opts.challenge);
     super(code, message, headers);

@@ -22,7 +22,12 @@ import {
   type AccountSignerMeta,
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
-import { findAssociatedTokenPda, getTransferCheckedInstruction, getTransferInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import {
+  findAssociatedTokenPda,
+  getTransferCheckedInstruction,
+  getTransferInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+} from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { SPL_MEMO_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import { checkPaymentTransaction, type PaymentQuote, type PaymentTransactionResponse } from './payment-tx';
@@ -104,7 +109,10 @@ interface Wire {
   staticAccounts: Address[];
 }
 
-async function sign(instructions: Instruction[], opts: { version?: 0 | 'legacy'; lookup?: Address[] } = {}): Promise<Wire> {
+async function sign(
+  instructions: Instruction[],
+  opts: { version?: 0 | 'legacy'; lookup?: Address[] } = {},
+): Promise<Wire> {
   let message = pipe(
     createTransactionMessage({ version: opts.version ?? 0 }),
     (m) => setTransactionMessageFeePayerSigner(payer, m),
@@ -168,7 +176,10 @@ async function check(instructions: Instruction[] | Wire, r: RespondOptions = {},
 
 async function expectCode(result: Promise<{ ok: boolean; code?: string; message?: string }>, code: string) {
   const r = await result;
-  expect(r, JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? String(v) : v))).toMatchObject({ ok: false, code });
+  expect(
+    r,
+    JSON.stringify(r, (_, v) => (typeof v === 'bigint' ? String(v) : v)),
+  ).toMatchObject({ ok: false, code });
 }
 
 describe('accepted payments', () => {
@@ -190,7 +201,9 @@ describe('accepted payments', () => {
   });
 
   it('legacy transaction, more than the price, caps exactly at their limits, block time exactly 600 s old', async () => {
-    const w = await sign([limit(40_000), price(5_000_000n), await transfer({ amount: PRICE + 1n })], { version: 'legacy' });
+    const w = await sign([limit(40_000), price(5_000_000n), await transfer({ amount: PRICE + 1n })], {
+      version: 'legacy',
+    });
     const result = await checkPaymentTransaction(
       await respond(w, { credited: PRICE + 1n, blockTime: NOW - 600, version: 'legacy' }),
       quote({ issuedAt: NOW - 600 }),
@@ -247,8 +260,16 @@ describe('layout', () => {
     await expectCode(check([...(await standard()), await transfer({ trailing: [] })]), 'PAYMENT_LAYOUT_INVALID');
   });
   it('plain Transfer instead of TransferChecked → PAYMENT_LAYOUT_INVALID', async () => {
-    const plain = getTransferInstruction({ source: await ata(payer.address), destination: await ata(payTo), authority: payer, amount: PRICE });
-    await expectCode(check([limit(), price(), { ...plain, accounts: [...plain.accounts, readonlyRef()] }]), 'PAYMENT_LAYOUT_INVALID');
+    const plain = getTransferInstruction({
+      source: await ata(payer.address),
+      destination: await ata(payTo),
+      authority: payer,
+      amount: PRICE,
+    });
+    await expectCode(
+      check([limit(), price(), { ...plain, accounts: [...plain.accounts, readonlyRef()] }]),
+      'PAYMENT_LAYOUT_INVALID',
+    );
   });
   it('address lookup table → PAYMENT_LAYOUT_INVALID', async () => {
     const w = await sign(await standard(), { lookup: [reference] });
@@ -282,18 +303,27 @@ describe('authority, asset and destination', () => {
     await expectCode(check(await standard({ authority: stranger })), 'PAYER_MISMATCH');
   });
   it('different mint → PAYMENT_WRONG_ASSET', async () => {
-    await expectCode(check(await standard({ mint: otherMint, destination: await ata(payTo, otherMint) })), 'PAYMENT_WRONG_ASSET');
+    await expectCode(
+      check(await standard({ mint: otherMint, destination: await ata(payTo, otherMint) })),
+      'PAYMENT_WRONG_ASSET',
+    );
   });
   it('token program other than the quoted asset’s → PAYMENT_WRONG_ASSET', async () => {
     await expectCode(check(await standard(), {}, { tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }), 'PAYMENT_WRONG_ASSET');
   });
   it('to another token account of payTo’s mint → PAYMENT_WRONG_DESTINATION', async () => {
     const elsewhere = await ata(stranger.address);
-    await expectCode(check(await standard({ destination: elsewhere }), { destination: elsewhere }), 'PAYMENT_WRONG_DESTINATION');
+    await expectCode(
+      check(await standard({ destination: elsewhere }), { destination: elsewhere }),
+      'PAYMENT_WRONG_DESTINATION',
+    );
   });
   it('to the Token-2022 ATA while paying with SPL Token → PAYMENT_WRONG_DESTINATION', async () => {
     const wrong = await ata(payTo, MINT, TOKEN_2022_PROGRAM_ADDRESS);
-    await expectCode(check(await standard({ destination: wrong }), { destination: wrong }), 'PAYMENT_WRONG_DESTINATION');
+    await expectCode(
+      check(await standard({ destination: wrong }), { destination: wrong }),
+      'PAYMENT_WRONG_DESTINATION',
+    );
   });
 });
 
@@ -302,12 +332,22 @@ describe('reference', () => {
     await expectCode(check(await standard({ trailing: [] })), 'REFERENCE_MISSING');
   });
   it('writable → REFERENCE_MISSING', async () => {
-    await expectCode(check(await standard({ trailing: [{ address: reference, role: AccountRole.WRITABLE }] })), 'REFERENCE_MISSING');
+    await expectCode(
+      check(await standard({ trailing: [{ address: reference, role: AccountRole.WRITABLE }] })),
+      'REFERENCE_MISSING',
+    );
   });
   it('signer → REFERENCE_MISSING', async () => {
     const refSigner = await generateKeyPairSigner();
-    const signerMeta: AccountSignerMeta = { address: refSigner.address, role: AccountRole.READONLY_SIGNER, signer: refSigner };
-    await expectCode(check(await standard({ trailing: [signerMeta] }), {}, { reference: refSigner.address }), 'REFERENCE_MISSING');
+    const signerMeta: AccountSignerMeta = {
+      address: refSigner.address,
+      role: AccountRole.READONLY_SIGNER,
+      signer: refSigner,
+    };
+    await expectCode(
+      check(await standard({ trailing: [signerMeta] }), {}, { reference: refSigner.address }),
+      'REFERENCE_MISSING',
+    );
   });
   it('repeated → REFERENCE_MISSING', async () => {
     await expectCode(check(await standard({ trailing: [readonlyRef(), readonlyRef()] })), 'REFERENCE_MISSING');
@@ -318,13 +358,19 @@ describe('reference', () => {
   });
   it('only in another instruction → REFERENCE_MISSING', async () => {
     const p = price();
-    await expectCode(check([limit(), { ...p, accounts: [readonlyRef()] }, await transfer({ trailing: [] })]), 'REFERENCE_MISSING');
+    await expectCode(
+      check([limit(), { ...p, accounts: [readonlyRef()] }, await transfer({ trailing: [] })]),
+      'REFERENCE_MISSING',
+    );
   });
   it('issued for another request → REFERENCE_MISMATCH', async () => {
     await expectCode(check(await standard({ trailing: [readonlyRef(otherReference)] })), 'REFERENCE_MISMATCH');
   });
   it('more than one reference → REFERENCE_MISMATCH', async () => {
-    await expectCode(check(await standard({ trailing: [readonlyRef(), readonlyRef(otherReference)] })), 'REFERENCE_MISMATCH');
+    await expectCode(
+      check(await standard({ trailing: [readonlyRef(), readonlyRef(otherReference)] })),
+      'REFERENCE_MISMATCH',
+    );
   });
 });
 

@@ -220,7 +220,7 @@ async function checkParties(
   if (mint.address !== quote.asset) return fail('PAYMENT_WRONG_ASSET', 'payment transfers a different mint');
   const [expectedDestination] = await findAssociatedTokenPda({ owner: quote.payTo, mint: quote.asset, tokenProgram });
   if (destination.address !== expectedDestination) {
-    return fail('PAYMENT_WRONG_DESTINATION', "payment is not to the associated token account of payTo");
+    return fail('PAYMENT_WRONG_DESTINATION', 'payment is not to the associated token account of payTo');
   }
   return null;
 }
@@ -268,17 +268,29 @@ function checkLayout(
   if (instructions.length !== 3) {
     return `expected exactly 3 instructions (SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked), found ${instructions.length}`;
   }
-  const [limitIx, priceIx, transferIx] = instructions as [ResolvedInstruction, ResolvedInstruction, ResolvedInstruction];
+  const [limitIx, priceIx, transferIx] = instructions as [
+    ResolvedInstruction,
+    ResolvedInstruction,
+    ResolvedInstruction,
+  ];
 
   const limitData = limitIx.data;
-  if (limitIx.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || limitData?.length !== 5 || limitData[0] !== SET_COMPUTE_UNIT_LIMIT) {
+  if (
+    limitIx.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS ||
+    limitData?.length !== 5 ||
+    limitData[0] !== SET_COMPUTE_UNIT_LIMIT
+  ) {
     return 'instruction 1 must be SetComputeUnitLimit';
   }
   const units = u32.decode(limitData, 1);
   if (units > X402_COMPUTE_UNIT_LIMIT_MAX) return `compute-unit limit ${units} is above ${X402_COMPUTE_UNIT_LIMIT_MAX}`;
 
   const priceData = priceIx.data;
-  if (priceIx.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || priceData?.length !== 9 || priceData[0] !== SET_COMPUTE_UNIT_PRICE) {
+  if (
+    priceIx.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS ||
+    priceData?.length !== 9 ||
+    priceData[0] !== SET_COMPUTE_UNIT_PRICE
+  ) {
     return 'instruction 2 must be SetComputeUnitPrice';
   }
   const price = u64.decode(priceData, 1);

@@ -24,11 +24,17 @@ describe('x402 settings', () => {
     });
     expect(config.x402!.prices.resolve < config.x402!.prices.verify).toBe(true);
     expect(paymentRails(config)).toEqual(['x1-native']);
-    expect(paymentRails(testConfig({ SIGIL_X402_PAY_TO: PAY_TO, SIGIL_CHAIN_NAME: 'solana' }))).toEqual(['solana-native']);
+    expect(paymentRails(testConfig({ SIGIL_X402_PAY_TO: PAY_TO, SIGIL_CHAIN_NAME: 'solana' }))).toEqual([
+      'solana-native',
+    ]);
   });
 
   it('another asset has no assumed token program (the transfer’s own is used)', () => {
-    const config = testConfig({ SIGIL_X402_PAY_TO: PAY_TO, SIGIL_X402_ASSET: PAY_TO, SIGIL_X402_DOMAIN_TAG: 'pay.example' });
+    const config = testConfig({
+      SIGIL_X402_PAY_TO: PAY_TO,
+      SIGIL_X402_ASSET: PAY_TO,
+      SIGIL_X402_DOMAIN_TAG: 'pay.example',
+    });
     expect(config.x402).toMatchObject({ asset: PAY_TO, tokenProgram: undefined, domainTag: 'pay.example' });
   });
 
@@ -40,6 +46,8 @@ describe('x402 settings', () => {
     ['SIGIL_X402_NONCE_SECRET', 'short', 'must be at least 32 characters'],
     ['SIGIL_X402_IP_LIMIT_PER_MINUTE', '0', 'must be at least 1'],
   ])('%s=%s is refused: %s', (variable, value, reason) => {
-    expect(() => testConfig({ SIGIL_X402_PAY_TO: PAY_TO, [variable]: value })).toThrow(`invalid configuration: ${variable} ${reason}`);
+    expect(() => testConfig({ SIGIL_X402_PAY_TO: PAY_TO, [variable]: value })).toThrow(
+      `invalid configuration: ${variable} ${reason}`,
+    );
   });
 });

@@ -84,7 +84,16 @@ export async function deleteExpiredReferences(db: Kysely<Database>, olderThan: n
   const result = await db
     .deleteFrom('x402_references')
     .where('expires_at', '<', olderThan)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('x402_payments').select('signature').whereRef('x402_payments.reference', '=', 'x402_references.reference'))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('x402_payments')
+            .select('signature')
+            .whereRef('x402_payments.reference', '=', 'x402_references.reference'),
+        ),
+      ),
+    )
     .executeTakeFirst();
   return affectedRows(result);
 }

@@ -22,13 +22,28 @@ import {
 } from '@solana-program/token';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import { X402_HEADERS, decodeBase64Json } from '@sigil/contract/x402';
-import { sendInstructions, signRedeemMessage, wrapNativeInstructions, wrappedNativeAccount, WRAPPED_NATIVE_MINT } from '@sigil/client-sdk/x402';
+import {
+  sendInstructions,
+  signRedeemMessage,
+  wrapNativeInstructions,
+  wrappedNativeAccount,
+  WRAPPED_NATIVE_MINT,
+} from '@sigil/client-sdk/x402';
 import {
   SPL_MEMO_PROGRAM_ADDRESS,
   TOKEN_2022_PROGRAM_ADDRESS,
   TOKEN_PROGRAM_ADDRESS,
 } from '../../platform/chain/programs';
-import { handlerCalls, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type Reply, type X402App, type X402Chain } from '@sigil/test/support/x402-app';
+import {
+  handlerCalls,
+  PRICE_RESOLVE,
+  receiptOf,
+  startX402App,
+  startX402Chain,
+  type Reply,
+  type X402App,
+  type X402Chain,
+} from '@sigil/test/support/x402-app';
 
 const MEMO_PROGRAM = SPL_MEMO_PROGRAM_ADDRESS;
 
@@ -77,7 +92,10 @@ async function misPay(
 }
 
 const transferIndex = 2;
-function withTransferAccounts(ixs: Instruction[], accounts: (list: NonNullable<Instruction['accounts']>) => NonNullable<Instruction['accounts']>) {
+function withTransferAccounts(
+  ixs: Instruction[],
+  accounts: (list: NonNullable<Instruction['accounts']>) => NonNullable<Instruction['accounts']>,
+) {
   const out = [...ixs];
   out[transferIndex] = { ...out[transferIndex]!, accounts: accounts(out[transferIndex]!.accounts!) };
   return out;
@@ -94,7 +112,11 @@ describe('request and payload errors', () => {
 
   it('PAYMENT_PAYLOAD_INVALID: a header that is not base64 JSON with payload.signature or payload.reference', async () => {
     const path = fresh('payload');
-    for (const rawHeader of ['not base64!!', Buffer.from('{"x402Version":2}').toString('base64'), Buffer.from('[1]').toString('base64')]) {
+    for (const rawHeader of [
+      'not base64!!',
+      Buffer.from('{"x402Version":2}').toString('base64'),
+      Buffer.from('[1]').toString('base64'),
+    ]) {
       const r = await app.redeem(path, { payer: env.payer1.address, rawHeader });
       expectRejection(r, 'PAYMENT_PAYLOAD_INVALID');
       expect(r.body.accepts[0].extra.reference).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
@@ -104,7 +126,12 @@ describe('request and payload errors', () => {
   it('PAYMENT_NETWORK_UNSUPPORTED: a payload naming another network', async () => {
     const path = fresh('network');
     const { signature, payerSig } = await app.paid(path, env.payer1);
-    const r = await app.redeem(path, { payer: env.payer1.address, signature, payerSig, network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp' });
+    const r = await app.redeem(path, {
+      payer: env.payer1.address,
+      signature,
+      payerSig,
+      network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    });
     expectRejection(r, 'PAYMENT_NETWORK_UNSUPPORTED');
     expect((await app.redeem(path, { payer: env.payer1.address, signature, payerSig })).status).toBe(200);
   });
@@ -112,9 +139,17 @@ describe('request and payload errors', () => {
   it('400 PAYMENT_HEADER_CONFLICT: both payment headers, different values', async () => {
     const path = fresh('conflict');
     const { signature, payerSig } = await app.paid(path, env.payer1);
-    const r = await app.redeem(path, { payer: env.payer1.address, signature, payerSig, headers: { [X402_HEADERS.legacyPayment]: 'b3RoZXI=' } });
+    const r = await app.redeem(path, {
+      payer: env.payer1.address,
+      signature,
+      payerSig,
+      headers: { [X402_HEADERS.legacyPayment]: 'b3RoZXI=' },
+    });
     expect(r.status).toBe(400);
-    expect(r.body).toEqual({ code: 'PAYMENT_HEADER_CONFLICT', message: 'PAYMENT-SIGNATURE and X-PAYMENT are both present and differ: send one' });
+    expect(r.body).toEqual({
+      code: 'PAYMENT_HEADER_CONFLICT',
+      message: 'PAYMENT-SIGNATURE and X-PAYMENT are both present and differ: send one',
+    });
     expect((await app.redeem(path, { payer: env.payer1.address, signature, payerSig })).status).toBe(200);
   });
 
@@ -183,20 +218,35 @@ describe('payment transaction errors (real mispayments)', () => {
       reshape: (ixs) => [...ixs, getAddMemoInstruction({ memo: 'hi' }, { programAddress: MEMO_PROGRAM })],
     });
     expectRejection(reply, 'PAYMENT_LAYOUT_INVALID');
-    expect(reply.body.message).toBe(`only compute-budget and token instructions are allowed; found program ${MEMO_PROGRAM}`);
+    expect(reply.body.message).toBe(
+      `only compute-budget and token instructions are allowed; found program ${MEMO_PROGRAM}`,
+    );
   });
 
   it('PAYMENT_LAYOUT_INVALID: a second transfer to payTo', async () => {
-    const [source] = await findAssociatedTokenPda({ owner: env.payer1.address, mint: WRAPPED_NATIVE_MINT, tokenProgram: TOKEN_PROGRAM_ADDRESS });
+    const [source] = await findAssociatedTokenPda({
+      owner: env.payer1.address,
+      mint: WRAPPED_NATIVE_MINT,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
     const destination = await wrappedNativeAccount(env.payTo.address);
     const { reply } = await misPay(fresh('second'), {
       reshape: (ixs) => [
         ...ixs,
-        getTransferCheckedInstruction({ source, mint: WRAPPED_NATIVE_MINT, destination, authority: env.payer1, amount: 1n, decimals: 9 }),
+        getTransferCheckedInstruction({
+          source,
+          mint: WRAPPED_NATIVE_MINT,
+          destination,
+          authority: env.payer1,
+          amount: 1n,
+          decimals: 9,
+        }),
       ],
     });
     expectRejection(reply, 'PAYMENT_LAYOUT_INVALID');
-    expect(reply.body.message).toBe('expected exactly 3 instructions (SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked), found 4');
+    expect(reply.body.message).toBe(
+      'expected exactly 3 instructions (SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked), found 4',
+    );
   });
 
   it('PAYMENT_LAYOUT_INVALID: compute-unit limit 40,001', async () => {
@@ -214,14 +264,24 @@ describe('payment transaction errors (real mispayments)', () => {
   it('PAYMENT_FAILED: the payment landed with an error (insufficient wrapped balance)', async () => {
     const poor = await generateKeyPairSigner();
     await env.chain.airdrop(poor.address, 100_000_000n);
-    await sendInstructions(env.chain.rpc, poor, wrapNativeInstructions(poor, await wrappedNativeAccount(poor.address), 1n));
+    await sendInstructions(
+      env.chain.rpc,
+      poor,
+      wrapNativeInstructions(poor, await wrappedNativeAccount(poor.address), 1n),
+    );
     const path = fresh('failed');
     const { entry } = await app.challenge(path, poor.address);
     const signature = await app.pay(entry, poor, { skipPreflight: true });
     await app.finalize();
-    const tx = await env.chain.rpc.getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0, encoding: 'json' }).send();
+    const tx = await env.chain.rpc
+      .getTransaction(signature, { commitment: 'finalized', maxSupportedTransactionVersion: 0, encoding: 'json' })
+      .send();
     expect(tx?.meta?.err).not.toBeNull();
-    const r = await app.redeem(path, { payer: poor.address, signature, payerSig: await signRedeemMessage(poor, entry.extra.redeemMessage!) });
+    const r = await app.redeem(path, {
+      payer: poor.address,
+      signature,
+      payerSig: await signRedeemMessage(poor, entry.extra.redeemMessage!),
+    });
     expectRejection(r, 'PAYMENT_FAILED');
   });
 
@@ -239,7 +299,11 @@ describe('payment transaction errors (real mispayments)', () => {
       expect(entry.asset).toBe(feeMint);
       const signature = await feeApp.pay(entry, env.payer1);
       await feeApp.finalize();
-      const r = await feeApp.redeem(path, { payer: env.payer1.address, signature, payerSig: await signRedeemMessage(env.payer1, entry.extra.redeemMessage!) });
+      const r = await feeApp.redeem(path, {
+        payer: env.payer1.address,
+        signature,
+        payerSig: await signRedeemMessage(env.payer1, entry.extra.redeemMessage!),
+      });
       expectRejection(r, 'PAYMENT_AMOUNT_TOO_LOW');
       expect(r.body.message).toBe('payTo was credited 6300, 7000 required (transfer fees count)');
     } finally {
@@ -250,20 +314,25 @@ describe('payment transaction errors (real mispayments)', () => {
 
 describe('reference errors', () => {
   it('REFERENCE_MISSING: no reference appended', async () => {
-    const { reply } = await misPay(fresh('ref-none'), { reshape: (ixs) => withTransferAccounts(ixs, (a) => a.slice(0, 4)) });
+    const { reply } = await misPay(fresh('ref-none'), {
+      reshape: (ixs) => withTransferAccounts(ixs, (a) => a.slice(0, 4)),
+    });
     expectRejection(reply, 'REFERENCE_MISSING');
   });
 
   it('REFERENCE_MISSING: the reference appended writable', async () => {
     const { reply } = await misPay(fresh('ref-writable'), {
-      reshape: (ixs) => withTransferAccounts(ixs, (a) => [...a.slice(0, 4), { address: a[4]!.address, role: AccountRole.WRITABLE }]),
+      reshape: (ixs) =>
+        withTransferAccounts(ixs, (a) => [...a.slice(0, 4), { address: a[4]!.address, role: AccountRole.WRITABLE }]),
     });
     expectRejection(reply, 'REFERENCE_MISSING');
     expect(reply.body.message).toBe('reference must be read-only');
   });
 
   it('REFERENCE_MISSING: the reference appended twice', async () => {
-    const { reply } = await misPay(fresh('ref-twice'), { reshape: (ixs) => withTransferAccounts(ixs, (a) => [...a, a[4]!]) });
+    const { reply } = await misPay(fresh('ref-twice'), {
+      reshape: (ixs) => withTransferAccounts(ixs, (a) => [...a, a[4]!]),
+    });
     expectRejection(reply, 'REFERENCE_MISSING');
     expect(reply.body.message).toBe('reference is appended more than once');
   });
@@ -277,7 +346,11 @@ describe('reference errors', () => {
     const { entry } = await app.challenge(path, env.payer1.address);
     const signature = await app.pay(other.entry, env.payer1);
     await app.finalize();
-    const r = await app.redeem(path, { payer: env.payer1.address, signature, payerSig: await signRedeemMessage(env.payer1, entry.extra.redeemMessage!) });
+    const r = await app.redeem(path, {
+      payer: env.payer1.address,
+      signature,
+      payerSig: await signRedeemMessage(env.payer1, entry.extra.redeemMessage!),
+    });
     expectRejection(r, 'REFERENCE_MISMATCH');
     // Named directly by payload.reference, too.
     const byRef = await app.redeem(path, {
@@ -296,7 +369,11 @@ describe('reference errors', () => {
     vi.restoreAllMocks();
     const signature = await app.pay(entry, env.payer1);
     await app.finalize();
-    const r = await app.redeem(path, { payer: env.payer1.address, signature, payerSig: await signRedeemMessage(env.payer1, entry.extra.redeemMessage!) });
+    const r = await app.redeem(path, {
+      payer: env.payer1.address,
+      signature,
+      payerSig: await signRedeemMessage(env.payer1, entry.extra.redeemMessage!),
+    });
     expectRejection(r, 'REFERENCE_EXPIRED');
     expect(r.body.accepts[0].extra.reference).not.toBe(entry.extra.reference);
   });
@@ -329,7 +406,10 @@ describe('retryable: nothing is consumed', () => {
     expectRejection(r, 'PAYMENT_NOT_FINALIZED');
     expect(r.body.accepts[0].extra.reference).toBe(entry.extra.reference);
     // By reference, too: no finalized transaction lists it yet.
-    expectRejection(await app.redeem(path, { payer: env.payer1.address, reference: entry.extra.reference, payerSig }), 'PAYMENT_NOT_FINALIZED');
+    expectRejection(
+      await app.redeem(path, { payer: env.payer1.address, reference: entry.extra.reference, payerSig }),
+      'PAYMENT_NOT_FINALIZED',
+    );
     await app.finalize();
     const ok = await app.redeem(path, { payer: env.payer1.address, signature, payerSig });
     expect(ok.status).toBe(200);
@@ -366,7 +446,10 @@ describe('retryable: nothing is consumed', () => {
     try {
       const r = await app.redeem(path, { payer: env.payer1.address, signature, payerSig });
       expect(r.status).toBe(503);
-      expect(r.body).toEqual({ code: 'METERING_UNAVAILABLE', message: 'the payment store failed; retry the identical request (nothing was consumed)' });
+      expect(r.body).toEqual({
+        code: 'METERING_UNAVAILABLE',
+        message: 'the payment store failed; retry the identical request (nothing was consumed)',
+      });
       expect(handlerCalls.get(path.split('/').pop()!)).toBeUndefined();
     } finally {
       await db.schema.alterTable('x402_payments_off').renameTo('x402_payments').execute();
@@ -385,7 +468,8 @@ describe('retryable: nothing is consumed', () => {
       expect(r.status).toBe(503);
       expect(r.body).toEqual({
         code: 'METERING_UNAVAILABLE',
-        message: 'the payment store failed; the response is withheld; retry the identical request (nothing was consumed)',
+        message:
+          'the payment store failed; the response is withheld; retry the identical request (nothing was consumed)',
       });
       expect(r.headers.get(X402_HEADERS.response)).toBeNull();
     } finally {
@@ -405,22 +489,60 @@ async function createTransferFeeMint(env: X402Chain, bps: number): Promise<Addre
   const lamports = await chain.rpc.getMinimumBalanceForRentExemption(space).send();
   // Token-2022 TransferFeeExtension(26) / InitializeTransferFeeConfig(0): COption<Pubkey> ×2, u16 bps, u64 max fee.
   const data = new Uint8Array([
-    26, 0,
-    1, ...getAddressEncoder().encode(payer1.address),
+    26,
+    0,
+    1,
+    ...getAddressEncoder().encode(payer1.address),
     0,
     ...getU16Encoder().encode(bps),
     ...getU64Encoder().encode(1_000_000_000n),
   ]);
-  const initFee: Instruction = { programAddress: TOKEN_2022_PROGRAM_ADDRESS, accounts: [{ address: mint.address, role: AccountRole.WRITABLE }], data };
-  const [payerAta] = await findAssociatedTokenPda({ owner: payer1.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
-  const [payToAta] = await findAssociatedTokenPda({ owner: payTo.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+  const initFee: Instruction = {
+    programAddress: TOKEN_2022_PROGRAM_ADDRESS,
+    accounts: [{ address: mint.address, role: AccountRole.WRITABLE }],
+    data,
+  };
+  const [payerAta] = await findAssociatedTokenPda({
+    owner: payer1.address,
+    mint: mint.address,
+    tokenProgram: TOKEN_2022_PROGRAM_ADDRESS,
+  });
+  const [payToAta] = await findAssociatedTokenPda({
+    owner: payTo.address,
+    mint: mint.address,
+    tokenProgram: TOKEN_2022_PROGRAM_ADDRESS,
+  });
   await sendInstructions(chain.rpc, payer1, [
-    getCreateAccountInstruction({ payer: payer1, newAccount: mint, lamports, space, programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+    getCreateAccountInstruction({
+      payer: payer1,
+      newAccount: mint,
+      lamports,
+      space,
+      programAddress: TOKEN_2022_PROGRAM_ADDRESS,
+    }),
     initFee,
-    getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: payer1.address, freezeAuthority: null }, { programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
-    getCreateAssociatedTokenIdempotentInstruction({ payer: payer1, ata: payerAta, owner: payer1.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }),
-    getCreateAssociatedTokenIdempotentInstruction({ payer: payer1, ata: payToAta, owner: payTo.address, mint: mint.address, tokenProgram: TOKEN_2022_PROGRAM_ADDRESS }),
-    getMintToInstruction({ mint: mint.address, token: payerAta, mintAuthority: payer1, amount: 1_000_000n }, { programAddress: TOKEN_2022_PROGRAM_ADDRESS }),
+    getInitializeMint2Instruction(
+      { mint: mint.address, decimals: 6, mintAuthority: payer1.address, freezeAuthority: null },
+      { programAddress: TOKEN_2022_PROGRAM_ADDRESS },
+    ),
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer: payer1,
+      ata: payerAta,
+      owner: payer1.address,
+      mint: mint.address,
+      tokenProgram: TOKEN_2022_PROGRAM_ADDRESS,
+    }),
+    getCreateAssociatedTokenIdempotentInstruction({
+      payer: payer1,
+      ata: payToAta,
+      owner: payTo.address,
+      mint: mint.address,
+      tokenProgram: TOKEN_2022_PROGRAM_ADDRESS,
+    }),
+    getMintToInstruction(
+      { mint: mint.address, token: payerAta, mintAuthority: payer1, amount: 1_000_000n },
+      { programAddress: TOKEN_2022_PROGRAM_ADDRESS },
+    ),
   ]);
   await chain.finalizeAll();
   return mint.address;

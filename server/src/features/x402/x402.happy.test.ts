@@ -3,13 +3,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { base64 } from '@scure/base';
-import { X402_HEADERS, decodeBase64Json, deriveReference, redeemMessage, requestHash, canonicalRequest } from '@sigil/contract/x402';
+import {
+  X402_HEADERS,
+  decodeBase64Json,
+  deriveReference,
+  redeemMessage,
+  requestHash,
+  canonicalRequest,
+} from '@sigil/contract/x402';
 import { payAndFetch, wrappedNativeAccount } from '@sigil/client-sdk/x402';
 import { appRouter } from '../../router';
 import { METERED_ROUTES } from '../../trpc/procedures';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { demoWallet, respondJson, setRecord } from '@sigil/test/support/agent-registry';
-import { DOMAIN_TAG, PRICE_RESOLVE, receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from '@sigil/test/support/x402-app';
+import {
+  DOMAIN_TAG,
+  PRICE_RESOLVE,
+  receiptOf,
+  startX402App,
+  startX402Chain,
+  type X402App,
+  type X402Chain,
+} from '@sigil/test/support/x402-app';
 
 let env: X402Chain;
 let app: X402App;
@@ -46,7 +61,11 @@ describe('x402 happy path', () => {
     const after = await env.chain.rpc.getTokenAccountBalance(await wrappedNativeAccount(env.payTo.address)).send();
     expect(BigInt(after.value.amount) - BigInt(before.value.amount)).toBe(PRICE_RESOLVE);
     // Consumed: one payment row, bound to the reference the challenge issued.
-    const rows = await app.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', result.signature!).execute();
+    const rows = await app.database.db
+      .selectFrom('x402_payments')
+      .selectAll()
+      .where('signature', '=', result.signature!)
+      .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.reference).toBe(result.challenge!.accepts[0]!.extra.reference);
   });
@@ -54,18 +73,34 @@ describe('x402 happy path', () => {
   it('redeems by payload.reference: the server finds the payment on chain', async () => {
     const result = await payAndFetch(
       { url: `${app.base}/v1/resolve/bob` },
-      { rpc: env.chain.rpc, payer: env.payer2, waitForFinality: (s) => env.chain.waitForFinalized(s), redeemBy: 'reference' },
+      {
+        rpc: env.chain.rpc,
+        payer: env.payer2,
+        waitForFinality: (s) => env.chain.waitForFinalized(s),
+        redeemBy: 'reference',
+      },
     );
     expect(result.response.status).toBe(200);
-    expect(result.receipt).toEqual({ success: true, payer: env.payer2.address, transaction: result.signature, network: app.network, amount: String(PRICE_RESOLVE) });
+    expect(result.receipt).toEqual({
+      success: true,
+      payer: env.payer2.address,
+      transaction: result.signature,
+      network: app.network,
+      amount: String(PRICE_RESOLVE),
+    });
   });
 
   it('accepts the legacy X-PAYMENT header and the v1 payment form', async () => {
     const { entry, signature, payerSig } = await app.paid('/v1/resolve/legacy', env.payer1);
     const v1 = base64.encode(
-      new TextEncoder().encode(JSON.stringify({ x402Version: 1, scheme: 'exact', network: entry.network, payload: { signature, payerSig } })),
+      new TextEncoder().encode(
+        JSON.stringify({ x402Version: 1, scheme: 'exact', network: entry.network, payload: { signature, payerSig } }),
+      ),
     );
-    const r = await app.get('/v1/resolve/legacy', { [X402_HEADERS.payer]: env.payer1.address, [X402_HEADERS.legacyPayment]: v1 });
+    const r = await app.get('/v1/resolve/legacy', {
+      [X402_HEADERS.payer]: env.payer1.address,
+      [X402_HEADERS.legacyPayment]: v1,
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(receiptOf(r)?.transaction).toBe(signature);
   });
@@ -73,9 +108,19 @@ describe('x402 happy path', () => {
   it('the same value in both payment headers is not a conflict', async () => {
     const { signature, payerSig } = await app.paid('/v1/resolve/both-headers', env.payer1);
     const header = base64.encode(
-      new TextEncoder().encode(JSON.stringify({ x402Version: 2, accepted: { scheme: 'exact', network: app.network }, payload: { signature, payerSig } })),
+      new TextEncoder().encode(
+        JSON.stringify({
+          x402Version: 2,
+          accepted: { scheme: 'exact', network: app.network },
+          payload: { signature, payerSig },
+        }),
+      ),
     );
-    const r = await app.redeem('/v1/resolve/both-headers', { payer: env.payer1.address, rawHeader: header, headers: { [X402_HEADERS.legacyPayment]: header } });
+    const r = await app.redeem('/v1/resolve/both-headers', {
+      payer: env.payer1.address,
+      rawHeader: header,
+      headers: { [X402_HEADERS.legacyPayment]: header },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   });
 });
@@ -87,7 +132,9 @@ describe('the challenge', () => {
     expect(r.status).toBe(402);
     expect(decodeBase64Json(r.headers.get(X402_HEADERS.required)!)).toEqual(r.body);
     const canonical = canonicalRequest({ method: 'GET', path: '/v1/resolve/%40Alice', query: 'b=2&a=1' });
-    expect(canonical).toBe('GET\n/v1/resolve/%40Alice\na=1&b=2\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(canonical).toBe(
+      'GET\n/v1/resolve/%40Alice\na=1&b=2\ne3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
+    );
     const reference: string = r.body.accepts[0].extra.reference;
     expect(r.body).toEqual({
       x402Version: 2,
@@ -110,15 +157,30 @@ describe('the challenge', () => {
     });
     expect(redeemMessage(DOMAIN_TAG, reference)).toBe(r.body.accepts[0].extra.redeemMessage);
     // The stored nonce reproduces the reference (the derivation of the spec, with the server's secret nonce).
-    const row = await app.database.db.selectFrom('x402_references').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-    expect(deriveReference({ domainTag: DOMAIN_TAG, canonical, nonce: row.nonce, payer: env.payer1.address })).toBe(reference);
-    expect(row).toMatchObject({ request_hash: requestHash(canonical), payer: env.payer1.address, amount: '7000', route: 'resolve' });
+    const row = await app.database.db
+      .selectFrom('x402_references')
+      .selectAll()
+      .where('reference', '=', reference)
+      .executeTakeFirstOrThrow();
+    expect(deriveReference({ domainTag: DOMAIN_TAG, canonical, nonce: row.nonce, payer: env.payer1.address })).toBe(
+      reference,
+    );
+    expect(row).toMatchObject({
+      request_hash: requestHash(canonical),
+      payer: env.payer1.address,
+      amount: '7000',
+      route: 'resolve',
+    });
     expect(row.expires_at - row.issued_at).toBe(600_000);
     expect(JSON.stringify(r.body)).not.toContain(row.nonce);
   });
 
   it('without a payer (or with a malformed X-Payer): no reference, no feePayer, no redeemMessage; `error` absent', async () => {
-    for (const headers of [{} as Record<string, string>, { [X402_HEADERS.payer]: 'not-a-wallet' }, { [X402_HEADERS.payer]: '0OIl' + env.payer1.address.slice(4) }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { [X402_HEADERS.payer]: 'not-a-wallet' },
+      { [X402_HEADERS.payer]: '0OIl' + env.payer1.address.slice(4) },
+    ]) {
       const r = await app.get('/v1/resolve/alice', headers);
       expect(r.status).toBe(402);
       expect(r.body.error).toBeUndefined();
@@ -161,7 +223,12 @@ describe('request order and deployment facts', () => {
 
   it('a present but invalid key → 401 INVALID_KEY, never x402, even with a payment', async () => {
     const { signature, payerSig } = await app.paid('/v1/resolve/badkey', env.payer1);
-    const r = await app.redeem('/v1/resolve/badkey', { payer: env.payer1.address, signature, payerSig, headers: { 'x-api-key': 'sigil_sk_nope' } });
+    const r = await app.redeem('/v1/resolve/badkey', {
+      payer: env.payer1.address,
+      signature,
+      payerSig,
+      headers: { 'x-api-key': 'sigil_sk_nope' },
+    });
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ code: 'INVALID_KEY', message: 'the API key is not valid (unknown or revoked)' });
     // Nothing consumed: the payment still buys the request without the bad key.
@@ -199,7 +266,11 @@ describe('the real metered routes (appRouter)', () => {
 
   it('METERED_ROUTES lists only routes the service serves, each documented with its 402', async () => {
     const doc = (await real.get('/openapi.json')).body;
-    expect(Object.keys(METERED_ROUTES)).toEqual(['GET /v1/resolve/{name}', 'GET /v1/resolve-universal/{name}', 'GET /v1/agents/{handle}']);
+    expect(Object.keys(METERED_ROUTES)).toEqual([
+      'GET /v1/resolve/{name}',
+      'GET /v1/resolve-universal/{name}',
+      'GET /v1/agents/{handle}',
+    ]);
     for (const route of Object.keys(METERED_ROUTES)) {
       const [method, path] = route.split(' ') as [string, string];
       expect(doc.paths[path]?.[method.toLowerCase()]?.responses?.['402'], route).toBeDefined();
@@ -216,7 +287,13 @@ describe('the real metered routes (appRouter)', () => {
     expect(result.response.status).toBe(200);
     // The same resolution the key buys (the answer's slot moved on while the payment finalized).
     expect({ ...(await result.response.json()), slot: 0 }).toEqual({ ...keyed.body, slot: 0 });
-    expect(result.receipt).toEqual({ success: true, payer: env.payer1.address, transaction: result.signature, network: real.network, amount: String(PRICE_RESOLVE) });
+    expect(result.receipt).toEqual({
+      success: true,
+      payer: env.payer1.address,
+      transaction: result.signature,
+      network: real.network,
+      amount: String(PRICE_RESOLVE),
+    });
   });
 
   it('GET /v1/resolve/{name} for an unregistered name: the 404 consumes nothing', async () => {
@@ -224,7 +301,9 @@ describe('the real metered routes (appRouter)', () => {
     const r = await real.redeem('/v1/resolve/nobody', { payer: env.payer1.address, signature, payerSig });
     expect(r.status).toBe(404);
     expect(r.headers.get(X402_HEADERS.response)).toBeNull();
-    expect(await real.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute()).toEqual([]);
+    expect(
+      await real.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute(),
+    ).toEqual([]);
   });
 });
 
@@ -241,7 +320,14 @@ describe('GET /v1/agents/{handle} paid (appRouter, manifest on a loopback receiv
       vars: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true' },
       outboundOptions: { ca: selfSignedCert().cert },
     });
-    await setRecord(env.chain, await demoWallet('ivan'), 'scout', 'text', 'agent.manifest', `https://127.0.0.1:${receiver.port}/scout.json`);
+    await setRecord(
+      env.chain,
+      await demoWallet('ivan'),
+      'scout',
+      'text',
+      'agent.manifest',
+      `https://127.0.0.1:${receiver.port}/scout.json`,
+    );
     await agentsApp.finalize();
   });
   afterAll(async () => {
@@ -260,13 +346,21 @@ describe('GET /v1/agents/{handle} paid (appRouter, manifest on a loopback receiv
       message: `manifest https://127.0.0.1:${receiver.port}/scout.json is unreachable: answered HTTP 503`,
     });
     expect(unreachable.headers.get(X402_HEADERS.response)).toBeNull();
-    expect(await agentsApp.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute()).toEqual([]);
+    expect(
+      await agentsApp.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute(),
+    ).toEqual([]);
 
     const scout = env.chain.scenario!.handles.scout!.account;
     respond = respondJson({ sigil: { version: 1, name: 'scout', network: 'testnet', handle: scout } });
     const ok = await agentsApp.redeem(path, { payer: env.payer1.address, signature, payerSig });
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body).toMatchObject({ name: 'scout', handle: scout, agent: true });
-    expect(receiptOf(ok)).toEqual({ success: true, payer: env.payer1.address, transaction: signature, network: agentsApp.network, amount: String(PRICE_RESOLVE) });
+    expect(receiptOf(ok)).toEqual({
+      success: true,
+      payer: env.payer1.address,
+      transaction: signature,
+      network: agentsApp.network,
+      amount: String(PRICE_RESOLVE),
+    });
   });
 });

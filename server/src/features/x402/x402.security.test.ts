@@ -48,7 +48,11 @@ describeEachDialect('x402 single use', (ctx) => {
     const bySignature = await app.redeem(path, { payer: env.payer1.address, signature: second, payerSig });
     expect(bySignature.status).toBe(402);
     expect(bySignature.body.code).toBe('REFERENCE_REUSED');
-    const byReference = await app.redeem(path, { payer: env.payer1.address, reference: entry.extra.reference, payerSig });
+    const byReference = await app.redeem(path, {
+      payer: env.payer1.address,
+      reference: entry.extra.reference,
+      payerSig,
+    });
     expect(byReference.status).toBe(402);
     expect(byReference.body.code).toBe('REFERENCE_REUSED');
   });
@@ -56,13 +60,18 @@ describeEachDialect('x402 single use', (ctx) => {
   it('concurrent redeemers of one payment: exactly one 200, every other 409 PAYMENT_ALREADY_USED', async () => {
     const path = fresh('slow-race');
     const { signature, payerSig } = await app.paid(path, env.payer1);
-    const replies = await Promise.all(Array.from({ length: 5 }, () => app.redeem(path, { payer: env.payer1.address, signature, payerSig })));
+    const replies = await Promise.all(
+      Array.from({ length: 5 }, () => app.redeem(path, { payer: env.payer1.address, signature, payerSig })),
+    );
     const winners = replies.filter((r) => r.status === 200);
     expect(winners).toHaveLength(1);
     expect(receiptOf(winners[0]!)?.transaction).toBe(signature);
     for (const loser of replies.filter((r) => r.status !== 200)) {
       expect(loser.status).toBe(409);
-      expect(loser.body).toEqual({ code: 'PAYMENT_ALREADY_USED', message: 'a concurrent request redeemed this payment first; pay again' });
+      expect(loser.body).toEqual({
+        code: 'PAYMENT_ALREADY_USED',
+        message: 'a concurrent request redeemed this payment first; pay again',
+      });
       expect(loser.headers.get(X402_HEADERS.response)).toBeNull();
     }
     const rows = await ctx.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute();
@@ -82,8 +91,15 @@ describeEachDialect('x402 single use', (ctx) => {
     ]);
     expect([ra.status, rb.status].sort()).toEqual([200, 409]);
     const loser = ra.status === 409 ? ra : rb;
-    expect(loser.body).toEqual({ code: 'REFERENCE_REUSED', message: 'a concurrent request redeemed this reference first; request a fresh challenge' });
-    const rows = await ctx.db.selectFrom('x402_payments').selectAll().where('reference', '=', entry.extra.reference!).execute();
+    expect(loser.body).toEqual({
+      code: 'REFERENCE_REUSED',
+      message: 'a concurrent request redeemed this reference first; request a fresh challenge',
+    });
+    const rows = await ctx.db
+      .selectFrom('x402_payments')
+      .selectAll()
+      .where('reference', '=', entry.extra.reference!)
+      .execute();
     expect(rows).toHaveLength(1);
   });
 });

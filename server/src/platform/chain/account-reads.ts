@@ -1,12 +1,7 @@
 // The chain reader's account reads: the registry's accounts (handle, primary pointer, records, attestations,
 // domain, invoice) and who holds authority over a handle (docs/chain-reads.md). The registry reads go on the plain
 // JSON-RPC path; the NFT-holder lookup through kit's typed client.
-import {
-  getBase58Decoder,
-  isSolanaError,
-  SOLANA_ERROR__JSON_RPC__INVALID_PARAMS,
-  type Address,
-} from '@solana/kit';
+import { getBase58Decoder, isSolanaError, SOLANA_ERROR__JSON_RPC__INVALID_PARAMS, type Address } from '@solana/kit';
 import { findAssociatedTokenPda, getTokenDecoder } from '@solana-program/token';
 import { accountBytes, decodeAs, stripBump, TOKEN_ACCOUNT_SIZE, type EncodedAccount } from './account-data';
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from './programs';

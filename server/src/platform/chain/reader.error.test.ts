@@ -127,11 +127,18 @@ describe('chain reader: unreachable', () => {
       const chain = createFakeChain();
       const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
       const data = Buffer.from(chain.accounts.get(alice.address)!.data).toString('base64');
-      return { alice, text: (id: string) => `{"jsonrpc":"2.0","id":"${id}","result":{"context":{"slot":${slot},"apiVersion":"2.2.0"},"value":${value.replace('DATA', data)}}}` };
+      return {
+        alice,
+        text: (id: string) =>
+          `{"jsonrpc":"2.0","id":"${id}","result":{"context":{"slot":${slot},"apiVersion":"2.2.0"},"value":${value.replace('DATA', data)}}}`,
+      };
     };
 
     it('plain path: decodes an account whose u64 fields exceed 2^53 (ignored), with the exact slot', async () => {
-      const { alice, text } = await handleAnswer('987654321', `{"data":["DATA","base64"],"executable":false,"lamports":18446744073709551615,"owner":"${PROGRAM_ID}","rentEpoch":18446744073709551615,"space":300}`);
+      const { alice, text } = await handleAnswer(
+        '987654321',
+        `{"data":["DATA","base64"],"executable":false,"lamports":18446744073709551615,"owner":"${PROGRAM_ID}","rentEpoch":18446744073709551615,"space":300}`,
+      );
       const url = await answering((_m, id) => text(id));
       const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
       const read = await reader.getHandle('alice');
@@ -140,7 +147,11 @@ describe('chain reader: unreachable', () => {
     });
 
     it('plain path: a slot that is not a safe integer, or an answer without value, is malformed', async () => {
-      for (const [slot, value] of [['9007199254740993', 'null'], ['"12"', 'null'], ['-1', 'null']] as const) {
+      for (const [slot, value] of [
+        ['9007199254740993', 'null'],
+        ['"12"', 'null'],
+        ['-1', 'null'],
+      ] as const) {
         const { text } = await handleAnswer(slot, value);
         const url = await answering((_m, id) => text(id));
         const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
@@ -154,7 +165,9 @@ describe('chain reader: unreachable', () => {
     });
 
     it('plain path: a JSON-RPC error object or an answer without result is unreachable', async () => {
-      const url = await answering((_m, id) => `{"jsonrpc":"2.0","id":"${id}","error":{"code":-32005,"message":"Node is behind"}}`);
+      const url = await answering(
+        (_m, id) => `{"jsonrpc":"2.0","id":"${id}","error":{"code":-32005,"message":"Node is behind"}}`,
+      );
       const reader = createChainReader({ rpcUrl: url, programId: PROGRAM_ID, timeoutMs: 1000 });
       const err = await chainError(reader.getAttestations(OWNER));
       expect(err.kind).toBe('unreachable');
@@ -177,8 +190,13 @@ describe('chain reader: the batched handle + attestations read', () => {
     const read = await reader.getHandleWithAttestations('alice');
     expect(read.handle.value?.address).toBe(alice.address);
     expect(read.attestations).toBeNull();
-    expect(events.map((e) => [e.method, e.error])).toEqual([['getProgramAccounts', 'unreachable'], ['getAccountInfo', undefined]]);
-    chain.overrides.set('getProgramAccounts', () => [{ pubkey: OWNER, account: { data: ['AAAA', 'base64'], owner: PROGRAM_ID } }]);
+    expect(events.map((e) => [e.method, e.error])).toEqual([
+      ['getProgramAccounts', 'unreachable'],
+      ['getAccountInfo', undefined],
+    ]);
+    chain.overrides.set('getProgramAccounts', () => [
+      { pubkey: OWNER, account: { data: ['AAAA', 'base64'], owner: PROGRAM_ID } },
+    ]);
     expect((await reader.getHandleWithAttestations('alice')).attestations).toBeNull();
   });
 
@@ -189,7 +207,10 @@ describe('chain reader: the batched handle + attestations read', () => {
       throw new RpcErrorReply(-32005, 'Node is behind');
     });
     expect((await chainError(reader.getHandleWithAttestations('alice'))).kind).toBe('unreachable');
-    chain.overrides.set('getAccountInfo', () => ({ context: { slot: 5 }, value: { data: ['AAAA', 'base64'], owner: PROGRAM_ID } }));
+    chain.overrides.set('getAccountInfo', () => ({
+      context: { slot: 5 },
+      value: { data: ['AAAA', 'base64'], owner: PROGRAM_ID },
+    }));
     expect((await chainError(reader.getHandleWithAttestations('alice'))).kind).toBe('malformed');
   });
 
@@ -199,7 +220,10 @@ describe('chain reader: the batched handle + attestations read', () => {
       throw new TypeError('socket hang up'); // not an RPC error: the fake transport itself throws
     });
     expect((await chainError(reader.getHandleWithAttestations('alice'))).kind).toBe('unreachable');
-    expect(events.map((e) => [e.method, e.error])).toEqual([['getProgramAccounts', 'unreachable'], ['getAccountInfo', 'unreachable']]);
+    expect(events.map((e) => [e.method, e.error])).toEqual([
+      ['getProgramAccounts', 'unreachable'],
+      ['getAccountInfo', 'unreachable'],
+    ]);
   });
 });
 
@@ -243,7 +267,15 @@ describe('chain reader: malformed', () => {
     chain.accounts.set(pda, {
       owner: PROGRAM_ID,
       data: encodeHandle({
-        owner: OWNER, handleType: 0, tokenized: false, mint: null, registrationEpoch: 1n, registeredAt: 1, registeredSlot: 1n, bump, name: 'mallory',
+        owner: OWNER,
+        handleType: 0,
+        tokenized: false,
+        mint: null,
+        registrationEpoch: 1n,
+        registeredAt: 1,
+        registeredSlot: 1n,
+        bump,
+        name: 'mallory',
       }),
     });
     expect((await chainError(reader.getHandle('alice'))).kind).toBe('malformed');
@@ -263,8 +295,17 @@ describe('chain reader: malformed', () => {
     const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
     const [good, bump] = await findRecordPda(PROGRAM_ID, alice.address, 'address', 'SOL');
     const record = {
-      handle: alice.address, kind: 'address' as const, authority: OWNER, handleEpoch: 1n, verified: false, verifiedAt: 0,
-      updatedAt: 1, updatedSlot: 1n, bump, key: 'SOL', value: 'x',
+      handle: alice.address,
+      kind: 'address' as const,
+      authority: OWNER,
+      handleEpoch: 1n,
+      verified: false,
+      verifiedAt: 0,
+      updatedAt: 1,
+      updatedSlot: 1n,
+      bump,
+      key: 'SOL',
+      value: 'x',
     };
     chain.accounts.set(good, { owner: PROGRAM_ID, data: encodeRecord(record) });
     const [bad] = await findRecordPda(PROGRAM_ID, alice.address, 'address', 'ETH');

@@ -77,11 +77,19 @@ describe('chain reader: reads and decodes', () => {
     const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
     const bob = await putHandle(chain, { name: 'bob', owner: OTHER });
     const base: Omit<RecordData, 'kind' | 'key' | 'value' | 'bump' | 'handle'> = {
-      authority: OWNER, handleEpoch: 1n, verified: true, verifiedAt: 9, updatedAt: 10, updatedSlot: 11n,
+      authority: OWNER,
+      handleEpoch: 1n,
+      verified: true,
+      verifiedAt: 9,
+      updatedAt: 10,
+      updatedSlot: 11n,
     };
     const put = async (handle: typeof alice, kind: 'address' | 'text', key: string, value: string) => {
       const [pda, bump] = await findRecordPda(PROGRAM_ID, handle.address, kind, key);
-      chain.accounts.set(pda, { owner: PROGRAM_ID, data: encodeRecord({ ...base, handle: handle.address, kind, key, value, bump }) });
+      chain.accounts.set(pda, {
+        owner: PROGRAM_ID,
+        data: encodeRecord({ ...base, handle: handle.address, kind, key, value, bump }),
+      });
       return { address: pda, ...base, handle: handle.address, kind, key, value };
     };
     const text = await put(alice, 'text', 'agent.mcp', 'https://mcp');
@@ -112,7 +120,15 @@ describe('chain reader: reads and decodes', () => {
     const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
     const put = async (platform: string, subject: string) => {
       const [pda, bump] = await findAttestationPda(PROGRAM_ID, alice.address, platform);
-      const att = { handle: alice.address, issuer: OTHER, issuedAt: 1, expiresAt: 0, revoked: false, platform, subject };
+      const att = {
+        handle: alice.address,
+        issuer: OTHER,
+        issuedAt: 1,
+        expiresAt: 0,
+        revoked: false,
+        platform,
+        subject,
+      };
       chain.accounts.set(pda, { owner: PROGRAM_ID, data: encodeAttestation({ ...att, bump }) });
       return { address: pda, ...att };
     };
@@ -126,9 +142,24 @@ describe('chain reader: reads and decodes', () => {
     const alice = await putHandle(chain, { name: 'alice', owner: OWNER });
     for (const platform of ['x', 'github']) {
       const [pda, bump] = await findAttestationPda(PROGRAM_ID, alice.address, platform);
-      chain.accounts.set(pda, { owner: PROGRAM_ID, data: encodeAttestation({ handle: alice.address, issuer: OTHER, issuedAt: 1, expiresAt: 0, revoked: false, platform, subject: `s_${platform}`, bump }) });
+      chain.accounts.set(pda, {
+        owner: PROGRAM_ID,
+        data: encodeAttestation({
+          handle: alice.address,
+          issuer: OTHER,
+          issuedAt: 1,
+          expiresAt: 0,
+          revoked: false,
+          platform,
+          subject: `s_${platform}`,
+          bump,
+        }),
+      });
     }
-    const separate = { handle: await reader.getHandle('alice', 'confirmed'), attestations: await reader.getAttestations(alice.address, 'confirmed') };
+    const separate = {
+      handle: await reader.getHandle('alice', 'confirmed'),
+      attestations: await reader.getAttestations(alice.address, 'confirmed'),
+    };
     const separateCalls = chain.calls.splice(0);
     chain.requests = 0;
     expect(await reader.getHandleWithAttestations('alice', 'confirmed')).toEqual(separate);
@@ -136,7 +167,10 @@ describe('chain reader: reads and decodes', () => {
     expect(chain.requests).toBe(1);
     expect(chain.calls).toEqual(separateCalls); // the same two calls, byte for byte, in one batch
     // No such handle: value null at the slot; the attestation scan still answers (empty).
-    expect(await reader.getHandleWithAttestations('nobody')).toEqual({ handle: { value: null, slot: 1000n }, attestations: [] });
+    expect(await reader.getHandleWithAttestations('nobody')).toEqual({
+      handle: { value: null, slot: 1000n },
+      attestations: [],
+    });
   });
 
   it('getDomain: namespace PDA by tld, domain PDA by (namespace, label)', async () => {
@@ -144,7 +178,14 @@ describe('chain reader: reads and decodes', () => {
     const [ns] = await findNamespacePda(PROGRAM_ID, 'xnt');
     const [pda, bump] = await findDomainPda(PROGRAM_ID, ns, 'shop');
     const domain = {
-      namespace: ns, owner: OWNER, tokenized: false, mint: null, registeredAt: 3, registeredSlot: 4n, label: 'shop', tld: 'xnt',
+      namespace: ns,
+      owner: OWNER,
+      tokenized: false,
+      mint: null,
+      registeredAt: 3,
+      registeredSlot: 4n,
+      label: 'shop',
+      tld: 'xnt',
     };
     chain.accounts.set(pda, { owner: PROGRAM_ID, data: encodeDomain({ ...domain, bump }) });
     expect(await reader.getDomain('shop', 'xnt')).toEqual({ slot: 1000n, value: { address: pda, ...domain } });
@@ -156,8 +197,19 @@ describe('chain reader: reads and decodes', () => {
     const { chain, reader } = setup();
     const at = testAddress(50);
     const invoice = {
-      payee: OWNER, paidBy: null, mint: null, amount: 5n, fee: 0n, expiresAt: 9, status: 0 as const, boundHandle: null,
-      createdAt: 1, createdSlot: 2n, paidAt: 0, id: 3n, memo: 'tea',
+      payee: OWNER,
+      paidBy: null,
+      mint: null,
+      amount: 5n,
+      fee: 0n,
+      expiresAt: 9,
+      status: 0 as const,
+      boundHandle: null,
+      createdAt: 1,
+      createdSlot: 2n,
+      paidAt: 0,
+      id: 3n,
+      memo: 'tea',
     };
     chain.accounts.set(at, { owner: PROGRAM_ID, data: encodeInvoice({ ...invoice, bump: 255 }) });
     expect(await reader.getInvoice(at)).toEqual({ address: at, ...invoice });

@@ -15,7 +15,12 @@ const events: RpcCallEvent[] = [];
 beforeAll(async () => {
   chain = await startLocalChain({ autoAdvance: false, scenario: true });
   scenario = chain.scenario!;
-  reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000, onRpcCall: (e) => events.push(e) });
+  reader = createChainReader({
+    rpcUrl: chain.url,
+    programId: chain.programId,
+    timeoutMs: 2000,
+    onRpcCall: (e) => events.push(e),
+  });
 }, 60_000);
 afterAll(() => chain?.close());
 
@@ -78,7 +83,11 @@ describe('chain reader over the local chain', () => {
   });
 
   it('domains, invoices (finalized), cluster identity', async () => {
-    expect((await reader.getDomain('forge', 'xnt')).value).toMatchObject({ label: 'forge', tld: 'xnt', owner: wallet('alice') });
+    expect((await reader.getDomain('forge', 'xnt')).value).toMatchObject({
+      label: 'forge',
+      tld: 'xnt',
+      owner: wallet('alice'),
+    });
     expect((await reader.getDomain('forge', 'xen')).value).toBeNull();
     const paid = await reader.getInvoice(scenario.invoices['alice-2']!.account);
     expect(paid).toMatchObject({ status: 1, paidBy: wallet('payer1'), id: 2n, memo: 'Consulting call' });
@@ -89,7 +98,11 @@ describe('chain reader over the local chain', () => {
 
   it('faults: malformed account data → malformed; RPC error, HTTP 500, unreachable, slow → unreachable', async () => {
     const { value: alice } = await reader.getHandle('alice');
-    const kindOf = (p: Promise<unknown>) => p.then(() => 'ok', (e) => (e instanceof ChainError ? e.kind : `other: ${e}`));
+    const kindOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'ok',
+        (e) => (e instanceof ChainError ? e.kind : `other: ${e}`),
+      );
     try {
       chain.faults.replace({ malformedAccounts: [alice!.address] });
       expect(await kindOf(reader.getHandle('alice'))).toBe('malformed');

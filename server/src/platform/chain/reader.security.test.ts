@@ -13,7 +13,12 @@ const ZERO = '11111111111111111111111111111111';
 
 function setup() {
   const chain = createFakeChain();
-  const reader = createChainReader({ rpcUrl: 'http://fake.invalid', programId: PROGRAM_ID, timeoutMs: 1000, transport: chain.transport });
+  const reader = createChainReader({
+    rpcUrl: 'http://fake.invalid',
+    programId: PROGRAM_ID,
+    timeoutMs: 1000,
+    transport: chain.transport,
+  });
   return { chain, reader };
 }
 
@@ -51,7 +56,11 @@ describe('handle authority', () => {
     const { chain, reader } = setup();
     const handle = await putHandle(chain, { name: 'nft', owner: OWNER, tokenized: true, mint: MINT });
     await putNft(chain, MINT, HOLDER, testAddress(44));
-    expect(await reader.getHandleAuthority(handle)).toEqual({ authority: null, source: 'nft-holder', reason: 'nft-not-in-ata' });
+    expect(await reader.getHandleAuthority(handle)).toEqual({
+      authority: null,
+      source: 'nft-holder',
+      reason: 'nft-not-in-ata',
+    });
   });
 
   it('tokenized, token burned (all balances 0): nobody', async () => {
@@ -59,13 +68,21 @@ describe('handle authority', () => {
     const handle = await putHandle(chain, { name: 'nft', owner: OWNER, tokenized: true, mint: MINT });
     const ata = await putNft(chain, MINT, HOLDER);
     chain.accounts.set(ata, { owner: TOKEN_PROGRAM_ADDRESS, data: tokenAccountBytes(MINT, HOLDER, 0n) });
-    expect(await reader.getHandleAuthority(handle)).toEqual({ authority: null, source: 'nft-holder', reason: 'nft-burned' });
+    expect(await reader.getHandleAuthority(handle)).toEqual({
+      authority: null,
+      source: 'nft-holder',
+      reason: 'nft-burned',
+    });
   });
 
   it('tokenized, mint account gone (node answers invalid params): nobody', async () => {
     const { chain, reader } = setup();
     const handle = await putHandle(chain, { name: 'nft', owner: OWNER, tokenized: true, mint: MINT });
-    expect(await reader.getHandleAuthority(handle)).toEqual({ authority: null, source: 'nft-holder', reason: 'nft-burned' });
+    expect(await reader.getHandleAuthority(handle)).toEqual({
+      authority: null,
+      source: 'nft-holder',
+      reason: 'nft-burned',
+    });
   });
 
   it('tokenized, the largest account holds another mint: malformed, not trusted', async () => {

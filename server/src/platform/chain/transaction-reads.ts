@@ -47,24 +47,37 @@ export function createTransactionReads(chain: ChainRpc): TransactionReads {
 // ---- the cluster ------------------------------------------------------------------------------------------------
 
 function getSlot(chain: ChainRpc, commitment: Commitment) {
-  return chain.read('getSlot', () => chain.rpc.getSlot({ commitment }).send(), (slot) => BigInt(slot));
+  return chain.read(
+    'getSlot',
+    () => chain.rpc.getSlot({ commitment }).send(),
+    (slot) => BigInt(slot),
+  );
 }
 
 function getGenesisHash(chain: ChainRpc) {
-  return chain.read('getGenesisHash', () => chain.rpc.getGenesisHash().send(), (hash) => {
-    if (typeof hash !== 'string' || hash.length === 0) throw new ChainError('malformed', 'getGenesisHash: not a hash');
-    return hash as string;
-  });
+  return chain.read(
+    'getGenesisHash',
+    () => chain.rpc.getGenesisHash().send(),
+    (hash) => {
+      if (typeof hash !== 'string' || hash.length === 0)
+        throw new ChainError('malformed', 'getGenesisHash: not a hash');
+      return hash as string;
+    },
+  );
 }
 
 function getVersion(chain: ChainRpc) {
-  return chain.read('getVersion', () => chain.rpc.getVersion().send(), (version) => {
-    if (typeof version?.['solana-core'] !== 'string') throw new ChainError('malformed', 'getVersion: no solana-core');
-    const featureSet = version['feature-set'];
-    return featureSet === undefined || featureSet === null
-      ? { 'solana-core': version['solana-core'] }
-      : { 'solana-core': version['solana-core'], 'feature-set': Number(featureSet) };
-  });
+  return chain.read(
+    'getVersion',
+    () => chain.rpc.getVersion().send(),
+    (version) => {
+      if (typeof version?.['solana-core'] !== 'string') throw new ChainError('malformed', 'getVersion: no solana-core');
+      const featureSet = version['feature-set'];
+      return featureSet === undefined || featureSet === null
+        ? { 'solana-core': version['solana-core'] }
+        : { 'solana-core': version['solana-core'], 'feature-set': Number(featureSet) };
+    },
+  );
 }
 
 // ---- payments (pay indexer, x402): finalized by default ---------------------------------------------------------

@@ -6,16 +6,37 @@ import { testAddress } from '@sigil/test/support/fake-rpc-accounts';
 const OWNER = testAddress(1);
 const OTHER = testAddress(2);
 const handle: HandleAccount = {
-  address: testAddress(10), name: 'alice', owner: OWNER, handleType: 0, tokenized: false, mint: null,
-  registrationEpoch: 2n, registeredAt: 100, registeredSlot: 500n,
+  address: testAddress(10),
+  name: 'alice',
+  owner: OWNER,
+  handleType: 0,
+  tokenized: false,
+  mint: null,
+  registrationEpoch: 2n,
+  registeredAt: 100,
+  registeredSlot: 500n,
 };
 const ownerAuthority: HandleAuthority = { authority: OWNER, source: 'owner' };
 const record: RecordAccount = {
-  address: testAddress(11), handle: handle.address, kind: 'address', key: 'SOL', value: 'x', authority: OWNER,
-  handleEpoch: 2n, verified: true, verifiedAt: 1, updatedAt: 1, updatedSlot: 600n,
+  address: testAddress(11),
+  handle: handle.address,
+  kind: 'address',
+  key: 'SOL',
+  value: 'x',
+  authority: OWNER,
+  handleEpoch: 2n,
+  verified: true,
+  verifiedAt: 1,
+  updatedAt: 1,
+  updatedSlot: 600n,
 };
 const pointer: PrimaryPointerAccount = {
-  address: testAddress(12), wallet: OWNER, handle: handle.address, handleEpoch: 2n, setAt: 1, setSlot: 500n,
+  address: testAddress(12),
+  wallet: OWNER,
+  handle: handle.address,
+  handleEpoch: 2n,
+  setAt: 1,
+  setSlot: 500n,
 };
 
 describe('isRecordLive / isRecordVerified', () => {
@@ -35,7 +56,14 @@ describe('isRecordLive / isRecordVerified', () => {
 
 describe('isAttestationLive', () => {
   const att: AttestationAccount = {
-    address: testAddress(14), handle: handle.address, issuer: OTHER, platform: 'x', subject: 'a', issuedAt: 1, expiresAt: 0, revoked: false,
+    address: testAddress(14),
+    handle: handle.address,
+    issuer: OTHER,
+    platform: 'x',
+    subject: 'a',
+    issuedAt: 1,
+    expiresAt: 0,
+    revoked: false,
   };
   it('never-expiring, not revoked → live', () => expect(isAttestationLive(att, 2_000_000_000)).toBe(true));
   it('expiry is exclusive', () => {
@@ -56,7 +84,9 @@ describe('primaryTrusted (reverse trust rule)', () => {
   });
   it('not trusted when the wallet lost authority, or nobody holds it', () => {
     expect(primaryTrusted(pointer, handle, { authority: OTHER, source: 'nft-holder' })).toBe(false);
-    expect(primaryTrusted(pointer, handle, { authority: null, source: 'nft-holder', reason: 'nft-not-in-ata' })).toBe(false);
+    expect(primaryTrusted(pointer, handle, { authority: null, source: 'nft-holder', reason: 'nft-not-in-ata' })).toBe(
+      false,
+    );
   });
   it('not trusted when it points at another handle', () => {
     expect(primaryTrusted({ ...pointer, handle: testAddress(15) }, handle, ownerAuthority)).toBe(false);

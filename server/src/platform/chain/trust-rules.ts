@@ -36,7 +36,11 @@ export function isAttestationLive(attestation: AttestationAccount, nowSec: numbe
  * Reverse trust rule: the pointer names this handle, was set under its current registration epoch and at or after
  * the registration slot, and its wallet still holds authority (owner, or NFT holder in its ATA when tokenized).
  */
-export function primaryTrusted(pointer: PrimaryPointerAccount, handle: HandleAccount, authority: HandleAuthority): boolean {
+export function primaryTrusted(
+  pointer: PrimaryPointerAccount,
+  handle: HandleAccount,
+  authority: HandleAuthority,
+): boolean {
   return (
     pointer.handle === handle.address &&
     pointer.handleEpoch === handle.registrationEpoch &&

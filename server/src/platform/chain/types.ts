@@ -208,7 +208,10 @@ export interface ChainReader {
    * The handle part throws ChainError as getHandle does; the attestations part never fails the call: an RPC error
    * or an undecodable list gives `attestations: null`.
    */
-  getHandleWithAttestations(name: string, commitment?: Commitment): Promise<{ handle: AtSlot<HandleAccount | null>; attestations: AttestationAccount[] | null }>;
+  getHandleWithAttestations(
+    name: string,
+    commitment?: Commitment,
+  ): Promise<{ handle: AtSlot<HandleAccount | null>; attestations: AttestationAccount[] | null }>;
   getDomain(label: string, tld: string, commitment?: Commitment): Promise<AtSlot<DomainAccount | null>>;
   getInvoice(invoice: Address, commitment?: Commitment): Promise<InvoiceAccount | null>;
   getSlot(commitment?: Commitment): Promise<bigint>;

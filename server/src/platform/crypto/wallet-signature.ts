@@ -182,7 +182,8 @@ function startsWithSigningDomain(bytes: Uint8Array): boolean {
 function plausibleFormats(text: string, byteLength: number): OffchainMessageContentFormat[] {
   const formats: OffchainMessageContentFormat[] = [];
   const fitsHardware = byteLength <= HARDWARE_LIMIT;
-  if (fitsHardware && /^[\x20-\x7e\n]+$/.test(text)) formats.push(OffchainMessageContentFormat.RESTRICTED_ASCII_1232_BYTES_MAX);
+  if (fitsHardware && /^[\x20-\x7e\n]+$/.test(text))
+    formats.push(OffchainMessageContentFormat.RESTRICTED_ASCII_1232_BYTES_MAX);
   if (fitsHardware) formats.push(OffchainMessageContentFormat.UTF8_1232_BYTES_MAX);
   formats.push(OffchainMessageContentFormat.UTF8_65535_BYTES_MAX);
   return formats;
@@ -259,7 +260,12 @@ export interface VerifyWalletMessageInput {
 
 type OpenedVerification =
   | { ok: false; result: WalletSignatureResult }
-  | { ok: true; key: KeyObject; message: Uint8Array; candidates: () => Iterable<{ form: WalletMessageForm; bytes: Uint8Array }> };
+  | {
+      ok: true;
+      key: KeyObject;
+      message: Uint8Array;
+      candidates: () => Iterable<{ form: WalletMessageForm; bytes: Uint8Array }>;
+    };
 
 /** The checks before any signature math, and the byte strings to try in order (raw first, then envelopes). */
 function openVerification(input: VerifyWalletMessageInput): OpenedVerification {
@@ -303,7 +309,8 @@ export async function verifyWalletMessageAsync(input: VerifyWalletMessageInput):
   const opened = openVerification(input);
   if (!opened.ok) return opened.result;
   for (const candidate of opened.candidates()) {
-    if (await verifyWithKeyAsync(opened.key, input.signature, candidate.bytes)) return { ok: true, form: candidate.form };
+    if (await verifyWithKeyAsync(opened.key, input.signature, candidate.bytes))
+      return { ok: true, form: candidate.form };
   }
   return { ok: false, reason: 'mismatch' };
 }
@@ -331,7 +338,11 @@ export function openOffchainMessage(bytes: Uint8Array): OpenedOffchainMessage | 
     try {
       const [message, end] = getOffchainMessageV1Decoder().read(bytes, 0);
       if (end !== bytes.length) return null;
-      return { form: 'offchain-v1', content: encoder.encode(message.content), signatories: message.requiredSignatories.map((s) => s.address) };
+      return {
+        form: 'offchain-v1',
+        content: encoder.encode(message.content),
+        signatories: message.requiredSignatories.map((s) => s.address),
+      };
     } catch {
       return null;
     }
@@ -340,7 +351,11 @@ export function openOffchainMessage(bytes: Uint8Array): OpenedOffchainMessage | 
   try {
     const [message, end] = getOffchainMessageV0Decoder().read(bytes, 0);
     if (end === bytes.length) {
-      return { form: 'offchain-v0', content: encoder.encode(message.content.text), signatories: message.requiredSignatories.map((s) => s.address) };
+      return {
+        form: 'offchain-v0',
+        content: encoder.encode(message.content.text),
+        signatories: message.requiredSignatories.map((s) => s.address),
+      };
     }
   } catch {
     // not a full v0 preamble: maybe the legacy Ledger header
@@ -359,8 +374,15 @@ export function openOffchainMessage(bytes: Uint8Array): OpenedOffchainMessage | 
 }
 
 export type SignedBytesResult =
-  | { ok: true; form: WalletMessageForm; /** The message the wallet meant (inside the envelope when there is one). */ message: Uint8Array }
-  | { ok: false; reason: 'invalid-signer' | 'weak-signer' | 'invalid-signature-length' | 'mismatch' | 'signer-not-in-envelope' };
+  | {
+      ok: true;
+      form: WalletMessageForm;
+      /** The message the wallet meant (inside the envelope when there is one). */ message: Uint8Array;
+    }
+  | {
+      ok: false;
+      reason: 'invalid-signer' | 'weak-signer' | 'invalid-signature-length' | 'mismatch' | 'signer-not-in-envelope';
+    };
 
 /**
  * Verifies bytes a client presents as "what the wallet signed": either the message itself (then raw or a

@@ -8,11 +8,26 @@ import { createDatabase, DEFAULT_SQLITE_FILE, dialectOf, parseInt8, resolveDatab
 
 describe('resolveDatabaseTarget', () => {
   it('picks the dialect from the URL scheme', () => {
-    expect(resolveDatabaseTarget({ url: 'postgres://u@h:5432/d' })).toEqual({ dialect: 'postgres', url: 'postgres://u@h:5432/d' });
-    expect(resolveDatabaseTarget({ url: 'postgresql://u@h/d' })).toEqual({ dialect: 'postgres', url: 'postgresql://u@h/d' });
-    expect(resolveDatabaseTarget({ url: 'sqlite:/tmp/x.sqlite' })).toEqual({ dialect: 'sqlite', file: '/tmp/x.sqlite' });
-    expect(resolveDatabaseTarget({ url: 'sqlite:///tmp/y.sqlite' })).toEqual({ dialect: 'sqlite', file: '/tmp/y.sqlite' });
-    expect(resolveDatabaseTarget({ url: 'sqlite:rel/z.sqlite' })).toEqual({ dialect: 'sqlite', file: resolve('rel/z.sqlite') });
+    expect(resolveDatabaseTarget({ url: 'postgres://u@h:5432/d' })).toEqual({
+      dialect: 'postgres',
+      url: 'postgres://u@h:5432/d',
+    });
+    expect(resolveDatabaseTarget({ url: 'postgresql://u@h/d' })).toEqual({
+      dialect: 'postgres',
+      url: 'postgresql://u@h/d',
+    });
+    expect(resolveDatabaseTarget({ url: 'sqlite:/tmp/x.sqlite' })).toEqual({
+      dialect: 'sqlite',
+      file: '/tmp/x.sqlite',
+    });
+    expect(resolveDatabaseTarget({ url: 'sqlite:///tmp/y.sqlite' })).toEqual({
+      dialect: 'sqlite',
+      file: '/tmp/y.sqlite',
+    });
+    expect(resolveDatabaseTarget({ url: 'sqlite:rel/z.sqlite' })).toEqual({
+      dialect: 'sqlite',
+      file: resolve('rel/z.sqlite'),
+    });
     expect(resolveDatabaseTarget({ url: 'sqlite::memory:' })).toEqual({ dialect: 'sqlite', file: ':memory:' });
   });
 
@@ -21,11 +36,16 @@ describe('resolveDatabaseTarget', () => {
     expect(DEFAULT_SQLITE_FILE).toBe(expected);
     expect(resolveDatabaseTarget({})).toEqual({ dialect: 'sqlite', file: expected });
     expect(resolveDatabaseTarget({ url: '' })).toEqual({ dialect: 'sqlite', file: expected });
-    expect(resolveDatabaseTarget({ sqliteFile: '/tmp/a.sqlite' })).toEqual({ dialect: 'sqlite', file: '/tmp/a.sqlite' });
+    expect(resolveDatabaseTarget({ sqliteFile: '/tmp/a.sqlite' })).toEqual({
+      dialect: 'sqlite',
+      file: '/tmp/a.sqlite',
+    });
   });
 
   it('refuses an unknown scheme or an empty sqlite path with a message naming DATABASE_URL', () => {
-    expect(() => resolveDatabaseTarget({ url: 'mysql://h/d' })).toThrow('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+    expect(() => resolveDatabaseTarget({ url: 'mysql://h/d' })).toThrow(
+      'DATABASE_URL must start with postgres://, postgresql:// or sqlite:',
+    );
     expect(() => resolveDatabaseTarget({ url: 'sqlite:' })).toThrow(/DATABASE_URL "sqlite:" needs a file path/);
   });
 });
@@ -89,7 +109,10 @@ describeEachDialect('database handle', (ctx) => {
   });
 
   it('enforces foreign keys', async () => {
-    await ctx.db.schema.createTable('test_fk_parent').addColumn('id', 'text', (c) => c.primaryKey()).execute();
+    await ctx.db.schema
+      .createTable('test_fk_parent')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .execute();
     await ctx.db.schema
       .createTable('test_fk_child')
       .addColumn('id', 'text', (c) => c.primaryKey())

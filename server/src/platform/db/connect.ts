@@ -86,7 +86,10 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     // An idle client losing its server (restart, failover) emits 'error' on the pool; without a listener that
     // would crash the process. The next checkout gets a fresh connection.
     pool.on('error', () => {});
-    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(options.onQuery ? { log: options.onQuery } : {}) });
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool }),
+      ...(options.onQuery ? { log: options.onQuery } : {}),
+    });
   } else {
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     const sqlite = new BetterSqlite3(target.file);
@@ -99,8 +102,14 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`); // other processes' writes: wait, don't fail
     sqlite.pragma('synchronous = FULL'); // every commit fsynced; withoutFsync (durability.ts) relaxes chosen writes
     sqlite.pragma('foreign_keys = ON'); // off by default in SQLite; Postgres always enforces them
-    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), ...(options.onQuery ? { log: options.onQuery } : {}) });
-    sqliteHandles.set(db, { file: target.file === ':memory:' ? target.file : mainFileOf(sqlite), control: controlFor(sqlite) });
+    db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      ...(options.onQuery ? { log: options.onQuery } : {}),
+    });
+    sqliteHandles.set(db, {
+      file: target.file === ':memory:' ? target.file : mainFileOf(sqlite),
+      control: controlFor(sqlite),
+    });
   }
   let closing: Promise<void> | undefined;
   return {

@@ -1,7 +1,12 @@
 import { beforeEach, expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { runTogether } from '@sigil/test/support/db-children';
-import { consumeToken, consumeTokenReadThenWrite, createTokensTable, tokenRows } from '@sigil/test/support/consume-once';
+import {
+  consumeToken,
+  consumeTokenReadThenWrite,
+  createTokensTable,
+  tokenRows,
+} from '@sigil/test/support/consume-once';
 
 // The pattern every single-use thing follows (docs/data.md): one conditional UPDATE, row count decides.
 describeEachDialect('consume once', (ctx) => {

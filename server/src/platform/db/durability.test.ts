@@ -7,7 +7,8 @@ import { describeEachDialect, freshDatabase, type FreshDatabase } from '@sigil/t
 import { createDatabase, sqliteFileOf } from './connect';
 import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
 
-const synchronous = async (db: FreshDatabase['db']) => (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db)).rows[0]!.synchronous;
+const synchronous = async (db: FreshDatabase['db']) =>
+  (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db)).rows[0]!.synchronous;
 
 let open: FreshDatabase | undefined;
 afterEach(async () => {
@@ -29,7 +30,12 @@ it('SQLite: the writes of one event-loop turn commit together (one WAL append), 
   open = await freshDatabase('sqlite');
   const { db } = open;
   const walBytes = () => statSync(`${sqliteFileOf(db)}-wal`).size;
-  const put = (i: number) => withoutFsync(db, (conn) => sql`INSERT INTO kv (key, value, updated_at) VALUES ('group', ${String(i)}, ${i}) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`.execute(conn));
+  const put = (i: number) =>
+    withoutFsync(db, (conn) =>
+      sql`INSERT INTO kv (key, value, updated_at) VALUES ('group', ${String(i)}, ${i}) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`.execute(
+        conn,
+      ),
+    );
   await put(0);
   const before = walBytes();
   await Promise.all(Array.from({ length: 8 }, (_, i) => put(i + 1))); // one turn: one commit
@@ -38,20 +44,25 @@ it('SQLite: the writes of one event-loop turn commit together (one WAL append), 
   const separate = walBytes() - before - grouped;
   expect(grouped).toBeGreaterThan(0);
   expect(separate).toBeGreaterThanOrEqual(4 * grouped);
-  expect(await db.selectFrom('kv').select('value').where('key', '=', 'group').executeTakeFirst()).toEqual({ value: '107' });
+  expect(await db.selectFrom('kv').select('value').where('key', '=', 'group').executeTakeFirst()).toEqual({
+    value: '107',
+  });
 });
 
 it('SQLite: a write that throws in a group is undone and rejected alone; the others of its turn commit', async () => {
   open = await freshDatabase('sqlite');
   const { db } = open;
-  const insert = (key: string) => withoutFsync(db, (conn) => conn.insertInto('kv').values({ key, value: 'v', updated_at: 1 }).execute());
+  const insert = (key: string) =>
+    withoutFsync(db, (conn) => conn.insertInto('kv').values({ key, value: 'v', updated_at: 1 }).execute());
   const halfDone = withoutFsync(db, async (conn) => {
     await conn.insertInto('kv').values({ key: 'half', value: 'v', updated_at: 1 }).execute();
     throw new Error('fails after its first statement');
   });
   const results = await Promise.allSettled([insert('a'), insert('dup'), insert('dup'), halfDone, insert('b')]);
   expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
-  const keys = (await db.selectFrom('kv').select('key').where('key', 'in', ['a', 'b', 'dup', 'half']).orderBy('key').execute()).map((r) => r.key);
+  const keys = (
+    await db.selectFrom('kv').select('key').where('key', 'in', ['a', 'b', 'dup', 'half']).orderBy('key').execute()
+  ).map((r) => r.key);
   expect(keys).toEqual(['a', 'b', 'dup']); // the failed savepoint's first statement ('half') is gone too
   expect(await synchronous(db)).toBe(2);
 });
@@ -77,8 +88,11 @@ it('SQLite: a write that ends the whole transaction fails its whole batch with i
   open = await freshDatabase('sqlite');
   const { db } = open;
   await sql`CREATE TABLE doomed (id INTEGER)`.execute(db);
-  await sql`CREATE TRIGGER doomed_abort BEFORE INSERT ON doomed BEGIN SELECT RAISE(ROLLBACK, 'whole transaction rolled back'); END`.execute(db);
-  const insert = (key: string) => withoutFsync(db, (conn) => conn.insertInto('kv').values({ key, value: 'v', updated_at: 1 }).execute());
+  await sql`CREATE TRIGGER doomed_abort BEFORE INSERT ON doomed BEGIN SELECT RAISE(ROLLBACK, 'whole transaction rolled back'); END`.execute(
+    db,
+  );
+  const insert = (key: string) =>
+    withoutFsync(db, (conn) => conn.insertInto('kv').values({ key, value: 'v', updated_at: 1 }).execute());
   const results = await Promise.allSettled([
     insert('before'),
     withoutFsync(db, (conn) => sql`INSERT INTO doomed (id) VALUES (1)`.execute(conn)),
@@ -101,7 +115,9 @@ it('SQLite: a database opened through a symlink fsyncs the WAL where SQLite put 
   const linked = createDatabase({ sqliteFile: link });
   try {
     expect(sqliteFileOf(linked.db)).toBe(realpathSync(real));
-    await withoutFsync(linked.db, (conn) => conn.insertInto('kv').values({ key: 'k', value: 'v', updated_at: 1 }).execute());
+    await withoutFsync(linked.db, (conn) =>
+      conn.insertInto('kv').values({ key: 'k', value: 'v', updated_at: 1 }).execute(),
+    );
     await expect(createDurabilityBarrier(linked.db)()).resolves.toBeUndefined(); // the real fsync, no ENOENT
   } finally {
     await linked.close();
@@ -166,15 +182,21 @@ it('SQLite: a failing fsync fails its callers (nothing is acted on), and the nex
 it('SQLite: a handle that cannot be traced to createDatabase is refused (barrier and withoutFsync) rather than left without fsync', async () => {
   open = await freshDatabase('sqlite');
   await open.db.transaction().execute(async (trx) => {
-    expect(() => createDurabilityBarrier(trx as unknown as NonNullable<typeof open>["db"])).toThrow(/createDatabase/);
-    await expect(withoutFsync(trx as unknown as NonNullable<typeof open>['db'], async () => 1)).rejects.toThrow(/createDatabase/);
+    expect(() => createDurabilityBarrier(trx as unknown as NonNullable<typeof open>['db'])).toThrow(/createDatabase/);
+    await expect(withoutFsync(trx as unknown as NonNullable<typeof open>['db'], async () => 1)).rejects.toThrow(
+      /createDatabase/,
+    );
   });
 });
 
 describeEachDialect('durability helpers on every dialect', (ctx) => {
   it('withoutFsync commits the work (readable after), and the barrier resolves', async () => {
-    await withoutFsync(ctx.db, (conn) => conn.insertInto('kv').values({ key: 'k', value: 'v', updated_at: 1 }).execute());
+    await withoutFsync(ctx.db, (conn) =>
+      conn.insertInto('kv').values({ key: 'k', value: 'v', updated_at: 1 }).execute(),
+    );
     await createDurabilityBarrier(ctx.db)();
-    expect(await ctx.db.selectFrom('kv').select('value').where('key', '=', 'k').executeTakeFirst()).toEqual({ value: 'v' });
+    expect(await ctx.db.selectFrom('kv').select('value').where('key', '=', 'k').executeTakeFirst()).toEqual({
+      value: 'v',
+    });
   });
 });

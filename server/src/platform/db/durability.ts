@@ -75,7 +75,8 @@ async function commitBatch(db: Kysely<any>, control: SqliteControl): Promise<voi
             }
             // Some errors end the whole transaction (disk full, I/O error, a trigger's RAISE(ROLLBACK)): then
             // nothing of this batch is stored, and every write of it fails with that error.
-            if (!control.inTransaction()) throw outcome.ok ? new Error('the transaction ended during a write') : outcome.error;
+            if (!control.inTransaction())
+              throw outcome.ok ? new Error('the transaction ended during a write') : outcome.error;
             if (!outcome.ok) control.rollbackToSavepoint();
             control.release();
             outcomes.push(outcome);
@@ -93,7 +94,10 @@ async function commitBatch(db: Kysely<any>, control: SqliteControl): Promise<voi
         if (control.inTransaction()) {
           // COMMIT and ROLLBACK both failed: every later statement would run inside this transaction and never
           // commit. Refuse all further group-committed writes instead of losing them silently.
-          brokenHandles.set(db, new Error('SQLite connection left inside a transaction that could not be ended; restart the process'));
+          brokenHandles.set(
+            db,
+            new Error('SQLite connection left inside a transaction that could not be ended; restart the process'),
+          );
         } else {
           control.setSynchronous('FULL');
         }
@@ -137,7 +141,10 @@ export async function syncFile(path: string): Promise<void> {
  * Postgres commits are durable already (synchronous_commit on), and an in-memory SQLite database has no disk to
  * reach: the barrier is a no-op for both. `sync` is injectable for tests.
  */
-export function createDurabilityBarrier<DB>(db: Kysely<DB>, sync: (path: string) => Promise<void> = syncFile): () => Promise<void> {
+export function createDurabilityBarrier<DB>(
+  db: Kysely<DB>,
+  sync: (path: string) => Promise<void> = syncFile,
+): () => Promise<void> {
   if (dialectOf(db) !== 'sqlite') return () => Promise.resolve();
   const file = sqliteFileOf(db);
   // Fail closed: a handle we cannot trace to its file (a transaction, a derived instance) must not skip the fsync.

@@ -8,10 +8,19 @@ export async function readKv(db: Kysely<Database>, key: string): Promise<string 
 }
 
 /** Sets the value (insert or overwrite) in one statement. */
-export async function writeKv(db: Kysely<Database>, key: string, value: string, now: number = Date.now()): Promise<void> {
+export async function writeKv(
+  db: Kysely<Database>,
+  key: string,
+  value: string,
+  now: number = Date.now(),
+): Promise<void> {
   await db
     .insertInto('kv')
     .values({ key, value, updated_at: now })
-    .onConflict((oc) => oc.column('key').doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') })))
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet((eb) => ({ value: eb.ref('excluded.value'), updated_at: eb.ref('excluded.updated_at') })),
+    )
     .execute();
 }

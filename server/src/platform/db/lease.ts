@@ -13,7 +13,8 @@ import type { Database } from './schema';
  */
 
 function checkTtl(ttlMs: number): void {
-  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0) throw new RangeError(`lease ttlMs must be a positive integer, got ${ttlMs}`);
+  if (!Number.isSafeInteger(ttlMs) || ttlMs <= 0)
+    throw new RangeError(`lease ttlMs must be a positive integer, got ${ttlMs}`);
 }
 
 /**

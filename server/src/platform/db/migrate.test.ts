@@ -43,7 +43,9 @@ describeEachDialect(
 
     it('creates the platform tables, then is a no-op when run again', async () => {
       expect(await migrateToLatest(ctx.db)).toEqual(ALL);
-      expect(await tableNames(ctx.db)).toEqual(expect.arrayContaining(['kv', 'kysely_migration', 'kysely_migration_lock', 'leases']));
+      expect(await tableNames(ctx.db)).toEqual(
+        expect.arrayContaining(['kv', 'kysely_migration', 'kysely_migration_lock', 'leases']),
+      );
       expect(await migrateToLatest(ctx.db)).toEqual([]);
       expect(await migrateToLatest(ctx.db)).toEqual([]);
       expect(await appliedNames(ctx.db)).toEqual(ALL);
@@ -53,7 +55,9 @@ describeEachDialect(
       const d = await fresh();
       await migrateToLatest(d.db);
       const next: Migration = { up: (db) => db.schema.createTable('test_feature').addColumn('id', 'text').execute() };
-      expect(await migrateToLatest(d.db, { migrations: { ...migrations, '9998_test_feature': next } })).toEqual(['9998_test_feature']);
+      expect(await migrateToLatest(d.db, { migrations: { ...migrations, '9998_test_feature': next } })).toEqual([
+        '9998_test_feature',
+      ]);
       expect(await appliedNames(d.db)).toEqual([...ALL, '9998_test_feature']);
     });
 

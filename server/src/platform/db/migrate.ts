@@ -38,7 +38,9 @@ function applied({ error, results }: { error?: unknown; results?: MigrationResul
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(failed ? `migration ${failed} failed: ${reason}` : `migrations failed: ${reason}`, { cause: error });
+    throw new Error(failed ? `migration ${failed} failed: ${reason}` : `migrations failed: ${reason}`, {
+      cause: error,
+    });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

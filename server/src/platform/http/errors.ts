@@ -7,7 +7,14 @@
 // never a stack, a tRPC code name in a REST body, a zod `issues` array or a file path.
 import { TRPCError } from '@trpc/server';
 import { TRPC_ERROR_CODE_HTTP_STATUS } from 'trpc-to-openapi';
-import { ApiError, PUBLIC_ERRORS, PublicError, V1_ERRORS, type PublicErrorKey, type V1ErrorCode } from '@sigil/contract/errors';
+import {
+  ApiError,
+  PUBLIC_ERRORS,
+  PublicError,
+  V1_ERRORS,
+  type PublicErrorKey,
+  type V1ErrorCode,
+} from '@sigil/contract/errors';
 import { ChainError } from '../chain/types';
 import { BODY_LIMIT_BYTES } from './body';
 
@@ -15,7 +22,8 @@ export type DomainError = PublicError | ApiError | ChainError;
 
 /** The domain error a thrown value is, or carries as its cause (one level, as tRPC wraps it). */
 export function domainErrorOf(err: unknown): DomainError | undefined {
-  const isDomain = (e: unknown): e is DomainError => e instanceof PublicError || e instanceof ApiError || e instanceof ChainError;
+  const isDomain = (e: unknown): e is DomainError =>
+    e instanceof PublicError || e instanceof ApiError || e instanceof ChainError;
   if (isDomain(err)) return err;
   if (err instanceof Error && isDomain(err.cause)) return err.cause;
   return undefined;
@@ -49,7 +57,11 @@ const GENERIC: Record<number, { key: PublicErrorKey; code: V1ErrorCode; message:
   400: { key: 'BAD_REQUEST', code: 'BAD_REQUEST', message: 'bad request' },
   404: { key: 'NOT_FOUND', code: 'NOT_FOUND', message: 'no such route' },
   405: { key: 'METHOD_NOT_ALLOWED', code: 'METHOD_NOT_ALLOWED', message: 'method not allowed on this route' },
-  413: { key: 'PAYLOAD_TOO_LARGE', code: 'PAYLOAD_TOO_LARGE', message: `request body larger than ${BODY_LIMIT_BYTES} bytes` },
+  413: {
+    key: 'PAYLOAD_TOO_LARGE',
+    code: 'PAYLOAD_TOO_LARGE',
+    message: `request body larger than ${BODY_LIMIT_BYTES} bytes`,
+  },
   415: { key: 'UNSUPPORTED_MEDIA_TYPE', code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' },
   500: { key: 'INTERNAL', code: 'INTERNAL_ERROR', message: 'internal error' },
   502: { key: 'RPC_UNREACHABLE', code: 'RPC_ERROR', message: 'the chain RPC did not answer' },
@@ -75,8 +87,26 @@ export function genericError(face: Face, status: number, opts: { message?: strin
 
 /** tRPC's error envelope, for failures that happen before tRPC sees the request (e.g. unparsable JSON). */
 function trpcEnvelope(status: number, message: string, errorCode: string, unexpected: boolean): ShapedError {
-  const trpcCode = status === 400 ? 'BAD_REQUEST' : status === 413 ? 'PAYLOAD_TOO_LARGE' : status === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : status === 404 ? 'NOT_FOUND' : status === 405 ? 'METHOD_NOT_SUPPORTED' : 'INTERNAL_SERVER_ERROR';
-  const jsonRpc: Record<string, number> = { BAD_REQUEST: -32600, NOT_FOUND: -32004, METHOD_NOT_SUPPORTED: -32005, PAYLOAD_TOO_LARGE: -32013, UNSUPPORTED_MEDIA_TYPE: -32015, INTERNAL_SERVER_ERROR: -32603 };
+  const trpcCode =
+    status === 400
+      ? 'BAD_REQUEST'
+      : status === 413
+        ? 'PAYLOAD_TOO_LARGE'
+        : status === 415
+          ? 'UNSUPPORTED_MEDIA_TYPE'
+          : status === 404
+            ? 'NOT_FOUND'
+            : status === 405
+              ? 'METHOD_NOT_SUPPORTED'
+              : 'INTERNAL_SERVER_ERROR';
+  const jsonRpc: Record<string, number> = {
+    BAD_REQUEST: -32600,
+    NOT_FOUND: -32004,
+    METHOD_NOT_SUPPORTED: -32005,
+    PAYLOAD_TOO_LARGE: -32013,
+    UNSUPPORTED_MEDIA_TYPE: -32015,
+    INTERNAL_SERVER_ERROR: -32603,
+  };
   return {
     status,
     body: { error: { message, code: jsonRpc[trpcCode], data: { code: trpcCode, httpStatus: status, errorCode } } },
@@ -87,14 +117,32 @@ function trpcEnvelope(status: number, message: string, errorCode: string, unexpe
 /** A v1 code for a public error key when a public-style error escapes on a /v1 route. */
 function v1CodeOf(err: PublicError): V1ErrorCode {
   if (err.key in V1_ERRORS) return err.key as V1ErrorCode;
-  if (err.key === 'RPC_UNREACHABLE' || err.key === 'MALFORMED_ACCOUNT' || err.key === 'MALFORMED_HANDLE') return 'RPC_ERROR';
+  if (err.key === 'RPC_UNREACHABLE' || err.key === 'MALFORMED_ACCOUNT' || err.key === 'MALFORMED_HANDLE')
+    return 'RPC_ERROR';
   return GENERIC[err.status]?.code ?? (err.status >= 500 ? 'INTERNAL_ERROR' : 'BAD_REQUEST');
 }
 
-function shapeDomain(face: 'public' | 'v1', err: PublicError | ApiError | ChainError, input: string | undefined): ShapedError {
+function shapeDomain(
+  face: 'public' | 'v1',
+  err: PublicError | ApiError | ChainError,
+  input: string | undefined,
+): ShapedError {
   if (err instanceof ChainError) {
-    if (face === 'public') return shapeDomain(face, new PublicError(err.kind === 'malformed' ? 'MALFORMED_ACCOUNT' : 'RPC_UNREACHABLE', input), input);
-    return { status: 502, body: { code: 'RPC_ERROR', message: err.kind === 'malformed' ? 'the chain returned data that does not decode' : 'the chain RPC did not answer' }, unexpected: false };
+    if (face === 'public')
+      return shapeDomain(
+        face,
+        new PublicError(err.kind === 'malformed' ? 'MALFORMED_ACCOUNT' : 'RPC_UNREACHABLE', input),
+        input,
+      );
+    return {
+      status: 502,
+      body: {
+        code: 'RPC_ERROR',
+        message:
+          err.kind === 'malformed' ? 'the chain returned data that does not decode' : 'the chain RPC did not answer',
+      },
+      unexpected: false,
+    };
   }
   if (err instanceof PublicError) {
     if (face === 'public') return { status: err.status, body: err.toBody(), unexpected: false };
@@ -122,7 +170,8 @@ export function shapeRestError(face: 'public' | 'v1', err: unknown, input?: stri
   if (domain) return shapeDomain(face, domain, input);
 
   if (err instanceof TRPCError) {
-    if (err.code === 'BAD_REQUEST' && err.cause?.name === 'ZodError') return genericError(face, 400, { message: zodMessage(err.cause), input });
+    if (err.code === 'BAD_REQUEST' && err.cause?.name === 'ZodError')
+      return genericError(face, 400, { message: zodMessage(err.cause), input });
     if (err.code === 'PARSE_ERROR') return genericError(face, 400, { message: 'request body is not valid JSON' });
     const status = (TRPC_ERROR_CODE_HTTP_STATUS as Record<string, number>)[err.code] ?? 500;
     return genericError(face, status, { input });
@@ -136,8 +185,10 @@ export function shapeFrameworkError(face: Face, err: unknown): ShapedError {
   if (e && typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return genericError(face, 413);
     if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || e.statusCode === 415) return genericError(face, 415);
-    if (e.name === 'SyntaxError' || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') return genericError(face, 400, { message: 'request body is not valid JSON' });
-    if (e.code === 'FST_ERR_BAD_URL') return genericError(face, 400, { message: 'malformed percent-encoding in the URL' });
+    if (e.name === 'SyntaxError' || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY')
+      return genericError(face, 400, { message: 'request body is not valid JSON' });
+    if (e.code === 'FST_ERR_BAD_URL')
+      return genericError(face, 400, { message: 'malformed percent-encoding in the URL' });
     return genericError(face, e.statusCode);
   }
   return genericError(face, 500);

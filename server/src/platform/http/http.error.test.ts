@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const req = (method: string, path: string, opts?: Parameters<typeof rawRequest>[3]) => rawRequest(t.base, method, path, opts);
+const req = (method: string, path: string, opts?: Parameters<typeof rawRequest>[3]) =>
+  rawRequest(t.base, method, path, opts);
 const json = { 'content-type': 'application/json' };
 
 /** Nothing internal in a REST error body: no stack, no tRPC code names, no zod issues, no file paths. */
@@ -37,12 +38,15 @@ function expectNoLeak(res: RawResponse) {
 }
 
 describe('unknown routes', () => {
-  it.each(['/nope', '/resolve', '/resolve/a/b', '/trpcx', '/v', '/'])('GET %s → 404 {"error":"not found"}', async (path) => {
-    const res = await req('GET', path);
-    expect(res.status, res.text).toBe(404);
-    expect(res.json()).toEqual({ error: 'not found' });
-    expectNoLeak(res);
-  });
+  it.each(['/nope', '/resolve', '/resolve/a/b', '/trpcx', '/v', '/'])(
+    'GET %s → 404 {"error":"not found"}',
+    async (path) => {
+      const res = await req('GET', path);
+      expect(res.status, res.text).toBe(404);
+      expect(res.json()).toEqual({ error: 'not found' });
+      expectNoLeak(res);
+    },
+  );
 
   it('an unknown /v1 route answers in the /v1 shape', async () => {
     const res = await req('GET', '/v1/nope');
@@ -61,7 +65,14 @@ describe('unknown routes', () => {
 
 describe('405 on /resolve and /reverse', () => {
   const methods = ['POST', 'PUT', 'DELETE', 'PATCH'];
-  const paths = ['/resolve/alice', '/resolve/@alice.x1', '/reverse/So11111111111111111111111111111111111111112', '/resolve', '/reverse', '/RESOLVE/alice'];
+  const paths = [
+    '/resolve/alice',
+    '/resolve/@alice.x1',
+    '/reverse/So11111111111111111111111111111111111111112',
+    '/resolve',
+    '/reverse',
+    '/RESOLVE/alice',
+  ];
   for (const method of methods) {
     for (const path of paths) {
       it(`${method} ${path} → 405 {"error":"method not allowed"} with Allow`, async () => {
@@ -106,7 +117,11 @@ describe('request bodies', () => {
     const res = await req('POST', '/trpc/probe.body', { headers: json, body: '{"name":' });
     expect(res.status, res.text).toBe(400);
     expect(res.json()).toEqual({
-      error: { message: 'request body is not valid JSON', code: -32600, data: { code: 'BAD_REQUEST', httpStatus: 400, errorCode: 'BAD_REQUEST' } },
+      error: {
+        message: 'request body is not valid JSON',
+        code: -32600,
+        data: { code: 'BAD_REQUEST', httpStatus: 400, errorCode: 'BAD_REQUEST' },
+      },
     });
   });
 
@@ -158,7 +173,10 @@ describe('input validation', () => {
   it('/v1 route: zod failure → 400 {code:"BAD_REQUEST", message}', async () => {
     const res = await req('GET', '/v1/test/count?n=0');
     expect(res.status, res.text).toBe(400);
-    expect(res.json()).toEqual({ code: 'BAD_REQUEST', message: 'invalid input: n: Too small: expected number to be >=1' });
+    expect(res.json()).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'invalid input: n: Too small: expected number to be >=1',
+    });
     expectNoLeak(res);
   });
 });
@@ -190,7 +208,10 @@ describe('percent-encoding of path parameters', () => {
   it('malformed percent-encoding on a /v1 route → 400 BAD_REQUEST', async () => {
     const res = await req('GET', '/v1/test/echo/%C0%AF');
     expect(res.status, res.text).toBe(400);
-    expect(res.json()).toEqual({ code: 'BAD_REQUEST', message: 'path parameter "value" has malformed percent-encoding' });
+    expect(res.json()).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'path parameter "value" has malformed percent-encoding',
+    });
   });
 });
 
@@ -260,7 +281,11 @@ describe('tRPC face errors', () => {
 
     const pub = await req('GET', `/trpc/probe.throws?input=${encodeURIComponent(JSON.stringify({ value: 'public' }))}`);
     expect(pub.status, pub.text).toBe(404);
-    expect(pub.json().error.data).toMatchObject({ errorCode: 'HANDLE_NOT_REGISTERED', httpStatus: 404, input: 'alice' });
+    expect(pub.json().error.data).toMatchObject({
+      errorCode: 'HANDLE_NOT_REGISTERED',
+      httpStatus: 404,
+      input: 'alice',
+    });
 
     const boom = await req('GET', `/trpc/probe.throws?input=${encodeURIComponent(JSON.stringify({ value: 'boom' }))}`);
     expect(boom.status, boom.text).toBe(500);

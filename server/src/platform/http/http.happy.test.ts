@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const req = (method: string, path: string, opts?: Parameters<typeof rawRequest>[3]) => rawRequest(t.base, method, path, opts);
+const req = (method: string, path: string, opts?: Parameters<typeof rawRequest>[3]) =>
+  rawRequest(t.base, method, path, opts);
 
 describe('path parameters are percent-decoded exactly once', () => {
   it.each([
@@ -57,7 +58,10 @@ describe('both faces of one router', () => {
 
   it('a procedure sees the exact request body bytes (for x402) and the request id', async () => {
     const body = '{ "name" :  "alice" ,"extra":[1, 2]}';
-    const res = await req('POST', '/v1/test/body', { headers: { 'content-type': 'application/json', 'x-request-id': 'raw-1' }, body });
+    const res = await req('POST', '/v1/test/body', {
+      headers: { 'content-type': 'application/json', 'x-request-id': 'raw-1' },
+      body,
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.json()).toEqual({ name: 'alice', rawBody: body, requestId: 'raw-1' });
   });
@@ -72,7 +76,14 @@ describe('both faces of one router', () => {
 
 describe('request ids', () => {
   it('every response carries a generated X-Request-Id', async () => {
-    for (const [method, path] of [['GET', '/health'], ['GET', '/nope'], ['POST', '/resolve/x'], ['GET', '/test/echo/%ZZ'], ['GET', '/metrics'], ['GET', '/trpc/health.live']]) {
+    for (const [method, path] of [
+      ['GET', '/health'],
+      ['GET', '/nope'],
+      ['POST', '/resolve/x'],
+      ['GET', '/test/echo/%ZZ'],
+      ['GET', '/metrics'],
+      ['GET', '/trpc/health.live'],
+    ]) {
       const res = await req(method!, path!);
       expect(res.headers['x-request-id'], `${method} ${path}`).toMatch(/^req_[1-9A-HJ-NP-Za-km-z]{16,24}$/);
     }
@@ -113,9 +124,13 @@ describe('/metrics', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/plain/);
     const text = res.text;
-    expect(text).toMatch(/^sigil_http_requests_total\{method="GET",route="\/test\/echo\/\{value\}",status="200"\} ([2-9]|\d\d+)$/m);
+    expect(text).toMatch(
+      /^sigil_http_requests_total\{method="GET",route="\/test\/echo\/\{value\}",status="200"\} ([2-9]|\d\d+)$/m,
+    );
     expect(text).toMatch(/^sigil_http_requests_total\{method="GET",route="unmatched",status="404"\} \d+$/m);
-    expect(text).toMatch(/^sigil_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/test\/echo\/\{value\}"\} \d+$/m);
+    expect(text).toMatch(
+      /^sigil_http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/test\/echo\/\{value\}"\} \d+$/m,
+    );
     expect(text).toMatch(/^sigil_http_request_duration_seconds_count\{method="GET",route="\/health"\} \d+$/m);
     expect(text).not.toContain('echo/one');
     expect(text).not.toContain('/nope/at/all');
@@ -131,8 +146,12 @@ describe('/openapi.json', () => {
     const doc = res.json();
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBe('Sigil');
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/version', '/v1/health', '/v1/namespaces']));
-    expect(doc.paths['/health'].get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Health' });
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/health', '/version', '/v1/health', '/v1/namespaces']),
+    );
+    expect(doc.paths['/health'].get.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Health',
+    });
     expect(doc.paths['/version'].get.responses['502'].content['application/json'].schema).toEqual({
       allOf: [{ $ref: '#/components/schemas/PublicError' }],
       properties: { error: { enum: ['rpc unreachable'] } },

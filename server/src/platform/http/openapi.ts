@@ -72,16 +72,20 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, info: OpenApiInfo): 
 
   // Every error response is written from the route's own codes (meta.errors): one response per status, listing
   // that status's codes with their reasons, and a body schema whose `code` (public: `error`) is their enum.
-  const procedures = (router as unknown as { _def: { procedures: Record<string, { _def?: { meta?: DocumentedMeta } }> } })._def.procedures;
+  const procedures = (
+    router as unknown as { _def: { procedures: Record<string, { _def?: { meta?: DocumentedMeta } }> } }
+  )._def.procedures;
   for (const procedure of Object.values(procedures)) {
     const meta = procedure._def?.meta;
     if (!meta?.openapi) continue;
     const op = doc.paths?.[meta.openapi.path]?.[meta.openapi.method.toLowerCase() as 'get'] as
-      | { responses?: Record<string, unknown> }
-      | undefined;
+      { responses?: Record<string, unknown> } | undefined;
     if (!op?.responses) continue;
     for (const status of Object.keys(op.responses)) if (!/^[23]/.test(status)) delete op.responses[status];
-    Object.assign(op.responses, errorResponses(faceOf(meta.openapi.path) === 'v1' ? 'v1' : 'public', meta.errors ?? {}));
+    Object.assign(
+      op.responses,
+      errorResponses(faceOf(meta.openapi.path) === 'v1' ? 'v1' : 'public', meta.errors ?? {}),
+    );
   }
   // The generator's tRPC-shaped error schemas are no longer referenced.
   const schemas = doc.components?.schemas as Record<string, unknown> | undefined;

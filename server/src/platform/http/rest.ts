@@ -98,7 +98,9 @@ function restDecider(lookup: ReturnType<typeof createProcedureCache>) {
     const face = faceOf(path) === 'v1' ? 'v1' : 'public';
     // HEAD is GET without a body (Node drops the body of a HEAD response).
     const method = requestMethod === 'HEAD' ? 'GET' : requestMethod;
-    const match = (REST_METHODS as readonly string[]).includes(method) ? lookup(method as OpenApiMethod, path) : undefined;
+    const match = (REST_METHODS as readonly string[]).includes(method)
+      ? lookup(method as OpenApiMethod, path)
+      : undefined;
 
     if (!match?.procedure) {
       const allowed = REST_METHODS.filter((m) => lookup(m, path));
@@ -112,7 +114,11 @@ function restDecider(lookup: ReturnType<typeof createProcedureCache>) {
       return { routeLabel: 'unmatched', error: genericError(face, 404) };
     }
 
-    const meta = match.procedure.procedure._def.meta as { openapi: { path: string }; sharedCache?: boolean; successStatus?: 200 | 201 | 204 };
+    const meta = match.procedure.procedure._def.meta as {
+      openapi: { path: string };
+      sharedCache?: boolean;
+      successStatus?: 200 | 201 | 204;
+    };
     const template = normalizePath(meta.openapi.path);
     const pathParams: Record<string, string> = {};
     for (const [name, encoded] of Object.entries(match.pathInput as Record<string, string>)) {
@@ -123,7 +129,17 @@ function restDecider(lookup: ReturnType<typeof createProcedureCache>) {
         return { routeLabel: template, error: genericError(face, 400, { message, input: encoded }) };
       }
     }
-    return { routeLabel: template, route: { template, face, pathParams, procedurePath: match.procedure.path, sharedCache: meta.sharedCache === true, successStatus: meta.successStatus ?? 200 } };
+    return {
+      routeLabel: template,
+      route: {
+        template,
+        face,
+        pathParams,
+        procedurePath: match.procedure.path,
+        sharedCache: meta.sharedCache === true,
+        successStatus: meta.successStatus ?? 200,
+      },
+    };
   };
 }
 
@@ -145,7 +161,9 @@ function planFor(procedure: { path: string; procedure: unknown }, method: string
   const arrayKeys: string[] = [];
   if (instanceofZodTypeObject(schema)) {
     if (!usesBody) {
-      for (const [key, shape] of Object.entries(schema.shape as Record<string, { def?: { type?: string; innerType?: { def?: { type?: string } } } }>)) {
+      for (const [key, shape] of Object.entries(
+        schema.shape as Record<string, { def?: { type?: string; innerType?: { def?: { type?: string } } } }>,
+      )) {
         const type = shape.def?.type === 'optional' ? shape.def.innerType?.def?.type : shape.def?.type;
         if (type === 'array') arrayKeys.push(key);
       }
@@ -168,10 +186,14 @@ function queryInput(request: FastifyRequest, arrayKeys: string[]): Record<string
 function bodyInput(request: FastifyRequest, pathParams: Record<string, string>): unknown {
   const type = request.headers['content-type'];
   // No body at all (no Content-Type, no bytes): the path is the whole input, e.g. `curl -X POST …/{id}/resume`.
-  const hasBytes = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  const hasBytes =
+    request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
   if (type === undefined && !hasBytes) return { ...pathParams };
   if (!type?.startsWith('application/json')) {
-    throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: type ? 'unsupported content-type' : 'missing content-type header' });
+    throw new TRPCError({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      message: type ? 'unsupported content-type' : 'missing content-type header',
+    });
   }
   const body = request.body;
   // A non-object body (array, string, number) goes to the input parser as it is, so it answers 400, never spreads.
@@ -181,7 +203,10 @@ function bodyInput(request: FastifyRequest, pathParams: Record<string, string>):
 }
 
 /** Registers the REST face; returns its routing decision function (app.ts reuses it for URLs Fastify rejects). */
-export function registerRest(app: FastifyInstance, opts: RestOptions): (method: string, rawUrl: string) => RestDecision {
+export function registerRest(
+  app: FastifyInstance,
+  opts: RestOptions,
+): (method: string, rawUrl: string) => RestDecision {
   const router = opts.router as unknown as OpenApiRouter;
   const lookup = createProcedureCache(router);
   const createCaller = (opts.router as unknown as { createCaller: (ctx: unknown) => unknown }).createCaller;
@@ -192,7 +217,10 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): (method: 
   // The check runs before routing (a hit already proved its route), so a replay costs one map lookup.
   const answers =
     opts.responseCacheMs > 0
-      ? new LRUCache<string, { status: number; body: string; routeLabel: string }>({ max: 20_000, ttl: opts.responseCacheMs })
+      ? new LRUCache<string, { status: number; body: string; routeLabel: string }>({
+          max: 20_000,
+          ttl: opts.responseCacheMs,
+        })
       : null;
 
   /** Before the body is read: answer 404 / 405 / 400 now, or record the matched route for the handler. */
@@ -212,7 +240,8 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): (method: 
 
   /** Keeps a sharedCache route's definitive answer (2xx/4xx, never 5xx) for replay. */
   function remember(request: FastifyRequest, route: RestRoute, status: number, body: string): void {
-    if (answers && route.sharedCache && status < 500) answers.set(request.url, { status, body, routeLabel: route.template });
+    if (answers && route.sharedCache && status < 500)
+      answers.set(request.url, { status, body, routeLabel: route.template });
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
@@ -225,9 +254,18 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): (method: 
       plans.set(planKey, plan);
     }
     try {
-      const input = plan.noInput ? undefined : plan.usesBody ? bodyInput(request, route.pathParams) : { ...queryInput(request, plan.arrayKeys), ...route.pathParams };
-      const caller = createCaller.call(opts.router, await opts.createContext(request, route)) as Record<string, unknown>;
-      const fn = plan.segments.reduce<any>((acc, segment) => acc[segment], caller) as (input: unknown) => Promise<unknown>;
+      const input = plan.noInput
+        ? undefined
+        : plan.usesBody
+          ? bodyInput(request, route.pathParams)
+          : { ...queryInput(request, plan.arrayKeys), ...route.pathParams };
+      const caller = createCaller.call(opts.router, await opts.createContext(request, route)) as Record<
+        string,
+        unknown
+      >;
+      const fn = plan.segments.reduce<any>((acc, segment) => acc[segment], caller) as (
+        input: unknown,
+      ) => Promise<unknown>;
       const data = await fn(input);
       if (route.successStatus === 204) return reply.code(204).send();
       const body = JSON.stringify(data);

@@ -31,7 +31,8 @@ export function registerTrpc(app: FastifyInstance, opts: TrpcOptions): void {
         return { status: statusOfDomainError(domain), headers };
       },
       onError({ error }) {
-        if (error.code === 'INTERNAL_SERVER_ERROR' && !domainErrorOf(error)) request.log.error({ err: error.cause ?? error }, 'unexpected error in tRPC procedure');
+        if (error.code === 'INTERNAL_SERVER_ERROR' && !domainErrorOf(error))
+          request.log.error({ err: error.cause ?? error }, 'unexpected error in tRPC procedure');
       },
     });
   });

@@ -3,7 +3,12 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundClient, OutboundError, type OutboundClient } from './client';
-import { loopbackResolver, loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
+import {
+  loopbackResolver,
+  loopbackTestClient,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '@sigil/test/support/https-receiver';
 import { rejection } from '@sigil/test/support/failures';
 
 let receiver: HttpsReceiver;

@@ -1,7 +1,12 @@
 // Real HTTPS receivers on loopback (allowLoopback, the local-only setting) and the outbound client.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutboundClient } from './client';
-import { loopbackResolver, loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
+import {
+  loopbackResolver,
+  loopbackTestClient,
+  startHttpsReceiver,
+  type HttpsReceiver,
+} from '@sigil/test/support/https-receiver';
 
 let receiver: HttpsReceiver;
 let client: OutboundClient;

@@ -30,7 +30,12 @@ beforeAll(() => {
           const list = Array.isArray(address) ? address.map((a) => a.address) : [address];
           socketAnswers.push(list);
           if (list.every((a) => a.startsWith('127.'))) return cb(null, address, family);
-          cb(Object.assign(new Error(`connect ECONNREFUSED ${list[0]}:443 (test: internet is off limits)`), { code: 'ECONNREFUSED' }), '');
+          cb(
+            Object.assign(new Error(`connect ECONNREFUSED ${list[0]}:443 (test: internet is off limits)`), {
+              code: 'ECONNREFUSED',
+            }),
+            '',
+          );
         });
     }
     return (originalConnect as (...a: unknown[]) => unknown).apply(this, args);
@@ -140,7 +145,10 @@ describe('pinning against real receivers (allowLoopback)', () => {
 
   beforeAll(async () => {
     a = await startHttpsReceiver((_req, res) => res.writeHead(200, { connection: 'close' }).end());
-    b = await startHttpsReceiver((_req, res) => res.writeHead(200, { connection: 'close' }).end(), { host: '127.0.0.2', port: a.port });
+    b = await startHttpsReceiver((_req, res) => res.writeHead(200, { connection: 'close' }).end(), {
+      host: '127.0.0.2',
+      port: a.port,
+    });
   });
 
   afterAll(async () => {

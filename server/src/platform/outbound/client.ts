@@ -92,11 +92,20 @@ const TLS_ERROR_CODES = new Set([
 
 /** Maps whatever node/undici threw to a fixed class. */
 function classify(err: unknown): { kind: OutboundErrorKind; message: string } {
-  for (let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+  for (
+    let e = err as { code?: string; message?: string; cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as typeof e, depth++
+  ) {
     if (e instanceof OutboundError) return { kind: e.kind, message: e.message };
     if (e instanceof DestinationError) return { kind: e.kind, message: e.message };
     const code = e.code ?? '';
-    if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') {
+    if (
+      code === 'UND_ERR_CONNECT_TIMEOUT' ||
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      code === 'ETIMEDOUT'
+    ) {
       return { kind: 'timeout', message: 'timed out' };
     }
     if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return { kind: 'dns_failed', message: 'host did not resolve' };
@@ -133,7 +142,9 @@ interface ClientParts {
 export function createOutboundClient(options: OutboundClientOptions = {}): OutboundClient {
   const allowLoopback = options.allowLoopback === true;
   if (allowLoopback && process.env.NODE_ENV === 'production') {
-    throw new Error('outbound: allowLoopback is a local-development setting and cannot be enabled when NODE_ENV=production');
+    throw new Error(
+      'outbound: allowLoopback is a local-development setting and cannot be enabled when NODE_ENV=production',
+    );
   }
   const policy: PolicyOptions = { allowLoopback };
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -273,7 +284,10 @@ async function readJsonResponse(res: Dispatcher.ResponseData, maxBytes: number, 
 const DRAIN_LIMIT = 8 * 1024;
 const DRAIN_MS = 1_000;
 
-function discardBody(body: { dump(opts: { limit: number; signal: AbortSignal }): Promise<unknown> }, deadlines: DeadlineWheel): Promise<unknown> {
+function discardBody(
+  body: { dump(opts: { limit: number; signal: AbortSignal }): Promise<unknown> },
+  deadlines: DeadlineWheel,
+): Promise<unknown> {
   const cutOff = deadlines.start(DRAIN_MS);
   const drained = body
     .dump({ limit: DRAIN_LIMIT, signal: cutOff as unknown as AbortSignal })

@@ -211,11 +211,23 @@ describe('checkUrl (production policy)', () => {
 
   it('allowLoopback admits loopback on any port, and nothing else new', () => {
     expect(checkUrl('https://127.0.0.1:8443/x', { allowLoopback: true })).toMatchObject({ ok: true, ip: '127.0.0.1' });
-    expect(checkUrl('https://localhost:8443/x', { allowLoopback: true })).toMatchObject({ ok: true, host: 'localhost' });
+    expect(checkUrl('https://localhost:8443/x', { allowLoopback: true })).toMatchObject({
+      ok: true,
+      host: 'localhost',
+    });
     expect(checkUrl('https://[::1]:9/x', { allowLoopback: true })).toMatchObject({ ok: true, ip: '::1' });
-    expect(checkUrl('https://hooks.example.com:8443/x', { allowLoopback: true })).toMatchObject({ ok: false, reason: 'invalid_url' });
-    expect(checkUrl('https://10.0.0.1/x', { allowLoopback: true })).toMatchObject({ ok: false, reason: 'blocked_destination' });
-    expect(checkUrl('http://127.0.0.1:8443/x', { allowLoopback: true })).toMatchObject({ ok: false, reason: 'invalid_url' });
+    expect(checkUrl('https://hooks.example.com:8443/x', { allowLoopback: true })).toMatchObject({
+      ok: false,
+      reason: 'invalid_url',
+    });
+    expect(checkUrl('https://10.0.0.1/x', { allowLoopback: true })).toMatchObject({
+      ok: false,
+      reason: 'blocked_destination',
+    });
+    expect(checkUrl('http://127.0.0.1:8443/x', { allowLoopback: true })).toMatchObject({
+      ok: false,
+      reason: 'invalid_url',
+    });
   });
 });
 
@@ -265,13 +277,22 @@ describe('DNS answers (production policy, injected resolver)', () => {
     'weird.example.com',
     '127.0.0.1.nip.io',
   ])('refuses %s: one non-public answer taints the name', async (host) => {
-    await expect(vetDestination(`https://${host}/h`, resolver)).resolves.toMatchObject({ ok: false, reason: 'blocked_destination' });
+    await expect(vetDestination(`https://${host}/h`, resolver)).resolves.toMatchObject({
+      ok: false,
+      reason: 'blocked_destination',
+    });
     await expect(resolveVetted(host, resolver)).rejects.toMatchObject({ kind: 'blocked_destination' });
   });
 
   it('reports names that do not resolve as dns_failed', async () => {
-    await expect(vetDestination('https://nowhere.example.com/h', resolver)).resolves.toMatchObject({ ok: false, reason: 'dns_failed' });
-    await expect(vetDestination('https://empty.example.com/h', resolver)).resolves.toMatchObject({ ok: false, reason: 'dns_failed' });
+    await expect(vetDestination('https://nowhere.example.com/h', resolver)).resolves.toMatchObject({
+      ok: false,
+      reason: 'dns_failed',
+    });
+    await expect(vetDestination('https://empty.example.com/h', resolver)).resolves.toMatchObject({
+      ok: false,
+      reason: 'dns_failed',
+    });
   });
 
   it('never asks the resolver about a URL the static rules refuse, nor about IP literals', async () => {

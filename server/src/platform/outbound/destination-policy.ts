@@ -240,7 +240,11 @@ export async function resolveVetted(
     throw new DestinationError('dns_failed', `${hostname} did not resolve`);
   }
   const bad = answers.find((a) => !isAllowedAddress(a.address, options));
-  if (bad) throw new DestinationError('blocked_destination', `${hostname} resolves to ${bad.address}, which is not a public address`);
+  if (bad)
+    throw new DestinationError(
+      'blocked_destination',
+      `${hostname} resolves to ${bad.address}, which is not a public address`,
+    );
   return answers.map((a) => ({ address: a.address, family: parseIp(a.address)!.kind() === 'ipv6' ? 6 : 4 }));
 }
 
@@ -259,7 +263,8 @@ export async function vetDestination(
 ): Promise<DestinationVerdict> {
   const check = checkUrl(input, options);
   if (!check.ok) return check;
-  if (check.ip) return { ok: true, url: check.url, addresses: [{ address: check.ip, family: check.ip.includes(':') ? 6 : 4 }] };
+  if (check.ip)
+    return { ok: true, url: check.url, addresses: [{ address: check.ip, family: check.ip.includes(':') ? 6 : 4 }] };
   try {
     return { ok: true, url: check.url, addresses: await resolveVetted(check.host, resolver, options) };
   } catch (err) {

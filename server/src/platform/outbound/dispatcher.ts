@@ -46,7 +46,10 @@ function vettedLookup(resolver: Resolver, policy: PolicyOptions) {
           const none = new DestinationError('dns_failed', `${hostname} has no IPv${family} address`);
           callback(none as NodeJS.ErrnoException, '');
         } else if (lookupOptions.all) {
-          callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+          callback(
+            null,
+            usable.map((a) => ({ address: a.address, family: a.family })),
+          );
         } else {
           callback(null, usable[0]!.address, usable[0]!.family);
         }

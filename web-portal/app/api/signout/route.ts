@@ -2,5 +2,8 @@
 import { clearedSessionCookie, isSecureRequest } from '../../../lib/session-cookie';
 
 export function POST(request: Request): Response {
-  return new Response(null, { status: 204, headers: { 'set-cookie': clearedSessionCookie({ secure: isSecureRequest(request) }) } });
+  return new Response(null, {
+    status: 204,
+    headers: { 'set-cookie': clearedSessionCookie({ secure: isSecureRequest(request) }) },
+  });
 }

@@ -1,12 +1,6 @@
 // Account layouts of the registry program (docs/registry-program.md § Accounts): codecs, discriminators,
 // fixed offsets for memcmp filters, and strict decoders that throw RegistryDecodeError instead of returning garbage.
-import {
-  getStructCodec,
-  transformCodec,
-  type Address,
-  type Codec,
-  type ReadonlyUint8Array,
-} from '@solana/kit';
+import { getStructCodec, transformCodec, type Address, type Codec, type ReadonlyUint8Array } from '@solana/kit';
 import type {
   AttestationAccount,
   DomainAccount,
@@ -41,7 +35,8 @@ export type NamespaceData = Data<NamespaceAccount>;
 export type DomainData = Data<DomainAccount>;
 export type InvoiceData = Data<InvoiceAccount>;
 
-export type RegistryAccountName = 'Handle' | 'PrimaryPointer' | 'Record' | 'Attestation' | 'Namespace' | 'Domain' | 'Invoice';
+export type RegistryAccountName =
+  'Handle' | 'PrimaryPointer' | 'Record' | 'Attestation' | 'Namespace' | 'Domain' | 'Invoice';
 
 const address = addressCodec;
 const u64 = u64Codec as unknown as Codec<bigint>; // always decodes to bigint; encode accepts bigint

@@ -79,11 +79,34 @@ export const INSTRUCTION_DISCRIMINATORS = Object.fromEntries(
 
 /** Account names and roles, in order. pay_invoice's token form and the optional accounts are handled below. */
 const ACCOUNT_LAYOUTS = {
-  register: [['payer', WRITABLE_SIGNER], ['owner', READONLY_SIGNER], ['handle', WRITABLE], ['systemProgram', READONLY]],
-  release: [['owner', READONLY_SIGNER], ['handle', WRITABLE]],
-  set_primary: [['wallet', READONLY_SIGNER], ['handle', READONLY], ['primary', WRITABLE], ['systemProgram', READONLY]],
-  set_record: [['authority', READONLY_SIGNER], ['handle', READONLY], ['record', WRITABLE], ['systemProgram', READONLY]],
-  verify_record: [['authority', READONLY_SIGNER], ['handle', READONLY], ['record', WRITABLE], ['verifier', READONLY_SIGNER]],
+  register: [
+    ['payer', WRITABLE_SIGNER],
+    ['owner', READONLY_SIGNER],
+    ['handle', WRITABLE],
+    ['systemProgram', READONLY],
+  ],
+  release: [
+    ['owner', READONLY_SIGNER],
+    ['handle', WRITABLE],
+  ],
+  set_primary: [
+    ['wallet', READONLY_SIGNER],
+    ['handle', READONLY],
+    ['primary', WRITABLE],
+    ['systemProgram', READONLY],
+  ],
+  set_record: [
+    ['authority', READONLY_SIGNER],
+    ['handle', READONLY],
+    ['record', WRITABLE],
+    ['systemProgram', READONLY],
+  ],
+  verify_record: [
+    ['authority', READONLY_SIGNER],
+    ['handle', READONLY],
+    ['record', WRITABLE],
+    ['verifier', READONLY_SIGNER],
+  ],
   tokenize: [
     ['owner', READONLY_SIGNER],
     ['handle', WRITABLE],
@@ -91,10 +114,25 @@ const ACCOUNT_LAYOUTS = {
     ['ownerTokenAccount', WRITABLE],
     ['tokenProgram', READONLY],
   ],
-  transfer: [['owner', READONLY_SIGNER], ['handle', WRITABLE]],
-  attest: [['issuer', READONLY_SIGNER], ['handle', READONLY], ['attestation', WRITABLE], ['systemProgram', READONLY]],
-  revoke_attestation: [['issuer', READONLY_SIGNER], ['attestation', WRITABLE]],
-  create_namespace: [['authority', READONLY_SIGNER], ['namespace', WRITABLE], ['systemProgram', READONLY]],
+  transfer: [
+    ['owner', READONLY_SIGNER],
+    ['handle', WRITABLE],
+  ],
+  attest: [
+    ['issuer', READONLY_SIGNER],
+    ['handle', READONLY],
+    ['attestation', WRITABLE],
+    ['systemProgram', READONLY],
+  ],
+  revoke_attestation: [
+    ['issuer', READONLY_SIGNER],
+    ['attestation', WRITABLE],
+  ],
+  create_namespace: [
+    ['authority', READONLY_SIGNER],
+    ['namespace', WRITABLE],
+    ['systemProgram', READONLY],
+  ],
   register_under_namespace: [
     ['payer', WRITABLE_SIGNER],
     ['owner', READONLY_SIGNER],
@@ -109,9 +147,20 @@ const ACCOUNT_LAYOUTS = {
     ['handle', READONLY],
     ['systemProgram', READONLY],
   ],
-  pay_invoice: [['payer', WRITABLE_SIGNER], ['invoice', WRITABLE], ['payee', WRITABLE], ['systemProgram', READONLY]],
-  cancel_invoice: [['payee', READONLY_SIGNER], ['invoice', WRITABLE]],
-  close_invoice: [['payee', WRITABLE_SIGNER], ['invoice', WRITABLE]],
+  pay_invoice: [
+    ['payer', WRITABLE_SIGNER],
+    ['invoice', WRITABLE],
+    ['payee', WRITABLE],
+    ['systemProgram', READONLY],
+  ],
+  cancel_invoice: [
+    ['payee', READONLY_SIGNER],
+    ['invoice', WRITABLE],
+  ],
+  close_invoice: [
+    ['payee', WRITABLE_SIGNER],
+    ['invoice', WRITABLE],
+  ],
 } as const satisfies Record<RegistryInstructionName, readonly (readonly [string, AccountRole])[]>;
 
 const PAY_INVOICE_TOKEN_LAYOUT = [
@@ -132,7 +181,11 @@ export type RegistryInstruction =
   | { name: 'release'; args: ArgsOf<'release'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['release']> }
   | { name: 'set_primary'; args: ArgsOf<'set_primary'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['set_primary']> }
   | { name: 'set_record'; args: ArgsOf<'set_record'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['set_record']> }
-  | { name: 'verify_record'; args: ArgsOf<'verify_record'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['verify_record']> }
+  | {
+      name: 'verify_record';
+      args: ArgsOf<'verify_record'>;
+      accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['verify_record']>;
+    }
   | { name: 'tokenize'; args: ArgsOf<'tokenize'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['tokenize']> }
   | { name: 'transfer'; args: ArgsOf<'transfer'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['transfer']> }
   | { name: 'attest'; args: ArgsOf<'attest'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['attest']> }
@@ -154,7 +207,13 @@ export type RegistryInstruction =
   | {
       name: 'create_invoice';
       args: ArgsOf<'create_invoice'>;
-      accounts: { payee: Address; invoice: Address; mint: Address | null; handle: Address | null; systemProgram: Address };
+      accounts: {
+        payee: Address;
+        invoice: Address;
+        mint: Address | null;
+        handle: Address | null;
+        systemProgram: Address;
+      };
     }
   | {
       name: 'pay_invoice';
@@ -163,8 +222,16 @@ export type RegistryInstruction =
         | ({ kind: 'native' } & AccountsOf<(typeof ACCOUNT_LAYOUTS)['pay_invoice']>)
         | ({ kind: 'token' } & AccountsOf<typeof PAY_INVOICE_TOKEN_LAYOUT>);
     }
-  | { name: 'cancel_invoice'; args: ArgsOf<'cancel_invoice'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['cancel_invoice']> }
-  | { name: 'close_invoice'; args: ArgsOf<'close_invoice'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['close_invoice']> };
+  | {
+      name: 'cancel_invoice';
+      args: ArgsOf<'cancel_invoice'>;
+      accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['cancel_invoice']>;
+    }
+  | {
+      name: 'close_invoice';
+      args: ArgsOf<'close_invoice'>;
+      accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['close_invoice']>;
+    };
 
 /** Instruction data = discriminator + encoded args. */
 export function encodeRegistryInstructionData<N extends RegistryInstructionName>(name: N, args: ArgsOf<N>): Uint8Array {
@@ -199,7 +266,12 @@ export function getRegisterInstruction(
   i: Base & WithSystem & { payer: Address; owner: Address; handle: Address; name: string; handleType: number },
 ): Instruction {
   const accounts = { ...i, systemProgram: i.systemProgram ?? SYSTEM_PROGRAM_ADDRESS };
-  return build(i.programId, 'register', { name: i.name, handleType: i.handleType }, metas(ACCOUNT_LAYOUTS.register, accounts));
+  return build(
+    i.programId,
+    'register',
+    { name: i.name, handleType: i.handleType },
+    metas(ACCOUNT_LAYOUTS.register, accounts),
+  );
 }
 
 export function getReleaseInstruction(i: Base & { owner: Address; handle: Address }): Instruction {
@@ -215,11 +287,23 @@ export function getSetPrimaryInstruction(
 
 export function getSetRecordInstruction(
   i: Base &
-    WithSystem & { authority: Address; handle: Address; record: Address; kind: 'address' | 'text'; key: string; value: string },
+    WithSystem & {
+      authority: Address;
+      handle: Address;
+      record: Address;
+      kind: 'address' | 'text';
+      key: string;
+      value: string;
+    },
 ): Instruction {
   const accounts = { ...i, systemProgram: i.systemProgram ?? SYSTEM_PROGRAM_ADDRESS };
   const kind = i.kind === 'address' ? RECORD_KIND_ADDRESS : RECORD_KIND_TEXT;
-  return build(i.programId, 'set_record', { kind, key: i.key, value: i.value }, metas(ACCOUNT_LAYOUTS.set_record, accounts));
+  return build(
+    i.programId,
+    'set_record',
+    { kind, key: i.key, value: i.value },
+    metas(ACCOUNT_LAYOUTS.set_record, accounts),
+  );
 }
 
 /**
@@ -247,7 +331,14 @@ export function getTransferInstruction(i: Base & { owner: Address; handle: Addre
 
 export function getAttestInstruction(
   i: Base &
-    WithSystem & { issuer: Address; handle: Address; attestation: Address; platform: string; subject: string; expiresAt: number },
+    WithSystem & {
+      issuer: Address;
+      handle: Address;
+      attestation: Address;
+      platform: string;
+      subject: string;
+      expiresAt: number;
+    },
 ): Instruction {
   const accounts = { ...i, systemProgram: i.systemProgram ?? SYSTEM_PROGRAM_ADDRESS };
   const args = { platform: i.platform, subject: i.subject, expiresAt: i.expiresAt };
@@ -331,7 +422,10 @@ function pick(
   accounts: readonly Address[],
 ): Record<string, Address> {
   if (accounts.length < layout.length) {
-    throw new RegistryDecodeError('missing-accounts', `${name}: needs ${layout.length} accounts, got ${accounts.length}`);
+    throw new RegistryDecodeError(
+      'missing-accounts',
+      `${name}: needs ${layout.length} accounts, got ${accounts.length}`,
+    );
   }
   return Object.fromEntries(layout.map(([accountName], index) => [accountName, accounts[index]]));
 }
@@ -351,7 +445,8 @@ export function decodeRegistryInstruction(
   const name = (Object.keys(INSTRUCTION_DISCRIMINATORS) as RegistryInstructionName[]).find((n) =>
     bytesEqual(head, INSTRUCTION_DISCRIMINATORS[n]),
   );
-  if (!name) throw new RegistryDecodeError('unknown-instruction', 'instruction discriminator matches no registry instruction');
+  if (!name)
+    throw new RegistryDecodeError('unknown-instruction', 'instruction discriminator matches no registry instruction');
 
   let args: unknown;
   let end: number;
@@ -374,7 +469,11 @@ export function decodeRegistryInstruction(
   if (name === 'create_invoice') {
     // Without programId we cannot tell the placeholder: treat "absent" only when it equals the given program id.
     const none = (a: Address) => (programId !== undefined && a === programId ? null : a);
-    return { name, args, accounts: { ...picked, mint: none(picked.mint), handle: none(picked.handle) } } as RegistryInstruction;
+    return {
+      name,
+      args,
+      accounts: { ...picked, mint: none(picked.mint), handle: none(picked.handle) },
+    } as RegistryInstruction;
   }
   return { name, args, accounts: picked } as RegistryInstruction;
 }

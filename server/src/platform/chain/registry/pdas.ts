@@ -33,7 +33,11 @@ export function findRecordPda(
   });
 }
 
-export function findAttestationPda(programId: Address, handle: Address, platform: string): Promise<ProgramDerivedAddress> {
+export function findAttestationPda(
+  programId: Address,
+  handle: Address,
+  platform: string,
+): Promise<ProgramDerivedAddress> {
   return getProgramDerivedAddress({
     programAddress: programId,
     seeds: ['attestation', addressBytes.encode(handle), utf8(platform)],

@@ -55,7 +55,8 @@ function littleEndian<T extends number | bigint, S extends 1 | 4 | 8>(
   get: (view: DataView, offset: number) => T,
   set: (view: DataView, offset: number, value: bigint) => void,
 ): FixedSizeCodec<number | bigint, T, S> {
-  const viewOf = (bytes: ReadonlyUint8Array | Uint8Array) => new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const viewOf = (bytes: ReadonlyUint8Array | Uint8Array) =>
+    new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return createCodec({
     fixedSize: size,
     write(value: number | bigint, bytes, offset) {
@@ -65,16 +66,44 @@ function littleEndian<T extends number | bigint, S extends 1 | 4 | 8>(
       return offset + size;
     },
     read(bytes, offset) {
-      if (bytes.length - offset < size) throw new RegistryDecodeError('too-short', `${name} needs ${size} bytes at offset ${offset}, ${Math.max(0, bytes.length - offset)} left`);
+      if (bytes.length - offset < size)
+        throw new RegistryDecodeError(
+          'too-short',
+          `${name} needs ${size} bytes at offset ${offset}, ${Math.max(0, bytes.length - offset)} left`,
+        );
       return [get(viewOf(bytes), offset), offset + size];
     },
   });
 }
 
-export const u8Codec = littleEndian('u8', 1, [0n, 0xffn], (v, o) => v.getUint8(o), (v, o, x) => v.setUint8(o, Number(x)));
-export const u32Codec = littleEndian('u32', 4, [0n, 0xffff_ffffn], (v, o) => v.getUint32(o, true), (v, o, x) => v.setUint32(o, Number(x), true));
-export const u64Codec = littleEndian('u64', 8, [0n, 2n ** 64n - 1n], (v, o) => v.getBigUint64(o, true), (v, o, x) => v.setBigUint64(o, x, true));
-export const i64Codec = littleEndian('i64', 8, [-(2n ** 63n), 2n ** 63n - 1n], (v, o) => v.getBigInt64(o, true), (v, o, x) => v.setBigInt64(o, x, true));
+export const u8Codec = littleEndian(
+  'u8',
+  1,
+  [0n, 0xffn],
+  (v, o) => v.getUint8(o),
+  (v, o, x) => v.setUint8(o, Number(x)),
+);
+export const u32Codec = littleEndian(
+  'u32',
+  4,
+  [0n, 0xffff_ffffn],
+  (v, o) => v.getUint32(o, true),
+  (v, o, x) => v.setUint32(o, Number(x), true),
+);
+export const u64Codec = littleEndian(
+  'u64',
+  8,
+  [0n, 2n ** 64n - 1n],
+  (v, o) => v.getBigUint64(o, true),
+  (v, o, x) => v.setBigUint64(o, x, true),
+);
+export const i64Codec = littleEndian(
+  'i64',
+  8,
+  [-(2n ** 63n), 2n ** 63n - 1n],
+  (v, o) => v.getBigInt64(o, true),
+  (v, o, x) => v.setBigInt64(o, x, true),
+);
 
 /** `u32` byte length + UTF-8. Fatal on bad UTF-8 and lossless (keeps NULs and a leading BOM). */
 export const stringCodec: Codec<string> = addCodecSizePrefix(
@@ -107,16 +136,20 @@ export const addressCodec: FixedSizeCodec<Address, Address, 32> = createCodec({
     return offset + 32;
   },
   read(bytes, offset) {
-    if (bytes.length - offset < 32) throw new RegistryDecodeError('too-short', `an address needs 32 bytes at offset ${offset}, ${bytes.length - offset} left`);
+    if (bytes.length - offset < 32)
+      throw new RegistryDecodeError(
+        'too-short',
+        `an address needs 32 bytes at offset ${offset}, ${bytes.length - offset} left`,
+      );
     return [base58.encode((bytes as Uint8Array).subarray(offset, offset + 32)) as Address, offset + 32];
   },
 });
 
 /** 32 bytes, all zero for none: fixed size so memcmp filters keep fixed offsets. */
-export const optionalAddressCodec: FixedSizeCodec<Address | null, Address | null, 32> = getNullableCodec(
-  addressCodec,
-  { prefix: null, noneValue: 'zeroes' },
-);
+export const optionalAddressCodec: FixedSizeCodec<Address | null, Address | null, 32> = getNullableCodec(addressCodec, {
+  prefix: null,
+  noneValue: 'zeroes',
+});
 
 /** i64 Unix seconds as a JS number; values outside the safe-integer range are malformed. */
 export const unixTimeCodec: FixedSizeCodec<number, number, 8> = transformCodec(
@@ -141,7 +174,8 @@ export function u8EnumCodec<T extends number>(field: string, allowed: readonly T
       return value;
     },
     (byte: number) => {
-      if (!allowed.includes(byte as T)) throw new RegistryDecodeError('invalid-value', `${field} byte ${byte} is not valid`);
+      if (!allowed.includes(byte as T))
+        throw new RegistryDecodeError('invalid-value', `${field} byte ${byte} is not valid`);
       return byte as T;
     },
   );

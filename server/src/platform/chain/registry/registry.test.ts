@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { AccountRole, getAddressDecoder, getAddressEncoder, getI64Codec, getU32Codec, getU64Codec, getU8Codec, type Address } from '@solana/kit';
+import {
+  AccountRole,
+  getAddressDecoder,
+  getAddressEncoder,
+  getI64Codec,
+  getU32Codec,
+  getU64Codec,
+  getU8Codec,
+  type Address,
+} from '@solana/kit';
 import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { SYSTEM_PROGRAM_ADDRESS } from '../programs';
 import {
@@ -184,12 +193,28 @@ describe('account round trips and offsets', () => {
     expect(bytes.subarray(41, 73)).toEqual(bytesOf(A));
     expect([...bytes.subarray(107, 111)]).toEqual([9, 0, 0, 0]);
     expect(decodeRecord(D, bytes)).toEqual({ address: D, ...record });
-    const addressRecord = { ...record, kind: 'address' as const, verified: true, verifiedAt: 5, key: 'ETH', value: '0xabc' };
+    const addressRecord = {
+      ...record,
+      kind: 'address' as const,
+      verified: true,
+      verifiedAt: 5,
+      key: 'ETH',
+      value: '0xabc',
+    };
     expect(decodeRecord(D, encodeRecord(addressRecord))).toEqual({ address: D, ...addressRecord });
   });
 
   it('Attestation', () => {
-    const att = { handle: C, issuer: A, issuedAt: 10, expiresAt: 0, revoked: false, bump: 9, platform: 'github', subject: 'alice' };
+    const att = {
+      handle: C,
+      issuer: A,
+      issuedAt: 10,
+      expiresAt: 0,
+      revoked: false,
+      bump: 9,
+      platform: 'github',
+      subject: 'alice',
+    };
     const bytes = encodeAttestation(att);
     expect(bytes.subarray(8, 40)).toEqual(bytesOf(C));
     expect([...bytes.subarray(90, 94)]).toEqual([6, 0, 0, 0]);
@@ -205,7 +230,15 @@ describe('account round trips and offsets', () => {
 
   it('Domain', () => {
     const dom = {
-      namespace: B, owner: A, tokenized: false, mint: null, registeredAt: 2, registeredSlot: 3n, bump: 4, label: 'shop', tld: 'xnt',
+      namespace: B,
+      owner: A,
+      tokenized: false,
+      mint: null,
+      registeredAt: 2,
+      registeredSlot: 3n,
+      bump: 4,
+      label: 'shop',
+      tld: 'xnt',
     };
     const bytes = encodeDomain(dom);
     expect(bytes.subarray(8, 40)).toEqual(bytesOf(B));
@@ -307,7 +340,14 @@ describe('instructions', () => {
   const { READONLY, WRITABLE, READONLY_SIGNER, WRITABLE_SIGNER } = AccountRole;
 
   it('register: literal data bytes, roles, decode', () => {
-    const ix = getRegisterInstruction({ programId: PROGRAM, payer: A, owner: B, handle: C, name: 'alice', handleType: 0 });
+    const ix = getRegisterInstruction({
+      programId: PROGRAM,
+      payer: A,
+      owner: B,
+      handle: C,
+      name: 'alice',
+      handleType: 0,
+    });
     expect(ix.programAddress).toBe(PROGRAM);
     expect([...(ix.data ?? [])]).toEqual([211, 124, 67, 15, 211, 194, 178, 240, 5, 0, 0, 0, 97, 108, 105, 99, 101, 0]);
     expect(roles(ix)).toEqual([WRITABLE_SIGNER, READONLY_SIGNER, WRITABLE, READONLY]);
@@ -320,13 +360,28 @@ describe('instructions', () => {
 
   it('every instruction round-trips through decodeRegistryInstruction', () => {
     const cases = [
-      [getReleaseInstruction({ programId: PROGRAM, owner: A, handle: C }), { name: 'release', args: {}, accounts: { owner: A, handle: C } }],
       [
-        getSetPrimaryInstruction({ programId: PROGRAM, wallet: A, handle: C, primary: D }),
-        { name: 'set_primary', args: {}, accounts: { wallet: A, handle: C, primary: D, systemProgram: SYSTEM_PROGRAM_ADDRESS } },
+        getReleaseInstruction({ programId: PROGRAM, owner: A, handle: C }),
+        { name: 'release', args: {}, accounts: { owner: A, handle: C } },
       ],
       [
-        getSetRecordInstruction({ programId: PROGRAM, authority: A, handle: C, record: D, kind: 'address', key: 'SOL', value: 'So1' }),
+        getSetPrimaryInstruction({ programId: PROGRAM, wallet: A, handle: C, primary: D }),
+        {
+          name: 'set_primary',
+          args: {},
+          accounts: { wallet: A, handle: C, primary: D, systemProgram: SYSTEM_PROGRAM_ADDRESS },
+        },
+      ],
+      [
+        getSetRecordInstruction({
+          programId: PROGRAM,
+          authority: A,
+          handle: C,
+          record: D,
+          kind: 'address',
+          key: 'SOL',
+          value: 'So1',
+        }),
         {
           name: 'set_record',
           args: { kind: 0, key: 'SOL', value: 'So1' },
@@ -350,7 +405,15 @@ describe('instructions', () => {
         { name: 'transfer', args: { newOwner: B }, accounts: { owner: A, handle: C } },
       ],
       [
-        getAttestInstruction({ programId: PROGRAM, issuer: A, handle: C, attestation: D, platform: 'x', subject: 'al', expiresAt: 99 }),
+        getAttestInstruction({
+          programId: PROGRAM,
+          issuer: A,
+          handle: C,
+          attestation: D,
+          platform: 'x',
+          subject: 'al',
+          expiresAt: 99,
+        }),
         {
           name: 'attest',
           args: { platform: 'x', subject: 'al', expiresAt: 99 },
@@ -363,10 +426,21 @@ describe('instructions', () => {
       ],
       [
         getCreateNamespaceInstruction({ programId: PROGRAM, authority: A, namespace: D, tld: 'xen' }),
-        { name: 'create_namespace', args: { tld: 'xen' }, accounts: { authority: A, namespace: D, systemProgram: SYSTEM_PROGRAM_ADDRESS } },
+        {
+          name: 'create_namespace',
+          args: { tld: 'xen' },
+          accounts: { authority: A, namespace: D, systemProgram: SYSTEM_PROGRAM_ADDRESS },
+        },
       ],
       [
-        getRegisterUnderNamespaceInstruction({ programId: PROGRAM, payer: A, owner: B, namespace: D, domain: E, label: 'shop' }),
+        getRegisterUnderNamespaceInstruction({
+          programId: PROGRAM,
+          payer: A,
+          owner: B,
+          namespace: D,
+          domain: E,
+          label: 'shop',
+        }),
         {
           name: 'register_under_namespace',
           args: { label: 'shop' },
@@ -375,7 +449,15 @@ describe('instructions', () => {
       ],
       [
         getCreateInvoiceInstruction({
-          programId: PROGRAM, payee: A, invoice: D, mint: B, handle: C, id: 7n, amount: 5n, expiresAt: 100, memo: 'm',
+          programId: PROGRAM,
+          payee: A,
+          invoice: D,
+          mint: B,
+          handle: C,
+          id: 7n,
+          amount: 5n,
+          expiresAt: 100,
+          memo: 'm',
         }),
         {
           name: 'create_invoice',
@@ -385,7 +467,15 @@ describe('instructions', () => {
       ],
       [
         getCreateInvoiceInstruction({
-          programId: PROGRAM, payee: A, invoice: D, mint: null, handle: null, id: 8n, amount: 6n, expiresAt: 0, memo: '',
+          programId: PROGRAM,
+          payee: A,
+          invoice: D,
+          mint: null,
+          handle: null,
+          id: 8n,
+          amount: 6n,
+          expiresAt: 0,
+          memo: '',
         }),
         {
           name: 'create_invoice',
@@ -395,22 +485,46 @@ describe('instructions', () => {
       ],
       [
         getPayInvoiceInstruction({ programId: PROGRAM, kind: 'native', payer: B, invoice: D, payee: A }),
-        { name: 'pay_invoice', args: {}, accounts: { kind: 'native', payer: B, invoice: D, payee: A, systemProgram: SYSTEM_PROGRAM_ADDRESS } },
+        {
+          name: 'pay_invoice',
+          args: {},
+          accounts: { kind: 'native', payer: B, invoice: D, payee: A, systemProgram: SYSTEM_PROGRAM_ADDRESS },
+        },
       ],
       [
         getPayInvoiceInstruction({
-          programId: PROGRAM, kind: 'token', payer: B, invoice: D, payee: A, payerTokenAccount: E, payeeTokenAccount: F, mint: C,
+          programId: PROGRAM,
+          kind: 'token',
+          payer: B,
+          invoice: D,
+          payee: A,
+          payerTokenAccount: E,
+          payeeTokenAccount: F,
+          mint: C,
         }),
         {
           name: 'pay_invoice',
           args: {},
           accounts: {
-            kind: 'token', payer: B, invoice: D, payee: A, payerTokenAccount: E, payeeTokenAccount: F, mint: C, tokenProgram: TOKEN_PROGRAM_ADDRESS,
+            kind: 'token',
+            payer: B,
+            invoice: D,
+            payee: A,
+            payerTokenAccount: E,
+            payeeTokenAccount: F,
+            mint: C,
+            tokenProgram: TOKEN_PROGRAM_ADDRESS,
           },
         },
       ],
-      [getCancelInvoiceInstruction({ programId: PROGRAM, payee: A, invoice: D }), { name: 'cancel_invoice', args: {}, accounts: { payee: A, invoice: D } }],
-      [getCloseInvoiceInstruction({ programId: PROGRAM, payee: A, invoice: D }), { name: 'close_invoice', args: {}, accounts: { payee: A, invoice: D } }],
+      [
+        getCancelInvoiceInstruction({ programId: PROGRAM, payee: A, invoice: D }),
+        { name: 'cancel_invoice', args: {}, accounts: { payee: A, invoice: D } },
+      ],
+      [
+        getCloseInvoiceInstruction({ programId: PROGRAM, payee: A, invoice: D }),
+        { name: 'close_invoice', args: {}, accounts: { payee: A, invoice: D } },
+      ],
     ] as const;
     for (const [ix, expected] of cases) {
       expect(decodeRegistryInstruction(ix.data!, addresses(ix), PROGRAM)).toEqual(expected);
@@ -420,7 +534,15 @@ describe('instructions', () => {
 
   it('create_invoice sends the program id as the "none" placeholder', () => {
     const ix = getCreateInvoiceInstruction({
-      programId: PROGRAM, payee: A, invoice: D, mint: null, handle: null, id: 1n, amount: 1n, expiresAt: 0, memo: '',
+      programId: PROGRAM,
+      payee: A,
+      invoice: D,
+      mint: null,
+      handle: null,
+      id: 1n,
+      amount: 1n,
+      expiresAt: 0,
+      memo: '',
     });
     expect(addresses(ix)).toEqual([A, D, PROGRAM, PROGRAM, SYSTEM_PROGRAM_ADDRESS]);
     expect(roles(ix)).toEqual([WRITABLE_SIGNER, WRITABLE, READONLY, READONLY, READONLY]);
@@ -430,13 +552,24 @@ describe('instructions', () => {
     const signed = getVerifyRecordInstruction({ programId: PROGRAM, authority: A, handle: C, record: D, verifier: E });
     expect(roles(signed)).toEqual([READONLY_SIGNER, READONLY, WRITABLE, READONLY_SIGNER]);
     const secp = getVerifyRecordInstruction({
-      programId: PROGRAM, authority: A, handle: C, record: D, verifier: SYSVAR_INSTRUCTIONS_ADDRESS,
+      programId: PROGRAM,
+      authority: A,
+      handle: C,
+      record: D,
+      verifier: SYSVAR_INSTRUCTIONS_ADDRESS,
     });
     expect(roles(secp)).toEqual([READONLY_SIGNER, READONLY, WRITABLE, READONLY]);
   });
 
   it('rejects unknown discriminators, trailing data, bad args and missing accounts', () => {
-    const ix = getRegisterInstruction({ programId: PROGRAM, payer: A, owner: B, handle: C, name: 'alice', handleType: 0 });
+    const ix = getRegisterInstruction({
+      programId: PROGRAM,
+      payer: A,
+      owner: B,
+      handle: C,
+      name: 'alice',
+      handleType: 0,
+    });
     const data = Uint8Array.from(ix.data!);
     const accounts = addresses(ix);
     expectDecodeError(() => decodeRegistryInstruction(new Uint8Array(8), accounts), 'unknown-instruction');
@@ -460,7 +593,9 @@ describe('addressCodec (the fast account-field codec) is kit’s address codec, 
     new Uint8Array(32), // all zero: '1111…'
     Uint8Array.from({ length: 32 }, (_, i) => (i < 3 ? 0 : 255)), // leading zeros then high bytes
     Uint8Array.from({ length: 32 }, () => 255),
-    ...Array.from({ length: 200 }, (_, n) => Uint8Array.from({ length: 32 }, (_, i) => (n * 131 + i * 197 + (n ^ i) * 7) & 0xff)),
+    ...Array.from({ length: 200 }, (_, n) =>
+      Uint8Array.from({ length: 32 }, (_, i) => (n * 131 + i * 197 + (n ^ i) * 7) & 0xff),
+    ),
   ];
 
   it('decodes every sample to the same string and encodes it back to the same bytes', () => {

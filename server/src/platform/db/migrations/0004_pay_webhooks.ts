@@ -27,7 +27,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('updated_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('webhook_subscriptions_account').on('webhook_subscriptions').columns(['account', 'id']).execute();
+  await db.schema
+    .createIndex('webhook_subscriptions_account')
+    .on('webhook_subscriptions')
+    .columns(['account', 'id'])
+    .execute();
 
   await db.schema
     .createTable('webhook_challenges')
@@ -63,7 +67,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('test', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('pay_events_binding').on('pay_events').columns(['binding_status', 'created_at']).execute();
+  await db.schema
+    .createIndex('pay_events_binding')
+    .on('pay_events')
+    .columns(['binding_status', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('webhook_deliveries')
@@ -84,11 +92,24 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('delivered_at', 'bigint')
     .execute();
   // One delivery per (webhook, event): fan-out is idempotent.
-  await db.schema.createIndex('webhook_deliveries_once').unique().on('webhook_deliveries').columns(['webhook_id', 'event_id']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_once')
+    .unique()
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'event_id'])
+    .execute();
   // The claim query: due pending rows.
-  await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_due')
+    .on('webhook_deliveries')
+    .columns(['status', 'next_attempt_at'])
+    .execute();
   // The delivery log, newest first.
-  await db.schema.createIndex('webhook_deliveries_log').on('webhook_deliveries').columns(['webhook_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('webhook_deliveries_log')
+    .on('webhook_deliveries')
+    .columns(['webhook_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('indexer_cursors')
@@ -118,7 +139,14 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['pay_invoices', 'indexer_cursors', 'webhook_deliveries', 'pay_events', 'webhook_challenges', 'webhook_subscriptions']) {
+  for (const table of [
+    'pay_invoices',
+    'indexer_cursors',
+    'webhook_deliveries',
+    'pay_events',
+    'webhook_challenges',
+    'webhook_subscriptions',
+  ]) {
     await db.schema.dropTable(table).execute();
   }
 }

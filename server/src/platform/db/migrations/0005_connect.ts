@@ -30,7 +30,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'bigint', (c) => c.notNull()) // epoch ms
     .addColumn('revoked_at', 'bigint')
     .execute();
-  await db.schema.createIndex('connect_sessions_address').on('connect_sessions').columns(['address', 'audience']).execute();
+  await db.schema
+    .createIndex('connect_sessions_address')
+    .on('connect_sessions')
+    .columns(['address', 'audience'])
+    .execute();
   await db.schema.createIndex('connect_sessions_expires_at').on('connect_sessions').column('expires_at').execute();
 }
 

@@ -17,7 +17,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('issued_at', 'bigint', (c) => c.notNull()) // epoch ms
     .addColumn('expires_at', 'bigint', (c) => c.notNull()) // epoch ms
     .execute();
-  await db.schema.createIndex('x402_references_request').on('x402_references').columns(['request_hash', 'payer']).execute();
+  await db.schema
+    .createIndex('x402_references_request')
+    .on('x402_references')
+    .columns(['request_hash', 'payer'])
+    .execute();
   await db.schema.createIndex('x402_references_expires_at').on('x402_references').column('expires_at').execute();
 
   await db.schema
