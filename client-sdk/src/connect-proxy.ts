@@ -9,7 +9,7 @@
 //   http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).listen(3000);
 //   // browser: POST /api/sigil/challenge {wallet}, POST /api/sigil/verify …, GET /api/sigil/session (Bearer)
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
+import { API_KEY_HEADER, RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
 import { CONNECT_ROUTES, type ConnectOperation } from '@sigil/contract/routes';
 
 /** Operation → the Sigil route it forwards to. Nothing else is ever forwarded. */
@@ -65,7 +65,7 @@ export function createConnectProxy(
     if (!route || route.method !== request.method.toUpperCase())
       return error(404, 'NOT_FOUND', 'unsupported operation');
     // Only the real key and what the operation needs: the client's own headers (any X-API-Key included) never pass.
-    const headers: Record<string, string> = { 'x-api-key': options.apiKey };
+    const headers: Record<string, string> = { [API_KEY_HEADER.toLowerCase()]: options.apiKey };
     let body: string | undefined;
     if (route.method === 'POST') {
       if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {

@@ -15,3 +15,6 @@ export const RETRY_AFTER_HEADER = 'Retry-After';
 
 /** The request's id, on every response (a sane incoming one is kept), so a caller's report matches a log line. */
 export const REQUEST_ID_HEADER = 'X-Request-Id';
+
+/** The API key of a keyed or metered /v1 request (spec: Authentication). */
+export const API_KEY_HEADER = 'X-API-Key';

@@ -16,7 +16,7 @@ import { createKeyGate, createKeysService } from './features/keys/index';
 import { createRateLimiter } from './features/ratelimit/index';
 import { createResolveService } from './features/resolve/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
-import { createPayWebhooksService, createQueueSignal } from './features/webhooks/index';
+import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
 import { createX402Service, meteringOff } from './features/x402/index';
 
 export interface ComposeDeps {

@@ -6,7 +6,7 @@ import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
 import { resolveRouter } from './features/resolve/index';
 import { universalRouter } from './features/universal/index';
-import { payWebhooksRouter } from './features/webhooks/index';
+import { payWebhooksRouter } from './features/pay-webhooks/index';
 import { router } from './trpc/init';
 
 export const appRouter = router({

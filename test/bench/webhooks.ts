@@ -15,8 +15,8 @@ import { WEBHOOK_LIMITS } from '@sigil/contract/webhooks';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../server/src/platform/db/index';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
-import { buildDeliveryRequest } from '../../server/src/features/webhooks/attempts';
-import { registerWebhook } from '../../server/src/features/webhooks/service';
+import { buildDeliveryRequest } from '../../server/src/features/pay-webhooks/attempts';
+import { registerWebhook } from '../../server/src/features/pay-webhooks/service';
 import {
   fundedWallet,
   issueChallengeFromBody,

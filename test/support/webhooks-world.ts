@@ -33,7 +33,7 @@ import {
   newWebhookSecret,
   type WebhookCaller,
   type WebhookServiceDeps,
-} from '../../server/src/features/webhooks/service';
+} from '../../server/src/features/pay-webhooks/service';
 import { parseWebhookChallengeRequest, type WebhookChallengeResponse } from '@sigil/contract/webhooks';
 import {
   findHandlePda,

@@ -5,7 +5,7 @@
 //
 // Portal choice: a successful verify stores the session token in an httpOnly cookie and the browser receives the
 // session object WITHOUT `token`/`token_type` — page scripts never see the bearer token either.
-import { REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
+import { API_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
 import { CONNECT_ROUTES, type ConnectOperation } from '@sigil/contract/routes';
 import type { PortalServerConfig } from './server-config';
 import { isSecureRequest, readSessionCookie, sessionCookie } from './session-cookie';
@@ -48,7 +48,10 @@ export async function forwardConnect(
     );
   }
 
-  const headers: Record<string, string> = { accept: 'application/json', 'x-api-key': config.portalKey };
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    [API_KEY_HEADER.toLowerCase()]: config.portalKey,
+  };
   let body: string | undefined;
   if (method === 'POST') {
     body = await request.text();

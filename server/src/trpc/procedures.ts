@@ -12,6 +12,7 @@
 // -Daily-Remaining. The middleware writes them into `ctx.responseHeaders`, which app.ts applies to whatever
 // response is finally sent (REST or tRPC, 2xx or not). A 429 adds Retry-After.
 import { ApiError } from '@sigil/contract/errors';
+import { API_KEY_HEADER } from '@sigil/contract/http-headers';
 import { X402_CHALLENGE_CODES, X402_HEADERS, type X402ChallengeCode } from '@sigil/contract/x402';
 import type { PriceClass } from '../platform/config';
 import type { ApiKeyIdentity, RequestContext, SessionIdentity } from './context';
@@ -46,11 +47,12 @@ export const METERED_ERRORS = {
   X402_UNAVAILABLE: 'x402: the chain could not be read to verify the payment; retry',
 } as const satisfies ErrorRows;
 
-export const API_KEY_HEADER = 'x-api-key';
-
 /** True when the request carries an X-API-Key header at all (even an empty or bad one): then the key path decides. */
+/** Node's request headers are keyed lowercase. */
+const API_KEY = API_KEY_HEADER.toLowerCase();
+
 export function hasApiKeyHeader(ctx: Pick<RequestContext, 'headers'>): boolean {
-  return ctx.headers[API_KEY_HEADER] !== undefined;
+  return ctx.headers[API_KEY] !== undefined;
 }
 
 /** The route's rate-limit cost for this raw input: its `cost` function's answer if it is a positive safe integer, else 1. */
@@ -72,7 +74,7 @@ export function costOf(meta: ProcedureMeta | undefined, rawInput: unknown): numb
  * Puts the four X-RateLimit-* headers in ctx.responseHeaders (on the 429 too).
  */
 export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise<ApiKeyIdentity> {
-  const header = ctx.headers[API_KEY_HEADER];
+  const header = ctx.headers[API_KEY];
   const secret = Array.isArray(header) ? undefined : header?.trim();
   if (header === undefined || secret === '')
     throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');

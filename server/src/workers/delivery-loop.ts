@@ -1,4 +1,4 @@
-// The delivery worker: an in-process p-queue of attempts fed by lease claims (features/webhooks/attempts.ts).
+// The delivery worker: an in-process p-queue of attempts fed by lease claims (features/pay-webhooks/attempts.ts).
 // Several workers (processes or replicas) on one database never attempt the same delivery at once: a row is
 // claimed in one statement and finished only by its holder. A crash leaves claimed rows behind; their lease
 // expires and any worker claims them again (at least once).
@@ -14,7 +14,7 @@ import {
   sendAttempt,
   type AttemptOutcome,
   type DeliveryDeps,
-} from '../features/webhooks/index';
+} from '../features/pay-webhooks/index';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryDeps, 'holder'> {
   db: Kysely<Database>;

@@ -1,4 +1,4 @@
-// The pay indexer worker: runs indexer passes (features/webhooks/indexer.ts) under the `pay-indexer` db lease, so
+// The pay indexer worker: runs indexer passes (features/pay-webhooks/indexer.ts) under the `pay-indexer` db lease, so
 // that of several replicas exactly one indexes at a time; RPC faults back off exponentially (1 s … 30 s) and are
 // retried — progress is persisted per transaction, so nothing is lost or duplicated.
 import { hostname } from 'node:os';
@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { acquireLease, releaseLease, renewLease, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
-import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/webhooks/index';
+import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/pay-webhooks/index';
 
 export const INDEXER_LEASE = 'pay-indexer';
 

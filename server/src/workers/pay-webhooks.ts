@@ -7,7 +7,7 @@ import type { Database } from '../platform/db/index';
 import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { OutboundClient } from '../platform/outbound/client';
-import type { QueueSignal } from '../features/webhooks/index';
+import type { QueueSignal } from '../features/pay-webhooks/index';
 import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './delivery-loop';
 import { startIndexerWorker, type IndexerWorker, type IndexerWorkerOptions } from './indexer';
 

@@ -63,7 +63,7 @@ export interface RateLimitsTable {
 
 // ── pay webhooks ───────────────────────────────────────────────────────────────────────────────────
 
-/** A pay webhook (features/webhooks, docs/webhooks.md). Times epoch ms; JSON columns are text. */
+/** A pay webhook (features/pay-webhooks, docs/webhooks.md). Times epoch ms; JSON columns are text. */
 export interface WebhookSubscriptionsTable {
   /** `whsub_…` */
   id: string;

@@ -2,6 +2,7 @@
 // what clients really receive: every error response uses our bodies (PublicError `{error, input?}` on public
 // routes, V1Error `{code, message}` on /v1) instead of the generator's tRPC-shaped ones. Served at
 // /openapi.json; /docs renders it with Swagger UI, whose assets come from the installed npm package.
+import { API_KEY_HEADER } from '@sigil/contract/http-headers';
 import type { AnyTRPCRouter } from '@trpc/server';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -65,7 +66,7 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, info: OpenApiInfo): 
     openApiVersion: '3.1.0',
     baseUrl: info.baseUrl,
     securitySchemes: {
-      ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      ApiKey: { type: 'apiKey', in: 'header', name: API_KEY_HEADER },
     },
     defs: { PublicError: PublicErrorBodySchema, V1Error: V1ErrorBodySchema },
   });

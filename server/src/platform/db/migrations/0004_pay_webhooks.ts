@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 
-// Pay webhooks (features/webhooks, docs/webhooks.md): subscriptions with their proven wallets, registration
+// Pay webhooks (features/pay-webhooks, docs/webhooks.md): subscriptions with their proven wallets, registration
 // challenges, indexed pay events, delivery rows (claimed with leases), indexer cursors and an invoice cache.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
