@@ -63,6 +63,62 @@ function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
   socket.destroy(err);
 }
 
+/**
+ * The hooks every response passes: the request id, the procedure's header bag, `Connection: close` once closing,
+ * metrics, and error and not-found bodies shaped by face (never Fastify's defaults).
+ */
+function registerHooks(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  // Graceful close: Fastify stops listening and waits for in-flight requests, but a kept-alive connection would
+  // hold it open after its last response. Once closing, every response tells the client to close the connection.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Headers procedures asked for (ctx.responseHeaders), on success and error alike: e.g. X-RateLimit-*.
+    if (request.responseHeaders) reply.headers(request.responseHeaders);
+    if (closing) reply.header('connection', 'close');
+    return payload;
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
+    metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  // Anything thrown outside a procedure (body parser, hooks): shaped by face, never Fastify's default body.
+  app.setErrorHandler((error, request, reply) => {
+    const face = faceOf(pathOf(request.url));
+    const shaped = face === 'trpc' ? shapeFrameworkError(face, error) : shapeRestError(face, error);
+    if (shaped.unexpected) request.log.error({ err: error }, 'unexpected error');
+    return sendShaped(reply, shaped);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    request.routeLabel = 'unmatched';
+    return sendShaped(reply, genericError(faceOf(pathOf(request.url)), 404));
+  });
+}
+
+/** The per-request context of both faces, over the one services object. */
+function requestContextFor(services: AppServices) {
+  return (request: FastifyRequest, face: RequestContext['face'], route?: RestRoute): RequestContext => ({
+    services,
+    // One bag per request, shared with the onSend hook of registerHooks.
+    responseHeaders: (request.responseHeaders ??= {}),
+    requestId: request.id,
+    face,
+    method: request.method,
+    url: request.url,
+    rawBody: request.rawBody,
+    headers: request.headers,
+    clientIp: request.ip,
+    log: request.log as Logger,
+    pathParams: route?.pathParams,
+  });
+}
+
 export function buildApp(deps: AppDeps): FastifyInstance {
   const { services } = deps;
   const { config } = services;
@@ -96,53 +152,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.decorate('services', services);
   registerBodyParsers(app);
 
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header(REQUEST_ID_HEADER, request.id);
-  });
-  // Graceful close: Fastify stops listening and waits for in-flight requests, but a kept-alive connection would
-  // hold it open after its last response. Once closing, every response tells the client to close the connection.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onSend', async (request, reply, payload) => {
-    // Headers procedures asked for (ctx.responseHeaders), on success and error alike: e.g. X-RateLimit-*.
-    if (request.responseHeaders) reply.headers(request.responseHeaders);
-    if (closing) reply.header('connection', 'close');
-    return payload;
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
-    metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-  });
+  registerHooks(app, metrics);
 
-  // Anything thrown outside a procedure (body parser, hooks): shaped by face, never Fastify's default body.
-  app.setErrorHandler((error, request, reply) => {
-    const face = faceOf(pathOf(request.url));
-    const shaped = face === 'trpc' ? shapeFrameworkError(face, error) : shapeRestError(face, error);
-    if (shaped.unexpected) request.log.error({ err: error }, 'unexpected error');
-    return sendShaped(reply, shaped);
-  });
-  app.setNotFoundHandler((request, reply) => {
-    request.routeLabel = 'unmatched';
-    return sendShaped(reply, genericError(faceOf(pathOf(request.url)), 404));
-  });
-
-  const contextFor = (request: FastifyRequest, face: RequestContext['face'], route?: RestRoute): RequestContext => ({
-    services,
-    // One bag per request, shared with the onSend hook above.
-    responseHeaders: (request.responseHeaders ??= {}),
-    requestId: request.id,
-    face,
-    method: request.method,
-    url: request.url,
-    rawBody: request.rawBody,
-    headers: request.headers,
-    clientIp: request.ip,
-    log: request.log as Logger,
-    pathParams: route?.pathParams,
-  });
-
+  const contextFor = requestContextFor(services);
   registerTrpc(app, { router, createContext: (request) => contextFor(request, 'trpc') });
   decideRest = registerRest(app, {
     router,

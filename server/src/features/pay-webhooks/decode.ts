@@ -171,18 +171,24 @@ export function transactionMemo(tx: ChainTransaction): string {
   return texts.join('\n');
 }
 
-/** Every payment fact of a successful transaction, in instruction order. */
-export function decodePaymentFacts(tx: ChainTransaction, programId: Address): PaymentFact[] {
-  if (tx.err !== null) return [];
-  const signers = new Set(tx.signers);
-  const tokenAt = (account: Address, list: ChainTransaction['postTokenBalances']) =>
-    list.find((b) => b.account === account);
+/** A transaction's token balances as the fact builders read them. */
+interface TxBalances {
+  tx: ChainTransaction;
+  /** The token balance change of an account, or null when the transaction does not show it. */
+  delta(account: Address): bigint | null;
+  /** How many transfers credit each destination: a balance delta is only one transfer's net when it is alone. */
+  credits: Map<Address, number>;
+}
+
+const tokenAt = (account: Address, list: ChainTransaction['postTokenBalances']) =>
+  list.find((b) => b.account === account);
+
+function balancesOf(tx: ChainTransaction, signers: Set<Address>): TxBalances {
   const delta = (account: Address) => {
     const post = tokenAt(account, tx.postTokenBalances)?.amount;
     if (post === undefined) return null;
     return post - (tokenAt(account, tx.preTokenBalances)?.amount ?? 0n);
   };
-  // How many transfers credit each destination: a balance delta is only one transfer's net when it is alone.
   const credits = new Map<Address, number>();
   for (const ix of tx.instructions) {
     for (const one of [ix, ...ix.inner]) {
@@ -190,54 +196,66 @@ export function decodePaymentFacts(tx: ChainTransaction, programId: Address): Pa
       if (t) credits.set(t.destination, (credits.get(t.destination) ?? 0) + 1);
     }
   }
+  return { tx, delta, credits };
+}
 
-  const facts: PaymentFact[] = [];
-  const transferFact = (t: RawTransfer, position: Position): TransferFact | null => {
-    if (!t.token) {
-      return {
-        kind: 'transfer',
-        ...position,
-        payer: t.source,
-        recipient: t.destination,
-        recipientTokenAccount: null,
-        asset: 'native',
-        mint: null,
-        amount: t.amount,
-        fee: 0n,
-        net: t.amount,
-        references: t.references,
-      };
-    }
-    const destination = tokenAt(t.destination, tx.postTokenBalances) ?? tokenAt(t.destination, tx.preTokenBalances);
-    if (!destination?.owner) return null; // the owner is not knowable from this transaction
-    const source = tokenAt(t.source, tx.preTokenBalances) ?? tokenAt(t.source, tx.postTokenBalances);
-    let fee: bigint | null = null;
-    let net: bigint | null = null;
-    if (t.declaredFee !== null) {
-      fee = t.declaredFee;
-      net = t.amount - t.declaredFee;
-    } else if (destination.programId === TOKEN_PROGRAM_ADDRESS) {
-      fee = 0n;
-      net = t.amount;
-    } else if (credits.get(t.destination) === 1) {
-      // Token-2022: a transfer-fee mint withholds the fee in the destination; the balance change is what arrived.
-      net = delta(t.destination);
-      fee = net === null ? null : t.amount - net;
-    }
+/** One transfer as a payment fact; null when the destination's owner is not knowable from this transaction. */
+function transferFact(t: RawTransfer, position: Position, balances: TxBalances): TransferFact | null {
+  const { delta, credits } = balances;
+  if (!t.token) {
     return {
       kind: 'transfer',
       ...position,
-      payer: source?.owner ?? t.authority,
-      recipient: destination.owner,
-      recipientTokenAccount: t.destination,
-      asset: 'spl',
-      mint: destination.mint,
+      payer: t.source,
+      recipient: t.destination,
+      recipientTokenAccount: null,
+      asset: 'native',
+      mint: null,
       amount: t.amount,
-      fee,
-      net,
+      fee: 0n,
+      net: t.amount,
       references: t.references,
     };
+  }
+  const destination =
+    tokenAt(t.destination, balances.tx.postTokenBalances) ?? tokenAt(t.destination, balances.tx.preTokenBalances);
+  if (!destination?.owner) return null; // the owner is not knowable from this transaction
+  const source = tokenAt(t.source, balances.tx.preTokenBalances) ?? tokenAt(t.source, balances.tx.postTokenBalances);
+  let fee: bigint | null = null;
+  let net: bigint | null = null;
+  if (t.declaredFee !== null) {
+    fee = t.declaredFee;
+    net = t.amount - t.declaredFee;
+  } else if (destination.programId === TOKEN_PROGRAM_ADDRESS) {
+    fee = 0n;
+    net = t.amount;
+  } else if (credits.get(t.destination) === 1) {
+    // Token-2022: a transfer-fee mint withholds the fee in the destination; the balance change is what arrived.
+    net = delta(t.destination);
+    fee = net === null ? null : t.amount - net;
+  }
+  return {
+    kind: 'transfer',
+    ...position,
+    payer: source?.owner ?? t.authority,
+    recipient: destination.owner,
+    recipientTokenAccount: t.destination,
+    asset: 'spl',
+    mint: destination.mint,
+    amount: t.amount,
+    fee,
+    net,
+    references: t.references,
   };
+}
+
+/** Every payment fact of a successful transaction, in instruction order. */
+export function decodePaymentFacts(tx: ChainTransaction, programId: Address): PaymentFact[] {
+  if (tx.err !== null) return [];
+  const signers = new Set(tx.signers);
+  const balances = balancesOf(tx, signers);
+  const delta = balances.delta;
+  const facts: PaymentFact[] = [];
 
   tx.instructions.forEach((ix, ixIndex) => {
     if (ix.programId === programId) {
@@ -250,7 +268,7 @@ export function decodePaymentFacts(tx: ChainTransaction, programId: Address): Pa
     }
     const top = decodeTransfer(ix, signers);
     if (top) {
-      const fact = transferFact(top, { ixIndex, innerIndex: -1 });
+      const fact = transferFact(top, { ixIndex, innerIndex: -1 }, balances);
       if (fact) facts.push(fact);
     }
     ix.inner.forEach((inner, innerIndex) => {
@@ -273,7 +291,7 @@ export function decodePaymentFacts(tx: ChainTransaction, programId: Address): Pa
       // already counted with it: skip transfers that directly follow a pay_invoice inner instruction.
       const t = decodeTransfer(inner, signers);
       if (t && !followsPayInvoice(ix.inner, innerIndex, programId)) {
-        const fact = transferFact(t, { ixIndex, innerIndex });
+        const fact = transferFact(t, { ixIndex, innerIndex }, balances);
         if (fact) facts.push(fact);
       }
     });

@@ -384,132 +384,157 @@ async function buildEvent(
   fact: PaymentFact,
   memo: string,
 ): Promise<Built | null> {
-  const chain = deps.chain;
-  const now = nowOf(deps);
-  const recordKey = deps.paymentRecordKey ?? PAYMENT_RECORD_KEY;
+  const step: EventStep = { db, deps, tx, memo, now: nowOf(deps) };
   switch (fact.kind) {
-    case 'transfer': {
-      const binding = await transferBinding(db, chain, fact.recipient, tx.slot, recordKey);
-      const payment: Payment = {
-        kind: 'transfer',
-        payer: fact.payer,
-        recipient: fact.recipient,
-        recipientTokenAccount: fact.recipientTokenAccount,
-        asset: fact.asset,
-        mint: fact.mint,
-        amount: fact.amount.toString(),
-        fee: fact.fee?.toString() ?? null,
-        net: fact.net?.toString() ?? null,
-        invoice: null,
-        reference: fact.references[0] ?? null,
-        references: fact.references,
-        memo,
-        binding,
-      };
-      return {
-        event: { ...base(tx, fact, 'payment.received'), type: 'payment.received', payment: payment as never },
-        wallet: fact.recipient,
-      };
-    }
-    case 'invoice.paid': {
-      const invoice = await knownInvoice(db, chain, fact.invoice, now);
-      const binding = invoice
-        ? await invoiceBinding(chain, invoice, tx.slot)
-        : { status: 'unverifiable' as const, handles: [] };
-      const fee = invoice?.fee === null || invoice?.fee === undefined ? null : BigInt(invoice.fee);
-      const net = fact.received ?? (fee === null ? null : fact.amount - fee);
-      const payment: Payment = {
-        kind: 'invoice',
-        payer: fact.payer,
-        recipient: fact.payee,
-        recipientTokenAccount: fact.recipientTokenAccount,
-        asset: fact.mint ? 'spl' : 'native',
-        mint: fact.mint,
-        amount: fact.amount.toString(),
-        fee: fact.received !== null ? (fact.amount - fact.received).toString() : (fee?.toString() ?? null),
-        net: net?.toString() ?? null,
-        invoice: fact.invoice,
-        reference: null,
-        references: [],
-        memo,
-        binding,
-      };
-      await db
-        .updateTable('pay_invoices')
-        .set({ status: 1, updated_at: now })
-        .where('address', '=', fact.invoice)
-        .execute();
-      return {
-        event: {
-          ...base(tx, fact, 'invoice.paid'),
-          type: 'invoice.paid',
-          payment: payment as never,
-          invoice: { address: fact.invoice, payee: fact.payee },
-        },
-        wallet: fact.payee,
-      };
-    }
-    case 'invoice.created': {
-      const row: InvoiceRow = {
-        address: fact.invoice,
-        payee: fact.payee,
-        mint: fact.mint,
-        amount: fact.amount.toString(),
-        fee: '0',
-        expires_at: fact.expiresAt.toString(),
-        bound: fact.bound ? 1 : 0,
-        handle_account: fact.handleAccount,
-        status: 0,
-        create_indexed: 1,
-        updated_at: now,
-      };
-      await db
-        .insertInto('pay_invoices')
-        .values(row)
-        .onConflict((oc) => oc.column('address').doUpdateSet({ create_indexed: 1, updated_at: now }))
-        .execute();
-      return {
-        event: {
-          ...base(tx, fact, 'invoice.created'),
-          type: 'invoice.created',
-          payment: null,
-          invoice: invoiceDetail(row, fact.actor),
-        },
-        wallet: fact.payee,
-      };
-    }
+    case 'transfer':
+      return transferEvent(step, fact);
+    case 'invoice.paid':
+      return invoicePaidEvent(step, fact);
+    case 'invoice.created':
+      return invoiceCreatedEvent(step, fact);
     case 'invoice.cancelled':
-    case 'invoice.closed': {
-      const invoice = await knownInvoice(db, chain, fact.invoice, now);
-      if (!invoice) return null; // neither cached, nor on chain, nor in its history: nothing to describe
-      if (fact.kind === 'invoice.cancelled') {
-        await db
-          .updateTable('pay_invoices')
-          .set({ status: 2, updated_at: now })
-          .where('address', '=', fact.invoice)
-          .execute();
-        return {
-          event: {
-            ...base(tx, fact, 'invoice.cancelled'),
-            type: 'invoice.cancelled',
-            payment: null,
-            invoice: invoiceDetail({ ...invoice, status: 2 }, fact.actor),
-          },
-          wallet: fact.payee,
-        };
-      }
-      const closedStatus = invoice.status as 0 | 1 | 2;
-      return {
-        event: {
-          ...base(tx, fact, 'invoice.closed'),
-          type: 'invoice.closed',
-          payment: null,
-          invoice: { ...invoiceDetail(invoice, fact.actor), closedStatus },
-        },
-        wallet: fact.payee,
-      };
-    }
+    case 'invoice.closed':
+      return invoiceChangeEvent(step, fact);
   }
+}
+
+/** What every event builder works with: the pass's db, its deps, the transaction and its memo, the pass's clock. */
+interface EventStep {
+  db: Db;
+  deps: IndexerDeps;
+  tx: ChainTransaction;
+  memo: string;
+  now: number;
+}
+
+type FactOf<K extends PaymentFact['kind']> = Extract<PaymentFact, { kind: K }>;
+
+async function transferEvent({ db, deps, tx, memo }: EventStep, fact: FactOf<'transfer'>): Promise<Built> {
+  const recordKey = deps.paymentRecordKey ?? PAYMENT_RECORD_KEY;
+  const binding = await transferBinding(db, deps.chain, fact.recipient, tx.slot, recordKey);
+  const payment: Payment = {
+    kind: 'transfer',
+    payer: fact.payer,
+    recipient: fact.recipient,
+    recipientTokenAccount: fact.recipientTokenAccount,
+    asset: fact.asset,
+    mint: fact.mint,
+    amount: fact.amount.toString(),
+    fee: fact.fee?.toString() ?? null,
+    net: fact.net?.toString() ?? null,
+    invoice: null,
+    reference: fact.references[0] ?? null,
+    references: fact.references,
+    memo,
+    binding,
+  };
+  return {
+    event: { ...base(tx, fact, 'payment.received'), type: 'payment.received', payment: payment as never },
+    wallet: fact.recipient,
+  };
+}
+
+async function invoicePaidEvent({ db, deps, tx, memo, now }: EventStep, fact: FactOf<'invoice.paid'>): Promise<Built> {
+  const invoice = await knownInvoice(db, deps.chain, fact.invoice, now);
+  const binding = invoice
+    ? await invoiceBinding(deps.chain, invoice, tx.slot)
+    : { status: 'unverifiable' as const, handles: [] };
+  const fee = invoice?.fee === null || invoice?.fee === undefined ? null : BigInt(invoice.fee);
+  const net = fact.received ?? (fee === null ? null : fact.amount - fee);
+  const payment: Payment = {
+    kind: 'invoice',
+    payer: fact.payer,
+    recipient: fact.payee,
+    recipientTokenAccount: fact.recipientTokenAccount,
+    asset: fact.mint ? 'spl' : 'native',
+    mint: fact.mint,
+    amount: fact.amount.toString(),
+    fee: fact.received !== null ? (fact.amount - fact.received).toString() : (fee?.toString() ?? null),
+    net: net?.toString() ?? null,
+    invoice: fact.invoice,
+    reference: null,
+    references: [],
+    memo,
+    binding,
+  };
+  await db
+    .updateTable('pay_invoices')
+    .set({ status: 1, updated_at: now })
+    .where('address', '=', fact.invoice)
+    .execute();
+  return {
+    event: {
+      ...base(tx, fact, 'invoice.paid'),
+      type: 'invoice.paid',
+      payment: payment as never,
+      invoice: { address: fact.invoice, payee: fact.payee },
+    },
+    wallet: fact.payee,
+  };
+}
+
+async function invoiceCreatedEvent({ db, tx, now }: EventStep, fact: FactOf<'invoice.created'>): Promise<Built> {
+  const row: InvoiceRow = {
+    address: fact.invoice,
+    payee: fact.payee,
+    mint: fact.mint,
+    amount: fact.amount.toString(),
+    fee: '0',
+    expires_at: fact.expiresAt.toString(),
+    bound: fact.bound ? 1 : 0,
+    handle_account: fact.handleAccount,
+    status: 0,
+    create_indexed: 1,
+    updated_at: now,
+  };
+  await db
+    .insertInto('pay_invoices')
+    .values(row)
+    .onConflict((oc) => oc.column('address').doUpdateSet({ create_indexed: 1, updated_at: now }))
+    .execute();
+  return {
+    event: {
+      ...base(tx, fact, 'invoice.created'),
+      type: 'invoice.created',
+      payment: null,
+      invoice: invoiceDetail(row, fact.actor),
+    },
+    wallet: fact.payee,
+  };
+}
+
+async function invoiceChangeEvent(
+  { db, deps, tx, now }: EventStep,
+  fact: FactOf<'invoice.cancelled' | 'invoice.closed'>,
+): Promise<Built | null> {
+  const invoice = await knownInvoice(db, deps.chain, fact.invoice, now);
+  if (!invoice) return null; // neither cached, nor on chain, nor in its history: nothing to describe
+  if (fact.kind === 'invoice.cancelled') {
+    await db
+      .updateTable('pay_invoices')
+      .set({ status: 2, updated_at: now })
+      .where('address', '=', fact.invoice)
+      .execute();
+    return {
+      event: {
+        ...base(tx, fact, 'invoice.cancelled'),
+        type: 'invoice.cancelled',
+        payment: null,
+        invoice: invoiceDetail({ ...invoice, status: 2 }, fact.actor),
+      },
+      wallet: fact.payee,
+    };
+  }
+  const closedStatus = invoice.status as 0 | 1 | 2;
+  return {
+    event: {
+      ...base(tx, fact, 'invoice.closed'),
+      type: 'invoice.closed',
+      payment: null,
+      invoice: { ...invoiceDetail(invoice, fact.actor), closedStatus },
+    },
+    wallet: fact.payee,
+  };
 }
 
 /** Does this active subscription receive this event? (status, types and watch start are checked by the caller) */
