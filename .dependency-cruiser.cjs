@@ -1,5 +1,5 @@
 // @ts-check
-// The layer rules of shared/ARCHITECTURE.md ("enforced by the lint, not by memory"), checked by dependency-cruiser.
+// The layer rules (README, "Architecture"), checked by dependency-cruiser rather than kept by memory.
 // `npm run lint:deps`. Paths are relative to the repository root; every rule is an error. Type-only imports count.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -102,6 +102,15 @@ module.exports = {
       severity: 'error',
       from: { path: '^server/src/[^/]+[.]ts$', pathNot: TEST },
       to: { path: '^server/src/features/', pathNot: FEATURE_INDEX },
+    },
+    {
+      name: 'nothing-up-to-the-root',
+      comment:
+        'The root files (compose.ts, router.ts, app.ts, main.ts, dev.ts) sit above every layer: no feature, trpc/, ' +
+        'platform/, worker or local-chain file imports them (compose.ts reaches every feature).',
+      severity: 'error',
+      from: { path: '^server/src/[^/]+/', pathNot: TEST },
+      to: { path: '^server/src/[^/]+[.]ts$' },
     },
     // (e)
     {

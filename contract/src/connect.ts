@@ -23,7 +23,6 @@ export const DISCLAIMER =
 
 export const SIGNATURE_ENCODING = 'base58' as const;
 
-/** Defaults from the spec's Limits table; both are configurable per deployment. */
 // ---------------------------------------------------------------------------------------------------------
 // The strings a wallet signs
 

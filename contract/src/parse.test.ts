@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ApiError } from './errors';
-import { parseWithFieldCodes } from './parse';
+import { addCodedIssue, apiErrorOf, parseCoded, parseWithFieldCodes, withFieldCodes } from './parse';
 
 const schema = z.strictObject({ wallet: z.string().min(3), note: z.string().optional() });
 const codes = { wallet: 'INVALID_WALLET' } as const;
@@ -35,5 +35,31 @@ describe('parseWithFieldCodes', () => {
     expect(thrown(() => parseWithFieldCodes(schema, 'x', codes, 'INVALID_CHALLENGE_REQUEST')).code).toBe(
       'INVALID_CHALLENGE_REQUEST',
     );
+  });
+});
+
+describe('withFieldCodes', () => {
+  const coded = withFieldCodes(
+    z.object({ wallet: z.string().refine((v) => v !== 'bad', 'refused') }).superRefine((v, ctx) => {
+      if (v.wallet === 'whole') addCodedIssue(ctx, 'INVALID_CHALLENGE_REQUEST', 'a rule that names no field');
+    }),
+    { fields: { wallet: 'INVALID_WALLET' } },
+  );
+  it("a field's own refinement keeps the field's code and its name in the message", () => {
+    expect(thrown(() => parseCoded(coded, { wallet: 'bad' }))).toEqual({
+      code: 'INVALID_WALLET',
+      message: 'wallet: refused',
+    });
+  });
+  it('a rule added with addCodedIssue answers its own code and message, whole', () => {
+    expect(thrown(() => parseCoded(coded, { wallet: 'whole' }))).toEqual({
+      code: 'INVALID_CHALLENGE_REQUEST',
+      message: 'a rule that names no field',
+    });
+  });
+  it('a schema without codes gives apiErrorOf nothing to say', () => {
+    const plain = z.object({ wallet: z.string() }).safeParse({});
+    expect(plain.success).toBe(false);
+    expect(apiErrorOf(plain.error!)).toBeUndefined();
   });
 });

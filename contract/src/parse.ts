@@ -16,11 +16,13 @@ export interface FieldCodes {
 
 interface CodedParams {
   code?: V1ErrorCode;
+  /** Set by addCodedIssue: the message is whole (it names its field itself, or none). */
+  whole?: true;
 }
 
 /** A failure of a coded rule that is not about one field's shape (e.g. "exactly one of"). */
 export function addCodedIssue(ctx: z.RefinementCtx, code: V1ErrorCode, message: string): void {
-  ctx.addIssue({ code: 'custom', message, params: { code } satisfies CodedParams });
+  ctx.addIssue({ code: 'custom', message, params: { code, whole: true } satisfies CodedParams });
 }
 
 /** The schema, answering `codes` for its failures. Apply before `.meta({ id })`: derived schemas drop the id. */
@@ -43,9 +45,10 @@ export function withFieldCodes<S extends z.ZodType>(schema: S, codes: FieldCodes
 /** The ApiError for a failed coded parse (its first issue), or undefined when the schema carries no codes. */
 export function apiErrorOf(error: { issues: readonly z.core.$ZodIssue[] }): ApiError | undefined {
   const issue = error.issues[0];
-  const code = (issue as { params?: CodedParams } | undefined)?.params?.code;
-  if (!issue || !code) return undefined;
-  if (issue.code === 'custom') return new ApiError(code, issue.message);
+  const params = (issue as { params?: CodedParams } | undefined)?.params;
+  if (!issue || !params?.code) return undefined;
+  const { code } = params;
+  if (params.whole) return new ApiError(code, issue.message);
   const field = typeof issue.path[0] === 'string' ? issue.path[0] : '';
   return new ApiError(code, field ? `${field}: ${issue.message}` : 'request body must be a JSON object');
 }

@@ -203,6 +203,8 @@ describe('scope and request parsing', () => {
     );
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, description: 'x'.repeat(257) }))).toBe('BAD_REQUEST 400');
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, description: 'a\nb' }))).toBe('BAD_REQUEST 400');
+    // Only blanks (line breaks included) is no description at all, not a refusal.
+    expect(parseWebhookChallengeRequest({ ...ok, description: ' \r\n\t' }).description).toBeNull();
     expect(codeOf(() => parseWebhookChallengeRequest({ ...ok, wallet: WALLET }))).toBe('no error');
   });
 

@@ -192,7 +192,7 @@ export const WebhookChallengeRequestSchema = withFieldCodes(
           'wallet: for a wallet scope the signing wallet must be that wallet',
         );
       }
-      if (req.description && /[\u0000-\u001f\u007f]/.test(req.description)) {
+      if (req.description?.trim() && /[\u0000-\u001f\u007f]/.test(req.description)) {
         return addCodedIssue(ctx, 'BAD_REQUEST', 'description: control characters are not allowed');
       }
       asIssue(ctx, () => parseEventTypes(req.event_types));

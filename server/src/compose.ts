@@ -11,7 +11,7 @@ import type { Logger } from './platform/log';
 import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from './platform/outbound/client';
 import type { Services } from './trpc/context';
 import { createAgentService } from './features/agents/index';
-import { createConnectService, createSessionGate, createSessionService } from './features/connect/index';
+import { createConnectService, createSessionService } from './features/connect/index';
 import { createKeyGate, createKeysService } from './features/keys/index';
 import { createRateLimiter } from './features/ratelimit/index';
 import { createResolveService } from './features/resolve/index';
@@ -26,7 +26,7 @@ export interface ComposeDeps {
   log: Logger;
   /** Stop callbacks of what compose opens (the outbound client); main.ts runs them at shutdown. */
   lifecycle: Lifecycle;
-  /** The clock of the services that take one (tests move time); default Date.now. */
+  /** The clock of Connect and pay webhooks (tests move time); default Date.now. */
   now?: () => number;
   /** Tests only: the CA of their loopback HTTPS receivers, a fake DNS resolver. */
   outboundOptions?: Pick<OutboundClientOptions, 'ca' | 'resolver'>;
@@ -45,6 +45,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
   deps.lifecycle.onStop('outbound client', () => outbound.close());
 
   const resolve = createResolveService({ chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs });
+  const keys = createKeysService({ db });
   const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
   const timeoutMs = config.rpcTimeoutMs;
   return {
@@ -52,8 +53,9 @@ export function composeServices(deps: ComposeDeps): AppServices {
     chain,
     db,
     outbound,
-    keyGate: createKeyGate({ db, limiter: createRateLimiter(db), log }),
-    sessionGate: createSessionGate(sessions),
+    keyGate: createKeyGate({ keys, limiter: createRateLimiter(db) }),
+    // The Connect session service is the session step of sessionProcedure as it is.
+    sessionGate: sessions,
     meter: config.x402 ? createX402Service({ settings: config.x402, chain, db, log }) : meteringOff,
     resolve,
     sessions,
@@ -66,7 +68,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
       signinDomains: config.signinDomains,
       now: deps.now,
     }),
-    keys: createKeysService({ db }),
+    keys,
     universal: createUniversalService({
       chain,
       suffixes: config.domainSuffixes,

@@ -9,7 +9,6 @@ import { createDatabase, migrateToLatest, type DatabaseHandle } from './platform
 import { Lifecycle } from './platform/lifecycle';
 import { createLogger } from './platform/log';
 import { createMetrics } from './platform/metrics';
-import { ensurePortalKey } from './features/keys/index';
 import { startHousekeeping } from './workers/housekeeping';
 import { startPayWebhookWorkers } from './workers/pay-webhooks';
 
@@ -59,25 +58,26 @@ export async function main(): Promise<Started> {
     process.exit(1);
   }
 
-  // The portal's own key: from SIGIL_PORTAL_KEY, or generated once in local mode (docs/keys.md).
-  let generatedPortalSecret: string | null = null;
-  try {
-    const portal = await ensurePortalKey(database.db, { domain: config.portalDomain, secret: config.portalKey });
-    generatedPortalSecret = portal.generatedSecret;
-  } catch (err) {
-    logger.fatal({ err }, 'portal key');
-    await database.close();
-    process.exit(1);
-  }
-
   const chain = createChainReader({
     rpcUrl: config.rpcUrl,
     programId: config.programId,
     timeoutMs: config.rpcTimeoutMs,
     onRpcCall: metrics.recordRpcCall,
   });
-
   const services = composeServices({ config, db: database.db, chain, log: logger, lifecycle });
+
+  // The portal's own key: from SIGIL_PORTAL_KEY, or generated once in local mode (docs/keys.md).
+  let generatedPortalSecret: string | null = null;
+  try {
+    const portal = await services.keys.ensurePortalKey({ domain: config.portalDomain, secret: config.portalKey });
+    generatedPortalSecret = portal.generatedSecret;
+  } catch (err) {
+    logger.fatal({ err }, 'portal key');
+    await lifecycle.stopAll();
+    await database.close();
+    process.exit(1);
+  }
+
   const app = buildApp({ services, logger, metrics });
   // Signals are handled from here on, before listening: a signal that arrives while the server starts (or its
   // workers do) still gets the graceful path, never the default kill.

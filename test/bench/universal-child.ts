@@ -49,8 +49,8 @@ if (mode === 'sns-chain') {
   // Counted but never refused: the bench measures resolution, not 429s.
   const gate = app.services.keyGate;
   app.services.keyGate = {
-    admit: async (secret, cost) => {
-      const admission = await gate.admit(secret, cost);
+    admit: async (secret, cost, log) => {
+      const admission = await gate.admit(secret, cost, log);
       return admission && { ...admission, denied: undefined };
     },
   };

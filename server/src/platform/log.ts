@@ -8,7 +8,7 @@ export type { Logger };
 /** Header names whose values never reach a log line. */
 const REDACT = [
   'req.headers.authorization',
-  'req.headers["x-api-key"]',
+  'req.headers["x-api-key"]', // API_KEY_HEADER (contract/http-headers), as Node keys it
   'req.headers.cookie',
   'req.headers["payment-signature"]',
   'req.headers["x-payment"]',

@@ -30,8 +30,11 @@ export interface KeyAdmission {
 
 /** The key step of apiKeyProcedure / meteredProcedure (implemented by the keys feature). */
 export interface KeyGate {
-  /** Authenticates a secret and counts `cost` units; null when the key is unknown, malformed or revoked. */
-  admit(secret: string, cost: number): Promise<KeyAdmission | null>;
+  /**
+   * Authenticates a secret and counts `cost` units; null when the key is unknown, malformed or revoked. `log` is the
+   * request's logger (what the step reports carries the request id).
+   */
+  admit(secret: string, cost: number, log: Logger): Promise<KeyAdmission | null>;
 }
 
 /** The Connect session behind a bearer token (implemented by the connect feature). */
@@ -62,11 +65,11 @@ export interface MeteredRequest {
 /**
  * The payment step of meteredProcedure (implemented by the x402 feature; a deployment without x402 gets one that
  * answers 401 API_KEY_REQUIRED). `authorize` verifies without consuming; `settle` consumes after the handler
- * succeeded and returns the receipt header value.
+ * succeeded and returns the response headers that carry the receipt.
  */
 export interface Meter<Payment = unknown> {
   authorize(request: MeteredRequest): Promise<Payment>;
-  settle(payment: Payment): Promise<string>;
+  settle(payment: Payment): Promise<Record<string, string>>;
 }
 
 /** The process services, shared by every request. Features extend this interface from their index.ts. */

@@ -13,7 +13,7 @@
 // response is finally sent (REST or tRPC, 2xx or not). A 429 adds Retry-After.
 import { ApiError } from '@sigil/contract/errors';
 import { API_KEY_HEADER } from '@sigil/contract/http-headers';
-import { X402_CHALLENGE_CODES, X402_HEADERS, type X402ChallengeCode } from '@sigil/contract/x402';
+import { X402_CHALLENGE_CODES, type X402ChallengeCode } from '@sigil/contract/x402';
 import type { PriceClass } from '../platform/config';
 import type { ApiKeyIdentity, RequestContext, SessionIdentity } from './context';
 import { baseProcedure, middleware } from './init';
@@ -47,10 +47,10 @@ export const METERED_ERRORS = {
   X402_UNAVAILABLE: 'x402: the chain could not be read to verify the payment; retry',
 } as const satisfies ErrorRows;
 
-/** True when the request carries an X-API-Key header at all (even an empty or bad one): then the key path decides. */
 /** Node's request headers are keyed lowercase. */
 const API_KEY = API_KEY_HEADER.toLowerCase();
 
+/** True when the request carries an X-API-Key header at all (even an empty or bad one): then the key path decides. */
 export function hasApiKeyHeader(ctx: Pick<RequestContext, 'headers'>): boolean {
   return ctx.headers[API_KEY] !== undefined;
 }
@@ -79,7 +79,7 @@ export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise
   if (header === undefined || secret === '')
     throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
   // A repeated header is ambiguous: refuse rather than guess which one counts.
-  const admission = secret === undefined ? null : await ctx.services.keyGate.admit(secret, cost);
+  const admission = secret === undefined ? null : await ctx.services.keyGate.admit(secret, cost, ctx.log);
   if (!admission) throw new ApiError('INVALID_KEY', 'the API key is not valid (unknown or revoked)');
   Object.assign(ctx.responseHeaders, admission.rateHeaders);
   const { key, denied } = admission;
@@ -163,9 +163,7 @@ const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) =>
   const result = await next({ ctx: { apiKey: undefined as ApiKeyIdentity | undefined, payment: payment as unknown } });
   if (!result.ok) return result; // e.g. a 404: nothing consumed, the same payment may be retried
   // One atomic statement; a concurrent winner → 409, a store failure → 503 (the response is withheld).
-  const receipt = await meter.settle(payment);
-  ctx.responseHeaders[X402_HEADERS.response.toLowerCase()] = receipt;
-  ctx.responseHeaders[X402_HEADERS.legacyResponse.toLowerCase()] = receipt;
+  Object.assign(ctx.responseHeaders, await meter.settle(payment));
   return result;
 });
 

@@ -14,7 +14,7 @@ import { startIndexerWorker, type IndexerWorker, type IndexerWorkerOptions } fro
 export interface PayWebhookWorkersOptions {
   db: Kysely<Database>;
   chain: ChainReader;
-  /** The app's hardened outbound client (Services.outbound). */
+  /** The process's hardened outbound client (AppServices.outbound, built by compose.ts). */
   client: OutboundClient;
   log?: Logger;
   /** When given, both workers' stops are registered on it. */
@@ -50,7 +50,7 @@ export function startPayWebhookWorkers(options: PayWebhookWorkersOptions): PayWe
       await indexer.stop();
       await delivery.stop();
     })());
-  // One entry: the lifecycle runs stops last-registered-first, and the outbound client (registered by buildApp,
+  // One entry: the lifecycle runs stops last-registered-first, and the outbound client (registered by composeServices,
   // earlier) must close after the last attempt.
   options.lifecycle?.onStop('pay webhook workers', stop);
   return { indexer, delivery, stop };

@@ -5,7 +5,6 @@ import type { SessionService } from './sessions';
 export { connectRouter } from './router';
 export { createConnectService } from './service';
 export { createSessionService } from './sessions';
-export { createSessionGate } from './session-gate';
 export type { ConnectService } from './service';
 export type { SessionService } from './sessions';
 

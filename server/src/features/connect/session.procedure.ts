@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { SessionReadSchema } from '@sigil/contract/connect';
 import { rest } from '../../trpc/meta';
 import { apiKeyProcedure, API_KEY_ERRORS } from '../../trpc/procedures';
-import { bearerToken } from './sessions';
 
 /** GET /v1/auth/session: X-API-Key + the Bearer session issued through THAT key; handle and attestations re-read live. */
 export const session = apiKeyProcedure
@@ -24,6 +23,6 @@ export const session = apiKeyProcedure
   .output(SessionReadSchema)
   .query(async ({ ctx }) =>
     ctx.services.connect.readSession(
-      await ctx.services.sessions.verify(bearerToken(ctx.headers.authorization), ctx.apiKey.id),
+      await ctx.services.sessions.verifyBearer(ctx.headers.authorization, ctx.apiKey.id),
     ),
   );

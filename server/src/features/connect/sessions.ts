@@ -11,7 +11,7 @@ import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
 import type { ConnectSource } from '@sigil/contract/connect';
-import type { Database } from '../../platform/db/index';
+import { ensureKv, type Database } from '../../platform/db/index';
 import { prefixedId } from '../../platform/ids';
 import {
   deleteSessionsExpiredBefore,
@@ -53,6 +53,8 @@ export interface SessionService {
    * unexpired, `aud` = audience, and its jti row present and unrevoked. Anything else: 401 INVALID_SESSION.
    */
   verify(token: string | undefined, audience: string, now?: number): Promise<SessionClaims>;
+  /** The same, for an `Authorization` header (`Bearer <token>`; anything else is no token). The SessionGate step. */
+  verifyBearer(authorization: string | undefined, audience: string): Promise<SessionClaims>;
   /** Revokes one session (sign-out, tests, operators). True when it was active. */
   revoke(jti: string, now?: number): Promise<boolean>;
   /** Revokes every active session of a wallet (optionally only those issued through one key). Returns how many. */
@@ -96,18 +98,7 @@ function hmacKey(secret: string): Promise<CryptoKey> {
  */
 async function loadSigningKey(db: Kysely<Database>, configured: string | undefined): Promise<CryptoKey> {
   if (configured) return hmacKey(configured);
-  const candidate = randomBytes(32).toString('base64url');
-  await db
-    .insertInto('kv')
-    .values({ key: SESSION_SECRET_KV_KEY, value: candidate, updated_at: Date.now() })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('kv')
-    .select('value')
-    .where('key', '=', SESSION_SECRET_KV_KEY)
-    .executeTakeFirstOrThrow();
-  return hmacKey(row.value);
+  return hmacKey(await ensureKv(db, SESSION_SECRET_KV_KEY, randomBytes(32).toString('base64url')));
 }
 
 /** What the session verbs take first: the db, the lifetime, and the signing key (loaded once, lazily). */
@@ -134,6 +125,8 @@ export function createSessionService(opts: {
   return {
     issue: (input, now = Date.now()) => signSession(deps, input, now),
     verify: (token, audience, now = Date.now()) => verifySessionToken(deps, token, audience, now),
+    verifyBearer: (authorization, audience) =>
+      verifySessionToken(deps, bearerToken(authorization), audience, Date.now()),
     revoke: (jti, now = Date.now()) => revokeSessionRow(deps.db, jti, now),
     revokeAllFor: (address, audience, now = Date.now()) => revokeSessionRowsOf(deps.db, address, audience, now),
     deleteExpired: (now = Date.now()) => deleteSessionsExpiredBefore(deps.db, now - 86_400_000),

@@ -1,21 +1,23 @@
 // The key step every keyed request takes (trpc/procedures.ts authenticateApiKey → KeyGate.admit): the secret's
 // key, then one atomic count against its windows. The whole path from the X-API-Key header to the limiter's SQL is
-// procedures.ts → this file → ratelimit/service.ts.
-import type { Kysely } from 'kysely';
-import type { Database } from '../../platform/db/index';
+// procedures.ts → this file → ratelimit/service.ts (docs/rate-limits.md).
 import type { Logger } from '../../platform/log';
 import type { KeyAdmission, KeyGate } from '../../trpc/context';
 import { rateLimitHeaders, type RateLimiter } from '../ratelimit/index';
-import { authenticateKey, touchLastUsed } from './service';
+import type { KeysService } from './service';
 
 export interface KeyGateDeps {
-  db: Kysely<Database>;
+  keys: Pick<KeysService, 'authenticate' | 'touch'>;
   limiter: RateLimiter;
-  log: Logger;
 }
 
-export async function admitKey(deps: KeyGateDeps, secret: string, cost: number): Promise<KeyAdmission | null> {
-  const key = await authenticateKey(deps.db, secret);
+export async function admitKey(
+  deps: KeyGateDeps,
+  secret: string,
+  cost: number,
+  log: Logger,
+): Promise<KeyAdmission | null> {
+  const key = await deps.keys.authenticate(secret);
   if (!key) return null;
   const result = await deps.limiter.limit(key.id, key.tier, cost);
   const admission: KeyAdmission = {
@@ -30,10 +32,10 @@ export async function admitKey(deps: KeyGateDeps, secret: string, cost: number):
     return admission;
   }
   // Informational and throttled: never delays or fails the request.
-  touchLastUsed(deps.db, key).catch((err: unknown) => deps.log.warn({ err }, 'could not record key use'));
+  deps.keys.touch(key).catch((err: unknown) => log.warn({ err }, 'could not record key use'));
   return admission;
 }
 
 export function createKeyGate(deps: KeyGateDeps): KeyGate {
-  return { admit: (secret, cost) => admitKey(deps, secret, cost) };
+  return { admit: (secret, cost, log) => admitKey(deps, secret, cost, log) };
 }

@@ -3,7 +3,7 @@ import type { KeysService } from './service';
 
 export { keysRouter } from './router';
 export { createKeyGate } from './gate';
-export { createKeysService, ensurePortalKey } from './service';
+export { createKeysService } from './service';
 
 declare module '../../trpc/context' {
   interface Services {

@@ -321,14 +321,11 @@ export function createKeysService(deps: { db: Kysely<Database> }) {
   return {
     create: (input: { account: string; tier?: KeyTier; name?: string | null }, now?: number) =>
       createKey(db, input, now),
-    list: (account: string) => listKeys(db, account),
-    get: (account: string, keyId: string) => getOwnKey(db, account, keyId),
     listWithUsage: (account: string, now?: number) => listKeysWithUsage(db, account, now),
     usage: (account: string, now?: number) => accountUsage(db, account, now),
     revoke: (account: string, keyId: string, now?: number) => revokeKey(db, account, keyId, now),
     authenticate: (secret: string) => authenticateKey(db, secret),
     touch: (key: Pick<ApiKey, 'id' | 'last_used_at'>, now?: number) => touchLastUsed(db, key, now),
-    setTier: (keyId: string, tier: KeyTier) => setKeyTier(db, keyId, tier),
     ensurePortalKey: (options: { domain: string; secret?: string | null; rotate?: boolean }, now?: number) =>
       ensurePortalKey(db, options, now),
   };

@@ -26,8 +26,8 @@ export interface X402Service {
   network(): Promise<string>;
   /** Throws X402Error (402 challenge or rejection, 400, 429, 502, 503) unless the request carries a good payment. */
   authorize(request: MeteredRequest): Promise<VerifiedPayment>;
-  /** Consumes the payment after the handler succeeded; returns the base64 receipt for PAYMENT-RESPONSE. */
-  settle(payment: VerifiedPayment): Promise<string>;
+  /** Consumes the payment after the handler succeeded; returns the receipt's response headers (PAYMENT-RESPONSE). */
+  settle(payment: VerifiedPayment): Promise<Record<string, string>>;
 }
 
 export function createX402Service(options: {

@@ -1,12 +1,12 @@
 // settle(payment): after the handler succeeded, consume payment + reference in one atomic statement and return the
-// settlement receipt; a concurrent loser gets 409, a store failure 503 (and the response is withheld).
-import { encodeSettlementReceipt } from '@sigil/contract/x402';
+// settlement receipt's headers; a concurrent loser gets 409, a store failure 503 (and the response is withheld).
+import { encodeSettlementReceipt, X402_HEADERS } from '@sigil/contract/x402';
 import { X402Error } from './challenge';
 import type { VerifiedPayment, X402Deps } from './deps';
 import { consumePayment, type ConsumeOutcome } from './store';
 
-/** Consumes the payment; returns the base64 receipt for PAYMENT-RESPONSE. */
-export async function settle(deps: X402Deps, payment: VerifiedPayment): Promise<string> {
+/** Consumes the payment; returns the base64 receipt as PAYMENT-RESPONSE and as its legacy X-PAYMENT-RESPONSE. */
+export async function settle(deps: X402Deps, payment: VerifiedPayment): Promise<Record<string, string>> {
   let outcome: ConsumeOutcome;
   try {
     outcome = await consumePayment(deps.db, {
@@ -36,11 +36,12 @@ export async function settle(deps: X402Deps, payment: VerifiedPayment): Promise<
       { status: 409 },
     );
   }
-  return encodeSettlementReceipt({
+  const receipt = encodeSettlementReceipt({
     success: true,
     payer: payment.payer,
     transaction: payment.signature,
     network: payment.network,
     amount: payment.amount.toString(),
   });
+  return { [X402_HEADERS.response.toLowerCase()]: receipt, [X402_HEADERS.legacyResponse.toLowerCase()]: receipt };
 }

@@ -1,7 +1,13 @@
 // The x402 reference store: issued references (what each was issued for) and consumed payments. Queries only;
-// the redeem flow (service.ts) decides what they mean. Consumption is ONE statement whose row count decides.
+// the redeem flow (redeem.ts) decides what they mean. Consumption is ONE statement whose row count decides.
 import type { Kysely } from 'kysely';
-import { affectedRows, type Database, type X402PaymentsTable, type X402ReferencesTable } from '../../platform/db/index';
+import {
+  affectedRows,
+  ensureKv,
+  type Database,
+  type X402PaymentsTable,
+  type X402ReferencesTable,
+} from '../../platform/db/index';
 
 export type IssuedReference = X402ReferencesTable;
 export type ConsumedPayment = X402PaymentsTable;
@@ -10,18 +16,8 @@ export type ConsumedPayment = X402PaymentsTable;
 export const NONCE_SECRET_KV_KEY = 'x402.nonce_secret';
 
 /** The nonce secret kept in kv: `candidate` is stored unless one already is, and the stored one is returned. */
-export async function storedNonceSecret(db: Kysely<Database>, candidate: string, at: number): Promise<string> {
-  await db
-    .insertInto('kv')
-    .values({ key: NONCE_SECRET_KV_KEY, value: candidate, updated_at: at })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const row = await db
-    .selectFrom('kv')
-    .select('value')
-    .where('key', '=', NONCE_SECRET_KV_KEY)
-    .executeTakeFirstOrThrow();
-  return row.value;
+export function storedNonceSecret(db: Kysely<Database>, candidate: string, at: number): Promise<string> {
+  return ensureKv(db, NONCE_SECRET_KV_KEY, candidate, at);
 }
 
 /** Records an issued reference. A reference is a hash over a fresh nonce, so it never collides. */

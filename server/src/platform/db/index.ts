@@ -5,5 +5,5 @@ export { migrateToLatest } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
 export { createDurabilityBarrier, withoutFsync } from './durability';
-export { readKv, writeKv } from './kv';
+export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';

@@ -7,6 +7,25 @@ export async function readKv(db: Kysely<Database>, key: string): Promise<string 
   return row?.value;
 }
 
+/**
+ * The stored value, storing `candidate` first when the key has none: of several replicas starting at once, the
+ * first insert wins and every one of them reads the same value back (a generated secret they must share).
+ */
+export async function ensureKv(
+  db: Kysely<Database>,
+  key: string,
+  candidate: string,
+  now: number = Date.now(),
+): Promise<string> {
+  await db
+    .insertInto('kv')
+    .values({ key, value: candidate, updated_at: now })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('kv').select('value').where('key', '=', key).executeTakeFirstOrThrow();
+  return row.value;
+}
+
 /** Sets the value (insert or overwrite) in one statement. */
 export async function writeKv(
   db: Kysely<Database>,
