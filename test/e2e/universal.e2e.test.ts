@@ -455,19 +455,30 @@ describe('documentation', () => {
   it('/openapi.json lists every error status of the spec table on each route', async () => {
     const doc = (await full.call('GET', '/openapi.json')).body;
     const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
-    // 503: the metered path's METERING_UNAVAILABLE (the payment store failed after the handler).
+    // 409 and 503: the metered path's settlement (a concurrent winner; the payment store failed after the handler).
     expect(statuses('/v1/resolve-universal/{name}', 'get')).toEqual([
       '200',
       '400',
       '401',
       '402',
       '404',
+      '409',
       '429',
       '501',
       '502',
       '503',
     ]);
-    expect(statuses('/v1/resolve/{name}', 'get')).toEqual(['200', '400', '401', '402', '404', '429', '502', '503']);
+    expect(statuses('/v1/resolve/{name}', 'get')).toEqual([
+      '200',
+      '400',
+      '401',
+      '402',
+      '404',
+      '409',
+      '429',
+      '502',
+      '503',
+    ]);
     expect(statuses('/v1/resolve/batch', 'post')).toEqual(['200', '400', '401', '429']);
   });
 });

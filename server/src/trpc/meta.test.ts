@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PUBLIC_ERRORS, V1_ERRORS, type PublicErrorKey, type V1ErrorCode } from '@sigil/contract/errors';
 import { rest } from './meta';
+import { METERED_ERRORS } from './procedures';
 import { startTestApp, type TestApp } from '@sigil/test/support/http-app';
 
 describe('rest() error codes', () => {
@@ -42,7 +43,9 @@ describe('/openapi.json error responses', () => {
           if (v1) {
             expect(schema.allOf, where).toEqual([{ $ref: '#/components/schemas/V1Error' }]);
             for (const code of schema.properties.code.enum as V1ErrorCode[]) {
-              expect(V1_ERRORS[code], `${where}: ${code}`).toBe(Number(status));
+              const row = (METERED_ERRORS as Record<string, unknown>)[code];
+              const also = typeof row === 'object' ? (row as { alsoStatus: number }).alsoStatus : undefined;
+              expect([V1_ERRORS[code], also], `${where}: ${code}`).toContain(Number(status));
               expect(response.description, where).toContain(`\`${code}\``);
             }
           } else {
@@ -77,6 +80,13 @@ describe('/openapi.json error responses', () => {
       'INVALID_SIGNATURE_ENCODING',
     ]);
     expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '429', '502']);
+    // A metered route also answers the concurrent-settlement codes with 409.
+    const metered = doc.paths['/v1/resolve/{name}'].get.responses;
+    expect(metered['409'].content['application/json'].schema.properties.code.enum).toEqual([
+      'PAYMENT_ALREADY_USED',
+      'REFERENCE_REUSED',
+    ]);
+    expect(metered['402'].content['application/json'].schema.properties.code.enum).toContain('PAYMENT_ALREADY_USED');
     const keyOf: PublicErrorKey = 'RPC_UNREACHABLE';
     expect(doc.paths['/version'].get.responses['502'].content['application/json'].schema.properties.error.enum).toEqual(
       [PUBLIC_ERRORS[keyOf][1]],

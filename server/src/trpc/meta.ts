@@ -10,8 +10,12 @@ type OpenApi = NonNullable<OpenApiMeta['openapi']>;
  */
 export type RateLimitCost = (rawInput: unknown) => number;
 
-/** The codes a route may answer, each with a short reason; the status comes from the contract's catalog. */
-export type ErrorRows<Code extends string = V1ErrorCode | PublicErrorKey> = Partial<Record<Code, string>>;
+/**
+ * The codes a route may answer, each with a short reason; the status comes from the contract's catalog. A code that a
+ * route also answers with another status (x402's concurrent-settlement 409) gives `{ reason, alsoStatus }`.
+ */
+export type ErrorRows<Code extends string = V1ErrorCode | PublicErrorKey> = Partial<Record<Code, ErrorRow>>;
+export type ErrorRow = string | { reason: string; alsoStatus: number };
 
 /** `/v1` routes answer the `/v1` catalog's codes; every other route the public catalog's. */
 type ErrorCodeOf<Path extends string> = Path extends `/v1/${string}` ? V1ErrorCode : PublicErrorKey;

@@ -41,6 +41,12 @@ export const METERED_ERRORS = {
   ...(Object.fromEntries(
     X402_CHALLENGE_CODES.map((code) => [code, 'x402: the 402 body is a fresh challenge naming this code']),
   ) as Record<X402ChallengeCode, string>),
+  // Settlement after the handler: a concurrent request that consumed the same payment or reference first wins.
+  PAYMENT_ALREADY_USED: { reason: 'x402: already redeemed (409: by a concurrent request, first)', alsoStatus: 409 },
+  REFERENCE_REUSED: {
+    reason: 'x402: reference already redeemed (409: by a concurrent request, first)',
+    alsoStatus: 409,
+  },
   PAYMENT_HEADER_CONFLICT: 'x402: both payment headers, with different values',
   METERING_UNAVAILABLE:
     'x402: the payment store failed after the handler; the response is withheld, nothing is consumed',

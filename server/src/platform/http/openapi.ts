@@ -29,16 +29,21 @@ const DESCRIPTION = [
 /** What the document reads from a procedure's meta (trpc/meta.ts ProcedureMeta). */
 interface DocumentedMeta {
   openapi?: { method: string; path: string };
-  errors?: Partial<Record<string, string>>;
+  errors?: Partial<Record<string, DocumentedRow>>;
 }
 
+/** A code's reason, and another status the route also answers it with (trpc/meta.ts ErrorRow). */
+type DocumentedRow = string | { reason: string; alsoStatus: number };
+
 /** One response per status: its codes and reasons as the description, their enum in the body schema. */
-function errorResponses(face: 'v1' | 'public', rows: Partial<Record<string, string>>): Record<string, unknown> {
+function errorResponses(face: 'v1' | 'public', rows: Partial<Record<string, DocumentedRow>>): Record<string, unknown> {
   const byStatus = new Map<number, [code: string, reason: string][]>();
-  for (const [code, reason] of Object.entries(rows)) {
+  for (const [code, row] of Object.entries(rows)) {
     const status = face === 'v1' ? V1_ERRORS[code as V1ErrorCode] : PUBLIC_ERRORS[code as PublicErrorKey]?.[0];
     if (status === undefined) throw new Error(`error code ${code} is not in the ${face} catalog`);
-    byStatus.set(status, [...(byStatus.get(status) ?? []), [code, reason ?? '']]);
+    const reason = typeof row === 'object' ? row.reason : (row ?? '');
+    const statuses = typeof row === 'object' ? [status, row.alsoStatus] : [status];
+    for (const s of statuses) byStatus.set(s, [...(byStatus.get(s) ?? []), [code, reason]]);
   }
   const responses: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
