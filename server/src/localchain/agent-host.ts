@@ -26,7 +26,8 @@ export interface AgentHost {
 }
 
 export async function startAgentHost(options: { port?: number; host?: LoopbackHost } = {}): Promise<AgentHost> {
-  const { key, cert, caPem, caFile } = demoCertificates();
+  const certificates = demoCertificates();
+  const { key, cert, caPem } = certificates;
   const host = options.host ?? '127.0.0.1';
   let routes: Record<string, DemoResponse> = {};
   const server: Server = createServer({ key, cert }, (req, res) => {
@@ -49,7 +50,9 @@ export async function startAgentHost(options: { port?: number; host?: LoopbackHo
     origin: `https://${host === '::1' ? '[::1]' : host}:${port}`,
     port,
     caPem,
-    caFile,
+    get caFile() {
+      return certificates.caFile;
+    },
     serve(next) {
       routes = next;
     },

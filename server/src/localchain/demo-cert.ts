@@ -62,10 +62,21 @@ export function demoCertificates(): DemoCertificates {
   const cert = readFileSync(file('host.pem'), 'utf8');
   // Only the CA certificate stays on disk (public); the keys live in memory.
   rmSync(dir, { recursive: true, force: true });
-  const caDir = mkdtempSync(join(tmpdir(), 'sigil-demo-ca-'));
-  const caFile = join(caDir, 'ca.pem');
-  writeFileSync(caFile, caPem);
-  process.once('exit', () => rmSync(caDir, { recursive: true, force: true }));
-  cached = { caPem, caFile, key, cert };
+  let caFile: string | undefined;
+  cached = {
+    caPem,
+    key,
+    cert,
+    // Written on first use only (npm start, the e2e suite): most test chains never need the file.
+    get caFile() {
+      if (!caFile) {
+        const caDir = mkdtempSync(join(tmpdir(), 'sigil-demo-ca-'));
+        caFile = join(caDir, 'ca.pem');
+        writeFileSync(caFile, caPem);
+        process.once('exit', () => rmSync(caDir, { recursive: true, force: true }));
+      }
+      return caFile;
+    },
+  };
   return cached;
 }
