@@ -43,7 +43,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const { config, db, chain, log } = deps;
   const outbound = createOutboundClient({
     allowLoopback: config.outboundAllowLoopback,
-    ...(config.outboundCa ? { ca: config.outboundCa } : {}),
+    ca: config.outboundCa, // SIGIL_OUTBOUND_CA_FILE (local only): npm start's demo agent host
     ...deps.outboundOptions,
   });
   deps.lifecycle.onStop('outbound client', () => outbound.close());
