@@ -110,6 +110,8 @@ describe('get_agent_manifest: each level refused for its reason', () => {
     const result = await value(scenario.cases.agentManifestUnreachable!);
     expect(result.level).toBe('L0');
     expect(result.manifest).toBeNull();
+    expect(result.manifestUrl).toBe(`${chain.agentHost!.origin}/ghost/manifest.json`);
+    expect(result.endpoints).toEqual({}); // ghost has no endpoint records
     expect(result.next).toEqual({
       level: 'L1',
       reason: 'manifest-unreachable',

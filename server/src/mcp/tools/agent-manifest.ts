@@ -6,7 +6,9 @@ import { z } from 'zod';
 import {
   AgentEndpointsSchema,
   AgentManifestV1Schema,
+  AGENT_ENDPOINT_RECORDS,
   AGENT_MANIFEST_RECORD,
+  type AgentEndpoints,
   type AgentManifestV1,
   type AgentResolution,
 } from '@sigil/contract/agents';
@@ -158,7 +160,7 @@ async function checkAgent(
     handleType: handle.handleType,
     agent: true,
     manifestUrl,
-    endpoints: resolution?.endpoints ?? {},
+    endpoints: resolution?.endpoints ?? endpointRecords(live),
     manifest: resolution?.manifest ?? null,
     level: 'L0',
     reached: [{ level: 'L0', reason: `@${name} has an ${AGENT_MANIFEST_RECORD} record: ${manifestUrl}` }],
@@ -210,6 +212,16 @@ async function readHandleState(chain: ChainReader, name: string): Promise<Handle
 
 function textRecord(live: RecordAccount[], key: string): string | undefined {
   return live.find((r) => r.kind === 'text' && r.key === key)?.value;
+}
+
+/** The endpoint records, for when the manifest failed and the agents feature returned none. */
+function endpointRecords(live: RecordAccount[]): AgentEndpoints {
+  const endpoints: AgentEndpoints = {};
+  for (const [key, field] of Object.entries(AGENT_ENDPOINT_RECORDS)) {
+    const value = textRecord(live, key);
+    if (value !== undefined) endpoints[field] = value;
+  }
+  return endpoints;
 }
 
 type Check = { ok: true; message: string } | { ok: false; reason: LevelFailure; message: string };
