@@ -484,7 +484,7 @@ export async function seedScenario(
           payTo,
           amount: '5000',
           maxTimeoutSeconds: 60,
-          extra: { feePayer: null },
+          extra: {}, // no payer binding: a probe sends no X-Payer
         },
       ],
     };
