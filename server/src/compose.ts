@@ -41,7 +41,11 @@ export interface AppServices extends Services {
 
 export function composeServices(deps: ComposeDeps): AppServices {
   const { config, db, chain, log } = deps;
-  const outbound = createOutboundClient({ allowLoopback: config.outboundAllowLoopback, ...deps.outboundOptions });
+  const outbound = createOutboundClient({
+    allowLoopback: config.outboundAllowLoopback,
+    ca: config.outboundCa, // SIGIL_OUTBOUND_CA_FILE (local only): npm start's demo agent host
+    ...deps.outboundOptions,
+  });
   deps.lifecycle.onStop('outbound client', () => outbound.close());
 
   const resolve = createResolveService({ chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs });

@@ -1,13 +1,15 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
-import { DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './localchain/index';
+import { DEFAULT_AGENT_HOST_PORT, DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './localchain/index';
 import { main, portalSecretLine } from './main';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
-const chain = await startLocalChain({ port: chainPort }).catch((err: Error) => {
+// The demo agent host's port is fixed (the scenario's manifest URLs name it); SIGIL_AGENT_HOST_PORT moves it.
+const agentHostPort = Number(process.env.SIGIL_AGENT_HOST_PORT ?? DEFAULT_AGENT_HOST_PORT);
+const chain = await startLocalChain({ port: chainPort, agentHostPort }).catch((err: Error) => {
   process.stderr.write(
     `sigil: cannot start the local chain on 127.0.0.1:${chainPort}: ${err.message}\n` +
-      `       (set SIGIL_LOCALCHAIN_PORT to another port)\n`,
+      `       (set SIGIL_LOCALCHAIN_PORT or SIGIL_AGENT_HOST_PORT to another port)\n`,
   );
   process.exit(1);
 });
@@ -17,6 +19,9 @@ process.env.SIGIL_PROGRAM_ID ??= chain.programId;
 process.env.LOG_LEVEL ??= 'warn';
 // Local only: agent manifests and webhooks may go to loopback HTTPS receivers (refused when NODE_ENV=production).
 if (process.env.NODE_ENV !== 'production') process.env.SIGIL_OUTBOUND_ALLOW_LOOPBACK ??= 'true';
+// Local only: trust the demo agent host's CA, so the demo agents' manifests and x402 endpoints are reachable.
+if (process.env.NODE_ENV !== 'production' && chain.agentHost)
+  process.env.SIGIL_OUTBOUND_CA_FILE ??= chain.agentHost.caFile;
 
 const started = await main();
 
@@ -31,6 +36,7 @@ process.stdout.write(
     `Sigil is running at ${base}`,
     `  API docs:       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Local chain:    ${chain.url}   (demo scenario: ${chain.url}/scenario)`,
+    `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
     ...(portalSecretLine(started) ? ['', portalSecretLine(started)] : []),
     '',
     'Try:',

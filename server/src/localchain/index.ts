@@ -10,6 +10,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
+import { startAgentHost, type AgentHost } from './agent-host';
 import { ChainCore } from './core';
 import type { Faults } from './faults';
 import type { Commitment, Ledger } from './ledger';
@@ -22,6 +23,7 @@ export { REGISTRY_ERRORS } from './registry-emulator';
 export type { FaultConfig } from './faults';
 export type { Scenario } from './scenario';
 export type { Commitment } from './ledger';
+export { DEFAULT_AGENT_HOST_PORT, type AgentHost } from './agent-host';
 
 /** The registry program id the local chain emulates unless told otherwise. */
 export const LOCAL_PROGRAM_ID = 'SigiLRegistry111111111111111111111111111111' as Address;
@@ -41,6 +43,11 @@ export interface LocalChainOptions {
   /** Seed the demo scenario (real transactions; ~1 s). Default true. */
   scenario?: boolean;
   programId?: Address;
+  /**
+   * The demo agent host (HTTPS on the same loopback host) serving the scenario's agent manifests and x402
+   * endpoints; started with the scenario. Port default 0 (any free port); `npm start` uses DEFAULT_AGENT_HOST_PORT.
+   */
+  agentHostPort?: number;
 }
 
 export interface LocalChain {
@@ -50,6 +57,8 @@ export interface LocalChain {
   readonly host: LoopbackHost;
   readonly programId: Address;
   readonly genesisHash: string;
+  /** The demo agent host (origin, its CA as PEM and as a file); null when started with scenario: false. */
+  readonly agentHost: AgentHost | null;
   /** What GET /scenario serves; null when started with scenario: false. */
   readonly scenario: Scenario | null;
   readonly faults: Faults;
@@ -119,7 +128,15 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   let autoAdvance = false;
   // Seeding does not move the clock: the demo history is stamped with (about) the real time of startup.
   const seedAdvance = (n = 1) => run(() => ledger.advance(n, { moveClock: false }));
-  if (options.scenario ?? true) scenario = await seedScenario(core, { send, advance: seedAdvance, url });
+  let agentHost: AgentHost | null = null;
+  if (options.scenario ?? true) {
+    agentHost = await startAgentHost({ host, port: options.agentHostPort ?? 0 }).catch(async (err: Error) => {
+      await server.close();
+      throw new Error(`the demo agent host cannot listen on port ${options.agentHostPort ?? 0}: ${err.message}`);
+    });
+    scenario = await seedScenario(core, { send, advance: seedAdvance, url }, { agentOrigin: agentHost.origin });
+    agentHost.serve(scenario.agentHost.routes);
+  }
 
   let timer: NodeJS.Timeout | null = null;
   autoAdvance = options.autoAdvance ?? true;
@@ -134,6 +151,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     host,
     programId,
     genesisHash: core.genesisHash,
+    agentHost,
     scenario,
     faults: core.faults,
     svm: core.svm,
@@ -156,7 +174,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     airdrop: (address, lamports) => run(() => core.airdrop(address, lamports)),
     async close() {
       if (timer) clearInterval(timer);
-      await server.close();
+      await Promise.all([server.close(), agentHost?.close()]);
     },
   };
 }

@@ -1,11 +1,12 @@
 // Standalone local chain: `node --import tsx server/src/localchain/main.ts [--port 8899] [--lag 4] [--slot-ms 400]
-// [--no-scenario] [--manual]`. Listens on 127.0.0.1 only; Ctrl-C / SIGTERM closes it.
+// [--agent-host-port 8697] [--no-scenario] [--manual]`. Listens on 127.0.0.1 only; Ctrl-C / SIGTERM closes it.
 import { parseArgs } from 'node:util';
-import { DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './index';
+import { DEFAULT_AGENT_HOST_PORT, DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './index';
 
 const { values } = parseArgs({
   options: {
     port: { type: 'string', default: String(DEFAULT_LOCAL_CHAIN_PORT) },
+    'agent-host-port': { type: 'string', default: String(DEFAULT_AGENT_HOST_PORT) },
     lag: { type: 'string', default: '4' },
     'slot-ms': { type: 'string', default: '400' },
     'no-scenario': { type: 'boolean', default: false },
@@ -24,6 +25,7 @@ function int(name: string, raw: string, min: number): number {
 
 const chain = await startLocalChain({
   port: int('port', values.port, 0),
+  agentHostPort: int('agent-host-port', values['agent-host-port'], 0),
   finalityLagSlots: int('lag', values.lag, 1),
   slotMs: int('slot-ms', values['slot-ms'], 1),
   scenario: !values['no-scenario'],
@@ -33,6 +35,7 @@ const chain = await startLocalChain({
 console.log(`local chain RPC   ${chain.url}`);
 console.log(`program id        ${chain.programId}`);
 if (chain.scenario) console.log(`demo scenario     ${chain.url}/scenario`);
+if (chain.agentHost) console.log(`demo agent host   ${chain.agentHost.origin}   (CA: ${chain.agentHost.caFile})`);
 console.log(`faults (tests)    POST ${chain.url}/_control/faults`);
 
 const stop = async () => {

@@ -129,7 +129,13 @@ describe('accounts', () => {
       })
       .send();
     const names = all.map((a) => decodeHandle(a.pubkey, getBase64Encoder().encode(a.account.data[0])).name).sort();
-    expect(names).toEqual(['alice', 'bob', 'drift', 'phoenix', 'satoshi', 'satoshi.x1', 'scout', 'vault']);
+    expect(names).toEqual(Object.keys(chain.scenario!.handles).sort());
+    expect(names).toEqual(
+      [
+        ...['alice', 'bob', 'drift', 'phoenix', 'satoshi', 'satoshi.x1', 'scout', 'vault'],
+        ...['broker', 'courier', 'ghost', 'kiosk', 'mirror', 'nomad', 'relay'], // the demo agents
+      ].sort(),
+    );
 
     const carol = chain.scenario!.wallets.carol!.address;
     const byOwner = await chain.rpc

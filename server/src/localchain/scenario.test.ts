@@ -45,6 +45,14 @@ describe('GET /scenario', () => {
     expect(Object.keys(served.cases).sort()).toEqual(
       [
         'agent',
+        'agentAttestationRevoked',
+        'agentL2',
+        'agentManifestUnreachable',
+        'agentNoAttestation',
+        'agentPayToMismatch',
+        'agentProbeNot402',
+        'agentProbeRedirect',
+        'agentProbeUnreachable',
         'attestations',
         'domainX1',
         'domainXen',
@@ -140,7 +148,7 @@ describe('cases, read through the service chain reader', () => {
     const records = await reader.getRecords(h.address, 'finalized');
     const text = Object.fromEntries(records.filter((r) => r.kind === 'text').map((r) => [r.key, r.value]));
     expect(text).toEqual({
-      'agent.manifest': 'https://agents.example/scout/manifest.json',
+      'agent.manifest': `${chain.agentHost!.origin}/scout/manifest.json`,
       'agent.mcp': 'https://agents.example/scout/mcp',
     });
   });

@@ -51,6 +51,9 @@ import {
   SYSVAR_INSTRUCTIONS_ADDRESS,
 } from '../platform/chain/registry';
 import { SECP256K1_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../platform/chain/programs';
+import { caip2FromGenesisHash } from '@sigil/contract/x402';
+import { WRAPPED_NATIVE_MINT } from '../platform/config';
+import type { DemoResponse } from './agent-host';
 import type { ChainCore } from './core';
 import type { ProcessResult } from './processor';
 import { secp256k1Addresses, secp256k1ProofData, verifyRecordMessage } from './secp256k1';
@@ -78,6 +81,13 @@ export interface Scenario {
     string,
     { description: string; account: Address; payee: string; id: number; status: 'open' | 'paid' | 'cancelled' }
   >;
+  /**
+   * The demo agents (docs/local-chain.md): name → what it shows, the level get_agent_manifest reaches and, when it
+   * stops short of L2, the reason it gives for the next level.
+   */
+  agents: Record<string, { description: string; manifestUrl: string; level: 'L0' | 'L1' | 'L2'; reason?: string }>;
+  /** Where the agents' manifests and x402 endpoints are served (the demo agent host): path → answer. */
+  agentHost: { origin: string; routes: Record<string, DemoResponse> };
   /** Public-endpoint case → the name (resolve input) that covers it. */
   cases: Record<string, string>;
   /** Reverse-lookup case → the wallet address to look up. */
@@ -124,7 +134,16 @@ function secretKeyOf(name: string, address: Address): string {
   return getBase58Decoder().decode(bytes);
 }
 
-export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Promise<Scenario> {
+export interface ScenarioOptions {
+  /** The demo agent host's origin (`https://127.0.0.1:<port>`): the agents' `agent.manifest` records point there. */
+  agentOrigin: string;
+}
+
+export async function seedScenario(
+  core: ChainCore,
+  driver: ScenarioDriver,
+  options: ScenarioOptions,
+): Promise<Scenario> {
   const programId = core.programId;
   const w = {} as Record<WalletName, KeyPairSigner>;
   for (const name of WALLET_NAMES) w[name] = await demoWallet(name);
@@ -415,10 +434,11 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   ]);
   await describe('drift', 'heidi', 'heidi', 'transferred from grace to heidi; grace’s primary still points here');
 
-  // scout: an Agent handle (handleType 3) with its manifest and MCP endpoint.
+  // scout: an Agent handle (handleType 3) with its manifest (on the demo agent host) and MCP endpoint.
+  const origin = options.agentOrigin.replace(/\/+$/, '');
   await register('scout', 'ivan', 3);
   await setPrimary('ivan', 'scout');
-  await setRecord('ivan', 'scout', 'text', 'agent.manifest', 'https://agents.example/scout/manifest.json');
+  await setRecord('ivan', 'scout', 'text', 'agent.manifest', `${origin}/scout/manifest.json`);
   await setRecord('ivan', 'scout', 'text', 'agent.mcp', 'https://agents.example/scout/mcp');
   await setRecord('ivan', 'scout', 'address', 'X1', w.ivan.address);
   await describe('scout', 'ivan', 'ivan', 'Agent handle (type 3) with agent.manifest and agent.mcp');
@@ -441,6 +461,153 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
   await registerDomain('satoshi', 'x1', 'satoshi', 'domain under x1; same text as handle @satoshi.x1');
   await registerDomain('forge', 'xnt', 'alice', 'domain under xnt owned by alice');
   await registerDomain('ember', 'xen', 'bob', 'domain under xen owned by bob');
+
+  // ---- agents: one per verification level and per reason a level is refused (docs/local-chain.md) ----------------
+  const agentPay = await demoWallet('agent-pay');
+  const otherPay = await demoWallet('agent-other-pay');
+  const network = caip2FromGenesisHash(core.genesisHash);
+  const agents: Scenario['agents'] = {};
+  const agentRoutes: Record<string, DemoResponse> = {};
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}): DemoResponse => ({
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  const challenge = (payTo: Address): DemoResponse => {
+    const body = {
+      x402Version: 2,
+      accepts: [
+        {
+          scheme: 'exact',
+          network,
+          asset: WRAPPED_NATIVE_MINT,
+          payTo,
+          amount: '5000',
+          maxTimeoutSeconds: 60,
+          extra: {}, // no payer binding: a probe sends no X-Payer
+        },
+      ],
+    };
+    return json(402, body, { 'payment-required': Buffer.from(JSON.stringify(body)).toString('base64') });
+  };
+  interface AgentCase {
+    description: string;
+    level: 'L0' | 'L1' | 'L2';
+    reason?: string;
+    attestation: 'live' | 'revoked' | 'none';
+    manifest?: DemoResponse;
+    x402?: DemoResponse;
+  }
+  const agentCase = async (name: string, c: AgentCase) => {
+    const manifestUrl = `${origin}/${name}/manifest.json`;
+    const account = await handleAccount(name);
+    if (name !== 'scout') {
+      await register(name, 'ivan', 3);
+      await setRecord('ivan', name, 'text', 'agent.manifest', manifestUrl);
+    }
+    // The chain's pay-to authority: a SOL address record whose wallet signed its verification.
+    await setRecord('ivan', name, 'address', 'SOL', agentPay.address);
+    const [record] = await findRecordPda(programId, account, 'address', 'SOL');
+    await exec(
+      w.ivan,
+      [
+        getVerifyRecordInstruction({
+          programId,
+          authority: w.ivan.address,
+          handle: account,
+          record,
+          verifier: agentPay.address,
+        }),
+      ],
+      [agentPay],
+    );
+    let attestation: Address | undefined;
+    if (c.attestation !== 'none') {
+      attestation = await attest(name, 'agent-audit', `${name}-audited`);
+      if (c.attestation === 'revoked') {
+        await exec(w.attester, [
+          getRevokeAttestationInstruction({ programId, issuer: w.attester.address, attestation }),
+        ]);
+      }
+    }
+    const x402Url = `${origin}/${name}/x402`;
+    agentRoutes[`/${name}/manifest.json`] =
+      c.manifest ??
+      json(200, {
+        sigil: { version: 1, name, network: 'testnet', handle: account },
+        identity: { ...(attestation ? { attestation } : {}), description: `Demo agent @${name}: ${c.description}` },
+        endpoints: [
+          { type: 'mcp', url: `https://agents.example/${name}/mcp` },
+          { type: 'x402', url: x402Url },
+        ],
+        payment: {
+          addresses: [{ coinType: 501, address: agentPay.address, verified: true }],
+          x402: { network, asset: WRAPPED_NATIVE_MINT, scheme: 'exact', facilitator: `${origin}/facilitator` },
+        },
+      });
+    agentRoutes[`/${name}/x402`] = c.x402 ?? challenge(agentPay.address);
+    agents[name] = {
+      description: c.description,
+      manifestUrl,
+      level: c.level,
+      ...(c.reason ? { reason: c.reason } : {}),
+    };
+  };
+  await agentCase('scout', {
+    description: 'attested; its x402 endpoint answers 402 paying the verified SOL address',
+    level: 'L2',
+    attestation: 'live',
+  });
+  await agentCase('courier', {
+    description: 'its manifest references no attestation',
+    level: 'L0',
+    reason: 'no-attestation',
+    attestation: 'none',
+  });
+  await agentCase('relay', {
+    description: 'its manifest references an attestation that was revoked',
+    level: 'L0',
+    reason: 'attestation-revoked',
+    attestation: 'revoked',
+  });
+  await agentCase('broker', {
+    description: 'attested; its x402 endpoint asks to pay another address',
+    level: 'L1',
+    reason: 'payto-mismatch',
+    attestation: 'live',
+    x402: challenge(otherPay.address),
+  });
+  await agentCase('nomad', {
+    description: 'attested; its x402 endpoint closes the connection without answering',
+    level: 'L1',
+    reason: 'probe-unreachable',
+    attestation: 'live',
+    x402: { drop: true },
+  });
+  await agentCase('mirror', {
+    description: 'attested; its x402 endpoint redirects (redirects are not followed)',
+    level: 'L1',
+    reason: 'probe-redirect',
+    attestation: 'live',
+    x402: { status: 302, headers: { location: `${origin}/scout/x402` } },
+  });
+  await agentCase('kiosk', {
+    description: 'attested; its x402 endpoint answers 200 instead of a 402 challenge',
+    level: 'L1',
+    reason: 'probe-not-402',
+    attestation: 'live',
+    x402: json(200, { hello: 'free lunch' }),
+  });
+  await agentCase('ghost', {
+    description: 'declared, but its manifest host closes the connection (GET /v1/agents answers 424)',
+    level: 'L0',
+    reason: 'manifest-unreachable',
+    attestation: 'live',
+    manifest: { drop: true },
+  });
+  for (const name of Object.keys(agents)) {
+    if (name !== 'scout') await describe(name, 'ivan', 'ivan', `Agent handle (type 3): ${agents[name]!.description}`);
+  }
 
   // ---- invoices (payee alice) -------------------------------------------------------------------------------------
   const invoices: Scenario['invoices'] = {};
@@ -531,12 +698,22 @@ export async function seedScenario(core: ChainCore, driver: ScenarioDriver): Pro
     domains,
     namespaces,
     invoices,
+    agents,
+    agentHost: { origin, routes: agentRoutes },
     cases: {
       plainWithPrimary: 'alice',
       tokenizedHeldByOther: 'vault',
       primarySetBeforeRegistration: 'phoenix',
       primaryLostAuthority: 'drift',
       agent: 'scout',
+      agentL2: 'scout',
+      agentNoAttestation: 'courier',
+      agentAttestationRevoked: 'relay',
+      agentPayToMismatch: 'broker',
+      agentProbeUnreachable: 'nomad',
+      agentProbeRedirect: 'mirror',
+      agentProbeNot402: 'kiosk',
+      agentManifestUnreachable: 'ghost',
       attestations: 'alice',
       revokedAndExpiredAttestations: 'bob',
       verifiedAddressRecords: 'alice',

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, paymentRails, TEST_PROGRAM_ID, testConfig } from './config';
 
@@ -32,6 +35,7 @@ describe('loadConfig', () => {
       network: 'testnet',
       ipfsGateway: undefined,
       outboundAllowLoopback: false,
+      outboundCa: undefined,
       payWebhooks: true,
       portalDomain: 'portal.sigil.local',
       portalKey: undefined,
@@ -101,6 +105,33 @@ describe('loadConfig', () => {
     expect(
       loadConfig({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'false' }).outboundAllowLoopback,
     ).toBe(false);
+  });
+
+  it('SIGIL_OUTBOUND_CA_FILE: a readable PEM file, read at start; refused in production like the loopback switch', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sigil-config-ca-'));
+    try {
+      const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
+      writeFileSync(join(dir, 'ca.pem'), pem);
+      writeFileSync(join(dir, 'not.pem'), 'hello');
+      expect(loadConfig({ ...required, SIGIL_OUTBOUND_CA_FILE: join(dir, 'ca.pem') }).outboundCa).toBe(pem);
+      expect(failure({ ...required, SIGIL_OUTBOUND_CA_FILE: join(dir, 'missing.pem') }).message).toBe(
+        `invalid configuration: SIGIL_OUTBOUND_CA_FILE cannot be read (ENOENT) (got ${JSON.stringify(join(dir, 'missing.pem'))})`,
+      );
+      expect(failure({ ...required, SIGIL_OUTBOUND_CA_FILE: join(dir, 'not.pem') }).message).toMatch(
+        /^invalid configuration: SIGIL_OUTBOUND_CA_FILE must be a PEM file of CA certificates/,
+      );
+      expect(
+        failure({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_CA_FILE: join(dir, 'ca.pem') }).message,
+      ).toBe(
+        'invalid configuration: SIGIL_OUTBOUND_CA_FILE must not be set when NODE_ENV=production (local development and tests only)',
+      );
+      // Empty counts as unset, in production too.
+      expect(
+        loadConfig({ ...required, NODE_ENV: 'production', SIGIL_OUTBOUND_CA_FILE: '' }).outboundCa,
+      ).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('pay webhooks: on by default, SIGIL_PAY_WEBHOOKS=false turns them off, anything else is refused', () => {

@@ -96,6 +96,19 @@ const ENV = {
     .default(false),
   // Pay webhooks (docs/webhooks.md): on by default; off → every /v1/pay/webhooks route answers 503
   // PAY_WEBHOOKS_DISABLED and the indexer and delivery workers do not start.
+  // Local only, like the loopback switch: a PEM file of CA certificates outbound requests trust INSTEAD of the system
+  // store (npm start points it at the demo agent host's CA). Read at start; refused when NODE_ENV=production.
+  SIGIL_OUTBOUND_CA_FILE: nonEmpty
+    .transform((path, ctx) => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+        return z.NEVER;
+      }
+    })
+    .refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM file of CA certificates')
+    .optional(),
   SIGIL_PAY_WEBHOOKS: z
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
@@ -209,6 +222,8 @@ function toConfig(env: Env) {
     ipfsGateway: env.SIGIL_IPFS_GATEWAY,
     /** Local development and tests only (refused when NODE_ENV=production): outbound requests may reach loopback. */
     outboundAllowLoopback: env.SIGIL_OUTBOUND_ALLOW_LOOPBACK,
+    /** Local development and tests only (refused when NODE_ENV=production): the CA PEM outbound requests trust. */
+    outboundCa: env.SIGIL_OUTBOUND_CA_FILE,
     /** Pay webhooks routes and workers (SIGIL_PAY_WEBHOOKS, default on). */
     payWebhooks: env.SIGIL_PAY_WEBHOOKS,
     portalDomain: env.SIGIL_PORTAL_DOMAIN,
@@ -286,6 +301,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (parsed.data.SIGIL_OUTBOUND_ALLOW_LOOPBACK && parsed.data.NODE_ENV === 'production') {
     throw new ConfigError(
       'SIGIL_OUTBOUND_ALLOW_LOOPBACK',
+      'must not be set when NODE_ENV=production (local development and tests only)',
+    );
+  }
+  // A private CA would let whoever holds its key impersonate any manifest host or webhook receiver.
+  if (parsed.data.SIGIL_OUTBOUND_CA_FILE !== undefined && parsed.data.NODE_ENV === 'production') {
+    throw new ConfigError(
+      'SIGIL_OUTBOUND_CA_FILE',
       'must not be set when NODE_ENV=production (local development and tests only)',
     );
   }

@@ -26,6 +26,15 @@ beforeAll(async () => {
       case '/manifest-plus':
         res.writeHead(200, { 'content-type': 'application/manifest+json; charset=utf-8' }).end('[1,2,3]');
         return;
+      case '/pay':
+        res.writeHead(402, { 'content-type': 'application/json', 'payment-required': 'eyJ4IjoxfQ==' }).end('{"x":1}');
+        return;
+      case '/moved':
+        res.writeHead(302, { location: '/pay' }).end();
+        return;
+      case '/big':
+        res.writeHead(402, { 'content-type': 'application/json' }).end('x'.repeat(2_000));
+        return;
       default:
         res.writeHead(404).end();
     }
@@ -87,5 +96,31 @@ describe('getJson', () => {
   it('accepts +json media types with parameters', async () => {
     const result = await client.getJson(`https://127.0.0.1:${receiver.port}/manifest-plus`);
     expect(result.json).toEqual([1, 2, 3]);
+  });
+});
+
+describe('probe', () => {
+  it('reports any status with its headers and body: a 402 challenge', async () => {
+    const result = await client.probe(`https://127.0.0.1:${receiver.port}/pay`);
+    expect(result.status).toBe(402);
+    expect(result.headers['payment-required']).toBe('eyJ4IjoxfQ==');
+    expect(result.headers['content-type']).toBe('application/json');
+    expect(result.body.toString('utf8')).toBe('{"x":1}');
+    expect(receiver.requests.at(-1)!.method).toBe('GET');
+  });
+
+  it('a redirect is a result, never followed', async () => {
+    const before = receiver.requests.length;
+    const result = await client.probe(`https://127.0.0.1:${receiver.port}/moved`);
+    expect(result.status).toBe(302);
+    expect(result.headers.location).toBe('/pay');
+    expect(receiver.requests.length - before).toBe(1);
+  });
+
+  it('a body over the cap rejects with body_too_large', async () => {
+    await expect(client.probe(`https://127.0.0.1:${receiver.port}/big`, { maxBytes: 1_000 })).rejects.toMatchObject({
+      kind: 'body_too_large',
+      status: 402,
+    });
   });
 });

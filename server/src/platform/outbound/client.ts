@@ -67,11 +67,25 @@ export interface JsonResult {
   ms: number;
 }
 
+/** What probe() saw: any status (3xx not followed), the headers, and at most `maxBytes` of body. */
+export interface ProbeResult {
+  status: number;
+  /** Header names in lower case; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Buffer;
+  ms: number;
+}
+
 export interface OutboundClient {
   /** POSTs `body`; resolves with the HTTP status of any answer (3xx included, not followed); rejects with OutboundError. */
   post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<PostResult>;
   /** GETs a JSON document: 2xx only, JSON content type only, at most `maxBytes`; rejects with OutboundError. */
   getJson(url: string, options?: { maxBytes?: number; timeoutMs?: number }): Promise<JsonResult>;
+  /**
+   * GETs `url` and reports whatever answered, whatever the status (an x402 probe expects 402; a 3xx is a result,
+   * not followed); a body over `maxBytes` rejects with `body_too_large`. Rejects with OutboundError otherwise.
+   */
+  probe(url: string, options?: { maxBytes?: number; timeoutMs?: number }): Promise<ProbeResult>;
   close(): Promise<void>;
 }
 
@@ -159,6 +173,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
   return {
     post: (url, body, headers) => post(parts, url, body, headers),
     getJson: (url, opts) => getJson(parts, url, opts),
+    probe: (url, opts) => probe(parts, url, opts),
     close: async () => {
       await parts.agent.close();
       parts.deadlines.close();
@@ -237,6 +252,51 @@ async function getJson(
       signal,
     });
     return await readJsonResponse(res, maxBytes, started);
+  } catch (err) {
+    throw toOutboundError(err, signal, started);
+  } finally {
+    signal.clear();
+  }
+}
+
+async function probe(
+  parts: ClientParts,
+  url: string,
+  opts: { maxBytes?: number; timeoutMs?: number } = {},
+): Promise<ProbeResult> {
+  const started = performance.now();
+  const maxBytes = opts.maxBytes ?? parts.defaultMaxBytes;
+  const dest = parts.target(url, started);
+  const signal = parts.deadlines.start(opts.timeoutMs ?? parts.timeoutMs);
+  try {
+    const res = await parts.agent.request({
+      origin: dest.origin,
+      path: dest.path,
+      method: 'GET',
+      headers: { 'user-agent': parts.userAgent, accept: 'application/json' },
+      signal,
+    });
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(res.headers)) {
+      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for await (const chunk of res.body) {
+      total += (chunk as Buffer).length;
+      if (total > maxBytes) {
+        res.body.on('error', () => {}).destroy();
+        const ms = Math.round(performance.now() - started);
+        throw new OutboundError('body_too_large', `body exceeds ${maxBytes} bytes`, ms, res.statusCode);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return {
+      status: res.statusCode,
+      headers,
+      body: Buffer.concat(chunks),
+      ms: Math.round(performance.now() - started),
+    };
   } catch (err) {
     throw toOutboundError(err, signal, started);
   } finally {
