@@ -88,7 +88,7 @@ describe('prepare_set_record', () => {
 
   it('refuses bad input and unknown handles with their codes', async () => {
     const alice = await scenarioWallet(app.chain, 'alice');
-    const ok = { handle: 'alice', key: 'url', value: 'v', authority: alice.address };
+    const ok = { handle: 'alice', key: 'url', value: 'v', authority: alice.address as string };
     const cases: [Partial<typeof ok>, string][] = [
       [{ handle: 'not a handle' }, 'INVALID_HANDLE'],
       [{ key: 'Upper' }, 'BAD_REQUEST'],

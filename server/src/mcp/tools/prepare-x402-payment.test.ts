@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPairSigner } from '@solana/kit';
 import { signRedeemMessage } from '@sigil/client-sdk/x402';
-import { X402_HEADERS, encodeBase64Json, type X402Challenge } from '@sigil/contract/x402';
+import { encodeBase64Json, type X402Challenge } from '@sigil/contract/x402';
 import { runTool, signAndSend, toolDeps } from '@sigil/test/support/mcp-prepare';
 import { receiptOf, startX402App, startX402Chain, type X402App, type X402Chain } from '@sigil/test/support/x402-app';
 import type { ToolDeps } from '../tool';
