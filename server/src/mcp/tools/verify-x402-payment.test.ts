@@ -103,8 +103,13 @@ describe('verify_x402_payment', () => {
       const outcome = await runTool(tool, args, deps);
       expect(outcome, code).toMatchObject({ ok: true, value: { ok: false, code } });
     }
-    // And the untouched challenge is still ok: none of the above consumed anything.
+    // And the untouched challenge is still ok: none of the above consumed anything. An absolute URL of the service
+    // is the same request; one elsewhere is judged on chain only (this server fetches nothing but its service).
     expect(await runTool(tool, base, deps)).toMatchObject({ ok: true, value: { ok: true, code: 'ok' } });
+    const absolute = { ...base, request: { method: 'GET', url: app.base + path } };
+    expect(await runTool(tool, absolute, deps)).toMatchObject({ value: { ok: true, serviceChecked: true } });
+    const elsewhereUrl = { ...base, request: { method: 'GET', url: 'https://other.example' + path } };
+    expect(await runTool(tool, elsewhereUrl, deps)).toMatchObject({ value: { ok: true, serviceChecked: false } });
   });
 
   it('tool errors for arguments it cannot judge', async () => {
