@@ -21,6 +21,7 @@ import {
   type Rpc,
   type Signature,
   type SolanaRpcApi,
+  type TransactionSigner,
 } from '@solana/kit';
 import { getSetComputeUnitLimitInstruction, getSetComputeUnitPriceInstruction } from '@solana-program/compute-budget';
 import {
@@ -123,10 +124,24 @@ export async function paymentInstructions(
   payer: KeyPairSigner,
   options: PaymentShapeOptions = {},
 ): Promise<Instruction[]> {
+  const mint = options.mint ?? (await readMint(rpc, address(entry.asset)));
+  return buildPaymentInstructions(entry, payer, { ...options, mint });
+}
+
+/**
+ * The fixed shape without any read: the caller knows the asset's token program and decimals. `payer` may be any
+ * signer, e.g. kit's `createNoopSigner(address)` to build a transaction someone else signs (the MCP tool server's
+ * prepare_x402_payment, which holds no keys, builds it this way).
+ */
+export async function buildPaymentInstructions(
+  entry: X402AcceptEntry,
+  payer: TransactionSigner,
+  options: PaymentShapeOptions & { mint: { tokenProgram: Address; decimals: number } },
+): Promise<Instruction[]> {
   const reference = entry.extra.reference;
   if (!reference) throw new Error('the challenge has no reference: send X-Payer to get one');
   const mint = address(entry.asset);
-  const { tokenProgram, decimals } = options.mint ?? (await readMint(rpc, mint));
+  const { tokenProgram, decimals } = options.mint;
   const [source] = await findAssociatedTokenPda({ owner: payer.address, mint, tokenProgram });
   const [destination] = await findAssociatedTokenPda({ owner: address(entry.payTo), mint, tokenProgram });
   const transfer = getTransferCheckedInstruction(

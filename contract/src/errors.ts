@@ -52,6 +52,9 @@ export const V1_ERRORS = {
   INVALID_HANDLE: 400,
   INVALID_WALLET: 400,
   INVALID_SIGNATURE_ENCODING: 400,
+  // MCP prepare_register: the handle is registered, so a register transaction would fail on chain; answered before
+  // one is built (docs/mcp-prepare.md).
+  HANDLE_TAKEN: 409,
   // universal resolver and agents
   INVALID_NAME: 400,
   NAME_NOT_FOUND: 404,

@@ -36,6 +36,8 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getTransaction: unsupported,
     getTransactionWire: unsupported,
     getTokenAccountsByOwner: unsupported,
+    getMint: unsupported,
+    getLatestBlockhash: unsupported,
     getSlot: async () => 1234n,
     getGenesisHash: async () => 'GenesisHash1111111111111111111111111111111111',
     getVersion: async () => ({ 'solana-core': '2.1.0', 'feature-set': 7 }),

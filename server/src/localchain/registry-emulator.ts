@@ -37,10 +37,13 @@ import {
   findNamespacePda,
   findPrimaryPointerPda,
   findRecordPda,
+  ADDRESS_RECORD_KEYS,
   HANDLE_TYPE_AGENT,
   INVOICE_STATUS,
+  RECORD_VALUE_MAX_BYTES,
   RegistryDecodeError,
   SYSVAR_INSTRUCTIONS_ADDRESS,
+  TEXT_RECORD_KEY_PATTERN,
   type HandleData,
   type RegistryInstruction,
 } from '../platform/chain/registry';
@@ -90,9 +93,7 @@ class RegistryFailure extends Error {
 const fail = (name: RegistryErrorName, message: string) =>
   new RegistryFailure({ Custom: REGISTRY_ERRORS[name] }, `${name}: ${message}`);
 
-const ADDRESS_CHAINS = ['X1', 'SOL', 'ETH', 'BTC'];
 const ED25519_CHAINS = ['X1', 'SOL'];
-const MAX_VALUE_BYTES = 512;
 const MAX_MEMO_BYTES = 256;
 const MINT_SIZE = 82n;
 const UNITS_PER_INSTRUCTION = 5_000n;
@@ -411,10 +412,10 @@ export class RegistryEmulator implements ProgramEmulator {
         const data = this.loadHandle(run, handle);
         await this.requireAuthority(run, data, authority);
         const kindName = kind === 0 ? 'address' : 'text';
-        if (kindName === 'address' ? !ADDRESS_CHAINS.includes(key) : !/^[a-z0-9._-]{1,32}$/.test(key)) {
+        if (kindName === 'address' ? !ADDRESS_RECORD_KEYS.includes(key) : !TEXT_RECORD_KEY_PATTERN.test(key)) {
           throw fail('InvalidRecord', `bad ${kindName} record key "${key}"`);
         }
-        if (byteLength(value) === 0 || byteLength(value) > MAX_VALUE_BYTES)
+        if (byteLength(value) === 0 || byteLength(value) > RECORD_VALUE_MAX_BYTES)
           throw fail('InvalidRecord', 'value must be 1..512 bytes');
         const bump = await this.expectPda(record, findRecordPda(programId, handle, kindName, key), 'record');
         run.writeProgramAccount(

@@ -2,3 +2,6 @@
 export { createX402Service } from './service';
 export { meteringOff } from './meter-off';
 export { deleteExpiredReferences } from './store';
+// The pure payment check (no db, nothing consumed): the MCP tool server's verify_x402_payment judges a payment
+// against a challenge with the same rules the service redeems by.
+export { checkPaymentTransaction } from './payment-tx';

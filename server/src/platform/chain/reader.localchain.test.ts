@@ -96,6 +96,24 @@ describe('chain reader over the local chain', () => {
     expect(await reader.getSlot('finalized')).toBeLessThanOrEqual(await reader.getSlot('processed'));
   });
 
+  it('mints (program and decimals) and the latest blockhash, for building transactions', async () => {
+    const usdx = scenario.mints.usdx!;
+    expect(await reader.getMint(usdx.address)).toEqual({
+      address: usdx.address,
+      tokenProgram: usdx.tokenProgram,
+      decimals: usdx.decimals,
+    });
+    const wrapped = 'So11111111111111111111111111111111111111112' as Address;
+    expect(await reader.getMint(wrapped)).toMatchObject({ decimals: 9 });
+    expect(await reader.getMint('Mint111111111111111111111111111111111111111' as Address)).toBeNull();
+    // A wallet is not a mint: its owner is the system program.
+    await expect(reader.getMint(wallet('alice'))).rejects.toMatchObject({ kind: 'malformed' });
+    const latest = await reader.getLatestBlockhash();
+    // `confirmed`, one slot behind the processed blockhash the chain's own helper gives.
+    expect(latest.blockhash).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    expect(latest.lastValidBlockHeight).toBeGreaterThan(0n);
+  });
+
   it('faults: malformed account data → malformed; RPC error, HTTP 500, unreachable, slow → unreachable', async () => {
     const { value: alice } = await reader.getHandle('alice');
     const kindOf = (p: Promise<unknown>) =>

@@ -2,7 +2,7 @@
 // version, and the payment reads (default `finalized`): signatures touching an address, landed transactions
 // (decoded, or in wire form) and token accounts by owner.
 import { address as toAddress, getBase58Encoder, type Address, type Base58EncodedBytes } from '@solana/kit';
-import { getTokenDecoder } from '@solana-program/token';
+import { getMintDecoder, getTokenDecoder } from '@solana-program/token';
 import { accountBytes, TOKEN_ACCOUNT_SIZE, type EncodedAccount } from './account-data';
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from './programs';
 import type { ChainRpc } from './transport';
@@ -12,6 +12,8 @@ import {
   type ChainReader,
   type ChainTransaction,
   type Commitment,
+  type MintInfo,
+  type RecentBlockhash,
   type SignatureInfo,
   type TokenAccountRef,
   type TransactionTokenBalance,
@@ -27,6 +29,8 @@ export type TransactionReads = Pick<
   | 'getTransaction'
   | 'getTransactionWire'
   | 'getTokenAccountsByOwner'
+  | 'getMint'
+  | 'getLatestBlockhash'
 >;
 
 export function createTransactionReads(chain: ChainRpc): TransactionReads {
@@ -41,6 +45,10 @@ export function createTransactionReads(chain: ChainRpc): TransactionReads {
     getTransaction: (signature, commitment = payments) => getTransaction(chain, signature, commitment),
     getTransactionWire: (signature, commitment = payments) => getTransactionWire(chain, signature, commitment),
     getTokenAccountsByOwner: (owner, commitment = payments) => getTokenAccountsByOwner(chain, owner, commitment),
+    // A mint's program and decimals never change once it exists: `confirmed` is final enough.
+    getMint: (mint, commitment = DEFAULT_COMMITMENT.resolution) => getMint(chain, mint, commitment),
+    // `confirmed`, as wallets do: a finalized blockhash is ~32 slots older and expires that much sooner.
+    getLatestBlockhash: (commitment = DEFAULT_COMMITMENT.resolution) => getLatestBlockhash(chain, commitment),
   };
 }
 
@@ -76,6 +84,20 @@ function getVersion(chain: ChainRpc) {
       return featureSet === undefined || featureSet === null
         ? { 'solana-core': version['solana-core'] }
         : { 'solana-core': version['solana-core'], 'feature-set': Number(featureSet) };
+    },
+  );
+}
+
+function getLatestBlockhash(chain: ChainRpc, commitment: Commitment): Promise<RecentBlockhash> {
+  return chain.read(
+    'getLatestBlockhash',
+    () => chain.rpc.getLatestBlockhash({ commitment }).send(),
+    (answer) => {
+      const value = answer?.value;
+      if (typeof value?.blockhash !== 'string' || value.blockhash.length === 0) {
+        throw new ChainError('malformed', 'getLatestBlockhash: no blockhash');
+      }
+      return { blockhash: value.blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
     },
   );
 }
@@ -170,6 +192,28 @@ async function getTokenAccountsByOwner(
     out.push(...accounts);
   }
   return out;
+}
+
+/** The base mint layout (82 bytes), the same for SPL Token and Token-2022 (whose extensions follow it). */
+const MINT_SIZE = 82;
+
+function getMint(chain: ChainRpc, mint: Address, commitment: Commitment): Promise<MintInfo | null> {
+  return chain.read(
+    'getAccountInfo',
+    () => chain.rpc.getAccountInfo(mint, { encoding: 'base64', commitment }).send(),
+    (answer) => {
+      const account = answer?.value as EncodedAccount | undefined;
+      const bytes = accountBytes(account ?? null, mint, [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS]);
+      if (bytes === null) return null;
+      // A Token-2022 mint with extensions is padded past the token-account size, then typed 1 (= Mint).
+      const extended = bytes.length > TOKEN_ACCOUNT_SIZE && bytes[TOKEN_ACCOUNT_SIZE] === 1;
+      if (bytes.length !== MINT_SIZE && !extended) {
+        throw new ChainError('malformed', `account ${mint} is not a mint`, mint);
+      }
+      const decimals = getMintDecoder().decode(bytes.subarray(0, MINT_SIZE)).decimals;
+      return { address: mint, tokenProgram: account!.owner, decimals };
+    },
+  );
 }
 
 /** The token accounts of one program's answer that `owner` holds (mints and other account types skipped). */

@@ -185,6 +185,19 @@ export interface WireTransaction {
   version?: 'legacy' | 0 | 1;
 }
 
+/** A mint's token program (its owner: SPL Token or Token-2022) and decimals. */
+export interface MintInfo {
+  address: Address;
+  tokenProgram: Address;
+  decimals: number;
+}
+
+/** A recent blockhash: the lifetime of a transaction built now. */
+export interface RecentBlockhash {
+  blockhash: string;
+  lastValidBlockHeight: bigint;
+}
+
 /** A token account (SPL Token or Token-2022) and its owner. */
 export interface TokenAccountRef {
   address: Address;
@@ -233,4 +246,8 @@ export interface ChainReader {
   getTransactionWire(signature: string, commitment?: Commitment): Promise<WireTransaction | null>;
   /** Payments: the token accounts (SPL Token and Token-2022) owned by `owner`; default `finalized`. */
   getTokenAccountsByOwner(owner: Address, commitment?: Commitment): Promise<TokenAccountRef[]>;
+  /** Payments: a mint's token program and decimals (what a TransferChecked needs); null when absent; `confirmed`. */
+  getMint(mint: Address, commitment?: Commitment): Promise<MintInfo | null>;
+  /** Building unsigned transactions (MCP prepare_* tools): the latest blockhash; default `confirmed`. */
+  getLatestBlockhash(commitment?: Commitment): Promise<RecentBlockhash>;
 }

@@ -48,6 +48,15 @@ export const RECORD_KIND_ADDRESS = 0;
 export const RECORD_KIND_TEXT = 1;
 export const INVOICE_STATUS = { open: 0, paid: 1, cancelled: 2 } as const;
 
+// What set_record accepts (the program's rule, enforced by the local chain's emulator and checked up front by the
+// MCP prepare_set_record tool, so both read it here).
+/** Address record keys: the chain ids. */
+export const ADDRESS_RECORD_KEYS: readonly string[] = ['X1', 'SOL', 'ETH', 'BTC'];
+/** Text record keys: 1..32 of `[a-z0-9._-]` (e.g. `url`, `agent.manifest`). */
+export const TEXT_RECORD_KEY_PATTERN = /^[a-z0-9._-]{1,32}$/;
+/** A record value is 1..512 UTF-8 bytes. */
+export const RECORD_VALUE_MAX_BYTES = 512;
+
 const recordKindCodec = transformCodec(
   u8EnumCodec('kind', [RECORD_KIND_ADDRESS, RECORD_KIND_TEXT]),
   (kind: 'address' | 'text') => (kind === 'address' ? RECORD_KIND_ADDRESS : RECORD_KIND_TEXT),
