@@ -6,7 +6,6 @@ import { MAX_HANDLE_LENGTH, normalizeName } from './names';
 export const SEARCH_LIMITS = { pageDefault: 20, pageMax: 100, cursorMaxLength: 64 } as const;
 
 export const SEARCH_MODES = ['prefix', 'substring'] as const;
-export type SearchMode = (typeof SEARCH_MODES)[number];
 
 // Control characters can never be part of a name; everything else is searched for literally (`%` and `_` too).
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -51,7 +50,6 @@ export const SearchHandleItemSchema = z.object({
   agent: z.boolean(),
   registeredSlot: z.number().int().nonnegative(),
 });
-export type SearchHandleItem = z.infer<typeof SearchHandleItemSchema>;
 
 export const SearchHandlesResponseSchema = z.object({
   /** In name order (byte-wise). */
