@@ -10,7 +10,8 @@ import { startLocalChain, type LocalChain } from '../localchain/index';
 import { createChainReader } from '../platform/chain/reader';
 import { findHandlePda, getReleaseInstruction } from '../platform/chain/registry';
 import type { ChainReader } from '../platform/chain/types';
-import { acquireLease } from '../platform/db/index';
+import { acquireLease, currentLease } from '../platform/db/index';
+import { Lifecycle } from '../platform/lifecycle';
 import { HANDLE_INDEX_LEASE, startHandleIndexWorker } from './handle-index';
 
 describeEachDialect('handle index worker', (ctx) => {
@@ -79,5 +80,19 @@ describeEachDialect('handle index worker', (ctx) => {
     const worker = startHandleIndexWorker({ db: ctx.db, chain: reader, holder: 'me' }, { loop: false });
     expect(await worker.runOnce()).toBeNull();
     await worker.stop();
+  });
+  it('running on its own: passes every interval; the lifecycle stops it and frees the lease', async () => {
+    await ctx.db.deleteFrom('leases').execute();
+    await ctx.db.deleteFrom('handle_index').execute();
+    const lifecycle = new Lifecycle();
+    startHandleIndexWorker({ db: ctx.db, chain: reader, holder: 'looping', intervalMs: 50, lifecycle });
+    const late = `loop_${ctx.dialect}`;
+    await registerHandle(chain, wallet, late);
+    const deadline = Date.now() + 10_000;
+    while (!(await rows())[late] && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await rows())[late]).toBeDefined();
+    expect((await currentLease(ctx.db, HANDLE_INDEX_LEASE))?.holder).toBe('looping');
+    await lifecycle.stopAll();
+    expect(await currentLease(ctx.db, HANDLE_INDEX_LEASE)).toBeUndefined();
   });
 });
