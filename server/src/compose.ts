@@ -15,6 +15,7 @@ import { createConnectService, createSessionService } from './features/connect/i
 import { createKeyGate, createKeysService } from './features/keys/index';
 import { createRateLimiter } from './features/ratelimit/index';
 import { createResolveService } from './features/resolve/index';
+import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
 import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
 import { createX402Service, meteringOff } from './features/x402/index';
@@ -91,5 +92,6 @@ export function composeServices(deps: ComposeDeps): AppServices {
       queued: createQueueSignal(),
       now: deps.now,
     }),
+    search: createSearchService({ db }),
   };
 }

@@ -9,6 +9,7 @@ import { createDatabase, migrateToLatest, type DatabaseHandle } from './platform
 import { Lifecycle } from './platform/lifecycle';
 import { createLogger } from './platform/log';
 import { createMetrics } from './platform/metrics';
+import { startHandleIndexWorker } from './workers/handle-index';
 import { startHousekeeping } from './workers/housekeeping';
 import { startPayWebhookWorkers } from './workers/pay-webhooks';
 
@@ -128,6 +129,16 @@ export async function main(): Promise<Started> {
       log: logger,
       lifecycle,
       queued: services.payWebhooks.queued,
+    });
+  }
+  // Handle search: the index of the registry's handles (one replica at a time, by lease; docs/search.md).
+  if (config.handleIndexIntervalMs > 0) {
+    startHandleIndexWorker({
+      db: database.db,
+      chain,
+      log: logger,
+      intervalMs: config.handleIndexIntervalMs,
+      lifecycle,
     });
   }
 

@@ -5,6 +5,7 @@ import { connectRouter } from './features/connect/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
 import { resolveRouter } from './features/resolve/index';
+import { searchRouter } from './features/search/index';
 import { universalRouter } from './features/universal/index';
 import { payWebhooksRouter } from './features/pay-webhooks/index';
 import { router } from './trpc/init';
@@ -17,6 +18,7 @@ export const appRouter = router({
   payWebhooks: payWebhooksRouter,
   universal: universalRouter,
   agents: agentsRouter,
+  search: searchRouter,
 });
 
 export type AppRouter = typeof appRouter;

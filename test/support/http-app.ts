@@ -32,6 +32,8 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getHandleWithAttestations: unsupported,
     getDomain: unsupported,
     getInvoice: unsupported,
+    scanHandles: unsupported,
+    scanTextRecords: unsupported,
     getSignaturesForAddress: unsupported,
     getTransaction: unsupported,
     getTransactionWire: unsupported,

@@ -37,6 +37,7 @@ describe('loadConfig', () => {
       outboundAllowLoopback: false,
       outboundCa: undefined,
       payWebhooks: true,
+      handleIndexIntervalMs: 10_000,
       portalDomain: 'portal.sigil.local',
       portalKey: undefined,
       signinDomains: ['portal.sigil.local', 'app.sigil-partner.dev'],
@@ -140,6 +141,17 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'true' }).payWebhooks).toBe(true);
     expect(failure({ ...required, SIGIL_PAY_WEBHOOKS: 'off' }).message).toBe(
       'invalid configuration: SIGIL_PAY_WEBHOOKS must be true or false (got "off")',
+    );
+  });
+
+  it('handle index: every 10 s by default, 0 turns it off, 1..999 and non-integers are refused', () => {
+    expect(loadConfig({ ...required, SIGIL_HANDLE_INDEX_INTERVAL_MS: '0' }).handleIndexIntervalMs).toBe(0);
+    expect(loadConfig({ ...required, SIGIL_HANDLE_INDEX_INTERVAL_MS: '2500' }).handleIndexIntervalMs).toBe(2500);
+    expect(failure({ ...required, SIGIL_HANDLE_INDEX_INTERVAL_MS: '500' }).message).toBe(
+      'invalid configuration: SIGIL_HANDLE_INDEX_INTERVAL_MS must be 0 (off) or at least 1000 (got "500")',
+    );
+    expect(failure({ ...required, SIGIL_HANDLE_INDEX_INTERVAL_MS: 'soon' }).message).toBe(
+      'invalid configuration: SIGIL_HANDLE_INDEX_INTERVAL_MS must be an integer (got "soon")',
     );
   });
 

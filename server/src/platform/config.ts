@@ -113,6 +113,12 @@ const ENV = {
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
     .default(true),
+  // Handle search (docs/search.md): how often the handle index worker rescans the registry; 0 turns it off (the
+  // search route then answers from whatever the index holds, empty on a fresh database).
+  SIGIL_HANDLE_INDEX_INTERVAL_MS: integer
+    .refine((v) => v === 0 || v >= 1000, 'must be 0 (off) or at least 1000')
+    .refine((v) => v <= 86_400_000, 'must be at most 86400000')
+    .default(10_000),
   // Connect and the portal (docs/connect.md, docs/keys.md).
   SIGIL_PORTAL_DOMAIN: nonEmpty
     .toLowerCase()
@@ -226,6 +232,8 @@ function toConfig(env: Env) {
     outboundCa: env.SIGIL_OUTBOUND_CA_FILE,
     /** Pay webhooks routes and workers (SIGIL_PAY_WEBHOOKS, default on). */
     payWebhooks: env.SIGIL_PAY_WEBHOOKS,
+    /** Pause between handle index passes (SIGIL_HANDLE_INDEX_INTERVAL_MS); 0: the worker does not start. */
+    handleIndexIntervalMs: env.SIGIL_HANDLE_INDEX_INTERVAL_MS,
     portalDomain: env.SIGIL_PORTAL_DOMAIN,
     portalKey: env.SIGIL_PORTAL_KEY || undefined,
     /** Default: the portal domain and the one partner domain (docs/connect.md). */

@@ -18,6 +18,7 @@ import {
   findHandlePda,
   findNamespacePda,
   findPrimaryPointerPda,
+  RECORD_KIND_TEXT,
 } from './registry';
 import { isHandleReleased } from './trust-rules';
 import type { ChainRpc } from './transport';
@@ -34,6 +35,7 @@ import {
   type InvoiceAccount,
   type PrimaryPointerAccount,
   type RecordAccount,
+  type RegistryScan,
 } from './types';
 
 export type AccountReads = Pick<
@@ -47,6 +49,8 @@ export type AccountReads = Pick<
   | 'getAttestations'
   | 'getDomain'
   | 'getInvoice'
+  | 'scanHandles'
+  | 'scanTextRecords'
 >;
 
 /** What every account read needs: the calls, the registry program, and the reader's PDA memo. */
@@ -60,6 +64,7 @@ type AccountAnswer = { context: { slot: bigint }; value: unknown };
 
 /** The memcmp bytes of the registry scans, base58 once at load (kit's base58 goes through BigInt on every call). */
 const SCAN_DISCRIMINATORS = {
+  Handle: getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS.Handle),
   Record: getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS.Record),
   Attestation: getBase58Decoder().decode(ACCOUNT_DISCRIMINATORS.Attestation),
 } as const;
@@ -78,6 +83,8 @@ export function createAccountReads(chain: ChainRpc, programId: Address): Account
     getAttestations: (handle, commitment = resolution) => getAttestations(ctx, handle, commitment),
     getDomain: (label, tld, commitment = resolution) => getDomain(ctx, label, tld, commitment),
     getInvoice: (invoice, commitment = DEFAULT_COMMITMENT.payments) => getInvoice(ctx, invoice, commitment),
+    scanHandles: (commitment = resolution) => scanHandles(ctx, commitment),
+    scanTextRecords: (key, commitment = resolution) => scanTextRecords(ctx, key, commitment),
   };
 }
 
@@ -188,6 +195,73 @@ const decodeAttestations = (programId: Address, accounts: unknown): AttestationA
   decodeProgramAccounts(programId, accounts, (at, bytes) => stripBump(decodeAttestation(at, bytes))).sort((a, b) =>
     a.platform < b.platform ? -1 : a.platform > b.platform ? 1 : 0,
   );
+
+// ---- whole-registry scans (the handle index) --------------------------------------------------------------------
+
+type MemcmpFilter = { memcmp: { offset: number; bytes: string; encoding: 'base58' } };
+
+const memcmp = (offset: number, bytes: Uint8Array | string): MemcmpFilter => ({
+  memcmp: { offset, bytes: typeof bytes === 'string' ? bytes : getBase58Decoder().decode(bytes), encoding: 'base58' },
+});
+
+/**
+ * getProgramAccounts over the whole registry with `filters`, each account decoded on its own: one that does not
+ * decode goes to `undecodable` (a scan of thousands must not fail on one bad account); a malformed answer as a whole
+ * still fails the read.
+ */
+function scanRegistry<T>(
+  ctx: AccountReadContext,
+  filters: MemcmpFilter[],
+  commitment: Commitment,
+  decode: (at: Address, bytes: Uint8Array) => T,
+): Promise<RegistryScan<T>> {
+  const params = [ctx.programId, { encoding: 'base64', ...commitmentParam(commitment), filters }];
+  return ctx.chain.read(
+    'getProgramAccounts',
+    () => ctx.chain.plainCall('getProgramAccounts', params),
+    (answer) => {
+      if (!Array.isArray(answer)) throw new ChainError('malformed', 'getProgramAccounts: the answer is not a list');
+      const scan: RegistryScan<T> = { accounts: [], undecodable: [] };
+      for (const { pubkey, account } of answer as { pubkey: Address; account: EncodedAccount }[]) {
+        try {
+          scan.accounts.push(decodeAs(pubkey, () => decode(pubkey, accountBytes(account, pubkey, [ctx.programId])!)));
+        } catch (err) {
+          if (!(err instanceof ChainError)) throw err;
+          scan.undecodable.push(pubkey);
+        }
+      }
+      return scan;
+    },
+  );
+}
+
+function scanHandles(ctx: AccountReadContext, commitment: Commitment): Promise<RegistryScan<HandleAccount>> {
+  return scanRegistry(ctx, [memcmp(0, SCAN_DISCRIMINATORS.Handle)], commitment, (at, bytes) =>
+    stripBump(decodeHandle(at, bytes)),
+  );
+}
+
+/** The key is stored as a u32 little-endian length and its UTF-8 bytes: matching both matches the key exactly. */
+function storedString(value: string): Uint8Array {
+  const utf8 = new TextEncoder().encode(value);
+  const out = new Uint8Array(4 + utf8.length);
+  new DataView(out.buffer).setUint32(0, utf8.length, true);
+  out.set(utf8, 4);
+  return out;
+}
+
+function scanTextRecords(
+  ctx: AccountReadContext,
+  key: string,
+  commitment: Commitment,
+): Promise<RegistryScan<RecordAccount>> {
+  const filters = [
+    memcmp(0, SCAN_DISCRIMINATORS.Record),
+    memcmp(ACCOUNT_OFFSETS.Record.kind, Uint8Array.of(RECORD_KIND_TEXT)),
+    memcmp(ACCOUNT_OFFSETS.Record.key, storedString(key)),
+  ];
+  return scanRegistry(ctx, filters, commitment, (at, bytes) => stripBump(decodeRecord(at, bytes)));
+}
 
 // ---- handles ----------------------------------------------------------------------------------------------------
 

@@ -138,4 +138,31 @@ describe('chain reader over the local chain', () => {
     }
     expect(await kindOf(reader.getHandle('alice'))).toBe('ok');
   });
+  it('scans every handle of the registry, and the text records of one key across handles', async () => {
+    const { accounts, undecodable } = await reader.scanHandles();
+    expect(undecodable).toEqual([]);
+    expect(accounts.map((h) => h.name).sort()).toEqual(Object.keys(scenario.handles).sort());
+    const scout = accounts.find((h) => h.name === 'scout')!;
+    expect(scout).toMatchObject({ address: scenario.handles.scout!.account, owner: wallet('ivan'), handleType: 3 });
+
+    const manifests = await reader.scanTextRecords('agent.manifest');
+    expect(manifests.accounts.map((r) => [r.handle, r.key, r.kind])).toEqual([
+      [scout.address, 'agent.manifest', 'text'],
+    ]);
+    // The key is matched exactly (length included): a prefix of it, or another key, finds nothing.
+    expect((await reader.scanTextRecords('agent.man')).accounts).toEqual([]);
+    expect((await reader.scanTextRecords('url')).accounts.map((r) => r.value)).toEqual(['https://alice.example']);
+  });
+
+  it('a handle scan does not fail on one malformed account', async () => {
+    const { value: alice } = await reader.getHandle('alice');
+    try {
+      chain.faults.replace({ malformedAccounts: [alice!.address] });
+      const { accounts } = await reader.scanHandles();
+      expect(accounts.map((h) => h.name)).not.toContain('alice');
+      expect(accounts.map((h) => h.name)).toContain('bob');
+    } finally {
+      chain.faults.clear();
+    }
+  });
 });

@@ -127,6 +127,12 @@ export interface AtSlot<T> {
   slot: bigint;
 }
 
+/** A whole-registry scan: what decoded, and the addresses of the accounts that did not. */
+export interface RegistryScan<T> {
+  accounts: T[];
+  undecodable: Address[];
+}
+
 /** One entry of getSignaturesForAddress (newest first). */
 export interface SignatureInfo {
   signature: string;
@@ -226,6 +232,13 @@ export interface ChainReader {
     commitment?: Commitment,
   ): Promise<{ handle: AtSlot<HandleAccount | null>; attestations: AttestationAccount[] | null }>;
   getDomain(label: string, tld: string, commitment?: Commitment): Promise<AtSlot<DomainAccount | null>>;
+  /**
+   * Every Handle account of the registry (one getProgramAccounts scan; the handle index). An account that does not
+   * decode is listed in `undecodable` instead of failing the scan: one bad account must not hide all the others.
+   */
+  scanHandles(commitment?: Commitment): Promise<RegistryScan<HandleAccount>>;
+  /** Every text Record with exactly this key, of any handle (one getProgramAccounts scan); same `undecodable` rule. */
+  scanTextRecords(key: string, commitment?: Commitment): Promise<RegistryScan<RecordAccount>>;
   getInvoice(invoice: Address, commitment?: Commitment): Promise<InvoiceAccount | null>;
   getSlot(commitment?: Commitment): Promise<bigint>;
   getGenesisHash(): Promise<string>;

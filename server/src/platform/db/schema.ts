@@ -254,6 +254,24 @@ export interface X402PaymentsTable {
   consumed_at: number;
 }
 
+// ── search ─────────────────────────────────────────────────────────────────────────────────────────
+
+/** The registry's live handles as the handle index worker last saw them (features/search, docs/search.md). */
+export interface HandleIndexTable {
+  /** Normalized handle name; byte-wise order on both dialects (the cursor and prefix ranges rely on it). */
+  name: string;
+  /** The Handle PDA. */
+  account: string;
+  /** The account's owner field. */
+  owner: string;
+  handle_type: number;
+  /** 0/1: handle type 3, or a live `agent.manifest` text record. */
+  agent: number;
+  registered_slot: number;
+  /** epoch ms of the row's last change */
+  updated_at: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -269,4 +287,5 @@ export interface Database {
   connect_sessions: ConnectSessionsTable;
   x402_references: X402ReferencesTable;
   x402_payments: X402PaymentsTable;
+  handle_index: HandleIndexTable;
 }
