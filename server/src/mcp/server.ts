@@ -122,7 +122,8 @@ export function createMcpServer(tools: ReadonlyMap<string, CompiledTool>, deps: 
   const server = new Server(
     { name: 'sigil', title: 'Sigil identity tools', version: SERVICE_VERSION },
     {
-      capabilities: { tools: {} },
+      // logging: clients may set a level (logging/setLevel); the server sends no log notifications today.
+      capabilities: { tools: {}, logging: {} },
       instructions:
         'Read-only tools over the Sigil name registry: resolve @handles and domains, reverse-resolve wallets, check ' +
         'availability, read verified cross-chain address records. Tools that prepare transactions never sign or send.',
