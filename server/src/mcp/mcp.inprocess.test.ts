@@ -165,7 +165,7 @@ describe('the server around the tools', () => {
     const client = await connect({});
     const { tools } = await client.listTools();
     for (const tool of tools) {
-      const anyOf = (tool.outputSchema as { anyOf: { required?: string[] }[] }).anyOf;
+      const anyOf = (tool.outputSchema as unknown as { anyOf: { required?: string[] }[] }).anyOf;
       expect(anyOf, tool.name).toHaveLength(2);
       expect(anyOf[1]!.required).toEqual(['code', 'message']);
     }
