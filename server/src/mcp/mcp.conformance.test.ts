@@ -1,6 +1,6 @@
 // The official MCP conformance runner (@modelcontextprotocol/conformance, `conformance server`) against the running
-// server, offline: it spawns from node_modules and talks only to 127.0.0.1. Its tools-call-* scenarios call fixture
-// tools (test_simple_text …) that a real server does not have: those, and only those, are the expected failures
+// server, offline: it spawns from node_modules and talks only to 127.0.0.1. The scenarios that need the runner's
+// fixtures (tools such as test_simple_text, resources, prompts) or a session are the expected failures
 // listed in conformance-expected-failures.yaml, each with its reason.
 import { fileURLToPath } from 'node:url';
 import { runConformance, startMcpWorld, type McpWorld } from '@sigil/test/support/mcp';

@@ -11,6 +11,7 @@
 import http from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -40,6 +41,12 @@ const TOOL_ERROR_JSON_SCHEMA = {
  * shape they reach the SDK's tools/call wrapper, which answers -32602 Invalid params as the MCP spec wants.
  */
 const LOOSE_CALL_TOOL_REQUEST = z.looseObject({ method: z.literal('tools/call'), params: z.unknown() });
+
+/**
+ * One JSON Schema validator for every per-request server: left to itself, each `new Server` builds its own Ajv
+ * instance, which was the largest cost of a stateless request (the server uses it only for elicitation).
+ */
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator();
 
 const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_DEADLINE_MS = 30_000;
@@ -124,6 +131,7 @@ export function createMcpServer(tools: ReadonlyMap<string, CompiledTool>, deps: 
     {
       // logging: clients may set a level (logging/setLevel); the server sends no log notifications today.
       capabilities: { tools: {}, logging: {} },
+      jsonSchemaValidator: SHARED_VALIDATOR,
       instructions:
         'Read-only tools over the Sigil name registry: resolve @handles and domains, reverse-resolve wallets, check ' +
         'availability, read verified cross-chain address records. Tools that prepare transactions never sign or send.',
