@@ -6,6 +6,9 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { startMcpWorld, type McpWorld } from '@sigil/test/support/mcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../platform/log';
+import { startMcpHttpServer } from './server';
+import type { ToolDefinition } from './tool';
 import { TOOLS } from './tools/index';
 
 let world: McpWorld;
@@ -297,5 +300,41 @@ describe('transport rules', () => {
       if (i % 2) expect(r.structuredContent.status).toBe(200);
       else expect(r.structuredContent.available).toBe(true);
     });
+  });
+});
+
+describe('the request deadline', () => {
+  it('a call that outlives the deadline is 504 with a JSON-RPC error; the server keeps serving', async () => {
+    const slow: ToolDefinition = {
+      name: 'slow',
+      title: 'Slow',
+      description: 'sleeps',
+      inputSchema: {},
+      outputSchema: {},
+      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      run: () => new Promise((resolve) => setTimeout(() => resolve({ ok: true, value: {} }), 2000)),
+    };
+    const server = await startMcpHttpServer({
+      tools: [slow],
+      deps: world.deps,
+      logger: createLogger({ logLevel: 'silent' }),
+      bindHost: '127.0.0.1',
+      port: 0,
+      deadlineMs: 200,
+    });
+    try {
+      const post = (method: string, params: unknown) =>
+        fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        });
+      const late = await post('tools/call', { name: 'slow', arguments: {} });
+      expect(late.status).toBe(504);
+      expect((await late.json()).error.code).toBe(-32603);
+      expect((await post('tools/list', {})).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
