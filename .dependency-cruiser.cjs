@@ -120,6 +120,25 @@ module.exports = {
       from: { path: '^server/src/features/([^/]+)/' },
       to: { path: '^server/src/features/', pathNot: ['^server/src/features/$1/', FEATURE_INDEX] },
     },
+    {
+      name: 'mcp-imports-down',
+      comment:
+        'server/src/mcp/ (the MCP tool server, its own process) imports only contract/, platform/, its own files ' +
+        "and features' index.ts.",
+      severity: 'error',
+      from: { path: '^server/src/mcp/', pathNot: TEST },
+      to: {
+        path: '^(server/src|contract/src|client-sdk/src|test|web-portal)/',
+        pathNot: ['^server/src/(mcp|platform)/', '^contract/src/', FEATURE_INDEX],
+      },
+    },
+    {
+      name: 'nothing-imports-mcp',
+      comment: 'The MCP server is a process of its own (dev.ts spawns it by path): only tests import server/src/mcp/.',
+      severity: 'error',
+      from: { path: '^(server/src|contract/src|client-sdk/src|web-portal)/', pathNot: ['^server/src/mcp/', TEST] },
+      to: { path: '^server/src/mcp/' },
+    },
     // (f)
     {
       name: 'src-not-to-test',

@@ -23,7 +23,7 @@ const config: KnipConfig = {
       includeEntryExports: true,
     },
     server: {
-      entry: ['src/main.ts', 'src/localchain/main.ts', 'src/**/*.test.ts'],
+      entry: ['src/main.ts', 'src/localchain/main.ts', 'src/mcp/main.ts', 'src/**/*.test.ts'],
       project: ['src/**/*.ts'],
       ignoreIssues: {
         // `import * as m0001` objects handed to Kysely's Migrator, which calls `up` and `down`.

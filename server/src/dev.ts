@@ -1,5 +1,7 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { DEFAULT_AGENT_HOST_PORT, DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './localchain/index';
 import { main, portalSecretLine } from './main';
 
@@ -28,6 +30,7 @@ const started = await main();
 const base = (
   process.env.SIGIL_PUBLIC_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787}`
 ).replace(/\/+$/, '');
+const mcpUrl = await startMcpProcess();
 const cases = chain.scenario?.cases ?? {};
 const reverse = chain.scenario?.reverse ?? {};
 process.stdout.write(
@@ -36,6 +39,7 @@ process.stdout.write(
     `Sigil is running at ${base}`,
     `  API docs:       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Local chain:    ${chain.url}   (demo scenario: ${chain.url}/scenario)`,
+    `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
     ...(portalSecretLine(started) ? ['', portalSecretLine(started)] : []),
     '',
@@ -48,3 +52,34 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+
+/**
+ * The MCP tool server is a process of its own (server/src/mcp/main.ts), as in production: started next to the
+ * service on loopback, pointed at it and at the same chain, stopped when this process exits. Resolves to its URL once
+ * it answers, or null when it did not come up.
+ */
+async function startMcpProcess(): Promise<string | null> {
+  const bind = process.env.MCP_BIND ?? '127.0.0.1:8696';
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./mcp/main.ts', import.meta.url))], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: {
+      ...process.env,
+      MCP_BIND: bind,
+      SIGIL_API_URL: process.env.SIGIL_API_URL ?? base,
+    },
+  });
+  process.on('exit', () => child.kill('SIGTERM'));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const url = `http://${bind}/mcp`;
+  // Up once GET /mcp answers (405: the stateless server has no GET stream).
+  for (let i = 0; i < 100 && !exited; i++) {
+    const status = await fetch(url).then(
+      (r) => r.status,
+      () => 0,
+    );
+    if (status === 405) return url;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}

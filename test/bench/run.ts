@@ -3,6 +3,7 @@
 // another so they do not compete for the 2 cores. `npm run bench -- public` runs only the named sections.
 import { cpus, totalmem } from 'node:os';
 import { benchConnect } from './connect';
+import { benchMcp } from './mcp';
 import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
 import { benchX402 } from './x402';
@@ -42,6 +43,7 @@ const sections: Section[] = [
   { name: 'connect', run: async () => (await benchConnect()).markdown },
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
+  { name: 'mcp', run: async () => (await benchMcp()).markdown },
 ];
 
 const only = process.argv.slice(2);

@@ -114,6 +114,41 @@ export async function startServiceProcess(
   return { base, child };
 }
 
+/** The MCP tool server (server/src/mcp/main.ts) in its own process, relaying to `apiUrl`; resolves to its /mcp URL. */
+export async function startMcpProcess(
+  chain: { url: string; programId: string },
+  apiUrl: string,
+  nodeArgs: string[] = [],
+): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawnTs(
+    'server/src/mcp/main.ts',
+    [],
+    {
+      MCP_BIND: `127.0.0.1:${port}`,
+      SIGIL_RPC_URL: chain.url,
+      SIGIL_PROGRAM_ID: chain.programId,
+      SIGIL_API_URL: apiUrl,
+      LOG_LEVEL: 'silent',
+      NODE_ENV: 'production',
+    },
+    nodeArgs,
+  );
+  const url = `http://127.0.0.1:${port}/mcp`;
+  // Up once it answers at all (GET /mcp is 405 by design).
+  const deadline = Date.now() + 60_000;
+  while (
+    !(await fetch(url).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { url, child };
+}
+
 /** The baseline: bare node:http answering a fixed JSON body of the given size, in its own process. */
 export async function startBareServer(body: string): Promise<{ base: string; child: ChildProcess }> {
   const port = await freePort();

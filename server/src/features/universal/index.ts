@@ -5,6 +5,8 @@ export { universalRouter } from './router';
 export { createUniversalService } from './service';
 export { createSnsAdapter } from './sns';
 export { createEnsAdapter } from './ens';
+// The MCP get_records tool reads a handle's live records exactly as GET /v1/resolve does.
+export { readNativeHandle } from './native';
 
 declare module '../../trpc/context' {
   interface Services {

@@ -1,0 +1,60 @@
+// The MCP tool server under concurrent load over loopback: resolve_name tool calls next to the direct
+// GET /resolve/alice they relay (both on the service's warm cache, same run), and get_records, which reads the chain
+// on every call (handle, authority and records), for its latency. Each tools/call is one stateless POST /mcp.
+import {
+  load,
+  loadTable,
+  startBareServer,
+  startChainProcess,
+  startMcpProcess,
+  startServiceProcess,
+  stop,
+} from './support';
+
+const toolCall = (name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
+
+export async function benchMcp(opts: { seconds?: number } = {}): Promise<{ markdown: string; resolveRatio: number }> {
+  const seconds = opts.seconds ?? 5;
+  const chain = await startChainProcess();
+  const service = await startServiceProcess(chain, { SIGIL_RESOLVE_CACHE_MS: '1000' });
+  const mcp = await startMcpProcess(chain, service.base);
+  const sample = await (await fetch(`${service.base}/resolve/alice`)).text();
+  const bare = await startBareServer(sample);
+  const post = (body: string) => ({
+    seconds,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body,
+  });
+  try {
+    const baseline = await load('bare node:http, fixed JSON', bare.base, { seconds });
+    const direct = await load('GET /resolve/alice (warm cache)', `${service.base}/resolve/alice`, { seconds });
+    // The floor of a stateless MCP request: a new protocol server and transport, no tool.
+    const ping = await load(
+      'MCP ping (per-request server + transport, no tool)',
+      mcp.url,
+      post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })),
+    );
+    const relay = await load(
+      'MCP tools/call resolve_name alice (relays the warm GET)',
+      mcp.url,
+      post(toolCall('resolve_name', { name: 'alice' })),
+    );
+    const records = await load(
+      'MCP tools/call get_records alice (reads the chain)',
+      mcp.url,
+      post(toolCall('get_records', { name: 'alice' })),
+    );
+    const resolveRatio = relay.requestsPerSec / direct.requestsPerSec;
+    return {
+      markdown:
+        loadTable([baseline, direct, ping, relay, records], baseline) +
+        `\n\nresolve_name tool calls / direct GET /resolve: ${resolveRatio.toFixed(2)} (goal ≥ 0.5)`,
+      resolveRatio,
+    };
+  } finally {
+    await Promise.all([stop(bare.child), stop(mcp.child), stop(service.child)]);
+    await stop(chain.child);
+  }
+}
