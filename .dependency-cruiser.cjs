@@ -123,13 +123,13 @@ module.exports = {
     {
       name: 'mcp-imports-down',
       comment:
-        'server/src/mcp/ (the MCP tool server, its own process) imports only contract/, platform/, its own files ' +
-        "and features' index.ts.",
+        'server/src/mcp/ (the MCP tool server, its own process) imports only contract/, platform/, its own files, ' +
+        "features' index.ts, and the published SDK (the prepare tools build what a client would, with the client's code).",
       severity: 'error',
       from: { path: '^server/src/mcp/', pathNot: TEST },
       to: {
         path: '^(server/src|contract/src|client-sdk/src|test|web-portal)/',
-        pathNot: ['^server/src/(mcp|platform)/', '^contract/src/', FEATURE_INDEX],
+        pathNot: ['^server/src/(mcp|platform)/', '^contract/src/', '^client-sdk/src/', FEATURE_INDEX],
       },
     },
     {

@@ -27,10 +27,16 @@ if (process.env.NODE_ENV !== 'production' && chain.agentHost)
 
 const started = await main();
 
+/** The id of the MCP process's query-API key under npm start. */
+const MCP_QUERY_KEY_ID = 'mcp.sigil.local';
+
 const base = (
   process.env.SIGIL_PUBLIC_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${process.env.PORT ?? 8787}`
 ).replace(/\/+$/, '');
-const mcpUrl = await startMcpProcess();
+// The MCP process searches handles through this service's query API with a key of its own: a partner key whose id
+// is a fixed local name, its secret replaced at every start (so starts never pile up keys).
+const mcpQueryKey = await started.services.keys.ensurePortalKey({ domain: MCP_QUERY_KEY_ID, rotate: true });
+const mcpUrl = await startMcpProcess(mcpQueryKey.generatedSecret ?? undefined);
 const cases = chain.scenario?.cases ?? {};
 const reverse = chain.scenario?.reverse ?? {};
 process.stdout.write(
@@ -58,7 +64,7 @@ process.stdout.write(
  * service on loopback, pointed at it and at the same chain, stopped when this process exits. Resolves to its URL once
  * it answers, or null when it did not come up.
  */
-async function startMcpProcess(): Promise<string | null> {
+async function startMcpProcess(queryApiKey: string | undefined): Promise<string | null> {
   const bind = process.env.MCP_BIND ?? '127.0.0.1:8696';
   const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./mcp/main.ts', import.meta.url))], {
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -66,6 +72,8 @@ async function startMcpProcess(): Promise<string | null> {
       ...process.env,
       MCP_BIND: bind,
       SIGIL_API_URL: process.env.SIGIL_API_URL ?? base,
+      SIGIL_QUERY_API_URL: process.env.SIGIL_QUERY_API_URL ?? base,
+      ...(queryApiKey ? { SIGIL_QUERY_API_KEY: process.env.SIGIL_QUERY_API_KEY ?? queryApiKey } : {}),
     },
   });
   process.on('exit', () => child.kill('SIGTERM'));

@@ -2,7 +2,7 @@
 // accepting and finish in-flight requests, stop workers, close the db, exit 0.
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app';
-import { composeServices } from './compose';
+import { composeServices, type AppServices } from './compose';
 import { createChainReader } from './platform/chain/reader';
 import { ConfigError, loadConfig, type Config } from './platform/config';
 import { createDatabase, migrateToLatest, type DatabaseHandle } from './platform/db/index';
@@ -33,6 +33,8 @@ export interface Started {
   /** The portal key's secret when this start generated it (local mode, first start): print it once. */
   generatedPortalSecret: string | null;
   portalDomain: string;
+  /** The composed services (npm start gives the MCP process its own query-API key through them). */
+  services: AppServices;
 }
 
 /** The one line that shows a freshly generated portal secret (main prints it when run directly; dev.ts in its banner). */
@@ -142,7 +144,7 @@ export async function main(): Promise<Started> {
     });
   }
 
-  return { generatedPortalSecret, portalDomain: config.portalDomain };
+  return { generatedPortalSecret, portalDomain: config.portalDomain, services };
 }
 
 // Run when executed directly (`node --import tsx server/src/main.ts`), not when imported.

@@ -18,8 +18,12 @@ import { createLogger } from '../../server/src/platform/log';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { startMcpHttpServer, type RunningMcpServer } from '../../server/src/mcp/server';
 import type { ToolDeps } from '../../server/src/mcp/tool';
-import { TOOLS } from '../../server/src/mcp/tools/index';
+import { mcpTools } from '../../server/src/mcp/tools/index';
+
 import { startKeyedApp, type KeyedApp } from './keyed-app';
+
+/** The served tools, on the demo scenario's network. */
+const TOOLS = mcpTools({ network: 'testnet' });
 
 export interface McpWorld {
   app: KeyedApp;

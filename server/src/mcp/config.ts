@@ -2,7 +2,7 @@
 // variable (main.ts prints them and exits 1). The names are the spec's; the defaults make a local start work.
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
-import { ConfigError } from '../platform/config';
+import { caFile, ConfigError } from '../platform/config';
 
 const nonEmpty = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
@@ -50,6 +50,13 @@ const ENV = {
   // The service's default listen address (platform/config.ts: HOST 127.0.0.1, PORT 8787).
   SIGIL_API_URL: httpUrl.default('http://127.0.0.1:8787'),
   SIGIL_QUERY_API_URL: httpUrl.optional(),
+  // The MCP process's own key for the query API (agents call read tools without one; docs/mcp.md).
+  SIGIL_QUERY_API_KEY: nonEmpty.optional(),
+  // As in the service: the network manifests must declare, and the gateway ipfs:// manifests go through.
+  SIGIL_NETWORK: z.enum(['mainnet', 'testnet'], { error: 'must be mainnet or testnet' }).default('testnet'),
+  SIGIL_IPFS_GATEWAY: httpUrl.refine((v) => v.startsWith('https://'), 'must be an https URL').optional(),
+  // Local only, as in the service: the CA of the demo agent host (npm start); refused in production.
+  SIGIL_OUTBOUND_CA_FILE: caFile.optional(),
   MCP_BIND: bind.default({ host: '0.0.0.0', port: 8696 }),
   // Host names accepted in Host and Origin besides the loopback names and the bind host (a public deployment's own
   // name); anything else is refused (DNS rebinding).
@@ -82,6 +89,10 @@ function toConfig(env: z.output<typeof envSchema>) {
     /** Without a trailing slash. */
     apiUrl: env.SIGIL_API_URL.replace(/\/+$/, ''),
     queryApiUrl: env.SIGIL_QUERY_API_URL?.replace(/\/+$/, ''),
+    queryApiKey: env.SIGIL_QUERY_API_KEY,
+    network: env.SIGIL_NETWORK,
+    ipfsGateway: env.SIGIL_IPFS_GATEWAY,
+    outboundCa: env.SIGIL_OUTBOUND_CA_FILE,
     bind: env.MCP_BIND,
     allowedHosts: env.MCP_ALLOWED_HOSTS as readonly string[],
     nodeEnv: env.NODE_ENV,
@@ -125,6 +136,11 @@ export function loadMcpConfig(env: Record<string, string | undefined>): McpConfi
         'SIGIL_OUTBOUND_ALLOW_LOOPBACK',
         'must not be set when NODE_ENV=production (local development only)',
       ),
+    );
+  }
+  if (parsed.success && parsed.data.SIGIL_OUTBOUND_CA_FILE !== undefined && parsed.data.NODE_ENV === 'production') {
+    errors.push(
+      new ConfigError('SIGIL_OUTBOUND_CA_FILE', 'must not be set when NODE_ENV=production (local development only)'),
     );
   }
   if (errors.length > 0 || !parsed.success) throw new McpConfigErrors(errors);

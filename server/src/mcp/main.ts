@@ -5,7 +5,7 @@ import { createLogger } from '../platform/log';
 import { createOutboundClient } from '../platform/outbound/client';
 import { loadMcpConfig, McpConfigErrors, type McpConfig } from './config';
 import { startMcpHttpServer } from './server';
-import { TOOLS } from './tools/index';
+import { mcpTools } from './tools/index';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -24,11 +24,23 @@ function configOrExit(): McpConfig {
 const config = configOrExit();
 const logger = createLogger(config).child({ component: 'mcp' });
 const chain = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: config.rpcTimeoutMs });
-const outbound = createOutboundClient({ allowLoopback: config.outboundAllowLoopback, userAgent: 'sigil-mcp/1' });
+const outbound = createOutboundClient({
+  allowLoopback: config.outboundAllowLoopback,
+  ca: config.outboundCa,
+  userAgent: 'sigil-mcp/1',
+});
+const tools = mcpTools({ network: config.network, ipfsGateway: config.ipfsGateway });
 
 const running = await startMcpHttpServer({
-  tools: TOOLS,
-  deps: { chain, apiUrl: config.apiUrl, queryApiUrl: config.queryApiUrl, outbound, fetch: globalThis.fetch },
+  tools,
+  deps: {
+    chain,
+    apiUrl: config.apiUrl,
+    queryApiUrl: config.queryApiUrl,
+    queryApiKey: config.queryApiKey,
+    outbound,
+    fetch: globalThis.fetch,
+  },
   logger,
   bindHost: config.bind.host,
   port: config.bind.port,
@@ -37,7 +49,7 @@ const running = await startMcpHttpServer({
   logger.fatal({ err, bind: config.bind }, 'cannot listen');
   process.exit(1);
 });
-logger.info({ url: running.url, tools: TOOLS.map((t) => t.name), api: config.apiUrl }, 'mcp server listening');
+logger.info({ url: running.url, tools: tools.map((t) => t.name), api: config.apiUrl }, 'mcp server listening');
 
 let stopping = false;
 const shutdown = async (signal: string) => {

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../platform/log';
 import { startMcpHttpServer } from './server';
 import type { ToolDefinition } from './tool';
-import { TOOLS } from './tools/index';
+import { mcpTools } from './tools/index';
+
+/** The served tools, on the demo scenario's network. */
+const TOOLS = mcpTools({ network: 'testnet' });
 
 let world: McpWorld;
 let client: Client;

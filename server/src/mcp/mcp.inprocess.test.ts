@@ -13,7 +13,10 @@ import { createLogger } from '../platform/log';
 import { createOutboundClient } from '../platform/outbound/client';
 import { compileTools, createMcpServer } from './server';
 import type { ToolDefinition, ToolDeps } from './tool';
-import { TOOLS } from './tools/index';
+import { mcpTools } from './tools/index';
+
+/** The served tools, on the demo scenario's network. */
+const TOOLS = mcpTools({ network: 'testnet' });
 
 const clients: Client[] = [];
 afterEach(async () => {

@@ -12,6 +12,8 @@ export interface ToolDeps {
   apiUrl: string;
   /** The handle search API (SIGIL_QUERY_API_URL); undefined → search_agent_handles reports `not-available`. */
   queryApiUrl: string | undefined;
+  /** The API key the MCP process presents to the query API (SIGIL_QUERY_API_KEY); never an agent's. */
+  queryApiKey?: string;
   /** The hardened outbound client (SSRF rules, timeouts, no redirects) for manifests and probes. */
   outbound: OutboundClient;
   /** The API's fetch (relays to SIGIL_API_URL, which may be loopback); tests pass their own. */

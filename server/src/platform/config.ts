@@ -59,6 +59,18 @@ const price = nonEmpty
   .refine((v) => v < 2n ** 64n, 'must fit in 64 bits');
 
 /** Every environment variable the service reads, with its rule and default. */
+/** A PEM file of CA certificates, read at start (SIGIL_OUTBOUND_CA_FILE; the MCP process reads the same). */
+export const caFile = nonEmpty
+  .transform((path, ctx) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+      return z.NEVER;
+    }
+  })
+  .refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM file of CA certificates');
+
 const ENV = {
   PORT: port.default(8787),
   HOST: nonEmpty.default('127.0.0.1'),
@@ -94,21 +106,11 @@ const ENV = {
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
     .default(false),
-  // Pay webhooks (docs/webhooks.md): on by default; off → every /v1/pay/webhooks route answers 503
-  // PAY_WEBHOOKS_DISABLED and the indexer and delivery workers do not start.
   // Local only, like the loopback switch: a PEM file of CA certificates outbound requests trust INSTEAD of the system
   // store (npm start points it at the demo agent host's CA). Read at start; refused when NODE_ENV=production.
-  SIGIL_OUTBOUND_CA_FILE: nonEmpty
-    .transform((path, ctx) => {
-      try {
-        return readFileSync(path, 'utf8');
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
-        return z.NEVER;
-      }
-    })
-    .refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM file of CA certificates')
-    .optional(),
+  SIGIL_OUTBOUND_CA_FILE: caFile.optional(),
+  // Pay webhooks (docs/webhooks.md): on by default; off → every /v1/pay/webhooks route answers 503
+  // PAY_WEBHOOKS_DISABLED and the indexer and delivery workers do not start.
   SIGIL_PAY_WEBHOOKS: z
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')

@@ -1,40 +1,31 @@
-// Every tool the MCP server serves, in the order tools/list shows them. A tool is one ToolDefinition module
-// (tool.ts); adding one is its file, its import and its entry below. Each tool still to come has its own anchor
-// line, one unchanged line apart from the next, so that tools added on separate branches merge without conflict.
+// The MCP server's tools. A tool is one ToolDefinition module (tool.ts); adding one is its file plus one line here.
 import type { ToolDefinition } from '../tool';
+import { createAgentManifestTool, type AgentManifestToolSettings } from './agent-manifest';
 import { checkAvailabilityTool } from './check-availability';
 import { getRecordsTool } from './get-records';
+import { prepareRegisterTool } from './prepare-register';
+import { prepareSetRecordTool } from './prepare-set-record';
+import { prepareX402PaymentTool } from './prepare-x402-payment';
 import { resolveNameTool } from './resolve-name';
 import { reverseLookupTool } from './reverse-lookup';
-// import: get_agent_manifest
-//
-// import: search_agent_handles
-//
-// import: prepare_register
-//
-// import: prepare_set_record
-//
-// import: prepare_x402_payment
-//
-// import: verify_x402_payment
+import { searchAgentHandlesTool } from './search-agent-handles';
+import { verifyX402PaymentTool } from './verify-x402-payment';
 
-export const TOOLS: readonly ToolDefinition[] = [
-  // Names and records.
-  resolveNameTool,
-  reverseLookupTool,
-  checkAvailabilityTool,
-  getRecordsTool,
-  // Agents.
-  // entry: get_agent_manifest
-  //
-  // entry: search_agent_handles
-  //
-  // Transactions and payments (prepared, never signed).
-  // entry: prepare_register
-  //
-  // entry: prepare_set_record
-  //
-  // entry: prepare_x402_payment
-  //
-  // entry: verify_x402_payment
-];
+/** Every tool the server serves, in the order tools/list shows them; the agent tool judges manifests per network. */
+export function mcpTools(settings: AgentManifestToolSettings): readonly ToolDefinition[] {
+  return [
+    // Names and records.
+    resolveNameTool,
+    reverseLookupTool,
+    checkAvailabilityTool,
+    getRecordsTool,
+    // Agents.
+    createAgentManifestTool(settings),
+    searchAgentHandlesTool,
+    // Transactions and payments (prepared, never signed).
+    prepareRegisterTool,
+    prepareSetRecordTool,
+    prepareX402PaymentTool,
+    verifyX402PaymentTool,
+  ];
+}

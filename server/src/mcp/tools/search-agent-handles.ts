@@ -54,13 +54,6 @@ const outputSchema = {
 
 type Output = z.infer<z.ZodObject<typeof outputSchema>>;
 
-/**
- * What this tool needs beyond ToolDeps: the key it presents to the query API. Optional here so the module compiles
- * before ToolDeps has the field; once ToolDeps declares `queryApiKey: string | undefined` this intersection adds
- * nothing.
- */
-type SearchDeps = ToolDeps & { queryApiKey?: string | undefined };
-
 export const searchAgentHandlesTool: ToolDefinition<typeof inputSchema, typeof outputSchema> = {
   name: 'search_agent_handles',
   title: 'Search agent handles',
@@ -76,10 +69,10 @@ export const searchAgentHandlesTool: ToolDefinition<typeof inputSchema, typeof o
   inputSchema,
   outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  run: (args, deps: SearchDeps) => search(args, deps),
+  run: (args, deps: ToolDeps) => search(args, deps),
 };
 
-async function search(args: z.infer<z.ZodObject<typeof inputSchema>>, deps: SearchDeps): Promise<ToolOutcome<Output>> {
+async function search(args: z.infer<z.ZodObject<typeof inputSchema>>, deps: ToolDeps): Promise<ToolOutcome<Output>> {
   if (deps.queryApiUrl === undefined) return { ok: true, value: { status: 'not-available', items: [] } };
   const params = new URLSearchParams({ q: args.query, mode: args.mode ?? 'prefix', agent: 'true' });
   if (args.limit !== undefined) params.set('limit', String(args.limit));
