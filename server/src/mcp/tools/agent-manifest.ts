@@ -1,7 +1,7 @@
 // get_agent_manifest: is the handle an agent, what does its manifest say (validated by the agents feature, exactly
 // as GET /v1/agents/:handle validates it), and which verification level does it reach — L0 declared, L1 attested,
 // L2 pay-to confirmed by a live 402 probe. Reports the level reached and, for the next one, why it failed.
-// docs/mcp-agents.md.
+// docs/mcp.md.
 import { z } from 'zod';
 import {
   AgentEndpointsSchema,
@@ -34,7 +34,7 @@ import type { ToolDefinition, ToolOutcome } from '../tool';
 export const LEVELS = ['L0', 'L1', 'L2'] as const;
 type Level = (typeof LEVELS)[number];
 
-/** Why the next level was not reached: a stable word an agent can branch on (docs/mcp-agents.md). */
+/** Why the next level was not reached: a stable word an agent can branch on (docs/mcp.md). */
 export const LEVEL_FAILURES = [
   // L1
   'manifest-unreachable',
