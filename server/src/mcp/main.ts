@@ -56,14 +56,18 @@ const shutdown = async (signal: string) => {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, 'shutting down');
-  setTimeout(() => {
+  // Not unref'd: it also keeps the process alive until the closes below settle, so that the exit is always this
+  // function's (a close whose promise never settles would otherwise let Node exit silently mid-shutdown).
+  const deadline = setTimeout(() => {
     logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took too long; exiting');
     process.exit(1);
-  }, SHUTDOWN_GRACE_MS).unref();
+  }, SHUTDOWN_GRACE_MS);
   await running.close();
   await outbound.close();
+  clearTimeout(deadline);
   logger.info('stopped');
-  process.exit(0);
+  // The last line must reach stdout before the exit (pino writes stdout asynchronously when it is a pipe).
+  logger.flush(() => process.exit(0));
 };
 process.once('SIGTERM', () => void shutdown('SIGTERM'));
 process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -145,10 +145,15 @@ describe('chain reader over the local chain', () => {
     const scout = accounts.find((h) => h.name === 'scout')!;
     expect(scout).toMatchObject({ address: scenario.handles.scout!.account, owner: wallet('ivan'), handleType: 3 });
 
+    // Every demo agent declares its manifest in an `agent.manifest` record, and only they do.
     const manifests = await reader.scanTextRecords('agent.manifest');
-    expect(manifests.accounts.map((r) => [r.handle, r.key, r.kind])).toEqual([
-      [scout.address, 'agent.manifest', 'text'],
-    ]);
+    const byAddress = new Map(accounts.map((h) => [h.address, h.name]));
+    expect(manifests.accounts.map((r) => [byAddress.get(r.handle), r.key, r.kind]).sort()).toEqual(
+      Object.keys(scenario.agents)
+        .sort()
+        .map((name) => [name, 'agent.manifest', 'text']),
+    );
+    expect(manifests.accounts.map((r) => r.handle)).toContain(scout.address);
     // The key is matched exactly (length included): a prefix of it, or another key, finds nothing.
     expect((await reader.scanTextRecords('agent.man')).accounts).toEqual([]);
     expect((await reader.scanTextRecords('url')).accounts.map((r) => r.value)).toEqual(['https://alice.example']);
