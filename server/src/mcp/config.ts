@@ -2,7 +2,7 @@
 // variable (main.ts prints them and exits 1). The names are the spec's; the defaults make a local start work.
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
-import { caFile, ConfigError } from '../platform/config';
+import { caFile, ConfigError, presentVariables } from '../platform/config';
 
 const nonEmpty = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
@@ -108,11 +108,7 @@ export type McpConfig = Readonly<ReturnType<typeof toConfig>>;
  * each). Empty strings count as unset.
  */
 export function loadMcpConfig(env: Record<string, string | undefined>): McpConfig {
-  const input: Record<string, string> = {};
-  for (const name of Object.keys(ENV)) {
-    const value = env[name];
-    if (value !== undefined && value.trim() !== '') input[name] = value;
-  }
+  const input = presentVariables(env, Object.keys(ENV));
   const parsed = envSchema.safeParse(input);
   const errors: ConfigError[] = [];
   if (!parsed.success) {

@@ -287,16 +287,25 @@ function x402Settings(env: Env, publicUrl: string): X402Settings {
 
 export type Config = Readonly<ReturnType<typeof toConfig>>;
 
+/** The named variables that are set: an empty or blank value counts as unset, so `FOO= cmd` is like no FOO. */
+export function presentVariables(
+  env: Record<string, string | undefined>,
+  names: readonly string[],
+): Record<string, string> {
+  const input: Record<string, string> = {};
+  for (const name of names) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') input[name] = value;
+  }
+  return input;
+}
+
 /**
  * Pure: validates `env` (e.g. process.env) and returns the configuration. Throws ConfigError naming the first bad
  * variable. Empty strings count as unset, so `FOO= cmd` behaves like not setting FOO.
  */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const input: Record<string, string> = {};
-  for (const name of Object.keys(ENV)) {
-    const value = env[name];
-    if (value !== undefined && value.trim() !== '') input[name] = value;
-  }
+  const input = presentVariables(env, Object.keys(ENV));
   const parsed = envSchema.safeParse(input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -234,11 +234,16 @@ async function post(
   }
 }
 
-async function getJson(
+/**
+ * One GET under the client's rules (vetted target, deadline, JSON accept header); `read` turns the response into the
+ * result within the same deadline. Transport failures become OutboundErrors.
+ */
+async function get<T>(
   parts: ClientParts,
   url: string,
-  opts: { maxBytes?: number; timeoutMs?: number } = {},
-): Promise<JsonResult> {
+  opts: { maxBytes?: number; timeoutMs?: number },
+  read: (res: Dispatcher.ResponseData, maxBytes: number, started: number) => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   const maxBytes = opts.maxBytes ?? parts.defaultMaxBytes;
   const dest = parts.target(url, started);
@@ -251,7 +256,7 @@ async function getJson(
       headers: { 'user-agent': parts.userAgent, accept: 'application/json' },
       signal,
     });
-    return await readJsonResponse(res, maxBytes, started);
+    return await read(res, maxBytes, started);
   } catch (err) {
     throw toOutboundError(err, signal, started);
   } finally {
@@ -259,49 +264,44 @@ async function getJson(
   }
 }
 
-async function probe(
+function getJson(
+  parts: ClientParts,
+  url: string,
+  opts: { maxBytes?: number; timeoutMs?: number } = {},
+): Promise<JsonResult> {
+  return get(parts, url, opts, readJsonResponse);
+}
+
+function probe(
   parts: ClientParts,
   url: string,
   opts: { maxBytes?: number; timeoutMs?: number } = {},
 ): Promise<ProbeResult> {
-  const started = performance.now();
-  const maxBytes = opts.maxBytes ?? parts.defaultMaxBytes;
-  const dest = parts.target(url, started);
-  const signal = parts.deadlines.start(opts.timeoutMs ?? parts.timeoutMs);
-  try {
-    const res = await parts.agent.request({
-      origin: dest.origin,
-      path: dest.path,
-      method: 'GET',
-      headers: { 'user-agent': parts.userAgent, accept: 'application/json' },
-      signal,
-    });
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(res.headers)) {
-      if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-    }
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for await (const chunk of res.body) {
-      total += (chunk as Buffer).length;
-      if (total > maxBytes) {
-        res.body.on('error', () => {}).destroy();
-        const ms = Math.round(performance.now() - started);
-        throw new OutboundError('body_too_large', `body exceeds ${maxBytes} bytes`, ms, res.statusCode);
-      }
-      chunks.push(chunk as Buffer);
-    }
-    return {
-      status: res.statusCode,
-      headers,
-      body: Buffer.concat(chunks),
-      ms: Math.round(performance.now() - started),
-    };
-  } catch (err) {
-    throw toOutboundError(err, signal, started);
-  } finally {
-    signal.clear();
+  return get(parts, url, opts, readProbeResponse);
+}
+
+/** Any status, its headers and a capped body (a probe reads what a 402 or a redirect says). */
+async function readProbeResponse(
+  res: Dispatcher.ResponseData,
+  maxBytes: number,
+  started: number,
+): Promise<ProbeResult> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of res.body) {
+    total += (chunk as Buffer).length;
+    if (total > maxBytes) {
+      res.body.on('error', () => {}).destroy();
+      const ms = Math.round(performance.now() - started);
+      throw new OutboundError('body_too_large', `body exceeds ${maxBytes} bytes`, ms, res.statusCode);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return { status: res.statusCode, headers, body: Buffer.concat(chunks), ms: Math.round(performance.now() - started) };
 }
 
 /** 2xx only, JSON content type only, at most `maxBytes` (declared or streamed), strict UTF-8 JSON. */
