@@ -2,21 +2,7 @@
 // variable (main.ts prints them and exits 1). The names are the spec's; the defaults make a local start work.
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
-import { caFile, ConfigError, presentVariables } from '../platform/config';
-
-const nonEmpty = z
-  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
-  .trim()
-  .min(1, 'must not be empty');
-
-const httpUrl = nonEmpty.refine((v) => {
-  try {
-    const u = new URL(v);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}, 'must be an http(s) URL');
+import { caFile, ConfigError, httpUrl, nonEmpty, presentVariables } from '../platform/config';
 
 /** `host:port`; an IPv6 host in brackets. Port 0 = any free port (tests). */
 const bind = nonEmpty.transform((v, ctx) => {

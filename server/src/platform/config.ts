@@ -7,13 +7,15 @@ import { z } from 'zod';
 import { TOKEN_PROGRAM_ADDRESS } from './chain/programs';
 import { resolveDatabaseTarget } from './db/connect';
 
-const nonEmpty = z
+/** A set, non-blank value (shared with the MCP process's config). */
+export const nonEmpty = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
   .trim()
   .min(1, 'must not be empty');
 const integer = z.coerce.number({ error: 'must be an integer' }).int('must be an integer');
 
-const httpUrl = nonEmpty.refine((v) => {
+/** An http(s) URL. */
+export const httpUrl = nonEmpty.refine((v) => {
   try {
     const u = new URL(v);
     return u.protocol === 'http:' || u.protocol === 'https:';
