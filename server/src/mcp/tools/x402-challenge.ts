@@ -11,7 +11,7 @@ import {
   type X402AcceptEntry,
   type X402Challenge,
 } from '@sigil/contract/x402';
-import type { ToolDeps } from '../tool';
+import type { ApiResponse, ToolDeps } from '../tool';
 import type { Failure } from './unsigned-tx';
 
 export const challengeArg = z
@@ -63,7 +63,7 @@ export async function fetchChallenge(
   url: string,
   payer: string,
 ): Promise<{ ok: true; challenge: X402Challenge } | Failure> {
-  let response: Response;
+  let response: ApiResponse;
   try {
     response = await deps.fetch(url, { method: 'GET', headers: { [X402_HEADERS.payer]: payer } });
   } catch (err) {
