@@ -7,8 +7,8 @@ function countingDeps(): { deps: ToolDeps; urls: string[]; answer: () => void } 
   const urls: string[] = [];
   const waiting: (() => void)[] = [];
   const fetch: ApiFetch = (url) => {
-    urls.push(url);
-    return new Promise((resolve) => waiting.push(() => resolve(new Response(`{"n":${urls.length}}`, { status: 200 }))));
+    const n = urls.push(url);
+    return new Promise((resolve) => waiting.push(() => resolve(new Response(`{"n":${n}}`, { status: 200 }))));
   };
   const deps = { apiUrl: 'http://sigil.test', fetch } as unknown as ToolDeps;
   return { deps, urls, answer: () => waiting.splice(0).forEach((go) => go()) };
