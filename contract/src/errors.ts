@@ -55,7 +55,11 @@ export const V1_ERRORS = {
   // MCP prepare_register: the handle is registered, so a register transaction would fail on chain; answered before
   // one is built (docs/mcp-prepare.md).
   HANDLE_TAKEN: 409,
-  // universal resolver and agents
+  // universal resolver and agents (native names answer the public face's conditions with these codes:
+  // AMBIGUOUS, INVALID_HANDLE, INVALID_DOMAIN, HANDLE_NOT_REGISTERED, DOMAIN_NOT_REGISTERED)
+  AMBIGUOUS: 409,
+  INVALID_DOMAIN: 400,
+  DOMAIN_NOT_REGISTERED: 404,
   INVALID_NAME: 400,
   NAME_NOT_FOUND: 404,
   NO_RECORD_FOR_CHAIN: 404,

@@ -209,9 +209,9 @@ describe('get_records', () => {
     expect(got.structuredContent.records).toEqual(v1.body.addresses);
   });
 
-  it('errors: INVALID_HANDLE, NAME_NOT_FOUND, RPC_ERROR', async () => {
+  it('errors: INVALID_HANDLE, HANDLE_NOT_REGISTERED, RPC_ERROR', async () => {
     expect((await call('get_records', { name: 'satoshi.x1' })).structuredContent.code).toBe('INVALID_HANDLE');
-    expect((await call('get_records', { name: 'nobody' })).structuredContent.code).toBe('NAME_NOT_FOUND');
+    expect((await call('get_records', { name: 'nobody' })).structuredContent.code).toBe('HANDLE_NOT_REGISTERED');
     world.app.chain.faults.set({ unreachable: true });
     try {
       const down = await call('get_records', { name: 'alice' });
