@@ -20,6 +20,9 @@ export const PUBLIC_ERRORS = {
   // not in the spec's table: transport-level refusals, so public routes never answer a non-catalog body
   PAYLOAD_TOO_LARGE: [413, 'payload too large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'unsupported media type'],
+  REQUEST_TIMEOUT: [408, 'request timeout'],
+  EXPECTATION_FAILED: [417, 'expectation failed'],
+  HEADERS_TOO_LARGE: [431, 'request header fields too large'],
   INTERNAL: [500, 'internal error'],
 } as const satisfies Record<string, readonly [number, string]>;
 
@@ -33,6 +36,9 @@ export const V1_ERRORS = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  EXPECTATION_FAILED: 417,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   RPC_ERROR: 502,
   // auth, keys, limits

@@ -88,6 +88,16 @@ const ENV = {
   // No defaults for what the service reads: a deployment must say which chain and program (dev.ts sets both).
   SIGIL_RPC_URL: httpUrl,
   SIGIL_RPC_TIMEOUT_MS: integer.min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(5000),
+  // Every request's deadlines (docs/http.md "Deadlines"): receiving it whole (headers and body; 408 after), and the
+  // one budget all chain reads of one request share (502 rpc unreachable / RPC_ERROR once spent).
+  SIGIL_REQUEST_TIMEOUT_MS: integer
+    .min(100, 'must be at least 100')
+    .max(300_000, 'must be at most 300000')
+    .default(10_000),
+  SIGIL_REQUEST_DEADLINE_MS: integer
+    .min(100, 'must be at least 100')
+    .max(120_000, 'must be at most 120000')
+    .default(6000),
   SIGIL_PROGRAM_ID: programId,
   SIGIL_CHAIN_NAME: nonEmpty.regex(/^[a-z0-9-]{1,32}$/, 'must be lowercase a-z0-9-').default('x1'),
   SIGIL_DOMAIN_SUFFIXES: suffixList.default(['x1', 'xnt', 'xen']),
@@ -222,6 +232,10 @@ function toConfig(env: Env) {
     publicUrl,
     rpcUrl: env.SIGIL_RPC_URL,
     rpcTimeoutMs: env.SIGIL_RPC_TIMEOUT_MS,
+    /** Longest a client may take to send one whole request (headers and body): 408 and close after. */
+    requestTimeoutMs: env.SIGIL_REQUEST_TIMEOUT_MS,
+    /** The budget all chain reads of one request share, on top of each call's own timeout. */
+    requestDeadlineMs: env.SIGIL_REQUEST_DEADLINE_MS,
     programId: env.SIGIL_PROGRAM_ID,
     chainName: env.SIGIL_CHAIN_NAME,
     domainSuffixes: env.SIGIL_DOMAIN_SUFFIXES as readonly string[],
