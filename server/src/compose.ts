@@ -15,6 +15,7 @@ import { createConnectService, createSessionService } from './features/connect/i
 import { createKeyGate, createKeysService } from './features/keys/index';
 import { createRateLimiter } from './features/ratelimit/index';
 import { createResolveService } from './features/resolve/index';
+import { createReverseService } from './features/reverse/index';
 import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
 import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
@@ -93,5 +94,6 @@ export function composeServices(deps: ComposeDeps): AppServices {
       now: deps.now,
     }),
     search: createSearchService({ db }),
+    reverse: createReverseService({ chain }),
   };
 }

@@ -5,6 +5,7 @@ import { connectRouter } from './features/connect/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
 import { resolveRouter } from './features/resolve/index';
+import { reverseRouter } from './features/reverse/index';
 import { searchRouter } from './features/search/index';
 import { universalRouter } from './features/universal/index';
 import { payWebhooksRouter } from './features/pay-webhooks/index';
@@ -19,6 +20,7 @@ export const appRouter = router({
   universal: universalRouter,
   agents: agentsRouter,
   search: searchRouter,
+  reverse: reverseRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -60,6 +60,7 @@ describe('GET /scenario', () => {
         'handleAndDomainShaped',
         'handleWithoutPrimary',
         'plainWithPrimary',
+        'primaryHandleReleased',
         'primaryLostAuthority',
         'primarySetBeforeRegistration',
         'revokedAndExpiredAttestations',

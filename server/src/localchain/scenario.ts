@@ -113,6 +113,7 @@ const WALLET_NAMES = [
   'grace',
   'heidi',
   'ivan',
+  'judy',
   'satoshi',
   'payer1',
   'payer2',
@@ -434,6 +435,14 @@ export async function seedScenario(
   ]);
   await describe('drift', 'heidi', 'heidi', 'transferred from grace to heidi; grace’s primary still points here');
 
+  // lapsed: judy set her primary, then released the handle: the pointer names a handle nobody holds.
+  await register('lapsed', 'judy');
+  await setPrimary('judy', 'lapsed');
+  await exec(w.judy, [
+    getReleaseInstruction({ programId, owner: w.judy.address, handle: await handleAccount('lapsed') }),
+  ]);
+  await describe('lapsed', 'judy', null, 'released by judy; judy’s primary still points at it');
+
   // scout: an Agent handle (handleType 3) with its manifest (on the demo agent host) and MCP endpoint.
   const origin = options.agentOrigin.replace(/\/+$/, '');
   await register('scout', 'ivan', 3);
@@ -705,6 +714,7 @@ export async function seedScenario(
       tokenizedHeldByOther: 'vault',
       primarySetBeforeRegistration: 'phoenix',
       primaryLostAuthority: 'drift',
+      primaryHandleReleased: 'lapsed',
       agent: 'scout',
       agentL2: 'scout',
       agentNoAttestation: 'courier',
@@ -731,6 +741,7 @@ export async function seedScenario(
       tokenizedOwnerLostAuthority: w.carol.address,
       primarySetBeforeRegistration: w.erin.address,
       primaryLostAuthority: w.grace.address,
+      primaryHandleReleased: w.judy.address,
       agent: w.ivan.address,
       noPrimary: w.heidi.address,
     },

@@ -270,6 +270,7 @@ describe('the real metered routes (appRouter)', () => {
       'GET /v1/resolve/{name}',
       'GET /v1/resolve-universal/{name}',
       'GET /v1/agents/{handle}',
+      'GET /v1/reverse/{address}',
     ]);
     for (const route of Object.keys(METERED_ROUTES)) {
       const [method, path] = route.split(' ') as [string, string];
@@ -304,6 +305,21 @@ describe('the real metered routes (appRouter)', () => {
     expect(
       await real.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute(),
     ).toEqual([]);
+  });
+
+  it('keyless: bought at the reverse price (SIGIL_X402_PRICE_REVERSE, default 5000), answered like the keyed call', async () => {
+    const path = `/v1/reverse/${env.payer1.address}`;
+    const { entry, signature, payerSig } = await real.paid(path, env.payer1);
+    expect(entry.amount).toBe('5000');
+    const r = await real.redeem(path, { payer: env.payer1.address, signature, payerSig });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ address: env.payer1.address, handle: null, failedRule: 'no-pointer' });
+    const [row] = await real.database.db
+      .selectFrom('x402_payments')
+      .selectAll()
+      .where('signature', '=', signature)
+      .execute();
+    expect(row).toBeDefined();
   });
 });
 

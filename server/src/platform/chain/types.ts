@@ -121,6 +121,16 @@ export interface RpcCallEvent {
   error?: 'unreachable' | 'malformed';
 }
 
+/** Per-entry results of a multi-account read: the account, null when absent, or why that one entry failed. */
+export type Many<T> = (T | null | ChainError)[];
+
+/** Options of the multi-account reads: the commitment, and the oldest slot the answer may be read at. */
+export interface ManyAccountsOptions {
+  commitment?: Commitment;
+  /** Passed as the RPC's `minContextSlot`: a node behind it answers an error (unreachable) instead of older state. */
+  minContextSlot?: bigint;
+}
+
 /** A value together with the slot the RPC answered at. */
 export interface AtSlot<T> {
   value: T;
@@ -220,6 +230,21 @@ export interface ChainReader {
   getHandleByAddress(handle: Address, commitment?: Commitment): Promise<HandleAccount | null>;
   getHandleAuthority(handle: HandleAccount, commitment?: Commitment): Promise<HandleAuthority>;
   getPrimary(wallet: Address, commitment?: Commitment): Promise<PrimaryPointerAccount | null>;
+  /**
+   * The primary pointers of up to 100 wallets in ONE getMultipleAccounts, in input order, with the slot of the
+   * answer. An entry that does not decode is its ChainError (the others still count); a failed call throws.
+   */
+  getPrimaries(
+    wallets: readonly Address[],
+    options?: ManyAccountsOptions,
+  ): Promise<AtSlot<Many<PrimaryPointerAccount>>>;
+  /** Handles by account address, up to 100 in ONE getMultipleAccounts; same per-entry rule as getPrimaries. */
+  getHandlesByAddress(handles: readonly Address[], options?: ManyAccountsOptions): Promise<AtSlot<Many<HandleAccount>>>;
+  /**
+   * The sum of `owner`'s token accounts of `mint` (SPL Token and Token-2022, any account, not only the associated
+   * one), with the lowest slot of the two program scans. Throws ChainError.
+   */
+  getTokenBalance(owner: Address, mint: Address, options?: ManyAccountsOptions): Promise<AtSlot<bigint>>;
   getRecords(handle: Address, commitment?: Commitment): Promise<RecordAccount[]>;
   getAttestations(handle: Address, commitment?: Commitment): Promise<AttestationAccount[]>;
   /**
