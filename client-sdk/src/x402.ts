@@ -8,6 +8,7 @@ import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
   getBase58Decoder,
+  getBase64Encoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
   pipe,
@@ -37,7 +38,9 @@ import {
   decodeChallengeHeader,
   decodeSettlementReceipt,
   encodePaymentHeader,
+  redeemMessage,
   x402ChallengeSchema,
+  X402_REDEEM_PREFIX,
   type X402AcceptEntry,
   type X402Challenge,
   type X402SettlementReceipt,
@@ -108,7 +111,7 @@ export interface PaymentShapeOptions {
 export async function readMint(rpc: SolanaRpc, mint: Address): Promise<{ tokenProgram: Address; decimals: number }> {
   const { value } = await rpc.getAccountInfo(mint, { encoding: 'base64', commitment: 'confirmed' }).send();
   if (!value) throw new Error(`mint ${mint} does not exist`);
-  const bytes = Uint8Array.from(Buffer.from(value.data[0], 'base64'));
+  const bytes = new Uint8Array(getBase64Encoder().encode(value.data[0]));
   // The base mint layout (82 bytes) is the same for SPL Token and Token-2022.
   return { tokenProgram: value.owner, decimals: getMintDecoder().decode(bytes.subarray(0, 82)).decimals };
 }
@@ -196,6 +199,22 @@ export async function waitForFinalized(
   }
 }
 
+/**
+ * The redeem message of a challenge entry, built here rather than taken on trust: `sigil-x402-redeem:v1|<domainTag>`
+ * LF `reference:<extra.reference>`, with the service's domain tag read from the offered message. The entry's
+ * `extra.redeemMessage` must be exactly that string, so a wallet never signs bytes other than the redemption of
+ * this challenge's reference (a tampered or foreign message throws before any signature).
+ */
+export function buildRedeemMessage(entry: X402AcceptEntry): string {
+  const { reference, redeemMessage: offered } = entry.extra;
+  if (!reference || !offered) throw new Error('the challenge has no reference: send X-Payer to get one');
+  const tag = offered.startsWith(X402_REDEEM_PREFIX) ? offered.slice(X402_REDEEM_PREFIX.length).split('\n')[0] : null;
+  if (tag === null || redeemMessage(tag, reference) !== offered) {
+    throw new Error('the challenge redeemMessage is not a v1 redemption of its own reference');
+  }
+  return offered;
+}
+
 /** Step 4: the payer's base58 ed25519 signature over the raw UTF-8 redeem message. */
 export async function signRedeemMessage(payer: KeyPairSigner, redeemMessage: string): Promise<string> {
   const signature = await signBytes(payer.keyPair.privateKey, new TextEncoder().encode(redeemMessage));
@@ -253,7 +272,7 @@ export async function payAndFetch(req: RequestSpec, options: PayOptions): Promis
     await paymentInstructions(options.rpc, entry, options.payer, options),
   );
   await (options.waitForFinality ?? ((s) => waitForFinalized(options.rpc, s)))(signature);
-  const payerSig = await signRedeemMessage(options.payer, entry.extra.redeemMessage!);
+  const payerSig = await signRedeemMessage(options.payer, buildRedeemMessage(entry));
   const byReference = options.redeemBy === 'reference';
   const result = await redeem(
     req,
@@ -266,6 +285,29 @@ export async function payAndFetch(req: RequestSpec, options: PayOptions): Promis
     fetchImpl,
   );
   return { ...result, signature, challenge: first.challenge };
+}
+
+/**
+ * A `fetch` that buys metered answers, like the x402 ecosystem's fetch wrappers: every request carries X-Payer; a
+ * 402 challenge is paid with the fixed payment shape, the payment awaited to finality, `redeemMessage` signed, and
+ * the identical request repeated with the payment header; any other answer is returned as it is. Give it to
+ * `createSigilClient({ fetch })` (without an API key) to pay per call. The Request's own signal is not applied to
+ * the flow: finality takes longer than one request's deadline (`waitForFinality` / `waitForFinalized` bound it).
+ */
+export function createX402Fetch(
+  options: PayOptions,
+): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const bytes = ['GET', 'HEAD'].includes(request.method) ? null : new Uint8Array(await request.arrayBuffer());
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
+    const spec: RequestSpec = { url: request.url, method: request.method, headers };
+    if (bytes && bytes.length > 0) spec.body = bytes;
+    return (await payAndFetch(spec, options)).response;
+  };
 }
 
 /**
