@@ -12,8 +12,8 @@ const config: KnipConfig = {
   workspaces: {
     '.': {
       // package.json scripts already name server/src/dev.ts, test/bench/run.ts and server/src/features/keys/cli.ts.
-      entry: ['scripts/*.mjs'],
-      project: ['scripts/**/*.mjs', '*.ts'],
+      entry: ['scripts/*.mjs', 'scripts/*.ts'],
+      project: ['scripts/**/*.mjs', 'scripts/**/*.ts', '*.ts'],
     },
     contract: {
       entry: ['src/**/*.test.ts'],
