@@ -14,6 +14,7 @@ import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedE
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
 import { pathOf, registerRest, type RestRoute } from './platform/http/rest';
+import { registerReadiness } from './platform/http/readiness';
 import { registerTransport, transportOptions } from './platform/http/transport';
 import { registerTrpc } from './platform/http/trpc';
 import { createLogger, type Logger } from './platform/log';
@@ -150,6 +151,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
 
+  registerReadiness(app, services);
   app.get('/metrics', async (_request, reply) => {
     reply.type(metrics.contentType).send(await metrics.render());
   });

@@ -26,6 +26,10 @@ if (process.env.NODE_ENV !== 'production' && chain.agentHost)
   process.env.SIGIL_OUTBOUND_CA_FILE ??= chain.agentHost.caFile;
 
 const started = await main();
+// The service logs at warn here, so its own "stopped" line is not shown: say it (stdout is synchronous at exit).
+process.on('exit', (code) => {
+  process.stdout.write(code === 0 ? '\nSigil stopped.\n' : `\nSigil stopped (exit code ${code}).\n`);
+});
 
 /** The id of the MCP process's query-API key under npm start. */
 const MCP_QUERY_KEY_ID = 'mcp.sigil.local';

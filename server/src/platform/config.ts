@@ -196,6 +196,61 @@ const ENV = {
     }),
 } satisfies Record<string, z.ZodType>;
 
+/**
+ * What each variable is for, one line each: docs/deploy.md's variable table is generated from `ENV` and this
+ * (config-table.ts; a test keeps the two in step). "Replicas: same value" marks what every replica must share.
+ */
+export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
+  PORT: 'Listen port.',
+  HOST: 'Listen address (`0.0.0.0` to accept from other hosts, e.g. behind a load balancer).',
+  NODE_ENV: '`production` refuses the local-only switches below; `development` and `test` allow them.',
+  LOG_LEVEL: 'pino level for the JSON log lines on stdout, or `silent`.',
+  SIGIL_PUBLIC_URL:
+    'The base URL clients see (OpenAPI servers, audiences, x402 resource URLs); default `http://HOST:PORT`. Replicas: same value.',
+  SIGIL_RPC_URL: 'The chain JSON-RPC endpoint; only its host is ever shown. Replicas: same chain.',
+  SIGIL_RPC_TIMEOUT_MS: 'Bound on one JSON-RPC call.',
+  SIGIL_REQUEST_TIMEOUT_MS: 'Longest a client may take to send one whole request (headers and body); 408 after.',
+  SIGIL_REQUEST_DEADLINE_MS:
+    'Budget all chain reads of one request share; 502 (rpc unreachable / RPC_ERROR) once spent.',
+  SIGIL_PROGRAM_ID: 'The registry program address. Replicas: same value.',
+  SIGIL_CHAIN_NAME: 'Chain id in the rail name `<chain>-native`.',
+  SIGIL_DOMAIN_SUFFIXES: 'Native domain namespaces, comma-separated.',
+  SIGIL_RESOLVE_CACHE_MS:
+    'How long a public resolve/reverse answer may be served from memory (staleness bound); 0 disables.',
+  SIGIL_SOL_RPC_URL: 'Enables the `sol` namespace (SNS) through this Solana RPC.',
+  SIGIL_ETH_RPC_URL: 'Enables the `eth` namespace (ENS) through this Ethereum RPC.',
+  SIGIL_NETWORK: 'The network agent manifests must declare.',
+  SIGIL_IPFS_GATEWAY: 'https gateway for `ipfs://` manifests; unset: ipfs manifests are not fetched.',
+  SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'Local only (refused in production): outbound requests may reach loopback receivers.',
+  SIGIL_OUTBOUND_CA_FILE:
+    'Local only (refused in production): PEM of CA certificates outbound requests trust instead of the system store.',
+  SIGIL_PAY_WEBHOOKS: 'Pay webhooks routes and workers; off: the routes answer 503 PAY_WEBHOOKS_DISABLED.',
+  SIGIL_HANDLE_INDEX_INTERVAL_MS: 'Pause between handle index passes (search); 0: the worker does not start.',
+  SIGIL_PORTAL_DOMAIN: "The portal's domain (its API key id, a default sign-in domain). Replicas: same value.",
+  SIGIL_PORTAL_KEY:
+    "The portal's API key secret; unset: generated on first start and printed once. Secret; replicas: same value.",
+  SIGIL_SIGNIN_DOMAINS: 'Sign-in-with-Solana domains accepted; default: the portal domain and the partner domain.',
+  SIGIL_SESSION_SECRET:
+    'HS256 key of Connect session tokens (32+ characters); unset: generated once and kept in the database. Secret; replicas: same value.',
+  SIGIL_CHALLENGE_TTL_SECONDS: 'Lifetime of a Connect challenge.',
+  SIGIL_SESSION_TTL_SECONDS: 'Lifetime of a Connect session.',
+  SIGIL_X402_PAY_TO: 'Enables x402 pay-per-call: the wallet payments go to. Replicas: same value.',
+  SIGIL_X402_ASSET: 'The mint x402 payments transfer.',
+  SIGIL_X402_PRICE_RESOLVE: 'x402 price of a resolve, smallest units of the asset.',
+  SIGIL_X402_PRICE_REVERSE: 'x402 price of a reverse lookup, smallest units.',
+  SIGIL_X402_PRICE_VERIFY: 'x402 price of a verify, smallest units.',
+  SIGIL_X402_PRICE_GATE: 'x402 price of a gate check, smallest units.',
+  SIGIL_X402_NONCE_SECRET:
+    'HMAC key of x402 challenge nonces (32+ characters); unset: generated once and kept in the database. Secret; replicas: same value.',
+  SIGIL_X402_DOMAIN_TAG: 'The `<domain_tag>` of x402 reference strings; default: the host of SIGIL_PUBLIC_URL.',
+  SIGIL_X402_IP_LIMIT_PER_MINUTE: 'Keyless x402 requests one client address may make per minute.',
+  DATABASE_URL:
+    '`postgres://…` (required for more than one replica) or `sqlite:<file>`; unset: the SQLite file `data/sigil.sqlite`.',
+};
+
+/** The variables' rules, for the generated documentation (config-table.ts). */
+export const ENV_RULES: Readonly<Record<keyof typeof ENV, z.ZodType>> = ENV;
+
 /** The service's version, from server/package.json. */
 export const SERVICE_VERSION: string = JSON.parse(
   readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
