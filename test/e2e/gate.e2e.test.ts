@@ -4,7 +4,10 @@
 // published JWKS, and the policy store (CRUD, ETag, If-Match races) on both dialects.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import type { KeyPairSigner } from '@solana/kit';
+import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
+import { getCreateAccountInstruction } from '@solana-program/system';
+import { getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
+import { findHandlePda, getTokenizeInstruction } from '../../server/src/platform/chain/registry';
 import { policyHash, type PolicyNode } from '@sigil/contract/gate';
 import { createGateService } from '../../server/src/features/gate/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
@@ -16,11 +19,14 @@ import { show, signIn } from '../support/connect-world';
 import { DIALECTS, postgresReachable } from '../support/db';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
 import {
+  ataOf,
   createMint,
+  exec,
   fundedWallet,
   fundTokens,
   registerName,
   TOKEN_2022_PROGRAM_ADDRESS,
+  TOKEN_PROGRAM_ADDRESS,
   transferName,
 } from '../support/webhooks-world';
 
@@ -214,7 +220,59 @@ describe('POST /v1/gate/check: state built on the local chain', () => {
     await transferName(app.chain, handle, owner, heir.address);
     mint2022 = await createMint(app.chain, owner, TOKEN_2022_PROGRAM_ADDRESS, 6);
     await fundTokens(app.chain, owner, mint2022 as never, heir.address, TOKEN_2022_PROGRAM_ADDRESS, 2_500_000n);
+
+    // A tokenized handle whose NFT its holder keeps in a token account that is not the associated one.
+    const programId = app.chain.programId;
+    const [gatenft] = await findHandlePda(programId, 'gatenft');
+    await registerName(app.chain, 'gatenft', owner);
+    const nft = await generateKeyPairSigner();
+    const ata = await ataOf(owner.address, nft.address, TOKEN_PROGRAM_ADDRESS);
+    await exec(
+      app.chain,
+      owner,
+      [
+        getTokenizeInstruction({
+          programId,
+          owner: owner.address,
+          handle: gatenft,
+          mint: nft.address,
+          ownerTokenAccount: ata,
+        }),
+      ],
+      [nft],
+    );
+    const side = await generateKeyPairSigner();
+    const rent = await app.chain.rpc.getMinimumBalanceForRentExemption(165n).send();
+    await exec(
+      app.chain,
+      owner,
+      [
+        getCreateAccountInstruction({
+          payer: owner,
+          newAccount: side,
+          lamports: rent,
+          space: 165n,
+          programAddress: TOKEN_PROGRAM_ADDRESS,
+        }),
+        getInitializeAccount3Instruction({ account: side.address, mint: nft.address, owner: owner.address }),
+        getTransferCheckedInstruction({
+          source: ata,
+          mint: nft.address,
+          destination: side.address,
+          authority: owner,
+          amount: 1n,
+          decimals: 0,
+        }),
+      ],
+      [side],
+    );
   }, 60_000);
+
+  it('a tokenized handle held outside the holder’s associated token account is owned by nobody', async () => {
+    const { result, reason } = await leaf({ wallet: owner.address }, { 'handle.owned': { handle: 'gatenft' } });
+    expect(result).toBe(false);
+    expect(reason.evidence).toStrictEqual({ handle: 'gatenft', authority: null, source: 'nft-holder' });
+  });
 
   it('a stale verified record (written under the previous owner) does not count', async () => {
     const { result, reason } = await leaf({ handle: 'gatestale' }, { 'record.verified': { chain: 'X1' } });
