@@ -49,7 +49,7 @@ export const LEAF_PARAMS = {
     .meta({ description: "The subject's handle has a live, signature-verified address record for `chain`." }),
   attestation: z
     .strictObject({
-      platform: z.string().min(1).max(32),
+      platform: z.string().regex(/^[A-Za-z0-9._-]{1,32}$/, 'must be 1-32 characters A-Z a-z 0-9 . _ -'),
       issuers: z.array(base58Address).min(1).max(16).optional(),
       maxAgeSec: z
         .number()

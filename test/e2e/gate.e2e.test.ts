@@ -318,6 +318,48 @@ describe('attestation expiring exactly now (the service clock)', () => {
   });
 });
 
+describe('RPC calls of a check', () => {
+  it('five leaves on a wallet subject: the reverse (2), the handle’s records and attestations at once (1), the balance (2)', async () => {
+    const calls: string[] = [];
+    const reader = createChainReader({
+      rpcUrl: app.chain.url,
+      programId: app.chain.programId,
+      timeoutMs: 5000,
+      onRpcCall: (e) => calls.push(e.method),
+    });
+    const gate = createGateService({
+      db: app.database.db,
+      chain: reader,
+      reverse: createReverseService({ chain: reader }),
+      sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
+      suffixes: app.config.domainSuffixes,
+      production: false,
+      issuer: 'http://sigil.test',
+    });
+    const policy: PolicyNode = {
+      all: [
+        { 'handle.primary': {} },
+        { attestation: { platform: 'x' } },
+        { 'record.verified': { chain: 'SOL' } },
+        { 'token.balance': { mint: scenario.mints.usdx!.address, min: '0' } },
+        { 'wallet.in': { list: [wallet('alice')] } },
+      ],
+    };
+    const result = await gate.check(
+      { keyId: app.key.key.id, account: app.key.key.account },
+      { subject: { wallet: wallet('alice') }, policy },
+    );
+    expect(result.decision).toBe('allow');
+    expect(calls.sort()).toEqual([
+      'getMultipleAccounts',
+      'getMultipleAccounts',
+      'getMultipleAccounts',
+      'getProgramAccounts',
+      'getProgramAccounts',
+    ]);
+  });
+});
+
 describe('POST /v1/gate/check: subjects and requests', () => {
   it('a session issued through this key stands for its wallet', async () => {
     const alice = await demoWallet('alice');

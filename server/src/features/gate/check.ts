@@ -14,7 +14,15 @@ import {
 } from '@sigil/contract/gate';
 import { isBase58Address, parseHandle } from '@sigil/contract/names';
 import { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified } from '../../platform/chain/trust-rules';
-import { ChainError, type ChainReader, type HandleAccount, type HandleAuthority } from '../../platform/chain/types';
+import {
+  ChainError,
+  type AttestationAccount,
+  type ChainReader,
+  type HandleAccount,
+  type HandleAuthority,
+  type RecordAccount,
+  type RecordKey,
+} from '../../platform/chain/types';
 import type { SessionService } from '../connect/index';
 import type { ReverseService } from '../reverse/index';
 import { evaluatePolicy, type LeafOutcome } from './evaluate';
@@ -42,11 +50,37 @@ interface Subject {
 const chainMessage = (err: ChainError) =>
   err.kind === 'malformed' ? `malformed account${err.account ? ` ${err.account}` : ''}` : 'rpc unreachable';
 
+/** The records and attestations of the subject's handle that the policy's leaves read. */
+interface AccountPlan {
+  records: RecordKey[];
+  attestations: string[];
+}
+
+/** Walks the policy once for the accounts its leaves need, so they are read together at one slot. */
+function planOf(policy: PolicyNode): AccountPlan {
+  const plan: AccountPlan = { records: [], attestations: [] };
+  const addRecord = (kind: 'address' | 'text', key: string) => {
+    if (!plan.records.some((r) => r.kind === kind && r.key === key)) plan.records.push({ kind, key });
+  };
+  const stack: PolicyNode[] = [policy];
+  while (stack.length) {
+    const [key, body] = Object.entries(stack.pop()!)[0] as [string, any];
+    if (key === 'all' || key === 'any') stack.push(...(body as PolicyNode[]));
+    else if (key === 'not') stack.push(body as PolicyNode);
+    else if (key === 'atLeast') stack.push(...(body.of as PolicyNode[]));
+    else if (key === 'record.verified') addRecord('address', body.chain);
+    else if (key === 'agent.level') addRecord('text', AGENT_MANIFEST_RECORD);
+    else if (key === 'attestation' && !plan.attestations.includes(body.platform)) plan.attestations.push(body.platform);
+  }
+  return plan;
+}
+
 /** One check's reads, each made once. */
 class Reads {
   private readonly memo = new Map<string, Promise<unknown>>();
   constructor(
     private readonly deps: CheckDeps,
+    private readonly plan: AccountPlan,
     public anchor: bigint | undefined,
   ) {}
 
@@ -65,11 +99,23 @@ class Reads {
   authority(handle: HandleAccount) {
     return this.once(`authority:${handle.address}`, () => this.deps.chain.getHandleAuthority(handle));
   }
-  records(handle: HandleAccount) {
-    return this.once(`records:${handle.address}`, () => this.deps.chain.getRecords(handle.address));
+  /** The planned records and attestations of the subject's handle: one getMultipleAccounts, pinned to the anchor. */
+  private handleAccounts(handle: HandleAccount) {
+    return this.once(`accounts:${handle.address}`, () =>
+      this.deps.chain.getHandleAccounts(handle.address, this.plan, { minContextSlot: this.anchor }),
+    );
   }
-  attestations(handle: HandleAccount) {
-    return this.once(`attestations:${handle.address}`, () => this.deps.chain.getAttestations(handle.address));
+  async record(handle: HandleAccount, kind: 'address' | 'text', key: string): Promise<RecordAccount | null> {
+    const { value } = await this.handleAccounts(handle);
+    const entry = value.records[this.plan.records.findIndex((r) => r.kind === kind && r.key === key)];
+    if (entry instanceof ChainError) throw entry;
+    return entry ?? null;
+  }
+  async attestation(handle: HandleAccount, platform: string): Promise<AttestationAccount | null> {
+    const { value } = await this.handleAccounts(handle);
+    const entry = value.attestations[this.plan.attestations.indexOf(platform)];
+    if (entry instanceof ChainError) throw entry;
+    return entry ?? null;
   }
   async reverse(wallet: Address) {
     const { verdicts, slot } = await this.once(`reverse:${wallet}`, () =>
@@ -216,8 +262,10 @@ async function leafOutcome(
       const unknown = needHandle();
       if (unknown) return unknown;
       if (!handle) return noHandle;
-      const [records, authority] = await Promise.all([reads.records(handle), reads.authority(handle)]);
-      const record = records.find((r) => r.kind === 'address' && r.key === params.chain);
+      const [record, authority] = await Promise.all([
+        reads.record(handle, 'address', params.chain as string),
+        reads.authority(handle),
+      ]);
       const verified = record ? isRecordVerified(record, handle, authority) : false;
       return {
         result: verified,
@@ -236,12 +284,12 @@ async function leafOutcome(
       if (unknown) return unknown;
       if (!handle) return noHandle;
       const { platform, issuers, maxAgeSec } = params as { platform: string; issuers?: string[]; maxAgeSec?: number };
-      const candidates = (await reads.attestations(handle)).filter(
-        (a) => a.platform === platform && (!issuers || issuers.includes(a.issuer)),
-      );
+      // One attestation per handle and platform (its address derives from both).
+      const found = await reads.attestation(handle, platform);
       const fresh = (issuedAt: number) => maxAgeSec === undefined || issuedAt >= nowSec - maxAgeSec;
-      const live = candidates.find((a) => isAttestationLive(a, nowSec) && fresh(a.issuedAt));
-      const shown = live ?? candidates[0];
+      const byIssuer = found && (!issuers || issuers.includes(found.issuer)) ? found : undefined;
+      const live = byIssuer && isAttestationLive(byIssuer, nowSec) && fresh(byIssuer.issuedAt) ? byIssuer : undefined;
+      const shown = found ?? undefined;
       return {
         result: live !== undefined,
         evidence: {
@@ -265,10 +313,11 @@ async function leafOutcome(
       const unknown = needHandle();
       if (unknown) return unknown;
       if (!handle) return noHandle;
-      const [records, authority] = await Promise.all([reads.records(handle), reads.authority(handle)]);
-      const manifest = records.find(
-        (r) => r.kind === 'text' && r.key === AGENT_MANIFEST_RECORD && isRecordLive(r, handle, authority),
-      );
+      const [record, authority] = await Promise.all([
+        reads.record(handle, 'text', AGENT_MANIFEST_RECORD),
+        reads.authority(handle),
+      ]);
+      const manifest = record && isRecordLive(record, handle, authority) ? record : undefined;
       const declared = manifest !== undefined;
       const evidence = { handle: handle.name, handleType: handle.handleType, manifest: manifest?.value ?? null };
       if (!declared) return { result: false, evidence: { ...evidence, level: null } };
@@ -309,7 +358,7 @@ export async function checkPolicy(
   input: { subject: unknown; audience: string; policy: PolicyNode },
 ): Promise<Omit<GateDecision, 'policyHash' | 'policyId' | 'version'>> {
   const parsed = await parseSubject(deps, input.subject, input.audience);
-  const reads = new Reads(deps, undefined);
+  const reads = new Reads(deps, planOf(input.policy), undefined);
   const subject = await resolveSubject(reads, parsed);
   const evaluatedAt = Math.floor(deps.now() / 1000);
   const { result, reasons, expiries } = await evaluatePolicy(input.policy, (name, params) =>
