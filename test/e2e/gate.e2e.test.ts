@@ -274,6 +274,25 @@ describe('POST /v1/gate/check: state built on the local chain', () => {
     expect(reason.evidence).toStrictEqual({ handle: 'gatenft', authority: null, source: 'nft-holder' });
   });
 
+  it('a session that proved a handle stands for it only while its wallet still holds it', async () => {
+    const seller = await fundedWallet(app.chain);
+    const buyer = await fundedWallet(app.chain);
+    const handle = await registerName(app.chain, 'gatesold', seller);
+    const signedIn = await signIn(app, {
+      keySecret: app.key.secret,
+      audience: app.key.key.id,
+      wallet: seller,
+      body: { handle: 'gatesold' },
+    });
+    expect(signedIn.status, show(signedIn)).toBe(200);
+    const body = { subject: { session: signedIn.body.token }, policy: { 'handle.type': { type: 'standard' } } };
+    const before = await check(body);
+    expect(before.body).toMatchObject({ decision: 'allow', subject: { wallet: seller.address, handle: 'gatesold' } });
+    await transferName(app.chain, handle, seller, buyer.address);
+    const after = await check(body);
+    expect(after.body).toMatchObject({ decision: 'deny', subject: { wallet: seller.address, handle: null } });
+  });
+
   it('a stale verified record (written under the previous owner) does not count', async () => {
     const { result, reason } = await leaf({ handle: 'gatestale' }, { 'record.verified': { chain: 'X1' } });
     expect(result).toBe(false);

@@ -172,10 +172,12 @@ async function resolveSubject(reads: Reads, parsed: Awaited<ReturnType<typeof pa
       return { wallet: authority?.authority ?? null, handle, slot };
     }
     if (parsed.handle) {
-      // A session that proved a handle: the leaves read that handle as it is now.
+      // A session that proved a handle: the leaves read that handle as it is now, and only while the session's
+      // wallet still holds it (a handle sold since sign-in is no longer the subject's).
       const { handle, slot } = await handleByName(parsed.handle);
       reads.anchor = slot;
-      return { wallet: parsed.wallet, handle, slot };
+      const authority = handle ? await reads.authority(handle) : null;
+      return { wallet: parsed.wallet, handle: authority?.authority === parsed.wallet ? handle : null, slot };
     }
     const { verdict, slot } = await reads.reverse(parsed.wallet);
     reads.anchor = slot;
