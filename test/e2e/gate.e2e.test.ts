@@ -7,7 +7,7 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import { getInitializeAccount3Instruction, getTransferCheckedInstruction } from '@solana-program/token';
-import { findHandlePda, getTokenizeInstruction } from '../../server/src/platform/chain/registry';
+import { findAttestationPda, findHandlePda, getTokenizeInstruction } from '../../server/src/platform/chain/registry';
 import { policyHash, type PolicyNode } from '@sigil/contract/gate';
 import { createGateService } from '../../server/src/features/gate/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
@@ -195,6 +195,23 @@ describe('POST /v1/gate/check: chain failures are null, and null is never allow'
       }),
     );
     expect(both.body.decision).toBe('indeterminate');
+  });
+
+  it('an attestation account that does not decode: that leaf is null (indeterminate), its neighbours still read', async () => {
+    const [attestation] = await findAttestationPda(app.chain.programId, scenario.handles.alice!.account, 'x');
+    app.chain.faults.set({ malformedAccounts: [attestation] });
+    try {
+      const res = await check({
+        subject: { handle: 'alice' },
+        policy: { all: [{ attestation: { platform: 'x' } }, { 'record.verified': { chain: 'SOL' } }] },
+      });
+      expect(res.status, show(res)).toBe(200);
+      expect(res.body.decision).toBe('indeterminate');
+      expect(res.body.reasons.map((r: { result: unknown }) => r.result)).toEqual([null, null, true]);
+      expect(res.body.reasons[1].error).toBe(`malformed account ${attestation}`);
+    } finally {
+      app.chain.faults.clear();
+    }
   });
 
   it('RPC down with a handle subject: the wallet is unknown, so even wallet.in is null', async () => {
