@@ -115,6 +115,14 @@ export const V1_ERRORS = {
   METERING_UNAVAILABLE: 503,
   PAYMENT_HEADER_CONFLICT: 400,
   X402_UNAVAILABLE: 502,
+  // gate (docs/gate.md)
+  INVALID_POLICY: 400,
+  POLICY_TOO_LARGE: 400,
+  POLICY_TOO_DEEP: 400,
+  INVALID_SUBJECT: 400,
+  POLICY_NOT_FOUND: 404,
+  PRECONDITION_FAILED: 412,
+  PRECONDITION_REQUIRED: 428,
 } as const satisfies Record<string, number>;
 
 export type V1ErrorCode = keyof typeof V1_ERRORS;

@@ -57,6 +57,8 @@ process.stdout.write(
     `  curl -s ${base}/resolve/@${cases.plainWithPrimary ?? 'alice'}`,
     `  curl -s ${base}/reverse/${reverse.plainWithPrimary ?? ''}`,
     `  curl -s ${base}/resolve/${cases.domainX1 ?? 'satoshi.x1'}`,
+    // The keyed reverse names the failed trust rule; the scenario has a wallet for each (docs/reverse.md).
+    `  curl -s -H "X-API-Key: $KEY" ${base}/v1/reverse/${reverse.primaryHandleReleased ?? ''}   (handle-missing)`,
     '',
     'Stop with Ctrl-C.',
     '',

@@ -2,6 +2,7 @@
 // `meta.openapi` path. Keys match the feature folders. Adding a feature = one line here and one in compose.ts.
 import { agentsRouter } from './features/agents/index';
 import { connectRouter } from './features/connect/index';
+import { gateRouter } from './features/gate/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
 import { resolveRouter } from './features/resolve/index';
@@ -21,6 +22,7 @@ export const appRouter = router({
   agents: agentsRouter,
   search: searchRouter,
   reverse: reverseRouter,
+  gate: gateRouter,
 });
 
 export type AppRouter = typeof appRouter;

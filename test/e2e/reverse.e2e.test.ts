@@ -7,6 +7,7 @@ import { base58 } from '@scure/base';
 import { createKey } from '../../server/src/features/keys/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
 import { createChainReader } from '../../server/src/platform/chain/reader';
+import { findPrimaryPointerPda } from '../../server/src/platform/chain/registry';
 import type { Scenario } from '../../server/src/localchain';
 import { apiKeyAuthSuite } from '../support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
@@ -183,6 +184,25 @@ describe('POST /v1/reverse/batch', () => {
       'getMultipleAccounts',
       'getTokenLargestAccounts',
     ]);
+  });
+
+  it('an account that does not decode is that item’s 502 RPC_ERROR; the other items still answer', async () => {
+    const [pointer] = await findPrimaryPointerPda(app.chain.programId, wallet('alice') as never);
+    app.chain.faults.set({ malformedAccounts: [pointer] });
+    try {
+      const res = await batch([wallet('alice'), wallet('bob')]);
+      expect(res.status, show(res)).toBe(200);
+      expect(res.body.results[0]).toStrictEqual({
+        input: wallet('alice'),
+        ok: false,
+        error: { status: 502, code: 'RPC_ERROR', message: 'the chain returned an account that does not decode' },
+      });
+      expect(res.body.results[1].result.handle).toBe('bob');
+      const single = await get(wallet('alice'));
+      expect([single.status, single.body.code]).toEqual([502, 'RPC_ERROR']);
+    } finally {
+      app.chain.faults.clear();
+    }
   });
 
   it('chain unreachable → 502 RPC_ERROR for the batch', async () => {

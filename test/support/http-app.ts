@@ -30,6 +30,7 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getPrimaries: unsupported,
     getHandlesByAddress: unsupported,
     getTokenBalance: unsupported,
+    getHandleAccounts: unsupported,
     getRecords: unsupported,
     getAttestations: unsupported,
     getHandleWithAttestations: unsupported,

@@ -170,6 +170,15 @@ const ENV = {
   SIGIL_X402_PRICE_REVERSE: price.default(5_000n),
   SIGIL_X402_PRICE_VERIFY: price.default(20_000n),
   SIGIL_X402_PRICE_GATE: price.default(20_000n),
+  /**
+   * Gate's decision-signing key (docs/gate.md "Signed decisions"): the 32-byte Ed25519 seed, base64url. Unset: in
+   * development and tests a key is generated once and kept in the db; in production `sign: true` answers 501.
+   */
+  SIGIL_GATE_SIGNING_KEY: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a 32-byte Ed25519 seed in base64url (43 characters)')
+    .optional(),
   /** HMAC key for challenge nonces; unset (local mode): generated once and kept in the db, shared by replicas. */
   SIGIL_X402_NONCE_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   /** `<domain_tag>` of the reference and redeem strings; default: the host of SIGIL_PUBLIC_URL. */
@@ -315,6 +324,8 @@ function toConfig(env: Env) {
       DEFAULT_PARTNER_SIGNIN_DOMAIN,
     ]) as readonly string[],
     sessionSecret: env.SIGIL_SESSION_SECRET || undefined,
+    /** Gate's Ed25519 seed (base64url); undefined: generated in the db outside production, signing off in production. */
+    gateSigningKey: env.SIGIL_GATE_SIGNING_KEY || undefined,
     challengeTtlSeconds: env.SIGIL_CHALLENGE_TTL_SECONDS,
     sessionTtlSeconds: env.SIGIL_SESSION_TTL_SECONDS,
     /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */

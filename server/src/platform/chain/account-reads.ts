@@ -18,6 +18,8 @@ import {
   findHandlePda,
   findNamespacePda,
   findPrimaryPointerPda,
+  findAttestationPda,
+  findRecordPda,
   RECORD_KIND_TEXT,
 } from './registry';
 import { isHandleReleased } from './trust-rules';
@@ -35,6 +37,7 @@ import {
   type InvoiceAccount,
   type Many,
   type ManyAccountsOptions,
+  type RecordKey,
   type PrimaryPointerAccount,
   type RecordAccount,
   type RegistryScan,
@@ -50,6 +53,7 @@ export type AccountReads = Pick<
   | 'getPrimaries'
   | 'getHandlesByAddress'
   | 'getTokenBalance'
+  | 'getHandleAccounts'
   | 'getRecords'
   | 'getAttestations'
   | 'getDomain'
@@ -87,6 +91,8 @@ export function createAccountReads(chain: ChainRpc, programId: Address): Account
     getPrimaries: (wallets, options = {}) => getPrimaries(ctx, wallets, { commitment: resolution, ...options }),
     getHandlesByAddress: (handles, options = {}) =>
       getHandlesByAddress(ctx, handles, { commitment: resolution, ...options }),
+    getHandleAccounts: (handle, wanted, options = {}) =>
+      getHandleAccounts(ctx, handle, wanted, { commitment: resolution, ...options }),
     getTokenBalance: (owner, mint, options = {}) =>
       getTokenBalance(ctx, owner, mint, { commitment: resolution, ...options }),
     getRecords: (handle, commitment = resolution) => getRecords(ctx, handle, commitment),
@@ -519,6 +525,39 @@ function getHandlesByAddress(ctx: AccountReadContext, handles: readonly Address[
     const bytes = programAccountBytes(ctx, at, account);
     return bytes ? stripBump(decodeAs(at, () => decodeHandle(at, bytes))) : null;
   });
+}
+
+async function getHandleAccounts(
+  ctx: AccountReadContext,
+  handle: Address,
+  wanted: { records: readonly RecordKey[]; attestations: readonly string[] },
+  options: ManyOptions,
+): Promise<AtSlot<{ records: Many<RecordAccount>; attestations: Many<AttestationAccount> }>> {
+  const recordPdas = await Promise.all(
+    wanted.records.map(({ kind, key }) =>
+      ctx.pda(`record:${handle}:${kind}:${key}`, () => findRecordPda(ctx.programId, handle, kind, key)),
+    ),
+  );
+  const attestationPdas = await Promise.all(
+    wanted.attestations.map((platform) =>
+      ctx.pda(`attestation:${handle}:${platform}`, () => findAttestationPda(ctx.programId, handle, platform)),
+    ),
+  );
+  const split = recordPdas.length;
+  const { value, slot } = await readMany(ctx, [...recordPdas, ...attestationPdas], options, (at, account) => {
+    const bytes = programAccountBytes(ctx, at, account);
+    if (!bytes) return null;
+    return recordPdas.includes(at)
+      ? stripBump(decodeAs(at, () => decodeRecord(at, bytes)))
+      : stripBump(decodeAs(at, () => decodeAttestation(at, bytes)));
+  });
+  return {
+    value: {
+      records: value.slice(0, split) as Many<RecordAccount>,
+      attestations: value.slice(split) as Many<AttestationAccount>,
+    },
+    slot,
+  };
 }
 
 /** Offsets of a token account's mint and owner (the same in SPL Token and Token-2022). */

@@ -124,6 +124,12 @@ export interface RpcCallEvent {
 /** Per-entry results of a multi-account read: the account, null when absent, or why that one entry failed. */
 export type Many<T> = (T | null | ChainError)[];
 
+/** A record's identity under its handle (its address derives from these). */
+export interface RecordKey {
+  kind: 'address' | 'text';
+  key: string;
+}
+
 /** Options of the multi-account reads: the commitment, and the oldest slot the answer may be read at. */
 export interface ManyAccountsOptions {
   commitment?: Commitment;
@@ -240,6 +246,15 @@ export interface ChainReader {
   ): Promise<AtSlot<Many<PrimaryPointerAccount>>>;
   /** Handles by account address, up to 100 in ONE getMultipleAccounts; same per-entry rule as getPrimaries. */
   getHandlesByAddress(handles: readonly Address[], options?: ManyAccountsOptions): Promise<AtSlot<Many<HandleAccount>>>;
+  /**
+   * Records (by kind and key) and attestations (by platform) of one handle, by their derived addresses, in ONE
+   * getMultipleAccounts: every answer at one slot. Same per-entry rule as getPrimaries; absent → null.
+   */
+  getHandleAccounts(
+    handle: Address,
+    wanted: { records: readonly RecordKey[]; attestations: readonly string[] },
+    options?: ManyAccountsOptions,
+  ): Promise<AtSlot<{ records: Many<RecordAccount>; attestations: Many<AttestationAccount> }>>;
   /**
    * The sum of `owner`'s token accounts of `mint` (SPL Token and Token-2022, any account, not only the associated
    * one), with the lowest slot of the two program scans. Throws ChainError.

@@ -272,6 +272,35 @@ export interface HandleIndexTable {
   updated_at: number;
 }
 
+// ── gate ─────────────────────────────────────────────────────────────────────────────────────────────
+
+/** A Gate policy (features/gate, docs/gate.md): its current version and that version's hash (the ETag). */
+export interface GatePoliciesTable {
+  /** `gpol_…` */
+  id: string;
+  /** The owning key's account. */
+  account: string;
+  name: string | null;
+  version: number;
+  /** hex SHA-256 of the canonical JSON of the current version. */
+  hash: string;
+  /** epoch ms */
+  created_at: number;
+  /** epoch ms: when the current version was written */
+  updated_at: number;
+}
+
+/** Every version of a policy, kept: a check may name a past version. PK (policy_id, version). */
+export interface GatePolicyVersionsTable {
+  policy_id: string;
+  version: number;
+  hash: string;
+  /** The canonical JSON (RFC 8785). */
+  body: string;
+  /** epoch ms */
+  created_at: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -288,4 +317,6 @@ export interface Database {
   x402_references: X402ReferencesTable;
   x402_payments: X402PaymentsTable;
   handle_index: HandleIndexTable;
+  gate_policies: GatePoliciesTable;
+  gate_policy_versions: GatePolicyVersionsTable;
 }
