@@ -90,6 +90,7 @@ describe('decodeProgramError', () => {
       spec: true,
       instructionIndex: 0,
       program: REGISTRY,
+      detail: null,
     });
   });
 
@@ -174,6 +175,7 @@ describe('decodeProgramError', () => {
       retryable: false,
       instructionIndex: 1,
       program: null,
+      detail: null,
     });
     const foreign = {
       err: { InstructionError: [0, { Custom: 6017 }] },
@@ -192,6 +194,18 @@ describe('decodeProgramError', () => {
     expect(decodeProgramError({ err: 'BlockhashNotFound', logs: [] })).toMatchObject({
       reason: 'BlockhashNotFound',
       retryable: true,
+    });
+  });
+
+  it("carries the program's own words from an Anchor log line", () => {
+    const logs = [
+      `Program ${REGISTRY} invoke [1]`,
+      'Program log: AnchorError occurred. Error Code: AuctionHasBids. Error Number: 6033. Error Message: the auction of this handle has a bid.',
+      `Program ${REGISTRY} failed: custom program error: 0x1791`,
+    ];
+    expect(decodeProgramError({ err: { InstructionError: [0, { Custom: 6033 }] }, logs })).toMatchObject({
+      name: 'AuctionHasBids',
+      detail: 'the auction of this handle has a bid',
     });
   });
 

@@ -153,7 +153,7 @@ const TOKEN_PROGRAMS = ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQd
 
 /** A decoded failure: a catalog entry, or the generic TransactionRejected carrying the raw code. */
 export type DecodedProgramError =
-  | (ProgramErrorEntry & { instructionIndex: number | null; program: string | null })
+  | (ProgramErrorEntry & { instructionIndex: number | null; program: string | null; detail: string | null })
   | {
       name: 'TransactionRejected';
       /** The raw custom code when there was one; null for a non-custom error (`reason`). */
@@ -165,6 +165,8 @@ export type DecodedProgramError =
       retryable: boolean;
       instructionIndex: number | null;
       program: string | null;
+      /** The program's own words from its logs (Anchor's `Error Message: …`), when it logged any. */
+      detail: string | null;
     };
 
 export interface DecodeOptions {
@@ -186,13 +188,25 @@ export function decodeProgramError(input: unknown, options: DecodeOptions = {}):
   const found = collect(input, 0);
   const logs = found.logs ?? [];
   const raiser = failingProgram(logs);
+  let decoded: DecodedProgramError | null;
   if (found.err === undefined || found.err === null) {
-    if (logs.includes(NOTHING_TO_RECLAIM_LOG)) return withPlace(specProgramError('NothingToReclaim'), null, null);
-    if (found.text !== undefined) return fromText(found.text, raiser, options);
-    if (raiser) return fromCode(raiser.code, null, raiser.program, options);
-    return null;
+    if (logs.includes(NOTHING_TO_RECLAIM_LOG)) decoded = withPlace(specProgramError('NothingToReclaim'), null, null);
+    else if (found.text !== undefined) decoded = fromText(found.text, raiser, options);
+    else if (raiser) decoded = fromCode(raiser.code, null, raiser.program, options);
+    else decoded = null;
+  } else {
+    decoded = fromTransactionError(found.err, raiser, options);
   }
-  return fromTransactionError(found.err, raiser, options);
+  return decoded && { ...decoded, detail: anchorMessage(logs) };
+}
+
+/** The last `… Error Message: <text>.` an Anchor program logged. */
+function anchorMessage(logs: readonly string[]): string | null {
+  for (let i = logs.length - 1; i >= 0; i--) {
+    const m = /^Program log: AnchorError .*Error Message: (.*?)\.?$/.exec(logs[i]!);
+    if (m) return m[1]!;
+  }
+  return null;
 }
 
 interface Collected {
@@ -312,7 +326,7 @@ function fromCode(
 }
 
 function withPlace(e: ProgramErrorEntry, instructionIndex: number | null, program: string | null): DecodedProgramError {
-  return { ...e, instructionIndex, program };
+  return { ...e, instructionIndex, program, detail: null };
 }
 
 function rejected(
@@ -333,5 +347,6 @@ function rejected(
     retryable: reason !== null && RETRYABLE_REASONS.has(reason),
     instructionIndex,
     program,
+    detail: null,
   };
 }

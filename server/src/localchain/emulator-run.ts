@@ -55,13 +55,18 @@ export class RegistryFailure extends Error {
   constructor(
     readonly inner: unknown, // Solana InstructionError inner value: {Custom: n} or a fieldless name
     message: string,
-    readonly cpiLogs: string[] = [],
+    /** The program's own error: logged as Anchor logs it (`AnchorError occurred. Error Code: … Error Message: …`). */
+    readonly anchor: { name: string; code: number; text: string } | null = null,
   ) {
     super(message);
   }
 }
 export const fail = (name: RegistryErrorName, message: string) =>
-  new RegistryFailure({ Custom: REGISTRY_ERRORS[name] }, `${name}: ${message}`);
+  new RegistryFailure({ Custom: REGISTRY_ERRORS[name] }, `${name}: ${message}`, {
+    name,
+    code: REGISTRY_ERRORS[name],
+    text: message,
+  });
 
 const MINT_SIZE = 82n;
 const UNITS_PER_INSTRUCTION = 5_000n;

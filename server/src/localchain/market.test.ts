@@ -589,6 +589,7 @@ describe('every row of the spec table, from a real transaction', () => {
       retryable: false,
       instructionIndex: 1,
       program: TOKEN_PROGRAM_ADDRESS,
+      detail: null,
     });
   });
 });

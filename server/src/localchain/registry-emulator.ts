@@ -139,8 +139,12 @@ export class RegistryEmulator implements ProgramEmulator, EmulatorContext {
       } catch (err) {
         if (!(err instanceof RegistryFailure)) throw err;
         logs.push(...run.logs);
-        if (typeof err.inner === 'object')
-          logs.push(`Program log: AnchorError occurred. Error Message: ${err.message}.`);
+        if (err.anchor) {
+          const { name, code, text } = err.anchor;
+          logs.push(
+            `Program log: AnchorError occurred. Error Code: ${name}. Error Number: ${code}. Error Message: ${text}.`,
+          );
+        }
         logs.push(
           `Program ${this.programId} consumed ${run.computeUnits} of 200000 compute units`,
           `Program ${this.programId} failed: ${describeInner(err.inner)}`,

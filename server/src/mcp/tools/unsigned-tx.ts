@@ -122,7 +122,7 @@ export async function refusedBySimulation(
   return {
     ok: false,
     code: 'PROGRAM_ERROR',
-    message: `${decoded.name}${where ? ` (${where})` : ''}: ${decoded.condition}`,
+    message: `${decoded.name}${where ? ` (${where})` : ''}: ${decoded.condition}${decoded.detail ? ` (${decoded.detail})` : ''}`,
   };
 }
 
