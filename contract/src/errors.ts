@@ -61,6 +61,9 @@ export const V1_ERRORS = {
   // MCP prepare_register: the handle is registered, so a register transaction would fail on chain; answered before
   // one is built (docs/mcp-prepare.md).
   HANDLE_TAKEN: 409,
+  // MCP prepare_* tools: the prepared transaction, simulated, fails in a program; the message names the error from
+  // the program-error catalog (contract/src/program-errors.ts) instead of handing out a transaction that cannot land.
+  PROGRAM_ERROR: 422,
   // universal resolver and agents (native names answer the public face's conditions with these codes:
   // AMBIGUOUS, INVALID_HANDLE, INVALID_DOMAIN, HANDLE_NOT_REGISTERED, DOMAIN_NOT_REGISTERED)
   AMBIGUOUS: 409,

@@ -51,6 +51,7 @@ process.stdout.write(
     `  Local chain:    ${chain.url}   (demo scenario: ${chain.url}/scenario)`,
     `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
+    `  Market (demo):  ${marketLine(chain.scenario?.market ?? {})}`,
     ...(portalSecretLine(started) ? ['', portalSecretLine(started)] : []),
     '',
     'Try:',
@@ -64,6 +65,12 @@ process.stdout.write(
     '',
   ].join('\n'),
 );
+
+/** One handle per market state, as the demo scenario seeded them (`market` in /scenario). */
+function marketLine(market: Record<string, { handle: string }>): string {
+  const states = Object.entries(market).map(([state, { handle }]) => `${state} @${handle}`);
+  return states.length > 0 ? states.join(' · ') : '(no scenario)';
+}
 
 /**
  * The MCP tool server is a process of its own (server/src/mcp/main.ts), as in production: started next to the

@@ -44,6 +44,7 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getTokenAccountsByOwner: unsupported,
     getMint: unsupported,
     getLatestBlockhash: unsupported,
+    simulateTransaction: unsupported,
     getSlot: async () => 1234n,
     getGenesisHash: async () => 'GenesisHash1111111111111111111111111111111111',
     getVersion: async () => ({ 'solana-core': '2.1.0', 'feature-set': 7 }),

@@ -19,7 +19,7 @@ import { createRpcMethods } from './rpc-methods';
 import { RpcServer, type LoopbackHost } from './rpc-server';
 import { seedScenario, type Scenario } from './scenario';
 
-export { REGISTRY_ERRORS } from './registry-emulator';
+export { REGISTRY_ERRORS } from './emulator-run';
 export type { FaultConfig } from './faults';
 export type { Scenario } from './scenario';
 export type { Commitment } from './ledger';
@@ -70,6 +70,8 @@ export interface LocalChain {
   slot(commitment?: Commitment): bigint;
   /** Moves n slots forward (default 1), block time by n × slotMs; resolves to the new processed slot. */
   advance(n?: number): Promise<bigint>;
+  /** Enters one slot whose block time is exactly `unix` seconds (not earlier than now on the chain). */
+  warpTo(unix: number): Promise<bigint>;
   /** Advances until everything landed so far is finalized (finalityLagSlots slots). */
   finalizeAll(): Promise<bigint>;
   /** Resolves once the signature is finalized: advances slots itself when autoAdvance is off. Rejects if unknown. */
@@ -159,6 +161,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     rpc: createSolanaRpc(url),
     slot: (commitment = 'processed') => ledger.slotAt(commitment),
     advance,
+    warpTo: (unix) => run(() => ledger.warpTo(unix)),
     finalizeAll: () => advance(finalityLagSlots),
     waitForFinalized: (signature, opts) => waitForCommitment(signature, 'finalized', opts?.timeoutMs ?? 30_000),
     latestBlockhash: () => {

@@ -134,6 +134,7 @@ describe('accounts', () => {
       [
         ...['alice', 'bob', 'drift', 'lapsed', 'phoenix', 'satoshi', 'satoshi.x1', 'scout', 'vault'],
         ...['broker', 'courier', 'ghost', 'kiosk', 'mirror', 'nomad', 'relay'], // the demo agents
+        ...['bazaar', 'gavel', 'ribbon', 'exhibit', 'tenant'], // one per market state
       ].sort(),
     );
 

@@ -303,4 +303,14 @@ export interface ChainReader {
   getMint(mint: Address, commitment?: Commitment): Promise<MintInfo | null>;
   /** Building unsigned transactions (MCP prepare_* tools): the latest blockhash; default `confirmed`. */
   getLatestBlockhash(commitment?: Commitment): Promise<RecentBlockhash>;
+  /**
+   * Prepared transactions (MCP prepare_* tools): simulates base64 wire bytes without checking signatures, against
+   * the latest blockhash; `err` is the JSON TransactionError (null on success); default `confirmed`.
+   */
+  simulateTransaction(base64Wire: string, commitment?: Commitment): Promise<SimulationResult>;
+}
+
+export interface SimulationResult {
+  err: unknown;
+  logs: string[];
 }
