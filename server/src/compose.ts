@@ -18,6 +18,7 @@ import { createResolveService } from './features/resolve/index';
 import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
 import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
+import { createIdentityEventsService } from './features/identity-events/index';
 import { createX402Service, meteringOff } from './features/x402/index';
 
 export interface ComposeDeps {
@@ -53,6 +54,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const keys = createKeysService({ db });
   const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
   const timeoutMs = config.rpcTimeoutMs;
+  const queued = createQueueSignal();
   return {
     config,
     chain,
@@ -89,9 +91,17 @@ export function composeServices(deps: ComposeDeps): AppServices {
       // Registration vets URLs with the same resolver and loopback rule the delivery client applies.
       resolver: deps.outboundOptions?.resolver,
       allowLoopback: config.outboundAllowLoopback,
-      queued: createQueueSignal(),
+      queued,
       now: deps.now,
     }),
     search: createSearchService({ db }),
+    // Same queue signal: one delivery worker serves both streams.
+    identityEvents: createIdentityEventsService({
+      db,
+      resolver: deps.outboundOptions?.resolver,
+      allowLoopback: config.outboundAllowLoopback,
+      queued,
+      now: deps.now,
+    }),
   };
 }
