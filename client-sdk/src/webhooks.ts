@@ -1,4 +1,5 @@
-// Receiver side of Sigil pay webhooks: verify the `Sigil-Signature` header of a delivery.
+// Receiver side of Sigil webhooks (pay and identity streams): verify a delivery by its `Sigil-Signature` header or
+// by the Standard Webhooks headers.
 // Header: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + '.' + raw body)>`; the HMAC key is the secret
 // string exactly as issued (`whsec_…`, UTF-8). See README "Receiving pay webhooks".
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -34,20 +35,43 @@ export interface VerifyWebhookOptions {
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
 
+/** Request headers as a receiver has them (names in any case; Node's IncomingHttpHeaders fits). */
+export type WebhookHeaders = Record<string, string | readonly string[] | undefined>;
+
 /**
- * Verifies a delivery. Pass the raw request body bytes exactly as received (a Buffer/Uint8Array; a string is
- * taken as its UTF-8 encoding — never a re-serialized JSON object), the `Sigil-Signature` header, and the
- * webhook secret, or several during a rotation overlap. Every `v1` in the header is tried against every
- * secret with a constant-time comparison.
+ * Verifies a delivery (pay or identity stream). Pass the raw request body bytes exactly as received (a
+ * Buffer/Uint8Array; a string is taken as its UTF-8 encoding — never a re-serialized JSON object), either the
+ * `Sigil-Signature` header or the request's headers (then `Sigil-Signature` is used when present, else the Standard
+ * Webhooks `webhook-id` / `webhook-timestamp` / `webhook-signature`), and the webhook secret, or several during a
+ * rotation overlap. Every signature is tried against every secret with a constant-time comparison.
  */
 export function verifyWebhook(
   rawBody: Uint8Array | string,
-  signatureHeader: string | null | undefined,
+  signatureHeader: string | null | undefined | WebhookHeaders,
   secrets: string | readonly string[],
   options: VerifyWebhookOptions = {},
 ): VerifyWebhookResult {
   const secretList = (typeof secrets === 'string' ? [secrets] : [...secrets]).filter((s) => s.length > 0);
   if (secretList.length === 0) return { ok: false, reason: 'no_secret' };
+  if (signatureHeader !== null && typeof signatureHeader === 'object') {
+    const header = (name: string) => {
+      const key = Object.keys(signatureHeader).find((k) => k.toLowerCase() === name);
+      const value = key === undefined ? undefined : signatureHeader[key];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const sigil = header(SIGNATURE_HEADER.toLowerCase());
+    if (sigil !== undefined || header('webhook-signature') === undefined) {
+      return verifyWebhook(rawBody, sigil, secretList, options);
+    }
+    return verifyStandard(
+      rawBody,
+      header('webhook-id'),
+      header('webhook-timestamp'),
+      header('webhook-signature')!,
+      secretList,
+      options,
+    );
+  }
 
   const parsed = parseSignatureHeader(signatureHeader);
   if (!parsed) return { ok: false, reason: 'malformed_header' };
@@ -91,4 +115,41 @@ export function parseSignatureHeader(
   }
   if (timestamp === null || signatures.length === 0) return null;
   return { timestamp, signatures };
+}
+
+/**
+ * Standard Webhooks: `webhook-signature` = space-separated `v1,<base64 HMAC-SHA256>` over `<id>.<timestamp>.<body>`,
+ * keyed by the base64-decoded part of `whsec_<base64>`.
+ */
+function verifyStandard(
+  rawBody: Uint8Array | string,
+  id: string | undefined,
+  timestamp: string | undefined,
+  signatures: string,
+  secrets: string[],
+  options: VerifyWebhookOptions,
+): VerifyWebhookResult {
+  if (!id || !timestamp || !/^\d{1,12}$/.test(timestamp) || signatures.length > 4096) {
+    return { ok: false, reason: 'malformed_header' };
+  }
+  const candidates = signatures
+    .split(' ')
+    .filter((s) => s.startsWith('v1,'))
+    .map((s) => Buffer.from(s.slice(3), 'base64'))
+    .filter((b) => b.length === 32);
+  if (candidates.length === 0) return { ok: false, reason: 'malformed_header' };
+  const t = Number(timestamp);
+  const now = options.now ?? Math.floor(Date.now() / 1000);
+  if (Math.abs(now - t) > (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) {
+    return { ok: false, reason: 'timestamp_out_of_tolerance' };
+  }
+  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+  for (let i = 0; i < secrets.length; i++) {
+    const key = Buffer.from(secrets[i]!.replace(/^whsec_/, ''), 'base64');
+    const expected = createHmac('sha256', key).update(`${id}.${t}.`).update(body).digest();
+    let matched = false;
+    for (const candidate of candidates) matched = timingSafeEqual(candidate, expected) || matched;
+    if (matched) return { ok: true, secretIndex: i, timestamp: t };
+  }
+  return { ok: false, reason: 'signature_mismatch' };
 }

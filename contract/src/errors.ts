@@ -92,6 +92,8 @@ export const V1_ERRORS = {
   DELIVERY_NOT_FOUND: 404,
   NOT_RESUMABLE: 409,
   PAY_WEBHOOKS_DISABLED: 503,
+  // identity events
+  PARTNER_TIER_REQUIRED: 403,
   // x402 (a 402 answer carries a fresh challenge; see contract/src/x402.ts)
   PAYER_REQUIRED: 402,
   PAYMENT_PAYLOAD_INVALID: 402,

@@ -356,7 +356,8 @@ export const DeliveryRecordSchema = z.object({
   id: z.string().startsWith(DELIVERY_ID_PREFIX),
   webhook_id: z.string().startsWith(WEBHOOK_ID_PREFIX),
   event_id: z.string(),
-  event_type: PayEventTypeSchema,
+  /** A pay event type, or an identity event type (identity webhooks). */
+  event_type: z.string(),
   status: z.enum(['pending', 'delivered', 'dead']),
   attempts: z.number().int().min(0),
   /** HTTP status of the last answered attempt, or null when none answered. */

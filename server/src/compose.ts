@@ -20,6 +20,7 @@ import { createReverseService } from './features/reverse/index';
 import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
 import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
+import { createIdentityEventsService } from './features/identity-events/index';
 import { createX402Service, meteringOff } from './features/x402/index';
 
 export interface ComposeDeps {
@@ -56,6 +57,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
   const reverse = createReverseService({ chain });
   const timeoutMs = config.rpcTimeoutMs;
+  const queued = createQueueSignal();
   return {
     config,
     chain,
@@ -92,7 +94,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
       // Registration vets URLs with the same resolver and loopback rule the delivery client applies.
       resolver: deps.outboundOptions?.resolver,
       allowLoopback: config.outboundAllowLoopback,
-      queued: createQueueSignal(),
+      queued,
       now: deps.now,
     }),
     search: createSearchService({ db }),
@@ -106,6 +108,14 @@ export function composeServices(deps: ComposeDeps): AppServices {
       signingSeed: config.gateSigningKey,
       production: config.nodeEnv === 'production',
       issuer: config.publicUrl,
+      now: deps.now,
+    }),
+    // Same queue signal: one delivery worker serves both streams.
+    identityEvents: createIdentityEventsService({
+      db,
+      resolver: deps.outboundOptions?.resolver,
+      allowLoopback: config.outboundAllowLoopback,
+      queued,
       now: deps.now,
     }),
   };

@@ -125,6 +125,7 @@ export async function main(): Promise<Started> {
     sessions: services.sessions,
     log: logger,
     lifecycle,
+    identityRetentionDays: config.identityRetentionDays,
   });
   // Pay webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker (SIGIL_PAY_WEBHOOKS).
   if (services.payWebhooks.enabled) {
@@ -135,6 +136,7 @@ export async function main(): Promise<Started> {
       log: logger,
       lifecycle,
       queued: services.payWebhooks.queued,
+      indexer: { identity: { backfillFromSlot: config.identityBackfillSlot } },
     });
   }
   // Handle search: the index of the registry's handles (one replica at a time, by lease; docs/search.md).

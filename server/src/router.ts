@@ -10,6 +10,7 @@ import { reverseRouter } from './features/reverse/index';
 import { searchRouter } from './features/search/index';
 import { universalRouter } from './features/universal/index';
 import { payWebhooksRouter } from './features/pay-webhooks/index';
+import { identityEventsRouter } from './features/identity-events/index';
 import { router } from './trpc/init';
 
 export const appRouter = router({
@@ -23,6 +24,7 @@ export const appRouter = router({
   search: searchRouter,
   reverse: reverseRouter,
   gate: gateRouter,
+  identityEvents: identityEventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

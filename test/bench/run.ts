@@ -10,6 +10,7 @@ import { benchRateLimit } from './ratelimit';
 import { benchX402 } from './x402';
 import { benchUniversal } from './universal';
 import { benchWebhooks } from './webhooks';
+import { benchIdentityEvents } from './identity-events';
 import { table } from './support';
 
 type Section = { name: string; run: () => Promise<string> };
@@ -44,6 +45,7 @@ const sections: Section[] = [
   { name: 'connect', run: async () => (await benchConnect()).markdown },
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
+  { name: 'identity-events', run: async () => (await benchIdentityEvents()).markdown },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
   { name: 'gate', run: async () => (await benchGate()).markdown },
 ];

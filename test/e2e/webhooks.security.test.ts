@@ -1,4 +1,4 @@
-// Pay webhook routes: the shared X-API-Key auth suite on all ten (API_KEY_REQUIRED, INVALID_KEY, revoked,
+// Pay webhook routes: the shared X-API-Key auth suite on all eleven (API_KEY_REQUIRED, INVALID_KEY, revoked,
 // X-RateLimit-* headers, 429 RATE_LIMITED with Retry-After), plus the feature's own security rules over HTTP:
 // a webhook is the account's (another account cannot see, touch or even detect it), a challenge is bound to the
 // key it was issued to, secrets only in the 201 and rotate answers, the tRPC face guarded the same way.
@@ -53,6 +53,9 @@ describe('pay webhook routes: API key auth', () => {
   );
   apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/test', app, (a, auth) =>
     a.call('POST', '/v1/pay/webhooks/whsub_x/test', auth),
+  );
+  apiKeyAuthSuite('POST /v1/pay/webhooks/{id}/recover', app, (a, auth) =>
+    a.call('POST', '/v1/pay/webhooks/whsub_x/recover', { ...auth, body: { since: 0 } }),
   );
 });
 

@@ -39,6 +39,8 @@ describe('loadConfig', () => {
       outboundAllowLoopback: false,
       outboundCa: undefined,
       payWebhooks: true,
+      identityRetentionDays: 90,
+      identityBackfillSlot: 0,
       handleIndexIntervalMs: 10_000,
       portalDomain: 'portal.sigil.local',
       portalKey: undefined,
@@ -141,6 +143,11 @@ describe('loadConfig', () => {
     expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'false' }).payWebhooks).toBe(false);
     expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: '0' }).payWebhooks).toBe(false);
     expect(loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'true' }).payWebhooks).toBe(true);
+    expect(loadConfig({ ...required, SIGIL_IDENTITY_RETENTION_DAYS: '30' }).identityRetentionDays).toBe(30);
+    expect(loadConfig({ ...required, SIGIL_IDENTITY_BACKFILL_SLOT: '1200' }).identityBackfillSlot).toBe(1200);
+    expect(() => loadConfig({ ...required, SIGIL_IDENTITY_RETENTION_DAYS: '0' })).toThrow(
+      /SIGIL_IDENTITY_RETENTION_DAYS/,
+    );
     expect(failure({ ...required, SIGIL_PAY_WEBHOOKS: 'off' }).message).toBe(
       'invalid configuration: SIGIL_PAY_WEBHOOKS must be true or false (got "off")',
     );

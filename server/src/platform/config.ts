@@ -127,6 +127,10 @@ const ENV = {
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
     .default(true),
+  // Identity events (docs/identity-events.md): days the log keeps an event, and the slot the log starts at on the
+  // stream's first run (0: the registry's whole history).
+  SIGIL_IDENTITY_RETENTION_DAYS: integer.min(1, 'must be at least 1').max(3650, 'must be at most 3650').default(90),
+  SIGIL_IDENTITY_BACKFILL_SLOT: integer.min(0, 'must be 0 or more').default(0),
   // Handle search (docs/search.md): how often the handle index worker rescans the registry; 0 turns it off (the
   // search route then answers from whatever the index holds, empty on a fresh database).
   SIGIL_HANDLE_INDEX_INTERVAL_MS: integer
@@ -314,6 +318,10 @@ function toConfig(env: Env) {
     outboundCa: env.SIGIL_OUTBOUND_CA_FILE,
     /** Pay webhooks routes and workers (SIGIL_PAY_WEBHOOKS, default on). */
     payWebhooks: env.SIGIL_PAY_WEBHOOKS,
+    /** Days the identity-change log keeps an event (SIGIL_IDENTITY_RETENTION_DAYS, default 90). */
+    identityRetentionDays: env.SIGIL_IDENTITY_RETENTION_DAYS,
+    /** Where the identity log starts on its first run (SIGIL_IDENTITY_BACKFILL_SLOT, default 0). */
+    identityBackfillSlot: env.SIGIL_IDENTITY_BACKFILL_SLOT,
     /** Pause between handle index passes (SIGIL_HANDLE_INDEX_INTERVAL_MS); 0: the worker does not start. */
     handleIndexIntervalMs: env.SIGIL_HANDLE_INDEX_INTERVAL_MS,
     portalDomain: env.SIGIL_PORTAL_DOMAIN,

@@ -10,6 +10,7 @@ import type { Logger } from '../platform/log';
 import type { ConnectService, SessionService } from '../features/connect/index';
 import { deleteExpiredWindows } from '../features/ratelimit/index';
 import { deleteExpiredReferences } from '../features/x402/index';
+import { pruneIdentityLog } from '../features/identity-events/index';
 
 /** Unpaid x402 references are kept this long past their expiry, so a late redemption still reads as expired. */
 export const X402_REFERENCE_GRACE_MS = 86_400_000;
@@ -22,6 +23,8 @@ export interface HousekeepingDeps {
   connect: Pick<ConnectService, 'deleteExpiredChallenges'>;
   sessions: Pick<SessionService, 'deleteExpired'>;
   log: Logger;
+  /** When set, identity events older than this many days leave the log (docs/identity-events.md). */
+  identityRetentionDays?: number;
 }
 
 /** One pass of every job; returns rows deleted per job. A failing job is logged and does not stop the others. */
@@ -34,6 +37,9 @@ export async function runHousekeeping(
     connectChallenges: () => deps.connect.deleteExpiredChallenges(now),
     connectSessions: () => deps.sessions.deleteExpired(now),
     x402References: () => deleteExpiredReferences(deps.db, now - X402_REFERENCE_GRACE_MS),
+    ...(deps.identityRetentionDays === undefined
+      ? {}
+      : { identityEvents: () => pruneIdentityLog(deps.db, deps.identityRetentionDays!, now) }),
   };
   const deleted: Record<string, number> = {};
   for (const [name, job] of Object.entries(jobs)) {

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { acquireLease, releaseLease, renewLease, writeKv, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
 import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/pay-webhooks/index';
+import { runIdentityPass, type IdentityPassResult } from '../features/identity-events/index';
 
 export const INDEXER_LEASE = 'pay-indexer';
 /** kv key: the finalized slot up to which the last completed indexer pass (any replica) indexed. */
@@ -23,6 +24,11 @@ async function finalizedSlot(chain: IndexerDeps['chain']): Promise<bigint | unde
 
 export interface IndexerWorkerOptions extends IndexerDeps {
   db: Kysely<Database>;
+  /**
+   * The identity stream (docs/identity-events.md) is derived in the same passes, under the same lease (one writer
+   * of its sequence): false turns it off; `backfillFromSlot` is where the log starts on its first run.
+   */
+  identity?: false | { backfillFromSlot?: number };
   log?: Logger;
   /** Pause between passes when caught up. Default 1000 ms. */
   intervalMs?: number;
@@ -36,7 +42,7 @@ export interface IndexerWorkerOptions extends IndexerDeps {
 
 export interface IndexerWorker {
   /** One pass now if the lease is ours (tests); resolves to null when another replica holds the lease. */
-  runOnce(): Promise<IndexerPassResult | null>;
+  runOnce(): Promise<(IndexerPassResult & { identity: IdentityPassResult | null }) | null>;
   stop(): Promise<void>;
 }
 
@@ -51,16 +57,17 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
   let running: Promise<unknown> = Promise.resolve();
   let failures = 0;
 
-  async function runOnce(): Promise<IndexerPassResult | null> {
+  async function runOnce() {
     const mine =
       (await renewLease(db, INDEXER_LEASE, holder, ttl, now())) ||
       (await acquireLease(db, INDEXER_LEASE, holder, ttl, now()));
     if (!mine) return null;
     // The finalized tip before the pass: once the pass completes, everything up to it is indexed (slot lag metric).
     const tip = await finalizedSlot(options.chain);
-    const result = await runIndexerPass(db, options);
+    const pay = await runIndexerPass(db, options);
+    const identity = options.identity === false ? null : await runIdentityPass(db, { ...options, ...options.identity });
     if (tip !== undefined) await writeKv(db, INDEXED_SLOT_KEY, String(tip), now());
-    return result;
+    return { ...pay, identity };
   }
 
   async function cycle() {
@@ -69,7 +76,8 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
       try {
         const result = await runOnce();
         failures = 0;
-        if (result && result.transactions > 0) log?.debug({ ...result }, 'indexer pass');
+        if (result && (result.transactions > 0 || (result.identity?.transactions ?? 0) > 0))
+          log?.debug({ ...result }, 'indexer pass');
       } catch (err) {
         failures++;
         const min = options.backoffMinMs ?? 1000;

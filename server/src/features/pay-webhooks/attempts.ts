@@ -24,7 +24,7 @@ import {
   type WebhookDeliveriesTable,
 } from '../../platform/db/index';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
-import { signWebhook } from '../../platform/outbound/signing';
+import { signatureHeaders } from '../../platform/outbound/signing';
 import { prefixedId } from '../../platform/ids';
 
 /** A delivery as it is when (re)queued: no attempts yet, due now, unleased, nothing recorded. */
@@ -172,21 +172,35 @@ async function release(
     .execute();
 }
 
+/** The secrets that sign an attempt at `nowMs`: the current one, and the previous one during a rotation overlap. */
+export function liveSecrets(
+  row: { secret: string; previous_secret: string | null; previous_secret_until: number | null },
+  nowMs: number,
+): string[] {
+  return row.previous_secret !== null && row.previous_secret_until !== null && nowMs < row.previous_secret_until
+    ? [row.secret, row.previous_secret]
+    : [row.secret];
+}
+
 function signedHeaders(
   body: string,
   event: { id: string; type: string },
   ids: { deliveryId: string; webhookId: string },
-  secret: string,
+  secrets: readonly string[],
   nowMs: number,
 ) {
   const t = Math.floor(nowMs / 1000);
+  // webhook-id is the event id: the same for every attempt and every webhook, what Standard Webhooks receivers
+  // dedupe on (as Sigil-Event-Id is).
+  const { 'Sigil-Signature': sigil, ...standard } = signatureHeaders(secrets, event.id, t, body);
   return {
     'content-type': 'application/json',
-    [WEBHOOK_HEADERS.signature]: signWebhook(secret, t, body),
+    [WEBHOOK_HEADERS.signature]: sigil!,
     [WEBHOOK_HEADERS.eventId]: event.id,
     [WEBHOOK_HEADERS.eventType]: event.type,
     [WEBHOOK_HEADERS.deliveryId]: ids.deliveryId,
     [WEBHOOK_HEADERS.subscriptionId]: ids.webhookId,
+    ...standard,
   };
 }
 
@@ -194,11 +208,11 @@ function signedHeaders(
 export function buildDeliveryRequest(
   payload: PayEvent,
   ids: { deliveryId: string; webhookId: string },
-  secret: string,
+  secret: string | readonly string[],
   nowMs: number,
 ) {
   const { body } = trimToLimit(payload);
-  return { body, headers: signedHeaders(body, payload, ids, secret, nowMs) };
+  return { body, headers: signedHeaders(body, payload, ids, typeof secret === 'string' ? [secret] : secret, nowMs) };
 }
 
 /**
@@ -206,7 +220,10 @@ export function buildDeliveryRequest(
  * stored text IS the body: no parse and re-serialization per attempt. Over it, trimToLimit drops memo and
  * references and sets `truncated: true`.
  */
-export function deliveryBody(storedPayload: string): string {
+export function deliveryBody(storedPayload: string, stream: 'pay' | 'identity' = 'pay'): string {
+  // Identity payloads are bounded far below 64 KiB (names ≤ 32 bytes, record values ≤ 512): sent as stored, so
+  // every delivery is byte-identical to the log.
+  if (stream === 'identity') return storedPayload;
   // A UTF-16 unit is at most 3 UTF-8 bytes: most bodies are judged without counting.
   if (
     storedPayload.length * 3 <= WEBHOOK_LIMITS.maxBodyBytes ||
@@ -232,18 +249,46 @@ export async function claimReadyAttempts(
   const inactive: ClaimedDelivery[] = [];
   const overBudget: ClaimedDelivery[] = [];
   const granted: ClaimedDelivery[] = [];
-  const byId = new Map<string, { url: string; secret: string; status: string; type: string; payload: string }>();
+  const byId = new Map<
+    string,
+    {
+      url: string;
+      secret: string;
+      previous_secret: string | null;
+      previous_secret_until: number | null;
+      status: string;
+      stream: 'pay' | 'identity';
+      type: string | null;
+      payload: string | null;
+      identity_type: string | null;
+      identity_payload: string | null;
+    }
+  >();
   // SQLite: the claim and the budget counters commit without fsync. A power cut may forget a claim (the row is
   // due again: at most a duplicate, which at-least-once allows) or the last moment's counts (docs/data.md).
   await withoutFsync(db, async (conn) => {
     const claims = await claimDueDeliveries(conn, deps.holder, limit, now, deps.leaseMs);
     if (claims.length === 0) return;
-    // One read for the batch: each webhook as it is now (url, secret, status) and each event's stored payload.
+    // One read for the batch: each webhook as it is now (url, secrets, status) and each event's stored payload, from
+    // the table of the webhook's stream (one engine for both streams).
     const rows = await conn
       .selectFrom('webhook_deliveries as d')
       .innerJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
-      .innerJoin('pay_events as e', 'e.id', 'd.event_id')
-      .select(['d.id', 's.url', 's.secret', 's.status', 'e.type', 'e.payload'])
+      .leftJoin('pay_events as e', 'e.id', 'd.event_id')
+      .leftJoin('identity_events as ie', 'ie.id', 'd.event_id')
+      .select([
+        'd.id',
+        's.url',
+        's.secret',
+        's.previous_secret',
+        's.previous_secret_until',
+        's.status',
+        's.stream',
+        'e.type',
+        'e.payload',
+        'ie.type as identity_type',
+        'ie.payload as identity_payload',
+      ])
       .where(
         'd.id',
         'in',
@@ -267,12 +312,13 @@ export async function claimReadyAttempts(
 
   const ready = granted.map((claim): ReadyAttempt => {
     const row = byId.get(claim.id)!;
-    const body = deliveryBody(row.payload);
+    const identity = row.stream === 'identity';
+    const body = deliveryBody((identity ? row.identity_payload : row.payload)!, row.stream);
     const headers = signedHeaders(
       body,
-      { id: claim.eventId, type: row.type },
+      { id: claim.eventId, type: (identity ? row.identity_type : row.type)! },
       { deliveryId: claim.id, webhookId: claim.webhookId },
-      row.secret,
+      liveSecrets(row, now),
       now,
     );
     return { claim, url: row.url, body, headers };

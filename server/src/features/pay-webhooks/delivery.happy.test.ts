@@ -173,10 +173,34 @@ describeEachDialect('webhook delivery', (ctx) => {
       expect(verifyWebhook(second!.body, sig(second), secret, { now: Math.floor(clock / 1000) })).toMatchObject({
         ok: true,
       });
+      // Within the rotation overlap (24 h) the replaced secret signs beside the new one: two v1 entries.
+      expect(
+        sig(second)
+          .split(',')
+          .filter((p) => p.startsWith('v1=')),
+      ).toHaveLength(2);
+      expect(second!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
       expect(verifyWebhook(second!.body, sig(second), hook.secret, { now: Math.floor(clock / 1000) })).toMatchObject({
-        ok: false,
+        ok: true,
       });
       expect(second!.headers['sigil-event-id']).toBe(first!.headers['sigil-event-id']);
+      // After the overlap only the new secret signs.
+      clock += 24 * 60 * 60 * 1000;
+      await queueEvents(ctx.db, hook.id, 1, clock - 1);
+      expect(await worker.runOnce()).toEqual(['delivered']);
+      const third = flaky.requests[2]!;
+      expect(
+        sig(third)
+          .split(',')
+          .filter((p) => p.startsWith('v1=')),
+      ).toHaveLength(1);
+      expect(verifyWebhook(third.body, sig(third), secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+        ok: true,
+      });
+      expect(verifyWebhook(third.body, sig(third), hook.secret, { now: Math.floor(clock / 1000) })).toEqual({
+        ok: false,
+        reason: 'signature_mismatch',
+      });
     } finally {
       await flaky.close();
     }

@@ -5,7 +5,21 @@ export { payWebhooksRouter } from './router';
 export { createPayWebhooksService } from './service';
 export { createQueueSignal } from './queue-signal';
 export type { QueueSignal } from './queue-signal';
-export { claimReadyAttempts, createDeliveredFinisher, sendAttempt } from './attempts';
+export { claimReadyAttempts, createDeliveredFinisher, newDeliveryRow, sendAttempt } from './attempts';
+export {
+  countWebhooks,
+  deleteWebhook,
+  insertWithinCap,
+  limitReached,
+  listDeliveries,
+  newWebhookSecret,
+  ownRow,
+  recoverDeliveries,
+  redeliver,
+  resumeWebhook,
+  rotateWebhookSecret,
+} from './service';
+export type { WebhookCaller } from './service';
 export type { AttemptOutcome, DeliveryDeps } from './attempts';
 export { runIndexerPass } from './indexer';
 export type { IndexerDeps, IndexerPassResult } from './indexer';

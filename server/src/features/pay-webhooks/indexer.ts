@@ -56,7 +56,12 @@ const nowOf = (deps: IndexerDeps) => deps.now?.() ?? Date.now();
 // Watched addresses and cursors
 
 async function activeSubscriptions(db: Db): Promise<Sub[]> {
-  return db.selectFrom('webhook_subscriptions').selectAll().where('status', '=', 'active').execute();
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('stream', '=', 'pay')
+    .execute();
 }
 
 /** wallet → earliest slot any active subscription watches it from. */
@@ -307,6 +312,7 @@ async function transferBinding(
     .selectFrom('webhook_subscriptions')
     .select(['scope_value', 'wallets'])
     .where('scope_type', '=', 'name')
+    .where('stream', '=', 'pay')
     .execute();
   for (const sub of nameSubs)
     if ((JSON.parse(sub.wallets) as string[]).includes(wallet)) names.add(sub.scope_value.slice(1));
@@ -787,6 +793,7 @@ export async function pauseChangedScopes(db: Kysely<Database>, deps: IndexerDeps
     .selectAll()
     .where('status', '=', 'active')
     .where('scope_type', '=', 'name')
+    .where('stream', '=', 'pay')
     .execute();
   let paused = 0;
   for (const sub of subs) {

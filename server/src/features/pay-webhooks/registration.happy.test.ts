@@ -53,7 +53,8 @@ describeEachDialect('webhook registration and management', (ctx) => {
       signature: await signRaw(world.merchant, challenge.message),
     });
     expect(created.id).toMatch(/^whsub_[1-9A-HJ-NP-Za-km-z]{22}$/);
-    expect(created.secret).toMatch(/^whsec_[1-9A-HJ-NP-Za-km-z]{40,}$/);
+    // Standard Webhooks format: whsec_ + base64 of 24 random bytes.
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     expect(created).toMatchObject({
       scope: { type: 'wallet', value: world.merchant.address, wallets: [world.merchant.address] },
       url: 'https://shop.example.com/hooks/sigil',

@@ -8,7 +8,9 @@ export const rotateSecret = apiKeyProcedure
   .meta(
     rest('POST', '/v1/pay/webhooks/{id}/rotate-secret', {
       summary: "Rotate a webhook's signing secret",
-      description: 'The new secret signs the next attempt, retries of older events included. No request body needed.',
+      description:
+        'The new secret signs the next attempt, retries of older events included; the replaced one keeps signing beside it ' +
+        'for 24 hours (two v1 entries), so receivers can switch at their own pace. No request body needed.',
       tags: ['pay webhooks'],
       protect: true,
       errors: { ...WEBHOOK_ID_ERRORS },

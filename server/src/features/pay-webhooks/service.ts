@@ -22,6 +22,7 @@ import {
   type WebhookCreated,
   type WebhookRegisterRequest,
 } from '@sigil/contract/webhooks';
+import { IDENTITY_LIMITS } from '@sigil/contract/identity-events';
 import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, PAY_EVENT_ID_PREFIX, type PayEvent } from '@sigil/contract/pay-events';
 import { ChainError, type ChainReader } from '../../platform/chain/types';
 import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
@@ -59,14 +60,25 @@ export interface WebhookServiceDeps {
 const WEBHOOKS_LOCK_CLASS = 0x77686b73;
 
 const randomBase58 = (bytes: number) => base58.encode(randomBytes(bytes));
-export const newWebhookSecret = () => WEBHOOK_SECRET_PREFIX + randomBase58(32);
+/**
+ * `whsec_` + base64 of 24 random bytes (32 characters, no padding): the Standard Webhooks secret format, so the
+ * stock libraries take it as is; Sigil-Signature keys its HMAC with the whole string, as before.
+ */
+export const newWebhookSecret = () => WEBHOOK_SECRET_PREFIX + randomBytes(24).toString('base64');
+
+/** Which event stream a webhook receives; both share the tables and the delivery engine. */
+export type WebhookStream = 'pay' | 'identity';
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
 export function toWebhook(row: Selectable<WebhookSubscriptionsTable>): Webhook {
   return {
     id: row.id,
-    scope: { type: row.scope_type, value: row.scope_value, wallets: JSON.parse(row.wallets) as string[] },
+    scope: {
+      type: row.scope_type as 'wallet' | 'name',
+      value: row.scope_value,
+      wallets: JSON.parse(row.wallets) as string[],
+    },
     url: row.url,
     event_types: JSON.parse(row.event_types) as PayEventType[],
     description: row.description,
@@ -95,16 +107,22 @@ export function toDeliveryRecord(row: Selectable<WebhookDeliveriesTable>): Deliv
   };
 }
 
-async function countWebhooks(db: Kysely<Database>, account: string): Promise<number> {
+/** The account's webhooks of one stream: the cap (25) counts per stream. */
+export async function countWebhooks(
+  db: Kysely<Database>,
+  account: string,
+  stream: WebhookStream = 'pay',
+): Promise<number> {
   const { n } = await db
     .selectFrom('webhook_subscriptions')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('account', '=', account)
+    .where('stream', '=', stream)
     .executeTakeFirstOrThrow();
   return Number(n);
 }
 
-const limitReached = () =>
+export const limitReached = () =>
   new ApiError('LIMIT_REACHED', `an account may hold at most ${WEBHOOK_LIMITS.perAccount} webhooks; delete one first`);
 
 function chainFailure(err: unknown): never {
@@ -327,6 +345,10 @@ function subscriptionRow(
     rate_count: 0,
     created_at: now,
     updated_at: now,
+    stream: 'pay',
+    watch_from_sequence: null,
+    previous_secret: null,
+    previous_secret_until: null,
   };
 }
 
@@ -338,7 +360,6 @@ async function commitRegistration(
   row: Selectable<WebhookSubscriptionsTable>,
   now: number,
 ): Promise<void> {
-  const postgres = dialectOf(db) === 'postgres';
   await db.transaction().execute(async (trx) => {
     // The consume decides (one statement, row count): a replayed or concurrent registration loses here.
     const consumed = affectedRows(
@@ -352,31 +373,40 @@ async function commitRegistration(
         .executeTakeFirst(),
     );
     if (consumed !== 1) throw challengeInvalid();
-    if (postgres)
-      await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${caller.account}))`.execute(trx);
-    await trx.insertInto('webhook_subscriptions').values(row).execute();
-    const { n } = await trx
-      .selectFrom('webhook_subscriptions')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account', '=', caller.account)
-      .executeTakeFirstOrThrow();
-    if (Number(n) > WEBHOOK_LIMITS.perAccount) throw limitReached(); // rolls back, the nonce included
+    await insertWithinCap(trx, row); // over the cap it throws: rolls back, the nonce included
   });
+}
+
+/**
+ * Inserts a webhook row inside the caller's transaction, then checks the account's cap for its stream (Postgres:
+ * an advisory lock per account serializes concurrent inserts, so the count is exact). Throws LIMIT_REACHED.
+ */
+export async function insertWithinCap(
+  trx: Kysely<Database>,
+  row: Selectable<WebhookSubscriptionsTable>,
+): Promise<void> {
+  if (dialectOf(trx) === 'postgres')
+    await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${row.account}))`.execute(trx);
+  await trx.insertInto('webhook_subscriptions').values(row).execute();
+  if ((await countWebhooks(trx, row.account, row.stream)) > WEBHOOK_LIMITS.perAccount) throw limitReached();
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Management
 
-async function ownRow(
+/** The caller's webhook `id` of `stream`, or WEBHOOK_NOT_FOUND (another account's or stream's id looks missing). */
+export async function ownRow(
   db: Kysely<Database>,
   caller: WebhookCaller,
   id: string,
+  stream: WebhookStream = 'pay',
 ): Promise<Selectable<WebhookSubscriptionsTable>> {
   const row = await db
     .selectFrom('webhook_subscriptions')
     .selectAll()
     .where('id', '=', id)
     .where('account', '=', caller.account)
+    .where('stream', '=', stream)
     .executeTakeFirst();
   if (!row) throw new ApiError('WEBHOOK_NOT_FOUND', 'no such webhook on this account');
   return row;
@@ -388,6 +418,7 @@ export async function listWebhooks(db: Kysely<Database>, caller: WebhookCaller):
     .selectFrom('webhook_subscriptions')
     .selectAll()
     .where('account', '=', caller.account)
+    .where('stream', '=', 'pay')
     .orderBy('id')
     .execute();
   return { webhooks: rows.map(toWebhook) };
@@ -403,11 +434,12 @@ export async function listDeliveries(
   caller: WebhookCaller,
   id: string,
   query: { limit?: unknown } = {},
+  stream: WebhookStream = 'pay',
 ): Promise<{ deliveries: DeliveryRecord[] }> {
   const parsed = DeliveryListQuerySchema.safeParse(query);
   if (!parsed.success)
     throw new ApiError('BAD_REQUEST', `limit: must be an integer from 1 to ${WEBHOOK_LIMITS.deliveriesPageMax}`);
-  await ownRow(db, caller, id);
+  await ownRow(db, caller, id, stream);
   const rows = await db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -419,20 +451,31 @@ export async function listDeliveries(
   return { deliveries: rows.map(toDeliveryRecord) };
 }
 
-/** POST …/rotate-secret: the new secret signs every attempt from now on, retries of older events included. */
+/**
+ * POST …/rotate-secret: the new secret signs every attempt from now on, retries of older events included; the
+ * replaced one keeps signing beside it for the overlap (IDENTITY_LIMITS.rotationOverlapMs, 24 h), so a receiver
+ * can switch secrets at its own pace. A second rotation within the overlap ends the first one's old secret.
+ */
 export async function rotateWebhookSecret(
   db: Kysely<Database>,
   caller: WebhookCaller,
   id: string,
   now: number = Date.now(),
+  stream: WebhookStream = 'pay',
 ): Promise<{ id: string; secret: string }> {
   const secret = newWebhookSecret();
   const changed = affectedRows(
     await db
       .updateTable('webhook_subscriptions')
-      .set({ secret, updated_at: now })
+      .set((eb) => ({
+        previous_secret: eb.ref('secret'),
+        previous_secret_until: now + IDENTITY_LIMITS.rotationOverlapMs,
+        secret,
+        updated_at: now,
+      }))
       .where('id', '=', id)
       .where('account', '=', caller.account)
+      .where('stream', '=', stream)
       .executeTakeFirst(),
   );
   if (changed !== 1) throw new ApiError('WEBHOOK_NOT_FOUND', 'no such webhook on this account');
@@ -448,18 +491,20 @@ export async function resumeWebhook(
   caller: WebhookCaller,
   id: string,
   now: number = Date.now(),
-): Promise<Webhook> {
+  stream: WebhookStream = 'pay',
+): Promise<Selectable<WebhookSubscriptionsTable>> {
   const changed = affectedRows(
     await db
       .updateTable('webhook_subscriptions')
       .set({ status: 'active', paused_reason: null, consecutive_dead: 0, updated_at: now })
       .where('id', '=', id)
       .where('account', '=', caller.account)
+      .where('stream', '=', stream)
       .where('status', '=', 'paused')
       .where('paused_reason', 'like', `${AUTO_PAUSED_PREFIX}%`)
       .executeTakeFirst(),
   );
-  const row = await ownRow(db, caller, id); // WEBHOOK_NOT_FOUND for another account's id
+  const row = await ownRow(db, caller, id, stream); // WEBHOOK_NOT_FOUND for another account's id
   if (changed !== 1) {
     throw new ApiError(
       'NOT_RESUMABLE',
@@ -468,16 +513,22 @@ export async function resumeWebhook(
         : 'webhook is not auto-paused (a scope change needs a new registration)',
     );
   }
-  return toWebhook(row);
+  return row;
 }
 
 /** DELETE /v1/pay/webhooks/{id}: removes it and its delivery log. */
-export async function deleteWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<void> {
+export async function deleteWebhook(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+  stream: WebhookStream = 'pay',
+): Promise<void> {
   const removed = affectedRows(
     await db
       .deleteFrom('webhook_subscriptions')
       .where('id', '=', id)
       .where('account', '=', caller.account)
+      .where('stream', '=', stream)
       .executeTakeFirst(),
   );
   if (removed !== 1) throw new ApiError('WEBHOOK_NOT_FOUND', 'no such webhook on this account');
@@ -493,8 +544,9 @@ export async function redeliver(
   id: string,
   deliveryId: string,
   now: number = Date.now(),
+  stream: WebhookStream = 'pay',
 ): Promise<DeliveryRecord> {
-  await ownRow(db, caller, id);
+  await ownRow(db, caller, id, stream);
   await db
     .updateTable('webhook_deliveries')
     .set(queuedDeliveryState(now))
@@ -510,6 +562,42 @@ export async function redeliver(
     .executeTakeFirst();
   if (!row) throw new ApiError('DELIVERY_NOT_FOUND', 'no such delivery on this webhook');
   return toDeliveryRecord(row);
+}
+
+/**
+ * POST …/{id}/recover `{since, until?}` (Svix's recover): every `dead` delivery of this webhook created in
+ * [since, until) — and every still-pending one that has failed at least once — is due now with a fresh attempt
+ * budget. Idempotent: a repeat finds them pending with no attempts and changes nothing (`requeued: 0`). Delivered
+ * ones are left alone (redeliver is for those).
+ */
+export async function recoverDeliveries(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  id: string,
+  window: { since: number; until?: number },
+  now: number = Date.now(),
+  stream: WebhookStream = 'pay',
+): Promise<{ requeued: number; pending: number }> {
+  await ownRow(db, caller, id, stream);
+  const until = window.until ?? now + 1;
+  const inWindow = <Q extends { where: (...args: any[]) => Q }>(q: Q) =>
+    q
+      .where('webhook_id', '=', id)
+      .where('created_at', '>=', window.since)
+      .where('created_at', '<', until)
+      .where('test', '=', 0);
+  const requeued = affectedRows(
+    await inWindow(db.updateTable('webhook_deliveries'))
+      .set(queuedDeliveryState(now))
+      .where((eb) => eb.or([eb('status', '=', 'dead'), eb.and([eb('status', '=', 'pending'), eb('attempts', '>', 0)])]))
+      .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .executeTakeFirst(),
+  );
+  const { n } = await inWindow(db.selectFrom('webhook_deliveries'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { requeued, pending: Number(n) };
 }
 
 /** A sample payment for test events: fixed, obviously fake, valid shapes. */
@@ -621,7 +709,12 @@ export function createPayWebhooksService(deps: PayWebhooksServiceDeps) {
       listDeliveries(db, caller, id, query),
     ),
     rotateSecret: on((caller: WebhookCaller, id: string) => rotateWebhookSecret(db, caller, id, now())),
-    resume: on((caller: WebhookCaller, id: string) => resumeWebhook(db, caller, id, now())),
+    resume: on(async (caller: WebhookCaller, id: string) => toWebhook(await resumeWebhook(db, caller, id, now()))),
+    recover: on(async (caller: WebhookCaller, id: string, window: { since: number; until?: number }) => {
+      const result = await recoverDeliveries(db, caller, id, window, now());
+      if (result.requeued > 0) queued.notify();
+      return result;
+    }),
     remove: on((caller: WebhookCaller, id: string) => deleteWebhook(db, caller, id)),
     redeliver: on(async (caller: WebhookCaller, id: string, deliveryId: string): Promise<DeliveryRecord> => {
       const record = await redeliver(db, caller, id, deliveryId, now());

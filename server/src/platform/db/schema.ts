@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /**
  * The database's shape as Kysely sees it. One interface per table, named `<Thing>Table`, columns in
  * snake_case exactly as the migrations create them.
@@ -71,8 +73,8 @@ export interface WebhookSubscriptionsTable {
   account: string;
   /** The API key that registered it (named in the signed challenge). */
   key_id: string;
-  scope_type: 'wallet' | 'name';
-  /** The wallet address, or `@name`. */
+  scope_type: 'wallet' | 'name' | 'registry';
+  /** The wallet address, `@name`, or `*` (registry-wide, identity stream only). */
   scope_value: string;
   /** Name scope: the Handle account. */
   handle_account: string | null;
@@ -98,6 +100,14 @@ export interface WebhookSubscriptionsTable {
   rate_count: number;
   created_at: number;
   updated_at: number;
+  /** Which event stream the webhook receives. */
+  stream: Generated<'pay' | 'identity'>;
+  /** Identity stream: events from this sequence on are delivered. */
+  watch_from_sequence: number | null;
+  /** After a rotation: the replaced secret, which still signs beside `secret` until previous_secret_until. */
+  previous_secret: string | null;
+  /** epoch ms */
+  previous_secret_until: number | null;
 }
 
 /** A registration challenge: single use (used_at), 10 minutes. */
@@ -301,6 +311,72 @@ export interface GatePolicyVersionsTable {
   created_at: number;
 }
 
+// ── identity events ──────────────────────────────────────────────────────────────────────────────────
+
+/** One identity-change event: `sequence` is deployment-wide, strictly increasing, allocated without gaps. */
+export interface IdentityEventsTable {
+  sequence: number;
+  /** `iev_…`, derived from the chain position: the same change always gets the same id. */
+  id: string;
+  type: string;
+  signature: string;
+  slot: number;
+  handle_name: string | null;
+  /** The exact JSON body (deliveries send it, the log serves it). */
+  payload: string;
+  test: number;
+  created_at: number;
+}
+
+export interface IdentityEventWalletsTable {
+  wallet: string;
+  sequence: number;
+}
+
+/** The identity indexer's one row: its cursor and the next sequence, moved together with the events they cover. */
+export interface IdentityStreamTable {
+  id: string;
+  next_sequence: number;
+  start_slot: number;
+  last_signature: string | null;
+  last_slot: number | null;
+  updated_at: number;
+}
+
+export interface IdentityHandlesTable {
+  account: string;
+  name: string;
+  /** null: released. */
+  owner: string | null;
+  tokenized: number;
+  mint: string | null;
+}
+
+export interface IdentityRecordsTable {
+  account: string;
+  handle: string;
+  kind: string;
+  key: string;
+  /** null: deleted. */
+  value: string | null;
+  verified: number;
+}
+
+export interface IdentityAttestationsTable {
+  account: string;
+  handle: string;
+  issuer: string;
+  platform: string;
+  subject: string;
+  expires_at: number;
+  revoked: number;
+}
+
+export interface IdentityPrimariesTable {
+  wallet: string;
+  handle: string;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -319,4 +395,15 @@ export interface Database {
   handle_index: HandleIndexTable;
   gate_policies: GatePoliciesTable;
   gate_policy_versions: GatePolicyVersionsTable;
+}
+
+// ── identity events ──────────────────────────────────────────────────────────────────────────────────
+
+  identity_events: IdentityEventsTable;
+  identity_event_wallets: IdentityEventWalletsTable;
+  identity_stream: IdentityStreamTable;
+  identity_handles: IdentityHandlesTable;
+  identity_records: IdentityRecordsTable;
+  identity_attestations: IdentityAttestationsTable;
+  identity_primaries: IdentityPrimariesTable;
 }

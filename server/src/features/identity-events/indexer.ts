@@ -1,0 +1,208 @@
+// The identity indexer pass (docs/identity-events.md): the registry program's FINALIZED transactions after the
+// stream's cursor, oldest first; each one's events get the next sequences, are stored, fanned out to the identity
+// webhooks that want them, and the cursor moves — all in ONE db transaction per chain transaction, guarded by the
+// sequence the pass read (a second writer, or a crash, can neither skip nor reuse a sequence). Chain reads happen
+// before that transaction. Runs inside the pay indexer's worker, under its lease (workers/indexer.ts).
+import type { Address } from '@solana/kit';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { IdentityEventSchema, identityTypeMatches } from '@sigil/contract/identity-events';
+import type { ChainReader, ChainTransaction, SignatureInfo } from '../../platform/chain/types';
+import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable } from '../../platform/db/index';
+import { newDeliveryRow } from '../pay-webhooks/index';
+import { deriveEvents, handlesNamed, registryInstructions, type DerivedEvent } from './derive';
+
+export const STREAM_ROW = 'main';
+
+export interface IdentityIndexerDeps {
+  chain: ChainReader;
+  now?: () => number;
+  /** getSignaturesForAddress page size. */
+  pageLimit?: number;
+  /** Where the log starts when the stream has never run (backfill); default 0 = the registry's whole history. */
+  backfillFromSlot?: number;
+  /** Called after deliveries were queued (wakes the delivery worker). */
+  onQueued?: () => void;
+}
+
+export interface IdentityPassResult {
+  transactions: number;
+  events: number;
+  deliveries: number;
+}
+
+/** The stream row, created at the backfill slot when the stream has never run. */
+async function streamState(db: Kysely<Database>, startSlot: number, now: number) {
+  await db
+    .insertInto('identity_stream')
+    .values({
+      id: STREAM_ROW,
+      next_sequence: 1,
+      start_slot: startSlot,
+      last_signature: null,
+      last_slot: null,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  return db.selectFrom('identity_stream').selectAll().where('id', '=', STREAM_ROW).executeTakeFirstOrThrow();
+}
+
+/**
+ * The stream's next sequence, read under a row lock (Postgres `FOR UPDATE`; SQLite has one writer) that the
+ * caller's transaction holds to its end: the indexer's commit and a webhook's creation serialize on it, so a new
+ * webhook's `from_sequence` is exactly the first event it will be fanned out. Null before the stream's first run.
+ */
+export async function lockedNextSequence(trx: Kysely<Database>): Promise<number | null> {
+  const lock = dialectOf(trx) === 'postgres' ? sql` for update` : sql``;
+  const row = (
+    await sql<{
+      next_sequence: number;
+    }>`select next_sequence from identity_stream where id = ${STREAM_ROW}${lock}`.execute(trx)
+  ).rows[0];
+  return row ? Number(row.next_sequence) : null;
+}
+
+/** New finalized signatures of the program after `until` (exclusive), at or after `startSlot`, oldest first. */
+async function newSignatures(
+  chain: ChainReader,
+  until: string | null,
+  startSlot: number,
+  pageLimit: number,
+): Promise<SignatureInfo[]> {
+  const found: SignatureInfo[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await chain.getSignaturesForAddress(
+      chain.programId,
+      { limit: pageLimit, ...(until ? { until } : {}), ...(before ? { before } : {}) },
+      'finalized',
+    );
+    const kept = page.filter((s) => Number(s.slot) >= startSlot);
+    found.push(...kept);
+    if (page.length < pageLimit || kept.length < page.length) break;
+    before = page[page.length - 1]!.signature;
+  }
+  return found.reverse();
+}
+
+type Sub = Selectable<WebhookSubscriptionsTable>;
+
+/** Does an identity webhook want this event? Scope, types, and only events from its start on. */
+function wants(sub: Sub, event: DerivedEvent, sequence: number): boolean {
+  if (sequence < (sub.watch_from_sequence ?? 0)) return false;
+  if (!identityTypeMatches(JSON.parse(sub.event_types) as string[], event.event.type)) return false;
+  if (sub.scope_type === 'registry') return true;
+  if (sub.scope_type === 'name') return event.handleName !== null && sub.scope_value === `@${event.handleName}`;
+  return event.wallets.includes(sub.scope_value);
+}
+
+/** Stores one chain transaction's events with the next sequences, fans them out, moves the cursor. */
+async function commitTransaction(
+  db: Kysely<Database>,
+  tx: ChainTransaction,
+  expected: { nextSequence: number; lastSignature: string | null },
+  programId: Address,
+  names: ReadonlyMap<string, string>,
+  now: number,
+): Promise<{ events: number; deliveries: number; nextSequence: number }> {
+  return db.transaction().execute(async (trx) => {
+    // First: the stream row's lock (held to the commit), then everything that depends on who subscribes.
+    if ((await lockedNextSequence(trx)) !== expected.nextSequence) {
+      throw new Error('identity stream moved under this pass (another indexer?); retrying');
+    }
+    const derived = tx.err === null ? await deriveEvents(trx, tx, programId, names) : [];
+    let sequence = expected.nextSequence;
+    let deliveries = 0;
+    const subs =
+      derived.length === 0
+        ? []
+        : await trx
+            .selectFrom('webhook_subscriptions')
+            .selectAll()
+            .where('stream', '=', 'identity')
+            .where('status', '=', 'active')
+            .execute();
+    for (const d of derived) {
+      // Parsed by the schema before it is written: the stored text has the schema's key order, which is the
+      // order every later parse (the log's output validation) keeps — so the log serves these exact bytes.
+      const payload = IdentityEventSchema.parse({ ...d.event, sequence });
+      await trx
+        .insertInto('identity_events')
+        .values({
+          sequence,
+          id: payload.id,
+          type: payload.type,
+          signature: tx.signature,
+          slot: Number(tx.slot),
+          handle_name: d.handleName,
+          payload: JSON.stringify(payload),
+          test: 0,
+          created_at: now,
+        })
+        .execute();
+      for (const wallet of d.wallets) {
+        await trx.insertInto('identity_event_wallets').values({ wallet, sequence }).execute();
+      }
+      const rows = subs.filter((s) => wants(s, d, sequence)).map((s) => newDeliveryRow(s.id, payload, false, now));
+      if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
+      deliveries += rows.length;
+      sequence++;
+    }
+    // The guard: only the writer that read this cursor and sequence may move them (else everything rolls back).
+    const moved = affectedRows(
+      await trx
+        .updateTable('identity_stream')
+        .set({ next_sequence: sequence, last_signature: tx.signature, last_slot: Number(tx.slot), updated_at: now })
+        .where('id', '=', STREAM_ROW)
+        .where('next_sequence', '=', expected.nextSequence)
+        .where((eb) =>
+          expected.lastSignature === null
+            ? eb('last_signature', 'is', null)
+            : eb('last_signature', '=', expected.lastSignature),
+        )
+        .executeTakeFirst(),
+    );
+    if (moved !== 1) throw new Error('identity stream moved under this pass (another indexer?); retrying');
+    return { events: derived.length, deliveries, nextSequence: sequence };
+  });
+}
+
+/** One pass: every new finalized registry transaction, in chain order. */
+export async function runIdentityPass(db: Kysely<Database>, deps: IdentityIndexerDeps): Promise<IdentityPassResult> {
+  const now = deps.now?.() ?? Date.now();
+  const state = await streamState(db, deps.backfillFromSlot ?? 0, now);
+  const result: IdentityPassResult = { transactions: 0, events: 0, deliveries: 0 };
+  const signatures = await newSignatures(
+    deps.chain,
+    state.last_signature,
+    Number(state.start_slot),
+    deps.pageLimit ?? 1000,
+  );
+  let expected = { nextSequence: Number(state.next_sequence), lastSignature: state.last_signature };
+  const programId = deps.chain.programId;
+  for (const info of signatures) {
+    const tx = await deps.chain.getTransaction(info.signature, 'finalized');
+    if (!tx) break; // not served at finalized yet: the next pass continues from here
+    const names = new Map<string, string>();
+    if (tx.err === null) {
+      const known = await db
+        .selectFrom('identity_handles')
+        .select('account')
+        .where('account', 'in', ['', ...handlesNamed(registryInstructions(tx, programId))])
+        .execute();
+      const have = new Set(known.map((k) => k.account));
+      for (const account of handlesNamed(registryInstructions(tx, programId))) {
+        if (have.has(account)) continue;
+        const handle = await deps.chain.getHandleByAddress(account, 'finalized');
+        if (handle) names.set(account, handle.name);
+      }
+    }
+    const committed = await commitTransaction(db, tx, expected, programId, names, deps.now?.() ?? Date.now());
+    expected = { nextSequence: committed.nextSequence, lastSignature: tx.signature };
+    result.transactions++;
+    result.events += committed.events;
+    result.deliveries += committed.deliveries;
+    if (committed.deliveries > 0) deps.onQueued?.();
+  }
+  return result;
+}
