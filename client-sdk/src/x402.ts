@@ -35,6 +35,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import {
   X402_HEADERS,
   decodeChallengeHeader,
+  nativeEntryOf,
   decodeSettlementReceipt,
   encodePaymentHeader,
   x402ChallengeSchema,
@@ -94,7 +95,7 @@ export async function requestChallenge(
     );
     challenge = parsed.success ? parsed.data : null;
   }
-  return { response, challenge, entry: challenge?.accepts[0] ?? null };
+  return { response, challenge, entry: (challenge && nativeEntryOf(challenge)) ?? null };
 }
 
 export interface PaymentShapeOptions {

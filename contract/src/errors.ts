@@ -105,6 +105,10 @@ export const V1_ERRORS = {
   METERING_UNAVAILABLE: 503,
   PAYMENT_HEADER_CONFLICT: 400,
   X402_UNAVAILABLE: 502,
+  // x402 facilitator rail only
+  SETTLEMENT_FAILED: 402,
+  X402_SETTLE_TIMEOUT: 502,
+  X402_FACILITATOR_ERROR: 502,
 } as const satisfies Record<string, number>;
 
 export type V1ErrorCode = keyof typeof V1_ERRORS;
