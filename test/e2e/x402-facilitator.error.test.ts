@@ -68,6 +68,21 @@ async function stockPayment(app: X402App, path: string, payer: KeyPairSigner): P
   return http.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
 
+/** Like stockPayment, but the stock client pays a challenge the test altered first (a tampering buyer). */
+async function tamperedPayment(
+  app: X402App,
+  path: string,
+  payer: KeyPairSigner,
+  alter: (entry: Record<string, unknown>) => void,
+): Promise<Record<string, string>> {
+  const client = new x402Client().register('solana:*', new ExactSvmScheme(payer, { rpcUrl: env.chain.url }));
+  const http = new x402HTTPClient(client);
+  const res = await fetch(app.base + path);
+  const required = http.getPaymentRequiredResponse((name) => res.headers.get(name), await res.json());
+  alter(required.accepts[0] as unknown as Record<string, unknown>);
+  return http.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
 /** Waits (bounded) until the payee's balance moved off `from`. */
 async function balanceMoved(from: bigint): Promise<bigint> {
   for (let i = 0; i < 200; i++) {
@@ -186,6 +201,28 @@ describe('x402 facilitator rail: faults', () => {
     const ok = await app.get('/v1/resolve/flaky-fac', payment);
     expect(ok.status).toBe(200);
     expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
+  });
+
+  it("the quote is Sigil's, not the client's copy: a lowered amount or another payTo → 402 PAYMENT_INVALID", async () => {
+    const before = await payeeBalance();
+    const cheap = await tamperedPayment(app, '/v1/resolve/tamper', env.payer2, (e) => (e.amount = '1'));
+    const r1 = await app.get('/v1/resolve/tamper', cheap);
+    expect(r1.status).toBe(402);
+    expect(r1.body).toMatchObject({
+      code: 'PAYMENT_INVALID',
+      message: expect.stringMatching(/^the facilitator refused the payment: /),
+    });
+    const elsewhere = await tamperedPayment(
+      app,
+      '/v1/resolve/tamper',
+      env.payer2,
+      (e) => (e.payTo = env.payTo.address),
+    );
+    const r2 = await app.get('/v1/resolve/tamper', elsewhere);
+    expect(r2.status).toBe(402);
+    expect(r2.body.code).toBe('PAYMENT_INVALID');
+    expect(handlerCalls.get('tamper')).toBeUndefined();
+    expect(await payeeBalance()).toBe(before);
   });
 
   it('a payment for another network, or a transaction that does not decode → 402 with the code', async () => {

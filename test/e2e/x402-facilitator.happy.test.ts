@@ -154,6 +154,23 @@ describe('x402 facilitator rail with stock clients', () => {
     expect(await balanceOf(rail.payTo)).toBe(before + PRICE);
   });
 
+  it("the SDK's payAndFetch pays on the facilitator rail with rail: 'facilitator' (no finality wait, no payerSig)", async () => {
+    const before = await balanceOf(rail.payTo);
+    const res = await payAndFetch(
+      { url: `${app.base}/v1/resolve/alice` },
+      { rpc: env.chain.rpc, payer: env.payer2, rail: 'facilitator' },
+    );
+    expect(res.response.status, await res.response.clone().text()).toBe(200);
+    expect(res.receipt).toEqual({
+      success: true,
+      payer: env.payer2.address,
+      transaction: expect.any(String),
+      network: DEVNET,
+      amount: '5000',
+    });
+    expect(await balanceOf(rail.payTo)).toBe(before + PRICE);
+  });
+
   it("the SDK's native rail still works beside it (it picks the native entry)", async () => {
     const res = await payAndFetch(
       { url: `${app.base}/v1/resolve/alice` },

@@ -172,7 +172,7 @@ const ENV = {
     .max(1_000_000, 'must be at most 1000000')
     .default(600),
   /** The x402 facilitator (its /verify, /settle, /supported); set: the facilitator rail is offered beside the native. */
-  SIGIL_X402_FACILITATOR_URL: httpUrl.optional(),
+  SIGIL_X402_FACILITATOR_URL: optionalHttpUrl,
   /** Deadline of each facilitator call; past it: 502 X402_SETTLE_TIMEOUT (the same payment may be retried). */
   SIGIL_X402_FACILITATOR_TIMEOUT_MS: integer
     .min(100, 'must be at least 100')
