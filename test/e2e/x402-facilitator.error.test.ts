@@ -19,6 +19,7 @@ import {
   type LocalFacilitator,
   type LocalFacilitatorRail,
 } from '../../server/src/localchain/facilitator';
+import { createDatabase, type DatabaseHandle } from '../../server/src/platform/db/index';
 import { describeEachDialect } from '../support/db';
 import {
   PRICE_RESOLVE,
@@ -243,7 +244,11 @@ describe('x402 facilitator rail: faults', () => {
 describeEachDialect('x402 facilitator rail: one payment, one response, across instances', (ctx) => {
   let one: X402App;
   let two: X402App;
+  let secondHandle: DatabaseHandle;
   beforeAll(async () => {
+    // Two service instances on one database, each through its own connection (its own SQLite handle / pg pool),
+    // as two replicas would be.
+    secondHandle = createDatabase({ url: ctx.url });
     one = await startX402App(env, {
       dialect: ctx.dialect,
       database: ctx.database,
@@ -251,13 +256,14 @@ describeEachDialect('x402 facilitator rail: one payment, one response, across in
     });
     two = await startX402App(env, {
       dialect: ctx.dialect,
-      database: ctx.database,
+      database: { ...ctx.database, db: secondHandle.db },
       vars: railVars(rail.facilitator.url),
     });
   });
   afterAll(async () => {
     await one?.close();
     await two?.close();
+    await secondHandle?.close();
   });
 
   it('a payment served by one instance is refused by the other (402 PAYMENT_ALREADY_USED), for any request', async () => {

@@ -69,6 +69,31 @@ describe('x402 facilitator rail with stock clients', () => {
     expect(health.body.rails).toEqual(['x1-native', 'x1-facilitator']);
   });
 
+  it('the local facilitator: GET /supported lists its kinds and fee payer; a malformed body is a 400', async () => {
+    const supported = await (await fetch(`${rail.facilitator.url}/supported`)).json();
+    expect(supported.kinds).toContainEqual({
+      x402Version: 2,
+      scheme: 'exact',
+      network: DEVNET,
+      extra: { feePayer: rail.facilitator.feePayer },
+    });
+    expect(supported.kinds).toContainEqual({
+      x402Version: 1,
+      scheme: 'exact',
+      network: 'solana-devnet',
+      extra: { feePayer: rail.facilitator.feePayer },
+    });
+    for (const path of ['/verify', '/settle']) {
+      const res = await fetch(`${rail.facilitator.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ paymentPayload: 'nope' }),
+      });
+      expect(res.status).toBe(400);
+      expect((await res.json()).error).toMatch(/^invalid body: /);
+    }
+  });
+
   it('the 402: header = version 2 (facilitator entry first, then native); body = version 1 (facilitator only)', async () => {
     const res = await app.call('GET', '/v1/resolve/alice');
     expect(res.status).toBe(402);

@@ -98,7 +98,10 @@ export async function authorizeFacilitator(
 
   const row = await guarded(deps, () => findSettlement(deps.db, paymentKey));
   if (row?.served_at != null || (row && row.request_hash !== facts.requestHash)) {
-    return reject('PAYMENT_ALREADY_USED', 'this payment already bought a response; pay again');
+    return reject(
+      'PAYMENT_ALREADY_USED',
+      'this payment already bought a response (or is settling another request); pay again',
+    );
   }
   if (row && deps.now() > Number(row.started_at) + X402_REDEEM_WINDOW_SECONDS * 1000) {
     return reject('PAYMENT_STALE', `this payment's settlement started more than ${X402_REDEEM_WINDOW_SECONDS} s ago`);
