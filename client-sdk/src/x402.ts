@@ -11,7 +11,9 @@ import {
   getBase64Encoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
+  partiallySignTransactionMessageWithSigners,
   pipe,
+  setTransactionMessageFeePayer,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signBytes,
@@ -36,13 +38,17 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import {
   X402_HEADERS,
   decodeChallengeHeader,
+  nativeEntryOf,
   decodeSettlementReceipt,
+  encodeBase64Json,
   encodePaymentHeader,
   redeemMessage,
+  isNativeEntry,
   x402ChallengeSchema,
   X402_REDEEM_PREFIX,
   type X402AcceptEntry,
   type X402Challenge,
+  type X402FacilitatorEntry,
   type X402SettlementReceipt,
 } from '@sigil/contract/x402';
 
@@ -97,7 +103,7 @@ export async function requestChallenge(
     );
     challenge = parsed.success ? parsed.data : null;
   }
-  return { response, challenge, entry: challenge?.accepts[0] ?? null };
+  return { response, challenge, entry: (challenge && nativeEntryOf(challenge)) ?? null };
 }
 
 export interface PaymentShapeOptions {
@@ -252,6 +258,11 @@ export interface PayOptions extends PaymentShapeOptions {
   waitForFinality?: (signature: Signature) => Promise<void>;
   /** Redeem by `payload.reference` (the server finds the payment) instead of `payload.signature`. */
   redeemBy?: 'signature' | 'reference';
+  /**
+   * `facilitator`: pay the challenge's facilitator-rail entry instead (x402's SVM `exact` scheme: a partially signed
+   * transaction the facilitator pays the fee of and settles; no finality wait, no redeem signature).
+   */
+  rail?: 'native' | 'facilitator';
 }
 
 export interface PayResult extends RedeemResult {
@@ -264,6 +275,7 @@ export interface PayResult extends RedeemResult {
 export async function payAndFetch(req: RequestSpec, options: PayOptions): Promise<PayResult> {
   const fetchImpl = options.fetch ?? fetch;
   const first = await requestChallenge(req, options.payer.address, fetchImpl);
+  if (options.rail === 'facilitator') return payThroughFacilitator(req, options, first, fetchImpl);
   if (!first.entry) return { response: first.response, receipt: null, challenge: first.challenge };
   const entry = first.entry;
   const signature = await sendInstructions(
@@ -308,6 +320,55 @@ export function createX402Fetch(
     if (bytes && bytes.length > 0) spec.body = bytes;
     return (await payAndFetch(spec, options)).response;
   };
+}
+
+/**
+ * The facilitator rail: the challenge's facilitator entry paid with a transaction whose fee payer is the
+ * facilitator (`extra.feePayer`): SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked to payTo's account,
+ * signed by the payer only, sent in PAYMENT-SIGNATURE (x402 version 2). The server settles it before answering.
+ */
+async function payThroughFacilitator(
+  req: RequestSpec,
+  options: PayOptions,
+  first: ChallengeResult,
+  fetchImpl: FetchLike,
+): Promise<PayResult> {
+  const challenge = first.challenge;
+  const entry = challenge?.accepts.find((e): e is X402FacilitatorEntry => !isNativeEntry(e));
+  if (!entry) return { response: first.response, receipt: null, challenge };
+  const mint = address(entry.asset);
+  const { tokenProgram, decimals } = options.mint ?? (await readMint(options.rpc, mint));
+  const [source] = await findAssociatedTokenPda({ owner: options.payer.address, mint, tokenProgram });
+  const [destination] = await findAssociatedTokenPda({ owner: address(entry.payTo), mint, tokenProgram });
+  const amount = BigInt(entry.amount ?? entry.maxAmountRequired);
+  const { value: latest } = await options.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(address(entry.extra.feePayer), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [
+          getSetComputeUnitLimitInstruction({ units: options.computeUnitLimit ?? DEFAULT_COMPUTE_UNIT_LIMIT }),
+          getSetComputeUnitPriceInstruction({ microLamports: options.computeUnitPrice ?? DEFAULT_COMPUTE_UNIT_PRICE }),
+          getTransferCheckedInstruction(
+            { source, mint, destination, authority: options.payer, amount, decimals },
+            { programAddress: tokenProgram },
+          ),
+        ],
+        m,
+      ),
+  );
+  const transaction = getBase64EncodedWireTransaction(await partiallySignTransactionMessageWithSigners(message));
+  const header = encodeBase64Json({
+    x402Version: 2,
+    ...(challenge!.resource && { resource: challenge!.resource }),
+    accepted: entry,
+    payload: { transaction },
+  });
+  const response = await send(fetchImpl, req, { [X402_HEADERS.payment]: header });
+  const receiptHeader = response.headers.get(X402_HEADERS.response);
+  return { response, receipt: receiptHeader ? decodeSettlementReceipt(receiptHeader) : null, challenge };
 }
 
 /**

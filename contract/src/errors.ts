@@ -128,6 +128,10 @@ export const V1_ERRORS = {
   POLICY_NOT_FOUND: 404,
   PRECONDITION_FAILED: 412,
   PRECONDITION_REQUIRED: 428,
+  // x402 facilitator rail only
+  SETTLEMENT_FAILED: 402,
+  X402_SETTLE_TIMEOUT: 502,
+  X402_FACILITATOR_ERROR: 502,
 } as const satisfies Record<string, number>;
 
 export type V1ErrorCode = keyof typeof V1_ERRORS;

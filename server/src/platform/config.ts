@@ -194,6 +194,13 @@ const ENV = {
     .min(1, 'must be at least 1')
     .max(1_000_000, 'must be at most 1000000')
     .default(600),
+  /** The x402 facilitator (its /verify, /settle, /supported); set: the facilitator rail is offered beside the native. */
+  SIGIL_X402_FACILITATOR_URL: optionalHttpUrl,
+  /** Deadline of each facilitator call; past it: 502 X402_SETTLE_TIMEOUT (the same payment may be retried). */
+  SIGIL_X402_FACILITATOR_TIMEOUT_MS: integer
+    .min(100, 'must be at least 100')
+    .max(120_000, 'must be at most 120000')
+    .default(15_000),
   // Unset: the SQLite file under data/ (platform/db decides the path). The db module's own rule validates it.
   DATABASE_URL: z
     .string()
@@ -356,6 +363,11 @@ export interface X402Settings {
   nonceSecret?: string;
   domainTag: string;
   ipLimitPerMinute: number;
+  /**
+   * The facilitator rail (SIGIL_X402_FACILITATOR_URL); absent: the native rail only. `publicUrl` (SIGIL_PUBLIC_URL,
+   * no trailing slash) names the paid resource in its challenge entries.
+   */
+  facilitator?: { url: string; timeoutMs: number; publicUrl: string };
 }
 
 function x402Settings(env: Env, publicUrl: string): X402Settings {
@@ -372,6 +384,13 @@ function x402Settings(env: Env, publicUrl: string): X402Settings {
     nonceSecret: env.SIGIL_X402_NONCE_SECRET || undefined,
     domainTag: env.SIGIL_X402_DOMAIN_TAG ?? new URL(publicUrl).host,
     ipLimitPerMinute: env.SIGIL_X402_IP_LIMIT_PER_MINUTE,
+    facilitator: env.SIGIL_X402_FACILITATOR_URL
+      ? {
+          url: env.SIGIL_X402_FACILITATOR_URL.replace(/\/+$/, ''),
+          timeoutMs: env.SIGIL_X402_FACILITATOR_TIMEOUT_MS,
+          publicUrl: publicUrl.replace(/\/+$/, ''),
+        }
+      : undefined,
   };
 }
 
@@ -438,7 +457,13 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
   });
 }
 
-/** Rails accepted for x402 payment: the native rail when x402 is configured (SIGIL_X402_PAY_TO), else none. */
+/**
+ * Rails accepted for x402 payment: the native rail when x402 is configured (SIGIL_X402_PAY_TO), and the facilitator
+ * rail beside it when SIGIL_X402_FACILITATOR_URL is set; none without x402.
+ */
 export function paymentRails(config: Config): string[] {
-  return config.x402 ? [`${config.chainName}-native`] : [];
+  if (!config.x402) return [];
+  const rails = [`${config.chainName}-native`];
+  if (config.x402.facilitator) rails.push(`${config.chainName}-facilitator`);
+  return rails;
 }

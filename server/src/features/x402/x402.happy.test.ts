@@ -7,6 +7,7 @@ import {
   X402_HEADERS,
   decodeBase64Json,
   deriveReference,
+  nativeEntryOf,
   redeemMessage,
   requestHash,
   canonicalRequest,
@@ -67,7 +68,7 @@ describe('x402 happy path', () => {
       .where('signature', '=', result.signature!)
       .execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.reference).toBe(result.challenge!.accepts[0]!.extra.reference);
+    expect(rows[0]!.reference).toBe(nativeEntryOf(result.challenge!)!.extra.reference);
   });
 
   it('redeems by payload.reference: the server finds the payment on chain', async () => {

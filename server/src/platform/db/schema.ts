@@ -264,6 +264,23 @@ export interface X402PaymentsTable {
   consumed_at: number;
 }
 
+/** A facilitator-rail payment from its settlement on (migration 0009). */
+export interface X402SettlementsTable {
+  /** hex SHA-256 of the payment transaction's message */
+  payment_key: string;
+  request_hash: string;
+  payer: string;
+  amount: string;
+  /** CAIP-2 */
+  network: string;
+  /** epoch ms */
+  started_at: number;
+  /** the settled transaction's signature, once known */
+  transaction: string | null;
+  /** epoch ms; set once, by the request the payment bought */
+  served_at: number | null;
+}
+
 // ── search ─────────────────────────────────────────────────────────────────────────────────────────
 
 /** The registry's live handles as the handle index worker last saw them (features/search, docs/search.md). */
@@ -392,6 +409,7 @@ export interface Database {
   connect_sessions: ConnectSessionsTable;
   x402_references: X402ReferencesTable;
   x402_payments: X402PaymentsTable;
+  x402_settlements: X402SettlementsTable;
   handle_index: HandleIndexTable;
   gate_policies: GatePoliciesTable;
   gate_policy_versions: GatePolicyVersionsTable;
