@@ -18,6 +18,7 @@ import { createResolveService } from './features/resolve/index';
 import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
 import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
+import { createUsageHistoryService } from './features/usage-history/index';
 import { createX402Service, meteringOff } from './features/x402/index';
 
 export interface ComposeDeps {
@@ -53,6 +54,9 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const keys = createKeysService({ db });
   const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
   const timeoutMs = config.rpcTimeoutMs;
+  const usageHistory = createUsageHistoryService({ db, keys, log });
+  // Registered after the outbound client, so stopped before it (and before main closes the database).
+  deps.lifecycle.onStop('usage history', () => usageHistory.stop());
   return {
     config,
     chain,
@@ -93,5 +97,6 @@ export function composeServices(deps: ComposeDeps): AppServices {
       now: deps.now,
     }),
     search: createSearchService({ db }),
+    usageHistory,
   };
 }

@@ -8,6 +8,7 @@ import { resolveRouter } from './features/resolve/index';
 import { searchRouter } from './features/search/index';
 import { universalRouter } from './features/universal/index';
 import { payWebhooksRouter } from './features/pay-webhooks/index';
+import { usageHistoryRouter } from './features/usage-history/index';
 import { router } from './trpc/init';
 
 export const appRouter = router({
@@ -19,6 +20,7 @@ export const appRouter = router({
   universal: universalRouter,
   agents: agentsRouter,
   search: searchRouter,
+  usageHistory: usageHistoryRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -28,6 +28,7 @@ export interface X402Service {
   authorize(request: MeteredRequest): Promise<VerifiedPayment>;
   /** Consumes the payment after the handler succeeded; returns the receipt's response headers (PAYMENT-RESPONSE). */
   settle(payment: VerifiedPayment): Promise<Record<string, string>>;
+  payerOf(payment: VerifiedPayment): string;
 }
 
 export function createX402Service(options: {
@@ -55,5 +56,6 @@ export function createX402Service(options: {
     network: deps.network,
     authorize: (request) => authorize(deps, request),
     settle: (payment) => settle(deps, payment),
+    payerOf: (payment) => payment.payer,
   };
 }

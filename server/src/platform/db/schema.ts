@@ -272,6 +272,21 @@ export interface HandleIndexTable {
   updated_at: number;
 }
 
+// ── usage history ──────────────────────────────────────────────────────────────────────────────────
+
+/** Request counts per account, key, bucket and outcome (features/usage-history, docs/usage-history.md). */
+export interface UsageHistoryTable {
+  /** The key's account, or the paying wallet of an x402-paid call. */
+  account: string;
+  /** The key id; '' for a keyless (x402-paid) call. */
+  key_id: string;
+  resolution: 'minute' | 'hour';
+  /** epoch ms, UTC-aligned to the resolution */
+  bucket_start: number;
+  outcome: 'served' | 'client_error' | 'rate_limited' | 'server_error' | 'paid';
+  count: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -288,4 +303,5 @@ export interface Database {
   x402_references: X402ReferencesTable;
   x402_payments: X402PaymentsTable;
   handle_index: HandleIndexTable;
+  usage_history: UsageHistoryTable;
 }

@@ -7,6 +7,7 @@ import * as m0005 from './0005_connect';
 import * as m0006 from './0006_x402';
 import * as m0007 from './0007_rate_limits';
 import * as m0008 from './0008_handle_index';
+import * as m0009 from './0009_usage_history';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '0006_x402': m0006,
   '0007_rate_limits': m0007,
   '0008_handle_index': m0008,
+  '0009_usage_history': m0009,
 };
