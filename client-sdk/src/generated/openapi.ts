@@ -262,7 +262,11 @@ export interface paths {
     delete: operations['keys-revoke'];
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Rename an API key
+     * @description `name`: 1-64 characters, or null to clear the label. The secret and the limits do not change.
+     */
+    patch: operations['keys-rename'];
     trace?: never;
   };
   '/v1/usage': {
@@ -384,7 +388,7 @@ export interface paths {
     put?: never;
     /**
      * Rotate a webhook's signing secret
-     * @description The new secret signs the next attempt, retries of older events included. No request body needed.
+     * @description The new secret signs the next attempt, retries of older events included; the replaced one keeps signing beside it for 24 hours (two v1 entries), so receivers can switch at their own pace. No request body needed.
      */
     post: operations['payWebhooks-rotateSecret'];
     delete?: never;
@@ -447,6 +451,26 @@ export interface paths {
      * @description Beyond the spec: a sample `payment.received` with `"test": true` (chain signature `1…1`, slot 0) to the webhook's first wallet, delivered and logged like any event. Answers the queued delivery. No request body needed.
      */
     post: operations['payWebhooks-sendTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pay/webhooks/{id}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Recover failed deliveries
+     * @description Re-queues (attempts from zero, due now) every dead delivery, and every pending one that already failed, created in [since, until) (ISO 8601 or unix seconds; until defaults to now). Idempotent: a repeat re-queues nothing new.
+     */
+    post: operations['payWebhooks-recover'];
     delete?: never;
     options?: never;
     head?: never;
@@ -591,6 +615,359 @@ export interface paths {
      * @description Searches the handles the service has indexed from the registry (refreshed every few seconds, so a handle registered just now may be missing for one interval). Name order; `nextCursor` continues. `agent=true`: agent handles only. Keyed, never x402-metered (docs/search.md).
      */
     get: operations['search-handles'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/reverse/{address}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Reverse-resolve a wallet, with the failed trust rule (keyed or x402)
+     * @description The trusted primary handle under the public reverse’s rules, or `handle: null` with the first rule that failed (`no-pointer`, `handle-missing`, `pointer-older-than-registration`, `authority-lost`); always `forwardMatch`, the pointer as read and the slot of the proof (docs/reverse.md). Priced like a resolve.
+     *
+     *     **Pay-per-call (x402).** Without `X-API-Key`, where this deployment sells calls, the answer is a 402 challenge (also base64 in the `PAYMENT-REQUIRED` header); pay it and repeat the identical request with `PAYMENT-SIGNATURE` and `X-Payer` (docs/x402.md). A 200 bought this way carries `PAYMENT-RESPONSE`.
+     */
+    get: operations['reverse-reverse'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/reverse/batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reverse-resolve up to 100 wallets in one call (keyed)
+     * @description `{addresses}` → one item per address, in request order: what GET /v1/reverse/{address} would answer, or its error as an item; duplicates are read once. Costs one rate-limit unit per address. Plain handles cost two RPC calls for the whole batch (docs/reverse.md).
+     */
+    post: operations['reverse-batch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/gate/check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Check a subject against a policy (keyed)
+     * @description `{subject: {handle} | {wallet} | {session}, policyId (+ version) | policy, sign?}` → `allow`, `deny` or `indeterminate` (a leaf that could not be read is null, and a decision that depends on it is never allow), with the reason of every node, the slot and how long the decision holds. `sign: true` adds the decision as a compact JWS (EdDSA; key at /.well-known/jwks.json). Costs 4 rate-limit units (docs/gate.md).
+     */
+    post: operations['gate-check'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/gate/policies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the account's policies */
+    get: operations['gate-listPolicies'];
+    put?: never;
+    /**
+     * Store a policy
+     * @description `{name?, policy}` → version 1, with `hash` (SHA-256 of the canonical JSON) as the ETag. Owned by the key's account; at most 100 per account.
+     */
+    post: operations['gate-createPolicy'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/gate/policies/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get a policy
+     * @description The current version, or `?version=N`; the ETag is that version’s hash.
+     */
+    get: operations['gate-getPolicy'];
+    /**
+     * Replace a policy (If-Match)
+     * @description `{name?, policy}` with `If-Match: "<hash>"` of the current version → the next version and its ETag. Of two replaces sent with the same ETag exactly one wins; the other gets 412.
+     */
+    put: operations['gate-replacePolicy'];
+    post?: never;
+    /**
+     * Delete a policy
+     * @description Removes the policy and every version. `If-Match` is optional here. Answers 204 without a body.
+     */
+    delete: operations['gate-deletePolicy'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/jwks.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Public keys of signed Gate decisions */
+    get: operations['gate-jwks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/gate/policy.schema.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** JSON Schema of Gate policies */
+    get: operations['gate-policySchema'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List identity webhooks
+     * @description The account's identity webhooks, oldest first, without secrets.
+     */
+    get: operations['identityEvents-list'];
+    put?: never;
+    /**
+     * Create an identity webhook
+     * @description `scope`: an `@name` (top-level; it need not be registered yet), a wallet address, or `*` (the whole registry, partner keys). No wallet proof: identity events are public chain state. `event_types`: event types, families (`record`, `record.*`, also the market families `offer`, `listing`, `auction`, `gift`, `lease`, `recovery`) or `*`; empty or absent: all, including types added later. Delivery starts with the next event (`from_sequence`); the log serves earlier ones. The `secret` appears only here.
+     */
+    post: operations['identityEvents-create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Get an identity webhook
+     * @description One identity webhook of this account (no secret).
+     */
+    get: operations['identityEvents-get'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete an identity webhook
+     * @description Removes the webhook and its delivery log. Answers 204 without a body.
+     */
+    delete: operations['identityEvents-remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an identity webhook's deliveries
+     * @description Newest first, as for pay webhooks.
+     */
+    get: operations['identityEvents-deliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate the signing secret
+     * @description A new secret, shown once. Every attempt from now on is signed with it AND, for 24 hours, with the replaced one (two v1 entries in Sigil-Signature, two in webhook-signature). No request body needed.
+     */
+    post: operations['identityEvents-rotateSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume an auto-paused identity webhook
+     * @description Only `auto-paused: …` webhooks resume. No request body needed.
+     */
+    post: operations['identityEvents-resume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Re-queue a delivery
+     * @description A `delivered` or `dead` delivery becomes `pending` again, signed with the current secret(s). No request body needed.
+     */
+    post: operations['identityEvents-redeliver'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a signed test event
+     * @description A sample `handle.registered` with `"test": true` and `sequence: 0` (never in the log), delivered and logged like any event. No request body needed.
+     */
+    post: operations['identityEvents-sendTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/webhooks/{id}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Recover failed deliveries
+     * @description Re-queues (attempts from zero, due now) every dead delivery, and every pending one that already failed, created in [since, until) (ISO 8601 or unix seconds; until defaults to now). Idempotent: a repeat re-queues nothing new.
+     */
+    post: operations['identityEvents-recover'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/identity/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read the identity-change log
+     * @description Every registry change, in `sequence` order (deployment-wide, gapless), after the cursor `after` (a sequence; absent: from the oldest kept). Filters: `types` (comma-separated event types, families, `*`), `handle`, `wallet`; `limit` 1..200 (default 50). Kept 90 days (configurable). Each event is byte-for-byte the body its webhook deliveries carried. Continue with `after = next_after` while `has_more`.
+     */
+    get: operations['identityEvents-events'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/usage/history': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Usage over time
+     * @description Counts per bucket and outcome (`served`, `client_error`, `rate_limited`, `server_error`, `paid`) for the whole account or one of its keys, oldest bucket first, every bucket present. Minute rows are kept 48 h, hour rows 35 days; a replica writes its counts every 5 s (docs/usage-history.md).
+     */
+    get: operations['usageHistory-history'];
     put?: never;
     post?: never;
     delete?: never;
@@ -857,6 +1234,9 @@ export interface components {
       /** @description Requests counted in the current UTC day. */
       day: number;
     };
+    RenameKeyResponse: {
+      key: components['schemas']['ApiKey'];
+    };
     RevokeKeyResponse: {
       key: components['schemas']['ApiKey'];
     };
@@ -976,6 +1356,9 @@ export interface components {
           | 'METHOD_NOT_ALLOWED'
           | 'PAYLOAD_TOO_LARGE'
           | 'UNSUPPORTED_MEDIA_TYPE'
+          | 'REQUEST_TIMEOUT'
+          | 'EXPECTATION_FAILED'
+          | 'HEADERS_TOO_LARGE'
           | 'INTERNAL_ERROR'
           | 'RPC_ERROR'
           | 'API_KEY_REQUIRED'
@@ -994,6 +1377,7 @@ export interface components {
           | 'INVALID_WALLET'
           | 'INVALID_SIGNATURE_ENCODING'
           | 'HANDLE_TAKEN'
+          | 'PROGRAM_ERROR'
           | 'AMBIGUOUS'
           | 'INVALID_DOMAIN'
           | 'DOMAIN_NOT_REGISTERED'
@@ -1019,6 +1403,7 @@ export interface components {
           | 'DELIVERY_NOT_FOUND'
           | 'NOT_RESUMABLE'
           | 'PAY_WEBHOOKS_DISABLED'
+          | 'PARTNER_TIER_REQUIRED'
           | 'PAYER_REQUIRED'
           | 'PAYMENT_PAYLOAD_INVALID'
           | 'REDEEM_SIGNATURE_REQUIRED'
@@ -1043,7 +1428,17 @@ export interface components {
           | 'PAYMENT_INVALID'
           | 'METERING_UNAVAILABLE'
           | 'PAYMENT_HEADER_CONFLICT'
-          | 'X402_UNAVAILABLE';
+          | 'X402_UNAVAILABLE'
+          | 'INVALID_POLICY'
+          | 'POLICY_TOO_LARGE'
+          | 'POLICY_TOO_DEEP'
+          | 'INVALID_SUBJECT'
+          | 'POLICY_NOT_FOUND'
+          | 'PRECONDITION_FAILED'
+          | 'PRECONDITION_REQUIRED'
+          | 'SETTLEMENT_FAILED'
+          | 'X402_SETTLE_TIMEOUT'
+          | 'X402_FACILITATOR_ERROR';
         message: string;
       };
     };
@@ -1154,6 +1549,227 @@ export interface components {
       path: string;
       message: string;
     };
+    KeyedReverseResult: {
+      /** @description The raw value passed. */
+      input: string;
+      /** @description The wallet that was looked up. */
+      address: string;
+      /** @description The trusted primary handle (normalized, no `@`), or null when a rule failed. */
+      handle: string | null;
+      /** @description null when `handle` is trusted; otherwise the first rule that failed: `no-pointer` (no primary pointer), `handle-missing` (the handle it names does not exist or was released), `pointer-older-than-registration` (set under an earlier registration of the name), `authority-lost` (the wallet no longer owns the handle or holds its NFT in its associated token account). */
+      failedRule: ('no-pointer' | 'handle-missing' | 'pointer-older-than-registration' | 'authority-lost') | null;
+      /** @description The handle the pointer names, trusted or not (null: no pointer, or the handle account is gone). */
+      pointedHandle: string | null;
+      /** @description True when the pointed handle resolves forward to this wallet right now (its current authority is this address). Can be true for an untrusted pointer (`pointer-older-than-registration`). */
+      forwardMatch: boolean;
+      /** @description The pointed handle's current authority (owner, or NFT holder), null when nobody holds it. */
+      authority: string | null;
+      /** @description The primary pointer account as read, or null when there is none. */
+      pointer: {
+        /** @description Base58 address. */
+        account: string;
+        /** @description Base58 address. */
+        handleAccount: string;
+        setSlot: number;
+        /** @description Unix seconds. */
+        setAt: number;
+      } | null;
+      /** @description The slot the handle was proven at (the last account read). */
+      slot: number;
+    };
+    ReverseBatchResult: {
+      /** @description One item per requested address, in request order. */
+      results: components['schemas']['ReverseBatchItem'][];
+      /** @description The slot every handle of the batch was proven at or after. */
+      slot: number;
+    };
+    /** @description `ok: true` with `result`, or `ok: false` with the error the single endpoint would answer. */
+    ReverseBatchItem: {
+      input: string;
+      ok: boolean;
+      result?: components['schemas']['KeyedReverseResult'];
+      error?: {
+        status: number;
+        /** @enum {string} */
+        code:
+          | 'BAD_REQUEST'
+          | 'NOT_FOUND'
+          | 'METHOD_NOT_ALLOWED'
+          | 'PAYLOAD_TOO_LARGE'
+          | 'UNSUPPORTED_MEDIA_TYPE'
+          | 'REQUEST_TIMEOUT'
+          | 'EXPECTATION_FAILED'
+          | 'HEADERS_TOO_LARGE'
+          | 'INTERNAL_ERROR'
+          | 'RPC_ERROR'
+          | 'API_KEY_REQUIRED'
+          | 'INVALID_KEY'
+          | 'INVALID_SESSION'
+          | 'RATE_LIMITED'
+          | 'KEY_NOT_FOUND'
+          | 'CONTROL_PROOF_INVALID'
+          | 'CHALLENGE_AUDIENCE_MISMATCH'
+          | 'CHALLENGE_EXPIRED'
+          | 'CHALLENGE_NOT_FOUND'
+          | 'SIGNIN_PATH_HANDLE_UNSUPPORTED'
+          | 'INVALID_CHALLENGE_REQUEST'
+          | 'HANDLE_NOT_REGISTERED'
+          | 'INVALID_HANDLE'
+          | 'INVALID_WALLET'
+          | 'INVALID_SIGNATURE_ENCODING'
+          | 'HANDLE_TAKEN'
+          | 'PROGRAM_ERROR'
+          | 'AMBIGUOUS'
+          | 'INVALID_DOMAIN'
+          | 'DOMAIN_NOT_REGISTERED'
+          | 'INVALID_NAME'
+          | 'NAME_NOT_FOUND'
+          | 'NO_RECORD_FOR_CHAIN'
+          | 'NOT_CONFIGURED'
+          | 'NOT_AN_AGENT'
+          | 'NO_MANIFEST'
+          | 'MANIFEST_UNREACHABLE'
+          | 'INVALID_MANIFEST'
+          | 'INVALID_SCOPE'
+          | 'INVALID_URL'
+          | 'INVALID_EVENT_TYPES'
+          | 'WALLET_MISMATCH'
+          | 'CHALLENGE_INVALID'
+          | 'SIGNATURE_INVALID'
+          | 'NOT_CONTROLLER'
+          | 'CONTROL_UNPROVEN'
+          | 'URL_REJECTED'
+          | 'LIMIT_REACHED'
+          | 'WEBHOOK_NOT_FOUND'
+          | 'DELIVERY_NOT_FOUND'
+          | 'NOT_RESUMABLE'
+          | 'PAY_WEBHOOKS_DISABLED'
+          | 'PARTNER_TIER_REQUIRED'
+          | 'PAYER_REQUIRED'
+          | 'PAYMENT_PAYLOAD_INVALID'
+          | 'REDEEM_SIGNATURE_REQUIRED'
+          | 'REDEEM_SIGNATURE_INVALID'
+          | 'PAYMENT_NETWORK_UNSUPPORTED'
+          | 'PAYMENT_NOT_FINALIZED'
+          | 'PAYMENT_ALREADY_USED'
+          | 'PAYMENT_FAILED'
+          | 'PAYMENT_STALE'
+          | 'PAYMENT_WRONG_ASSET'
+          | 'PAYMENT_WRONG_DESTINATION'
+          | 'PAYMENT_AMOUNT_TOO_LOW'
+          | 'PAYER_MISMATCH'
+          | 'PAYMENT_LAYOUT_INVALID'
+          | 'REFERENCE_MISSING'
+          | 'REFERENCE_MISMATCH'
+          | 'REFERENCE_REUSED'
+          | 'REFERENCE_EXPIRED'
+          | 'MULTISIG_AUTHORITY_UNSUPPORTED'
+          | 'PAYMENT_UNVERIFIABLE'
+          | 'VERIFIER_UNAVAILABLE'
+          | 'PAYMENT_INVALID'
+          | 'METERING_UNAVAILABLE'
+          | 'PAYMENT_HEADER_CONFLICT'
+          | 'X402_UNAVAILABLE'
+          | 'INVALID_POLICY'
+          | 'POLICY_TOO_LARGE'
+          | 'POLICY_TOO_DEEP'
+          | 'INVALID_SUBJECT'
+          | 'POLICY_NOT_FOUND'
+          | 'PRECONDITION_FAILED'
+          | 'PRECONDITION_REQUIRED'
+          | 'SETTLEMENT_FAILED'
+          | 'X402_SETTLE_TIMEOUT'
+          | 'X402_FACILITATOR_ERROR';
+        message: string;
+      };
+    };
+    GateCheckResult: {
+      /** @enum {string} */
+      decision: 'allow' | 'deny' | 'indeterminate';
+      policyId?: string;
+      version?: number;
+      policyHash: string;
+      subject: {
+        /** @description The wallet the subject stands for (null: none). */
+        wallet: string | null;
+        /** @description The handle the leaves about a handle read (null: none). */
+        handle: string | null;
+      };
+      /** @description Every chain read of the check was answered at or after this slot. */
+      slot: number;
+      /** @description Unix seconds. */
+      evaluatedAt: number;
+      /** @description Unix seconds: cache the decision no longer than this. */
+      validUntil: number;
+      /** @description Every node, in document order. */
+      reasons: components['schemas']['GateReason'][];
+      /** @description With `sign: true`: the decision as a compact JWS, EdDSA. */
+      jws?: string;
+    };
+    GateReason: {
+      /** @description JSON Pointer of the node in the policy, e.g. `/all/1/attestation`. */
+      path: string;
+      /** @description true, false, or null (could not be evaluated). */
+      result: boolean | null;
+      /** @description What the leaf read (leaves only; `{}` for combinators). */
+      evidence: {
+        [key: string]: unknown;
+      };
+      /** @description Why the leaf is null. */
+      error?: string;
+    };
+    GatePolicyStored: {
+      id: string;
+      name: string | null;
+      version: number;
+      /** @description SHA-256 (hex) of the canonical JSON of this version; the ETag. */
+      hash: string;
+      /** @description Epoch ms. */
+      createdAt: number;
+      /** @description Epoch ms: when this version was written. */
+      updatedAt: number;
+      policy: unknown;
+    };
+    GatePolicyList: {
+      policies: components['schemas']['GatePolicySummary'][];
+    };
+    GatePolicySummary: {
+      id: string;
+      name: string | null;
+      version: number;
+      /** @description SHA-256 (hex) of the canonical JSON of this version; the ETag. */
+      hash: string;
+      /** @description Epoch ms. */
+      createdAt: number;
+      /** @description Epoch ms: when this version was written. */
+      updatedAt: number;
+    };
+    /** @description RFC 7517 key set: the Ed25519 key (OKP) that signs Gate decisions. */
+    Jwks: {
+      keys: {
+        [key: string]: string;
+      }[];
+    };
+    UsageHistoryResponse: {
+      /** @enum {string} */
+      range: '1h' | '24h' | '7d' | '30d';
+      /** @description The key asked for, or null for the whole account. */
+      key_id: string | null;
+      bucket_ms: number;
+      /** @description The key's tier limits (account: the account's tier). Limits apply to each key separately. */
+      limits: components['schemas']['RateLimits'];
+      /** @description Every bucket of the range, oldest first, zero-filled; the last one is the current one. */
+      buckets: components['schemas']['UsageBucket'][];
+    };
+    UsageBucket: {
+      /** @description Bucket start, epoch milliseconds (UTC-aligned). */
+      start: number;
+      served: number;
+      client_error: number;
+      rate_limited: number;
+      server_error: number;
+      paid: number;
+    };
     /** @description Error body of the public (un-prefixed) routes. */
     PublicError: {
       /**
@@ -1177,6 +1793,9 @@ export interface components {
         | 'bad request'
         | 'payload too large'
         | 'unsupported media type'
+        | 'request timeout'
+        | 'expectation failed'
+        | 'request header fields too large'
         | 'internal error';
       /** @description The raw input the error is about, when there is one. */
       input?: string;
@@ -1194,6 +1813,9 @@ export interface components {
         | 'METHOD_NOT_ALLOWED'
         | 'PAYLOAD_TOO_LARGE'
         | 'UNSUPPORTED_MEDIA_TYPE'
+        | 'REQUEST_TIMEOUT'
+        | 'EXPECTATION_FAILED'
+        | 'HEADERS_TOO_LARGE'
         | 'INTERNAL_ERROR'
         | 'RPC_ERROR'
         | 'API_KEY_REQUIRED'
@@ -1212,6 +1834,7 @@ export interface components {
         | 'INVALID_WALLET'
         | 'INVALID_SIGNATURE_ENCODING'
         | 'HANDLE_TAKEN'
+        | 'PROGRAM_ERROR'
         | 'AMBIGUOUS'
         | 'INVALID_DOMAIN'
         | 'DOMAIN_NOT_REGISTERED'
@@ -1237,6 +1860,7 @@ export interface components {
         | 'DELIVERY_NOT_FOUND'
         | 'NOT_RESUMABLE'
         | 'PAY_WEBHOOKS_DISABLED'
+        | 'PARTNER_TIER_REQUIRED'
         | 'PAYER_REQUIRED'
         | 'PAYMENT_PAYLOAD_INVALID'
         | 'REDEEM_SIGNATURE_REQUIRED'
@@ -1261,29 +1885,63 @@ export interface components {
         | 'PAYMENT_INVALID'
         | 'METERING_UNAVAILABLE'
         | 'PAYMENT_HEADER_CONFLICT'
-        | 'X402_UNAVAILABLE';
+        | 'X402_UNAVAILABLE'
+        | 'INVALID_POLICY'
+        | 'POLICY_TOO_LARGE'
+        | 'POLICY_TOO_DEEP'
+        | 'INVALID_SUBJECT'
+        | 'POLICY_NOT_FOUND'
+        | 'PRECONDITION_FAILED'
+        | 'PRECONDITION_REQUIRED'
+        | 'SETTLEMENT_FAILED'
+        | 'X402_SETTLE_TIMEOUT'
+        | 'X402_FACILITATOR_ERROR';
       /** @description Human-readable explanation. */
       message: string;
     };
     X402PaymentRequired: {
       /** @constant */
       x402Version: 2;
-      accepts: {
-        /** @constant */
-        scheme: 'exact';
-        network: string;
-        asset: string;
-        payTo: string;
-        amount: string;
-        /** @constant */
-        maxTimeoutSeconds: 60;
-        extra: {
-          feePayer?: string;
-          reference?: string;
-          requestHash: string;
-          redeemMessage?: string;
-        };
-      }[];
+      resource?: {
+        url: string;
+        description: string;
+        mimeType: string;
+      };
+      accepts: (
+        | {
+            /** @constant */
+            scheme: 'exact';
+            network: string;
+            asset: string;
+            payTo: string;
+            amount: string;
+            /** @constant */
+            maxTimeoutSeconds: 60;
+            extra: {
+              feePayer?: string;
+              reference?: string;
+              requestHash: string;
+              redeemMessage?: string;
+            };
+          }
+        | {
+            /** @constant */
+            scheme: 'exact';
+            network: string;
+            asset: string;
+            payTo: string;
+            maxAmountRequired: string;
+            amount?: string;
+            /** @constant */
+            maxTimeoutSeconds: 60;
+            resource?: string;
+            description?: string;
+            mimeType?: string;
+            extra: {
+              feePayer: string;
+            };
+          }
+      )[];
       /** @enum {string} */
       error?:
         | 'PAYER_REQUIRED'
@@ -1307,7 +1965,8 @@ export interface components {
         | 'MULTISIG_AUTHORITY_UNSUPPORTED'
         | 'PAYMENT_UNVERIFIABLE'
         | 'VERIFIER_UNAVAILABLE'
-        | 'PAYMENT_INVALID';
+        | 'PAYMENT_INVALID'
+        | 'SETTLEMENT_FAILED';
       /** @enum {string} */
       code?:
         | 'PAYER_REQUIRED'
@@ -1331,7 +1990,8 @@ export interface components {
         | 'MULTISIG_AUTHORITY_UNSUPPORTED'
         | 'PAYMENT_UNVERIFIABLE'
         | 'VERIFIER_UNAVAILABLE'
-        | 'PAYMENT_INVALID';
+        | 'PAYMENT_INVALID'
+        | 'SETTLEMENT_FAILED';
       message?: string;
     };
   };
@@ -2412,6 +3072,74 @@ export interface operations {
       };
     };
   };
+  'keys-rename': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description The new label, 1-64 characters, or null to clear it.
+           * @example staging
+           */
+          name: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RenameKeyResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST` */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
   'keys-usage': {
     parameters: {
       query?: never;
@@ -3199,14 +3927,7 @@ export interface operations {
               /** Format: starts_with */
               webhook_id: string;
               event_id: string;
-              /** @enum {string} */
-              event_type:
-                | 'payment.received'
-                | 'payment.binding_verified'
-                | 'invoice.paid'
-                | 'invoice.created'
-                | 'invoice.cancelled'
-                | 'invoice.closed';
+              event_type: string;
               /** @enum {string} */
               status: 'pending' | 'delivered' | 'dead';
               attempts: number;
@@ -3584,14 +4305,7 @@ export interface operations {
             /** Format: starts_with */
             webhook_id: string;
             event_id: string;
-            /** @enum {string} */
-            event_type:
-              | 'payment.received'
-              | 'payment.binding_verified'
-              | 'invoice.paid'
-              | 'invoice.created'
-              | 'invoice.cancelled'
-              | 'invoice.closed';
+            event_type: string;
             /** @enum {string} */
             status: 'pending' | 'delivered' | 'dead';
             attempts: number;
@@ -3726,14 +4440,7 @@ export interface operations {
             /** Format: starts_with */
             webhook_id: string;
             event_id: string;
-            /** @enum {string} */
-            event_type:
-              | 'payment.received'
-              | 'payment.binding_verified'
-              | 'invoice.paid'
-              | 'invoice.created'
-              | 'invoice.cancelled'
-              | 'invoice.closed';
+            event_type: string;
             /** @enum {string} */
             status: 'pending' | 'delivered' | 'dead';
             attempts: number;
@@ -3758,6 +4465,102 @@ export interface operations {
         };
       };
       /** @description `BAD_REQUEST`: malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAY_WEBHOOKS_DISABLED`: the deployment turned pay webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'payWebhooks-recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          since: string | number;
+          until?: string | number;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            requeued: number;
+            pending: number;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3977,6 +4780,8 @@ export interface operations {
        *     `VERIFIER_UNAVAILABLE`: x402: the 402 body is a fresh challenge naming this code
        *
        *     `PAYMENT_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `SETTLEMENT_FAILED`: x402: the 402 body is a fresh challenge naming this code
        */
       402: {
         headers: {
@@ -4009,7 +4814,8 @@ export interface operations {
               | 'MULTISIG_AUTHORITY_UNSUPPORTED'
               | 'PAYMENT_UNVERIFIABLE'
               | 'VERIFIER_UNAVAILABLE'
-              | 'PAYMENT_INVALID';
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
             /** @enum {unknown} */
             error?:
               | 'PAYER_REQUIRED'
@@ -4033,7 +4839,8 @@ export interface operations {
               | 'MULTISIG_AUTHORITY_UNSUPPORTED'
               | 'PAYMENT_UNVERIFIABLE'
               | 'VERIFIER_UNAVAILABLE'
-              | 'PAYMENT_INVALID';
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
           } & components['schemas']['X402PaymentRequired'];
         };
       };
@@ -4086,6 +4893,10 @@ export interface operations {
       /**
        * @description `X402_UNAVAILABLE`: x402: the chain could not be read to verify the payment; retry
        *
+       *     `X402_SETTLE_TIMEOUT`: x402 facilitator rail: the facilitator did not answer in time; the response is withheld; retry the same payment
+       *
+       *     `X402_FACILITATOR_ERROR`: x402 facilitator rail: the facilitator failed or is down; the response is withheld; retry the same payment
+       *
        *     `RPC_ERROR`: chain unreachable or account malformed; retry
        */
       502: {
@@ -4095,7 +4906,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'X402_UNAVAILABLE' | 'RPC_ERROR';
+            code?: 'X402_UNAVAILABLE' | 'X402_SETTLE_TIMEOUT' | 'X402_FACILITATOR_ERROR' | 'RPC_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4240,6 +5051,8 @@ export interface operations {
        *     `VERIFIER_UNAVAILABLE`: x402: the 402 body is a fresh challenge naming this code
        *
        *     `PAYMENT_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `SETTLEMENT_FAILED`: x402: the 402 body is a fresh challenge naming this code
        */
       402: {
         headers: {
@@ -4272,7 +5085,8 @@ export interface operations {
               | 'MULTISIG_AUTHORITY_UNSUPPORTED'
               | 'PAYMENT_UNVERIFIABLE'
               | 'VERIFIER_UNAVAILABLE'
-              | 'PAYMENT_INVALID';
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
             /** @enum {unknown} */
             error?:
               | 'PAYER_REQUIRED'
@@ -4296,7 +5110,8 @@ export interface operations {
               | 'MULTISIG_AUTHORITY_UNSUPPORTED'
               | 'PAYMENT_UNVERIFIABLE'
               | 'VERIFIER_UNAVAILABLE'
-              | 'PAYMENT_INVALID';
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
           } & components['schemas']['X402PaymentRequired'];
         };
       };
@@ -4365,6 +5180,10 @@ export interface operations {
       /**
        * @description `X402_UNAVAILABLE`: x402: the chain could not be read to verify the payment; retry
        *
+       *     `X402_SETTLE_TIMEOUT`: x402 facilitator rail: the facilitator did not answer in time; the response is withheld; retry the same payment
+       *
+       *     `X402_FACILITATOR_ERROR`: x402 facilitator rail: the facilitator failed or is down; the response is withheld; retry the same payment
+       *
        *     `RPC_ERROR`: RPC failure; retry
        */
       502: {
@@ -4374,7 +5193,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'X402_UNAVAILABLE' | 'RPC_ERROR';
+            code?: 'X402_UNAVAILABLE' | 'X402_SETTLE_TIMEOUT' | 'X402_FACILITATOR_ERROR' | 'RPC_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4666,6 +5485,8 @@ export interface operations {
        *     `VERIFIER_UNAVAILABLE`: x402: the 402 body is a fresh challenge naming this code
        *
        *     `PAYMENT_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `SETTLEMENT_FAILED`: x402: the 402 body is a fresh challenge naming this code
        */
       402: {
         headers: {
@@ -4698,7 +5519,8 @@ export interface operations {
               | 'MULTISIG_AUTHORITY_UNSUPPORTED'
               | 'PAYMENT_UNVERIFIABLE'
               | 'VERIFIER_UNAVAILABLE'
-              | 'PAYMENT_INVALID';
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
             /** @enum {unknown} */
             error?:
               | 'PAYER_REQUIRED'
@@ -4722,7 +5544,8 @@ export interface operations {
               | 'MULTISIG_AUTHORITY_UNSUPPORTED'
               | 'PAYMENT_UNVERIFIABLE'
               | 'VERIFIER_UNAVAILABLE'
-              | 'PAYMENT_INVALID';
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
           } & components['schemas']['X402PaymentRequired'];
         };
       };
@@ -4799,6 +5622,10 @@ export interface operations {
       /**
        * @description `X402_UNAVAILABLE`: x402: the chain could not be read to verify the payment; retry
        *
+       *     `X402_SETTLE_TIMEOUT`: x402 facilitator rail: the facilitator did not answer in time; the response is withheld; retry the same payment
+       *
+       *     `X402_FACILITATOR_ERROR`: x402 facilitator rail: the facilitator failed or is down; the response is withheld; retry the same payment
+       *
        *     `RPC_ERROR`: chain unreachable; retry
        */
       502: {
@@ -4808,7 +5635,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'X402_UNAVAILABLE' | 'RPC_ERROR';
+            code?: 'X402_UNAVAILABLE' | 'X402_SETTLE_TIMEOUT' | 'X402_FACILITATOR_ERROR' | 'RPC_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5232,6 +6059,2513 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'reverse-reverse': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description x402 only: the paying wallet (base58); binds the challenge reference to it. */
+        'X-Payer'?: string;
+      };
+      path: {
+        /** @description Wallet address, base58. */
+        address: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          /** @description x402 only: the base64 settlement receipt (also in `X-PAYMENT-RESPONSE`). */
+          'PAYMENT-RESPONSE'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['KeyedReverseResult'];
+        };
+      };
+      /**
+       * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
+       *
+       *     `INVALID_WALLET`: not a base58 address of 32 bytes
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_WALLET';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header, and x402 is off on this deployment
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description A fresh x402 challenge; on a rejection `error` = `code` names why.
+       *
+       *     `PAYER_REQUIRED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_PAYLOAD_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REDEEM_SIGNATURE_REQUIRED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REDEEM_SIGNATURE_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_NETWORK_UNSUPPORTED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_NOT_FINALIZED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_ALREADY_USED`: x402: already redeemed (409: by a concurrent request, first)
+       *
+       *     `PAYMENT_FAILED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_STALE`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_WRONG_ASSET`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_WRONG_DESTINATION`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_AMOUNT_TOO_LOW`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYER_MISMATCH`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_LAYOUT_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REFERENCE_MISSING`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REFERENCE_MISMATCH`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REFERENCE_REUSED`: x402: reference already redeemed (409: by a concurrent request, first)
+       *
+       *     `REFERENCE_EXPIRED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `MULTISIG_AUTHORITY_UNSUPPORTED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_UNVERIFIABLE`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `VERIFIER_UNAVAILABLE`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `SETTLEMENT_FAILED`: x402: the 402 body is a fresh challenge naming this code
+       */
+      402: {
+        headers: {
+          /** @description The same challenge, base64 JSON. */
+          'PAYMENT-REQUIRED'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?:
+              | 'PAYER_REQUIRED'
+              | 'PAYMENT_PAYLOAD_INVALID'
+              | 'REDEEM_SIGNATURE_REQUIRED'
+              | 'REDEEM_SIGNATURE_INVALID'
+              | 'PAYMENT_NETWORK_UNSUPPORTED'
+              | 'PAYMENT_NOT_FINALIZED'
+              | 'PAYMENT_ALREADY_USED'
+              | 'PAYMENT_FAILED'
+              | 'PAYMENT_STALE'
+              | 'PAYMENT_WRONG_ASSET'
+              | 'PAYMENT_WRONG_DESTINATION'
+              | 'PAYMENT_AMOUNT_TOO_LOW'
+              | 'PAYER_MISMATCH'
+              | 'PAYMENT_LAYOUT_INVALID'
+              | 'REFERENCE_MISSING'
+              | 'REFERENCE_MISMATCH'
+              | 'REFERENCE_REUSED'
+              | 'REFERENCE_EXPIRED'
+              | 'MULTISIG_AUTHORITY_UNSUPPORTED'
+              | 'PAYMENT_UNVERIFIABLE'
+              | 'VERIFIER_UNAVAILABLE'
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
+            /** @enum {unknown} */
+            error?:
+              | 'PAYER_REQUIRED'
+              | 'PAYMENT_PAYLOAD_INVALID'
+              | 'REDEEM_SIGNATURE_REQUIRED'
+              | 'REDEEM_SIGNATURE_INVALID'
+              | 'PAYMENT_NETWORK_UNSUPPORTED'
+              | 'PAYMENT_NOT_FINALIZED'
+              | 'PAYMENT_ALREADY_USED'
+              | 'PAYMENT_FAILED'
+              | 'PAYMENT_STALE'
+              | 'PAYMENT_WRONG_ASSET'
+              | 'PAYMENT_WRONG_DESTINATION'
+              | 'PAYMENT_AMOUNT_TOO_LOW'
+              | 'PAYER_MISMATCH'
+              | 'PAYMENT_LAYOUT_INVALID'
+              | 'REFERENCE_MISSING'
+              | 'REFERENCE_MISMATCH'
+              | 'REFERENCE_REUSED'
+              | 'REFERENCE_EXPIRED'
+              | 'MULTISIG_AUTHORITY_UNSUPPORTED'
+              | 'PAYMENT_UNVERIFIABLE'
+              | 'VERIFIER_UNAVAILABLE'
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
+          } & components['schemas']['X402PaymentRequired'];
+        };
+      };
+      /**
+       * @description `PAYMENT_ALREADY_USED`: x402: already redeemed (409: by a concurrent request, first)
+       *
+       *     `REFERENCE_REUSED`: x402: reference already redeemed (409: by a concurrent request, first)
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_ALREADY_USED' | 'REFERENCE_REUSED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `X402_UNAVAILABLE`: x402: the chain could not be read to verify the payment; retry
+       *
+       *     `X402_SETTLE_TIMEOUT`: x402 facilitator rail: the facilitator did not answer in time; the response is withheld; retry the same payment
+       *
+       *     `X402_FACILITATOR_ERROR`: x402 facilitator rail: the facilitator failed or is down; the response is withheld; retry the same payment
+       *
+       *     `RPC_ERROR`: chain unreachable or an account malformed; retry
+       */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'X402_UNAVAILABLE' | 'X402_SETTLE_TIMEOUT' | 'X402_FACILITATOR_ERROR' | 'RPC_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METERING_UNAVAILABLE`: x402: the payment store failed after the handler; the response is withheld, nothing is consumed */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METERING_UNAVAILABLE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'reverse-batch': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description 1 to 100 wallet addresses; duplicates are answered once. */
+          addresses: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReverseBatchResult'];
+        };
+      };
+      /** @description `BAD_REQUEST`: no addresses, or more than 100; a bad address is an item */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RPC_ERROR`: the chain could not be read for the batch; retry */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RPC_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'gate-check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description `{handle}` | `{wallet}` | `{session}` (a Connect token of this key). */
+          subject: unknown;
+          /** @description A stored policy of this account. */
+          policyId?: string;
+          /** @description With `policyId`: that version (default: the current one). */
+          version?: number;
+          /** @description An inline policy (GET /v1/gate/policy.schema.json). */
+          policy?: unknown;
+          /** @description Also return the decision as a compact JWS (EdDSA). */
+          sign?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GateCheckResult'];
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: the body is not a JSON object of this shape
+       *
+       *     `INVALID_SUBJECT`: not exactly one of {handle}, {wallet}, {session}, or a bad handle or wallet
+       *
+       *     `INVALID_POLICY`: not exactly one of policyId and policy, or not a policy
+       *
+       *     `POLICY_TOO_DEEP`: nested deeper than 8
+       *
+       *     `POLICY_TOO_LARGE`: over 64 nodes, 32 children, 1000 wallets in a list, or 65536 bytes
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_SUBJECT' | 'INVALID_POLICY' | 'POLICY_TOO_DEEP' | 'POLICY_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       *
+       *     `INVALID_SESSION`: subject.session: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the calling key
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY' | 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `POLICY_NOT_FOUND`: policyId (or its version) is not a policy of the key's account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'POLICY_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_CONFIGURED`: sign: true on a deployment without a signing key */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_CONFIGURED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'gate-listPolicies': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatePolicyList'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'gate-createPolicy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          /** @description The policy (GET /v1/gate/policy.schema.json). */
+          policy: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatePolicyStored'];
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: the body is not a JSON object of this shape
+       *
+       *     `INVALID_POLICY`: not a policy: the message names the first problem and its JSON Pointer
+       *
+       *     `POLICY_TOO_DEEP`: nested deeper than 8
+       *
+       *     `POLICY_TOO_LARGE`: over 64 nodes, 32 children, 1000 wallets in a list, or 65536 bytes
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_POLICY' | 'POLICY_TOO_DEEP' | 'POLICY_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `LIMIT_REACHED`: the account already keeps 100 policies */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'LIMIT_REACHED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'gate-getPolicy': {
+    parameters: {
+      query?: {
+        version?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatePolicyStored'];
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed id or version */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'POLICY_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'gate-replacePolicy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name?: string;
+          /** @description The policy (GET /v1/gate/policy.schema.json). */
+          policy: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['GatePolicyStored'];
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: a malformed id or version
+       *
+       *     `INVALID_POLICY`: not a policy: the message names the first problem and its JSON Pointer
+       *
+       *     `POLICY_TOO_DEEP`: nested deeper than 8
+       *
+       *     `POLICY_TOO_LARGE`: over 64 nodes, 32 children, 1000 wallets in a list, or 65536 bytes
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_POLICY' | 'POLICY_TOO_DEEP' | 'POLICY_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'POLICY_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PRECONDITION_FAILED`: If-Match is not the current version’s ETag (another replace won) */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PRECONDITION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PRECONDITION_REQUIRED`: no If-Match header */
+      428: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PRECONDITION_REQUIRED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'gate-deletePolicy': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `BAD_REQUEST`: a malformed id or version */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'POLICY_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PRECONDITION_FAILED`: If-Match is not the current version’s ETag */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PRECONDITION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'gate-jwks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Jwks'];
+        };
+      };
+      /** @description `INTERNAL`: the key could not be loaded */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
+        };
+      };
+    };
+  };
+  'gate-policySchema': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+  };
+  'identityEvents-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            webhooks: {
+              id: string;
+              scope: {
+                /** @enum {string} */
+                type: 'wallet' | 'name' | 'registry';
+                value: string;
+              };
+              url: string;
+              event_types: string[];
+              description: string | null;
+              /** @enum {string} */
+              status: 'active' | 'paused';
+              paused_reason: string | null;
+              from_sequence: number;
+              created_at: number;
+              updated_at: number;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-create': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          scope: string;
+          url: string;
+          event_types?: string[];
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            scope: {
+              /** @enum {string} */
+              type: 'wallet' | 'name' | 'registry';
+              value: string;
+            };
+            url: string;
+            event_types: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: 'active' | 'paused';
+            paused_reason: string | null;
+            from_sequence: number;
+            created_at: number;
+            updated_at: number;
+            secret: string;
+          };
+        };
+      };
+      /**
+       * @description `INVALID_SCOPE`
+       *
+       *     `INVALID_URL`
+       *
+       *     `INVALID_EVENT_TYPES`
+       *
+       *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
+       *
+       *     `BAD_REQUEST`
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SCOPE' | 'INVALID_URL' | 'INVALID_EVENT_TYPES' | 'URL_REJECTED' | 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PARTNER_TIER_REQUIRED`: scope `*` with a key below the partner tier */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PARTNER_TIER_REQUIRED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `LIMIT_REACHED`: the account already holds 25 identity webhooks */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'LIMIT_REACHED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            scope: {
+              /** @enum {string} */
+              type: 'wallet' | 'name' | 'registry';
+              value: string;
+            };
+            url: string;
+            event_types: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: 'active' | 'paused';
+            paused_reason: string | null;
+            from_sequence: number;
+            created_at: number;
+            updated_at: number;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-remove': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `BAD_REQUEST`: malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-deliveries': {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            deliveries: {
+              /** Format: starts_with */
+              id: string;
+              /** Format: starts_with */
+              webhook_id: string;
+              event_id: string;
+              event_type: string;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'dead';
+              attempts: number;
+              last_status: number | null;
+              last_error:
+                | (
+                    | 'timeout'
+                    | 'connect_failed'
+                    | 'connection_closed'
+                    | 'dns_failed'
+                    | 'blocked_destination'
+                    | 'tls_failed'
+                    | 'http_status'
+                  )
+                | null;
+              response_ms: number | null;
+              next_attempt_at: number | null;
+              created_at: number;
+              delivered_at: number | null;
+              test: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-rotateSecret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: starts_with */
+            id: string;
+            /** Format: starts_with */
+            secret: string;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            scope: {
+              /** @enum {string} */
+              type: 'wallet' | 'name' | 'registry';
+              value: string;
+            };
+            url: string;
+            event_types: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: 'active' | 'paused';
+            paused_reason: string | null;
+            from_sequence: number;
+            created_at: number;
+            updated_at: number;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_RESUMABLE`: not auto-paused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_RESUMABLE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: starts_with */
+            id: string;
+            /** Format: starts_with */
+            webhook_id: string;
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'dead';
+            attempts: number;
+            last_status: number | null;
+            last_error:
+              | (
+                  | 'timeout'
+                  | 'connect_failed'
+                  | 'connection_closed'
+                  | 'dns_failed'
+                  | 'blocked_destination'
+                  | 'tls_failed'
+                  | 'http_status'
+                )
+              | null;
+            response_ms: number | null;
+            next_attempt_at: number | null;
+            created_at: number;
+            delivered_at: number | null;
+            test: boolean;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-sendTest': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: starts_with */
+            id: string;
+            /** Format: starts_with */
+            webhook_id: string;
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'dead';
+            attempts: number;
+            last_status: number | null;
+            last_error:
+              | (
+                  | 'timeout'
+                  | 'connect_failed'
+                  | 'connection_closed'
+                  | 'dns_failed'
+                  | 'blocked_destination'
+                  | 'tls_failed'
+                  | 'http_status'
+                )
+              | null;
+            response_ms: number | null;
+            next_attempt_at: number | null;
+            created_at: number;
+            delivered_at: number | null;
+            test: boolean;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: malformed id */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          since: string | number;
+          until?: string | number;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            requeued: number;
+            pending: number;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WEBHOOK_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'identityEvents-events': {
+    parameters: {
+      query?: {
+        after?: number;
+        types?: string;
+        handle?: string;
+        wallet?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            events: (
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'handle.registered';
+                  change: {
+                    handleType: number;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'handle.released';
+                  change: {
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'handle.transferred';
+                  change: {
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'handle.tokenized';
+                  change: {
+                    tokenized: {
+                      before: boolean | null;
+                      after: boolean | null;
+                    };
+                    mint: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'primary.set';
+                  change: {
+                    wallet: string;
+                    primary: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'primary.cleared';
+                  change: {
+                    wallet: string;
+                    primary: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                    /** @enum {string} */
+                    reason: 'handle_transferred' | 'handle_released';
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'record.set';
+                  change: {
+                    /** @enum {string} */
+                    kind: 'address' | 'text';
+                    key: string;
+                    record: string;
+                    value: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                    verified: {
+                      before: boolean | null;
+                      after: boolean | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'record.verified';
+                  change: {
+                    /** @enum {string} */
+                    kind: 'address' | 'text';
+                    key: string | null;
+                    record: string;
+                    value: string | null;
+                    verified: {
+                      before: boolean | null;
+                      after: boolean | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'record.deleted';
+                  change: {
+                    /** @enum {string} */
+                    kind: 'address' | 'text';
+                    key: string;
+                    record: string;
+                    value: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  };
+                  /** @constant */
+                  type: 'attestation.created';
+                  change: {
+                    attestation: string;
+                    platform: string;
+                    subject: string;
+                    expiresAt: string | null;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'attestation.revoked';
+                  change: {
+                    attestation: string;
+                    platform: string | null;
+                    subject: string | null;
+                    revoked: {
+                      before: boolean | null;
+                      after: boolean | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  /** @constant */
+                  type: 'namespace.created';
+                  handle: null;
+                  change: {
+                    namespace: string;
+                    tld: string;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                  };
+                  /** @constant */
+                  type: 'domain.registered';
+                  handle: null;
+                  change: {
+                    domain: {
+                      account: string;
+                      label: string;
+                      tld: string | null;
+                      namespace: string;
+                    };
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+            )[];
+            next_after: number | null;
+            has_more: boolean;
+          };
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: `after` or `limit` malformed or out of range
+       *
+       *     `INVALID_EVENT_TYPES`
+       *
+       *     `INVALID_WALLET`
+       *
+       *     `INVALID_SCOPE`: `handle` is not a top-level name
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_EVENT_TYPES' | 'INVALID_WALLET' | 'INVALID_SCOPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'usageHistory-history': {
+    parameters: {
+      query?: {
+        range?: '1h' | '24h' | '7d' | '30d';
+        key_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['UsageHistoryResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST`: unknown `range` */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND';
           } & components['schemas']['V1Error'];
         };
       };
