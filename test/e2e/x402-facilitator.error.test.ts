@@ -203,6 +203,29 @@ describe('x402 facilitator rail: faults', () => {
     expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
   });
 
+  it('503 METERING_UNAVAILABLE when the settlement store fails after the handler: nothing settled, nothing charged', async () => {
+    const payment = await stockPayment(app, '/v1/resolve/nostore-1', env.payer2);
+    const before = await payeeBalance();
+    try {
+      const r = await app.get('/v1/resolve/nostore-1', payment); // the handler takes the settlement table away
+      expect(handlerCalls.get('nostore-1')).toBe(1);
+      expect(r.status).toBe(503);
+      expect(r.body).toEqual({
+        code: 'METERING_UNAVAILABLE',
+        message:
+          'the payment store failed; the response is withheld; retry the identical request with the same payment ' +
+          'within 600 s (it is not charged twice)',
+      });
+      expect(r.headers.get(X402_HEADERS.response)).toBeNull();
+    } finally {
+      await app.database.db.schema.alterTable('x402_settlements_off').renameTo('x402_settlements').execute();
+    }
+    expect(await payeeBalance()).toBe(before);
+    const ok = await app.get('/v1/resolve/nostore-1', payment);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
+  });
+
   it('a handler failure (404) settles nothing: the payment is not charged and buys the response later', async () => {
     const payment = await stockPayment(app, '/v1/resolve/flaky-fac', env.payer2);
     const before = await payeeBalance();
