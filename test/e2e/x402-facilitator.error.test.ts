@@ -34,7 +34,7 @@ let env: X402Chain;
 let rail: LocalFacilitatorRail;
 
 beforeAll(async () => {
-  // 100 ms slots: a blockhash stays valid ~15 s, longer than the slow settlement below.
+  // 100 ms slots: a blockhash stays valid ~15 s, longer than the slow settlement below (9 s).
   env = await startX402Chain({ autoAdvance: true, genesisHash: SOLANA_DEVNET_GENESIS_HASH, slotMs: 100 });
   rail = await startLocalFacilitatorRail(env.chain);
 }, 90_000);
@@ -86,7 +86,7 @@ async function tamperedPayment(
 
 /** Waits (bounded) until the payee's balance moved off `from`. */
 async function balanceMoved(from: bigint): Promise<bigint> {
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 400; i++) {
     const now = await payeeBalance();
     if (now !== from) return now;
     await new Promise((r) => setTimeout(r, 50));
@@ -135,19 +135,29 @@ describe('x402 facilitator rail: faults', () => {
   it('settlement past the timeout → 502 X402_SETTLE_TIMEOUT; the same payment again → 200, charged once', async () => {
     const slow = await startX402App(env, {
       dialect: 'sqlite',
-      vars: railVars(rail.facilitator.url, { SIGIL_X402_FACILITATOR_TIMEOUT_MS: '1000' }),
+      vars: railVars(rail.facilitator.url, { SIGIL_X402_FACILITATOR_TIMEOUT_MS: '3000' }),
     });
     try {
       const payment = await stockPayment(slow, '/v1/resolve/slow-settle', env.payer1);
       const before = await payeeBalance();
-      env.chain.faults.set({ delayMs: 2_500, methods: ['sendTransaction'] });
+      env.chain.faults.set({ delayMs: 9_000, methods: ['sendTransaction'] });
       const r = await slow.get('/v1/resolve/slow-settle', payment);
       expect(r.status).toBe(502);
       expect(r.body).toEqual({
         code: 'X402_SETTLE_TIMEOUT',
-        message: expect.stringMatching(/^facilitator \/settle did not answer within 1000 ms; retry the identical/),
+        message: expect.stringMatching(/^facilitator \/settle did not answer within 3000 ms; retry the identical/),
       });
       expect(r.headers.get(X402_HEADERS.response)).toBeNull();
+      // Retried while the first settlement is still in flight: the facilitator refuses a duplicate, nothing is
+      // served, nothing charged twice; the payment stays resumable.
+      const early = await slow.get('/v1/resolve/slow-settle', payment);
+      expect(early.status).toBe(502);
+      expect(early.body).toEqual({
+        code: 'X402_SETTLE_TIMEOUT',
+        message:
+          'the settlement started earlier is not confirmed yet (duplicate_settlement); retry the identical request ' +
+          'with the same payment within 600 s: it is not charged twice',
+      });
       // The facilitator's transaction lands after all: the buyer is charged and has no response yet.
       const charged = await balanceMoved(before);
       expect(charged).toBe(before + PRICE_RESOLVE);
@@ -189,6 +199,29 @@ describe('x402 facilitator rail: faults', () => {
     expect(header).toMatchObject({ x402Version: 2, code: 'SETTLEMENT_FAILED' });
     expect(await payeeBalance()).toBe(before);
     const ok = await app.get('/v1/resolve/refused', payment);
+    expect(ok.status, JSON.stringify(ok.body)).toBe(200);
+    expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
+  });
+
+  it('503 METERING_UNAVAILABLE when the settlement store fails after the handler: nothing settled, nothing charged', async () => {
+    const payment = await stockPayment(app, '/v1/resolve/nostore-1', env.payer2);
+    const before = await payeeBalance();
+    try {
+      const r = await app.get('/v1/resolve/nostore-1', payment); // the handler takes the settlement table away
+      expect(handlerCalls.get('nostore-1')).toBe(1);
+      expect(r.status).toBe(503);
+      expect(r.body).toEqual({
+        code: 'METERING_UNAVAILABLE',
+        message:
+          'the payment store failed; the response is withheld; retry the identical request with the same payment ' +
+          'within 600 s (it is not charged twice)',
+      });
+      expect(r.headers.get(X402_HEADERS.response)).toBeNull();
+    } finally {
+      await app.database.db.schema.alterTable('x402_settlements_off').renameTo('x402_settlements').execute();
+    }
+    expect(await payeeBalance()).toBe(before);
+    const ok = await app.get('/v1/resolve/nostore-1', payment);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
   });

@@ -140,7 +140,8 @@ export const handlerCalls = new Map<string, number>();
 /**
  * Metered probes at real METERED_ROUTES paths. Name behaviours: `missing` → 404; `flaky-*` → 404 on the first
  * call, then 200; `slow-*` → 300 ms before answering (lets concurrent redeemers all pass verification);
- * `withhold-*` → on the first call, takes the payment store's table away (the consume that follows fails).
+ * `withhold-*` → on the first call, takes the payment store's table away (the consume that follows fails);
+ * `nostore-*` → the same with the facilitator rail's settlement table.
  */
 /** One per app: the `withhold-` probe breaks that app's payments table so that settlement fails. */
 const x402ProbeRouter = (probeDb: Kysely<Database>) =>
@@ -159,6 +160,8 @@ const x402ProbeRouter = (probeDb: Kysely<Database>) =>
           if (input.name.startsWith('slow-')) await new Promise((r) => setTimeout(r, 300));
           if (input.name.startsWith('withhold-') && calls === 1)
             await probeDb.schema.alterTable('x402_payments').renameTo('x402_payments_off').execute();
+          if (input.name.startsWith('nostore-') && calls === 1)
+            await probeDb.schema.alterTable('x402_settlements').renameTo('x402_settlements_off').execute();
           return {
             name: input.name,
             paidBy: (ctx.payment as VerifiedPayment | undefined)?.payer ?? null,
