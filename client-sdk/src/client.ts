@@ -147,6 +147,8 @@ type InitArgs<Init> = undefined extends Init ? [init?: Init & { headers?: Record
 export interface SigilClient {
   GET<P extends PathsWith<'get'>>(path: P, ...init: InitArgs<InitOf<P, 'get'>>): Promise<ResultOf<P, 'get'>>;
   POST<P extends PathsWith<'post'>>(path: P, ...init: InitArgs<InitOf<P, 'post'>>): Promise<ResultOf<P, 'post'>>;
+  PUT<P extends PathsWith<'put'>>(path: P, ...init: InitArgs<InitOf<P, 'put'>>): Promise<ResultOf<P, 'put'>>;
+  PATCH<P extends PathsWith<'patch'>>(path: P, ...init: InitArgs<InitOf<P, 'patch'>>): Promise<ResultOf<P, 'patch'>>;
   DELETE<P extends PathsWith<'delete'>>(
     path: P,
     ...init: InitArgs<InitOf<P, 'delete'>>
@@ -155,7 +157,10 @@ export interface SigilClient {
   withSession(session: string | undefined): SigilClient;
 }
 
-/** A client for every operation of the service: `client.GET('/resolve/{name}', {params: {path: {name}}})`. */
+/**
+ * A client for every operation of the service: `client.GET('/resolve/{name}', {params: {path: {name}}})`. PUT and
+ * PATCH exist for routes that use them (none today), so a route added with those methods is callable at once.
+ */
 export function createSigilClient(options: SigilClientOptions): SigilClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const attempts = options.retry === false ? 1 : Math.max(1, options.retry?.attempts ?? 3);
@@ -207,6 +212,8 @@ export function createSigilClient(options: SigilClientOptions): SigilClient {
   return {
     GET: (path, ...init) => request('GET', path, init[0]) as never,
     POST: (path, ...init) => request('POST', path, init[0]) as never,
+    PUT: (path, ...init) => request('PUT', path, init[0]) as never,
+    PATCH: (path, ...init) => request('PATCH', path, init[0]) as never,
     DELETE: (path, ...init) => request('DELETE', path, init[0]) as never,
     withSession: (session) => createSigilClient({ ...options, session }),
   };

@@ -41,7 +41,10 @@ beforeAll(async () => {
   const project = join(dir, 'project');
   await run('mkdir', [project]);
   await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'sdk-user', private: true, type: 'module' }));
-  await run('npm', ['install', '--no-audit', '--no-fund', join(dir, info.filename)], { cwd: project });
+  // @types/node as a Node project has it: the type check below also checks the SDK's own declarations (no skipLibCheck).
+  await run('npm', ['install', '--no-audit', '--no-fund', join(dir, info.filename), '@types/node@20'], {
+    cwd: project,
+  });
 }, 600_000);
 
 afterAll(async () => {
@@ -212,11 +215,12 @@ describe('the packed @sigil/sdk', () => {
           target: 'es2022',
           module: 'nodenext',
           moduleResolution: 'nodenext',
-          lib: ['es2023', 'dom'],
-          types: [],
+          // esnext.disposable: @solana/kit's declarations name `Disposable`.
+          lib: ['es2023', 'dom', 'esnext.disposable'],
+          types: ['node'],
           strict: true,
           noEmit: true,
-          skipLibCheck: true,
+          skipLibCheck: false,
         },
         files: ['every-operation.ts'],
       }),
@@ -226,7 +230,7 @@ describe('the packed @sigil/sdk', () => {
       (e: { stdout: string }) => e,
     );
     expect(checked.stdout).toBe('');
-  });
+  }, 300_000);
 
   it('(c) the browser entry bundles with esbuild, core client within 15 kB min+gzip', async () => {
     await writeFile(

@@ -214,6 +214,11 @@ describe('/docs', () => {
     expect(js.text.length).toBeGreaterThan(100_000);
     const spec = await req('GET', '/docs/json');
     expect(spec.json().info.title).toBe('Sigil');
+    // The page renders the served document, examples and security schemes included.
+    expect(spec.json()).toStrictEqual((await req('GET', '/openapi.json')).json());
+    const resolve = spec.json().paths['/resolve/{name}'].get;
+    expect(resolve.responses['200'].content['application/json'].example).toMatchObject({ input: '@alice' });
+    expect(Object.keys(spec.json().components.securitySchemes)).toEqual(['ApiKey', 'BearerSession', 'X402Payment']);
   });
 });
 
