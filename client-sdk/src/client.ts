@@ -158,8 +158,8 @@ export interface SigilClient {
 }
 
 /**
- * A client for every operation of the service: `client.GET('/resolve/{name}', {params: {path: {name}}})`. PUT and
- * PATCH exist for routes that use them (none today), so a route added with those methods is callable at once.
+ * A client for every operation of the service: `client.GET('/resolve/{name}', {params: {path: {name}}})`; one
+ * method per HTTP verb the document uses (PUT replaces a Gate policy, PATCH renames a key).
  */
 export function createSigilClient(options: SigilClientOptions): SigilClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;

@@ -1,6 +1,8 @@
 // Every operation of the OpenAPI document, called through the SDK (createSigilClient and its helpers) against the
 // real service on the local chain with the demo scenario: one success and at least one documented error each. The
-// operations whose document lists no error (liveness, deployment facts, the manifest schema) have only a success.
+// operations whose document lists no error (liveness, deployment facts, the manifest and policy schemas) have only a
+// success, and so does the JWKS, whose one documented error (500: the signing key could not be loaded) only a
+// database failure before the first load causes, not a request.
 // A last test checks that every operation of the document was called here, so a new route fails this suite until
 // it is covered. The x402 payer is exercised through the client as its `fetch` (createX402Fetch).
 import { randomBytes } from 'node:crypto';
@@ -306,6 +308,25 @@ describe('portal key management (Connect session)', () => {
     expect(await anonymous.GET('/v1/usage')).toMatchObject({ ok: false, status: 401, code: 'INVALID_SESSION' });
 
     const id = created.data.key.id;
+    const renamed = op(
+      'PATCH /v1/keys/{id}',
+      await portal.PATCH('/v1/keys/{id}', { params: { path: { id } }, body: { name: 'sdk e2e (renamed)' } }),
+    );
+    expect(renamed.ok && renamed.data.key, show(renamed)).toMatchObject({ id, name: 'sdk e2e (renamed)' });
+    const stranger = `key_${base58.encode(randomBytes(16))}`;
+    expect(
+      await portal.PATCH('/v1/keys/{id}', { params: { path: { id: stranger } }, body: { name: 'x' } }),
+    ).toMatchObject({ ok: false, status: 404, code: 'KEY_NOT_FOUND' });
+
+    const history = op(
+      'GET /v1/usage/history',
+      await portal.GET('/v1/usage/history', { params: { query: { range: '24h', key_id: id } } }),
+    );
+    expect(history.ok && history.data.buckets.length, show(history)).toBe(24);
+    expect(
+      await portal.GET('/v1/usage/history', { params: { query: { range: '24h', key_id: stranger } } }),
+    ).toMatchObject({ ok: false, status: 404, code: 'KEY_NOT_FOUND' });
+
     const revoked = op('DELETE /v1/keys/{id}', await portal.DELETE('/v1/keys/{id}', { params: { path: { id } } }));
     expect(revoked.ok && revoked.data.key.revoked_at).toBeGreaterThan(0);
     const unknown = `key_${base58.encode(randomBytes(16))}`;
@@ -406,12 +427,247 @@ describe('pay webhooks', () => {
     const resumed = op('POST /v1/pay/webhooks/{id}/resume', await client.POST('/v1/pay/webhooks/{id}/resume', id));
     expect(resumed.ok && resumed.data).toMatchObject({ status: 'active', paused_reason: null });
 
+    const recovered = op(
+      'POST /v1/pay/webhooks/{id}/recover',
+      await client.POST('/v1/pay/webhooks/{id}/recover', { params: id.params, body: { since: 0 } }),
+    );
+    expect(recovered.ok && recovered.data, show(recovered)).toEqual({ requeued: 0, pending: 0 });
+    expect(
+      await client.POST('/v1/pay/webhooks/{id}/recover', { params: missing.params, body: { since: 0 } }),
+    ).toMatchObject({ ok: false, status: 404, code: 'WEBHOOK_NOT_FOUND' });
+
     const deleted = op('DELETE /v1/pay/webhooks/{id}', await client.DELETE('/v1/pay/webhooks/{id}', id));
     expect(deleted).toMatchObject({ ok: true, status: 204, data: undefined });
     expect(await client.DELETE('/v1/pay/webhooks/{id}', id)).toMatchObject({
       ok: false,
       status: 404,
       code: 'WEBHOOK_NOT_FOUND',
+    });
+  });
+});
+
+describe('keyed reverse', () => {
+  it('GET /v1/reverse/{address}: the primary with its proof; 400 INVALID_WALLET', async () => {
+    const alice = scenario.wallets.alice!.address;
+    const path = '/v1/reverse/{address}';
+    const ok = op(`GET ${path}`, await sigil.GET(path, { params: { path: { address: alice } } }));
+    expect(ok.ok && ok.data, show(ok)).toMatchObject({ address: alice, handle: 'alice', forwardMatch: true });
+    expect(await sigil.GET(path, { params: { path: { address: 'not-base58!' } } })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'INVALID_WALLET',
+    });
+  });
+
+  it('POST /v1/reverse/batch: one item per address in order; 400 BAD_REQUEST for an empty list', async () => {
+    const addresses = [scenario.wallets.alice!.address, scenario.reverse.noPrimary!];
+    const ok = op('POST /v1/reverse/batch', await sigil.POST('/v1/reverse/batch', { body: { addresses } }));
+    expect(ok.ok && ok.data.results.map((r) => [r.input, r.ok, r.result?.handle]), show(ok)).toEqual([
+      [addresses[0], true, 'alice'],
+      [addresses[1], true, null],
+    ]);
+    expect(await sigil.POST('/v1/reverse/batch', { body: { addresses: [] } })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'BAD_REQUEST',
+    });
+  });
+});
+
+describe('gate', () => {
+  it('published facts: the JWKS and the policy schema (no error of their own to provoke)', async () => {
+    const jwks = op('GET /.well-known/jwks.json', await anonymous.GET('/.well-known/jwks.json'));
+    expect(jwks.ok && Array.isArray(jwks.data.keys), show(jwks)).toBe(true);
+    const schema = op('GET /v1/gate/policy.schema.json', await anonymous.GET('/v1/gate/policy.schema.json'));
+    expect(schema.ok && schema.data.$schema, show(schema)).toBe('https://json-schema.org/draft/2020-12/schema');
+  });
+
+  it('policy store and check: create (201) → list → get → replace (If-Match) → check → delete (204); each refuses', async () => {
+    const policy = { all: [{ 'handle.owned': {} }, { 'record.verified': { chain: 'SOL' } }] };
+    const created = op(
+      'POST /v1/gate/policies',
+      await sigil.POST('/v1/gate/policies', { body: { name: 'verified SOL holders', policy } }),
+    );
+    if (!created.ok) throw new Error(show(created));
+    expect(created.status).toBe(201);
+    expect(created.data).toMatchObject({ name: 'verified SOL holders', version: 1 });
+    expect(await sigil.POST('/v1/gate/policies', { body: { policy: { 'no.such.leaf': {} } } })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'INVALID_POLICY',
+    });
+    const id = created.data.id;
+    const etag = created.headers.get('etag')!;
+    expect(etag).toBe(`"${created.data.hash}"`);
+
+    const list = op('GET /v1/gate/policies', await sigil.GET('/v1/gate/policies'));
+    expect(list.ok && list.data.policies.map((p) => p.id), show(list)).toContain(id);
+    expect(
+      await createSigilClient({ baseUrl: app.base, apiKey: 'sigil_sk_nope', retry: false }).GET('/v1/gate/policies'),
+    ).toMatchObject({ ok: false, status: 401, code: 'INVALID_KEY' });
+
+    const got = op(
+      'GET /v1/gate/policies/{id}',
+      await sigil.GET('/v1/gate/policies/{id}', { params: { path: { id } } }),
+    );
+    expect(got.ok && got.data.policy, show(got)).toEqual(policy);
+    const unknown = { params: { path: { id: 'pol_unknown' } } };
+    expect(await sigil.GET('/v1/gate/policies/{id}', unknown)).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'POLICY_NOT_FOUND',
+    });
+
+    const next = { all: [...policy.all, { attestation: { platform: 'x' } }] };
+    const replaced = op(
+      'PUT /v1/gate/policies/{id}',
+      await sigil.PUT('/v1/gate/policies/{id}', {
+        params: { path: { id } },
+        body: { name: 'verified SOL holders', policy: next },
+        headers: { 'If-Match': etag },
+      }),
+    );
+    expect(replaced.ok && replaced.data.version, show(replaced)).toBe(2);
+    expect(
+      await sigil.PUT('/v1/gate/policies/{id}', { params: { path: { id } }, body: { policy: next } }),
+    ).toMatchObject({ ok: false, status: 428, code: 'PRECONDITION_REQUIRED' });
+
+    const checked = op(
+      'POST /v1/gate/check',
+      await sigil.POST('/v1/gate/check', { body: { subject: { handle: '@alice' }, policyId: id } }),
+    );
+    expect(checked.ok && checked.data, show(checked)).toMatchObject({
+      decision: 'allow',
+      policyId: id,
+      version: 2,
+      subject: { handle: 'alice', wallet: scenario.wallets.alice!.address },
+    });
+    expect(
+      await sigil.POST('/v1/gate/check', { body: { subject: { handle: 'alice', wallet: 'x' }, policyId: id } }),
+    ).toMatchObject({ ok: false, status: 400, code: 'INVALID_SUBJECT' });
+
+    expect(
+      await sigil.DELETE('/v1/gate/policies/{id}', { params: { path: { id } }, headers: { 'If-Match': etag } }),
+    ).toMatchObject({ ok: false, status: 412, code: 'PRECONDITION_FAILED' });
+    const deleted = op(
+      'DELETE /v1/gate/policies/{id}',
+      await sigil.DELETE('/v1/gate/policies/{id}', { params: { path: { id } } }),
+    );
+    expect(deleted).toMatchObject({ ok: true, status: 204, data: undefined });
+  });
+});
+
+describe('identity events', () => {
+  it('every identity webhook operation and the log: success, then its error', async () => {
+    const client = createSigilClient({ baseUrl: hooks.app.base, apiKey: hooks.app.key.secret });
+    const url = 'https://hooks.example.com/sigil/identity';
+    const missing = { params: { path: { id: `whsub_${base58.encode(randomBytes(16))}` } } };
+
+    const created = op(
+      'POST /v1/identity/webhooks',
+      await client.POST('/v1/identity/webhooks', {
+        body: { scope: '@alice', url, event_types: ['record', 'primary.set'], description: 'alice profile' },
+      }),
+    );
+    if (!created.ok) throw new Error(show(created));
+    expect(created.status).toBe(201);
+    expect(created.data).toMatchObject({ scope: { type: 'name', value: '@alice' }, status: 'active' });
+    expect(created.data.secret).toMatch(/^whsec_/);
+    expect(await client.POST('/v1/identity/webhooks', { body: { scope: '*', url } })).toMatchObject({
+      ok: false,
+      status: 403,
+      code: 'PARTNER_TIER_REQUIRED',
+    });
+    const id = { params: { path: { id: created.data.id } } };
+
+    const list = op('GET /v1/identity/webhooks', await client.GET('/v1/identity/webhooks'));
+    expect(list.ok && list.data.webhooks.map((w) => w.id), show(list)).toEqual([created.data.id]);
+    expect(
+      await createSigilClient({ baseUrl: hooks.app.base, apiKey: 'sigil_sk_nope' }).GET('/v1/identity/webhooks'),
+    ).toMatchObject({ ok: false, status: 401, code: 'INVALID_KEY' });
+
+    const got = op('GET /v1/identity/webhooks/{id}', await client.GET('/v1/identity/webhooks/{id}', id));
+    expect(got.ok && got.data.url, show(got)).toBe(url);
+    expect(await client.GET('/v1/identity/webhooks/{id}', missing)).toMatchObject({
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+
+    const test = op('POST /v1/identity/webhooks/{id}/test', await client.POST('/v1/identity/webhooks/{id}/test', id));
+    if (!test.ok) throw new Error(show(test));
+    expect(await client.POST('/v1/identity/webhooks/{id}/test', missing)).toMatchObject({
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+
+    const deliveriesPath = '/v1/identity/webhooks/{id}/deliveries';
+    const deliveries = op(
+      `GET ${deliveriesPath}`,
+      await client.GET(deliveriesPath, { params: { path: id.params.path, query: { limit: 10 } } }),
+    );
+    expect(deliveries.ok && deliveries.data.deliveries.map((d) => d.id), show(deliveries)).toContain(test.data.id);
+    expect(await client.GET(deliveriesPath, { params: { path: id.params.path, query: { limit: 500 } } })).toMatchObject(
+      { ok: false, status: 400, code: 'BAD_REQUEST' },
+    );
+
+    const redeliverPath = '/v1/identity/webhooks/{id}/deliveries/{deliveryId}/redeliver';
+    const redelivered = op(
+      `POST ${redeliverPath}`,
+      await client.POST(redeliverPath, { params: { path: { id: created.data.id, deliveryId: test.data.id } } }),
+    );
+    expect(redelivered.ok && redelivered.data.id, show(redelivered)).toBe(test.data.id);
+    expect(
+      await client.POST(redeliverPath, { params: { path: { id: created.data.id, deliveryId: 'whdel_unknown' } } }),
+    ).toMatchObject({ ok: false, status: 404, code: 'DELIVERY_NOT_FOUND' });
+
+    const rotated = op(
+      'POST /v1/identity/webhooks/{id}/rotate-secret',
+      await client.POST('/v1/identity/webhooks/{id}/rotate-secret', id),
+    );
+    expect(rotated.ok && rotated.data.secret, show(rotated)).not.toBe(created.data.secret);
+    expect(await client.POST('/v1/identity/webhooks/{id}/rotate-secret', missing)).toMatchObject({
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+
+    const recovered = op(
+      'POST /v1/identity/webhooks/{id}/recover',
+      await client.POST('/v1/identity/webhooks/{id}/recover', { params: id.params, body: { since: 0 } }),
+    );
+    expect(recovered.ok && recovered.data, show(recovered)).toEqual({ requeued: 0, pending: 0 });
+    expect(
+      await client.POST('/v1/identity/webhooks/{id}/recover', { params: id.params, body: { since: 10, until: 5 } }),
+    ).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+
+    expect(await client.POST('/v1/identity/webhooks/{id}/resume', id)).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'NOT_RESUMABLE',
+    });
+    await hooks.app.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: 'auto-paused: 50 consecutive dead deliveries' })
+      .where('id', '=', created.data.id)
+      .execute();
+    const resumed = op(
+      'POST /v1/identity/webhooks/{id}/resume',
+      await client.POST('/v1/identity/webhooks/{id}/resume', id),
+    );
+    expect(resumed.ok && resumed.data, show(resumed)).toMatchObject({ status: 'active', paused_reason: null });
+
+    const deleted = op('DELETE /v1/identity/webhooks/{id}', await client.DELETE('/v1/identity/webhooks/{id}', id));
+    expect(deleted).toMatchObject({ ok: true, status: 204, data: undefined });
+    expect(await client.DELETE('/v1/identity/webhooks/{id}', id)).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+
+    const log = op('GET /v1/identity/events', await client.GET('/v1/identity/events', { params: { query: {} } }));
+    expect(log.ok && Array.isArray(log.data.events), show(log)).toBe(true);
+    expect(await client.GET('/v1/identity/events', { params: { query: { wallet: '0xabc' } } })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'INVALID_WALLET',
     });
   });
 });

@@ -692,7 +692,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the account's policies */
+    /**
+     * List the account's policies
+     * @description Every policy of the key's account at its current version, without the documents (GET /v1/gate/policies/{id} has them), in id order, which is creation order.
+     */
     get: operations['gate-listPolicies'];
     put?: never;
     /**
@@ -741,7 +744,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Public keys of signed Gate decisions */
+    /**
+     * Public keys of signed Gate decisions
+     * @description The JWK Set (RFC 7517) whose Ed25519 key (`kid`) signs the `jws` of a check with `sign: true`; verify a decision with any JOSE library against it. `keys` is empty on a deployment without a signing key.
+     */
     get: operations['gate-jwks'];
     put?: never;
     post?: never;
@@ -758,7 +764,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** JSON Schema of Gate policies */
+    /**
+     * JSON Schema of Gate policies
+     * @description The policy language (combinators and leaves) as JSON Schema draft 2020-12, for editors and for validating a policy before storing it. Ungated and the same on every deployment of this version.
+     */
     get: operations['gate-policySchema'];
     put?: never;
     post?: never;
@@ -3077,12 +3086,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "my backend (prod)"
+         *     }
+         */
         'application/json': {
           /**
            * @description The new label, 1-64 characters, or null to clear it.
@@ -3099,6 +3114,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "key": {
+           *         "id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *         "name": "my backend (prod)",
+           *         "tier": "free",
+           *         "prefix": "sigil_sk_F93Q",
+           *         "created_at": 1795488926403,
+           *         "revoked_at": null,
+           *         "last_used_at": 1795489002117
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['RenameKeyResponse'];
         };
       };
@@ -4535,12 +4563,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "since": "2026-11-23T00:00:00Z"
+         *     }
+         */
         'application/json': {
           since: string | number;
           until?: string | number;
@@ -4554,6 +4588,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "requeued": 2,
+           *       "pending": 2
+           *     }
+           */
           'application/json': {
             requeued: number;
             pending: number;
@@ -6072,7 +6112,10 @@ export interface operations {
         'X-Payer'?: string;
       };
       path: {
-        /** @description Wallet address, base58. */
+        /**
+         * @description Wallet address, base58.
+         * @example FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T
+         */
         address: string;
       };
       cookie?: never;
@@ -6087,6 +6130,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "input": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *       "address": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *       "handle": "alice",
+           *       "failedRule": null,
+           *       "pointedHandle": "alice",
+           *       "forwardMatch": true,
+           *       "authority": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *       "pointer": {
+           *         "account": "3rL5LubrHxCiPrNxZmxLj2g175suAEfAJBGajUZhh8RP",
+           *         "handleAccount": "AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH",
+           *         "setSlot": 9,
+           *         "setAt": 1795492838
+           *       },
+           *       "slot": 118
+           *     }
+           */
           'application/json': components['schemas']['KeyedReverseResult'];
         };
       };
@@ -6303,6 +6364,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "addresses": [
+         *         "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+         *         "2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN"
+         *       ]
+         *     }
+         */
         'application/json': {
           /** @description 1 to 100 wallet addresses; duplicates are answered once. */
           addresses: string[];
@@ -6316,6 +6385,48 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "results": [
+           *         {
+           *           "input": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *           "ok": true,
+           *           "result": {
+           *             "input": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "address": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "handle": "alice",
+           *             "failedRule": null,
+           *             "pointedHandle": "alice",
+           *             "forwardMatch": true,
+           *             "authority": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "pointer": {
+           *               "account": "3rL5LubrHxCiPrNxZmxLj2g175suAEfAJBGajUZhh8RP",
+           *               "handleAccount": "AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH",
+           *               "setSlot": 9,
+           *               "setAt": 1795492838
+           *             },
+           *             "slot": 118
+           *           }
+           *         },
+           *         {
+           *           "input": "2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN",
+           *           "ok": true,
+           *           "result": {
+           *             "input": "2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN",
+           *             "address": "2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN",
+           *             "handle": null,
+           *             "failedRule": "no-pointer",
+           *             "pointedHandle": null,
+           *             "forwardMatch": false,
+           *             "authority": null,
+           *             "pointer": null,
+           *             "slot": 118
+           *           }
+           *         }
+           *       ],
+           *       "slot": 118
+           *     }
+           */
           'application/json': components['schemas']['ReverseBatchResult'];
         };
       };
@@ -6382,6 +6493,14 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "subject": {
+         *         "handle": "@alice"
+         *       },
+         *       "policyId": "gpol_1ChM5v5VBj9auWf7H2gMmX"
+         *     }
+         */
         'application/json': {
           /** @description `{handle}` | `{wallet}` | `{session}` (a Connect token of this key). */
           subject: unknown;
@@ -6403,6 +6522,64 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "decision": "allow",
+           *       "policyId": "gpol_1ChM5v5VBj9auWf7H2gMmX",
+           *       "version": 2,
+           *       "policyHash": "6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc",
+           *       "subject": {
+           *         "wallet": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *         "handle": "alice"
+           *       },
+           *       "slot": 119,
+           *       "evaluatedAt": 1795492841,
+           *       "validUntil": 1795492901,
+           *       "reasons": [
+           *         {
+           *           "path": "/all",
+           *           "result": true,
+           *           "evidence": {}
+           *         },
+           *         {
+           *           "path": "/all/0/handle.owned",
+           *           "result": true,
+           *           "evidence": {
+           *             "handle": "alice",
+           *             "authority": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "source": "owner"
+           *           }
+           *         },
+           *         {
+           *           "path": "/all/1/record.verified",
+           *           "result": true,
+           *           "evidence": {
+           *             "handle": "alice",
+           *             "chain": "SOL",
+           *             "address": "D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km",
+           *             "stale": false,
+           *             "verifiedAt": 1795492839
+           *           }
+           *         },
+           *         {
+           *           "path": "/all/2/attestation",
+           *           "result": true,
+           *           "evidence": {
+           *             "handle": "alice",
+           *             "platform": "x",
+           *             "attestation": {
+           *               "account": "9Q2WhAenrKetsJies1MUKqSNxME6QA4egE2tTzbmxUsc",
+           *               "issuer": "GstJYgUcS6iaNtJBw8mGrPFNDsjpACbaZYhrSU2QJiJq",
+           *               "subject": "alice_onchain",
+           *               "issuedAt": 1795492839,
+           *               "expiresAt": 0,
+           *               "revoked": false
+           *             }
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['GateCheckResult'];
         };
       };
@@ -6499,6 +6676,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "policies": [
+           *         {
+           *           "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
+           *           "name": "verified SOL holders",
+           *           "version": 1,
+           *           "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *           "createdAt": 1795492840986,
+           *           "updatedAt": 1795492840986
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['GatePolicyList'];
         };
       };
@@ -6541,6 +6732,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "verified SOL holders",
+         *       "policy": {
+         *         "all": [
+         *           {
+         *             "handle.owned": {}
+         *           },
+         *           {
+         *             "record.verified": {
+         *               "chain": "SOL"
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           name?: string;
           /** @description The policy (GET /v1/gate/policy.schema.json). */
@@ -6555,6 +6763,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
+           *       "name": "verified SOL holders",
+           *       "version": 1,
+           *       "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *       "createdAt": 1795492840986,
+           *       "updatedAt": 1795492840986,
+           *       "policy": {
+           *         "all": [
+           *           {
+           *             "handle.owned": {}
+           *           },
+           *           {
+           *             "record.verified": {
+           *               "chain": "SOL"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GatePolicyStored'];
         };
       };
@@ -6623,10 +6853,12 @@ export interface operations {
   'gate-getPolicy': {
     parameters: {
       query?: {
+        /** @example 1 */
         version?: number;
       };
       header?: never;
       path: {
+        /** @example gpol_1ChM5v5VBj9auWf7H2gMmX */
         id: string;
       };
       cookie?: never;
@@ -6639,6 +6871,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
+           *       "name": "verified SOL holders",
+           *       "version": 1,
+           *       "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *       "createdAt": 1795492840986,
+           *       "updatedAt": 1795492840986,
+           *       "policy": {
+           *         "all": [
+           *           {
+           *             "handle.owned": {}
+           *           },
+           *           {
+           *             "record.verified": {
+           *               "chain": "SOL"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GatePolicyStored'];
         };
       };
@@ -6701,12 +6955,35 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example gpol_1ChM5v5VBj9auWf7H2gMmX */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "verified SOL holders",
+         *       "policy": {
+         *         "all": [
+         *           {
+         *             "handle.owned": {}
+         *           },
+         *           {
+         *             "record.verified": {
+         *               "chain": "SOL"
+         *             }
+         *           },
+         *           {
+         *             "attestation": {
+         *               "platform": "x"
+         *             }
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
         'application/json': {
           name?: string;
           /** @description The policy (GET /v1/gate/policy.schema.json). */
@@ -6721,6 +6998,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
+           *       "name": "verified SOL holders",
+           *       "version": 2,
+           *       "hash": "6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc",
+           *       "createdAt": 1795492840986,
+           *       "updatedAt": 1795492841045,
+           *       "policy": {
+           *         "all": [
+           *           {
+           *             "handle.owned": {}
+           *           },
+           *           {
+           *             "record.verified": {
+           *               "chain": "SOL"
+           *             }
+           *           },
+           *           {
+           *             "attestation": {
+           *               "platform": "x"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['GatePolicyStored'];
         };
       };
@@ -6815,6 +7119,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example gpol_1ChM5v5VBj9auWf7H2gMmX */
         id: string;
       };
       cookie?: never;
@@ -6909,6 +7214,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "keys": [
+           *         {
+           *           "kty": "OKP",
+           *           "crv": "Ed25519",
+           *           "x": "Mxy7GZwPPEYdiTwarKu5O6eSU8MKs2nTzuB1xSPb5aY",
+           *           "kid": "zExm1hrVasVhcM1bq0wK_pEuQalWpfQ4-jz9FFb99XM",
+           *           "alg": "EdDSA",
+           *           "use": "sig"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Jwks'];
         };
       };
@@ -6941,6 +7260,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "$schema": "https://json-schema.org/draft/2020-12/schema",
+           *       "title": "Sigil Gate policy",
+           *       "description": "A node is an object with exactly one key: a combinator (all, any, not, atLeast) or a leaf (handle.owned, handle.primary, handle.type, record.verified, attestation, agent.level, token.balance, wallet.in). Limits beyond this schema: depth ≤ 8, nodes ≤ 64, canonical JSON ≤ 65536 bytes, `atLeast.n` ≤ the number of its children (docs/gate.md)."
+           *     }
+           */
           'application/json': {
             [key: string]: unknown;
           };
@@ -6963,6 +7289,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "webhooks": [
+           *         {
+           *           "id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *           "scope": {
+           *             "type": "name",
+           *             "value": "@alice"
+           *           },
+           *           "url": "https://shop.example/hooks/sigil-identity",
+           *           "event_types": [
+           *             "record.*",
+           *             "primary.set"
+           *           ],
+           *           "description": "alice profile",
+           *           "status": "active",
+           *           "paused_reason": null,
+           *           "from_sequence": 1,
+           *           "created_at": 1795492841,
+           *           "updated_at": 1795492841
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             webhooks: {
               id: string;
@@ -7023,6 +7373,17 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "scope": "@alice",
+         *       "url": "https://shop.example/hooks/sigil-identity",
+         *       "event_types": [
+         *         "record",
+         *         "primary.set"
+         *       ],
+         *       "description": "alice profile"
+         *     }
+         */
         'application/json': {
           scope: string;
           url: string;
@@ -7038,6 +7399,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *       "scope": {
+           *         "type": "name",
+           *         "value": "@alice"
+           *       },
+           *       "url": "https://shop.example/hooks/sigil-identity",
+           *       "event_types": [
+           *         "record.*",
+           *         "primary.set"
+           *       ],
+           *       "description": "alice profile",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "from_sequence": 1,
+           *       "created_at": 1795492841,
+           *       "updated_at": 1795492841,
+           *       "secret": "whsec_vaUuc1XdtbTs2vt0F+6mkeLrNm2u6U9p"
+           *     }
+           */
           'application/json': {
             id: string;
             scope: {
@@ -7139,6 +7521,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
       };
       cookie?: never;
@@ -7151,6 +7534,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *       "scope": {
+           *         "type": "name",
+           *         "value": "@alice"
+           *       },
+           *       "url": "https://shop.example/hooks/sigil-identity",
+           *       "event_types": [
+           *         "record.*",
+           *         "primary.set"
+           *       ],
+           *       "description": "alice profile",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "from_sequence": 1,
+           *       "created_at": 1795492841,
+           *       "updated_at": 1795492841
+           *     }
+           */
           'application/json': {
             id: string;
             scope: {
@@ -7229,6 +7632,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
       };
       cookie?: never;
@@ -7299,10 +7703,12 @@ export interface operations {
   'identityEvents-deliveries': {
     parameters: {
       query?: {
+        /** @example 50 */
         limit?: number;
       };
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
       };
       cookie?: never;
@@ -7315,6 +7721,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "id": "whdel_1ChM5v6QN5nj4boj6qbnkK",
+           *           "webhook_id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *           "event_id": "iev_1ChM5v6QQRyhSwNMK6MjyR",
+           *           "event_type": "handle.registered",
+           *           "status": "pending",
+           *           "attempts": 0,
+           *           "last_status": null,
+           *           "last_error": null,
+           *           "response_ms": null,
+           *           "next_attempt_at": 1795492841,
+           *           "created_at": 1795492841,
+           *           "delivered_at": null,
+           *           "test": true
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             deliveries: {
               /** Format: starts_with */
@@ -7406,6 +7833,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
       };
       cookie?: never;
@@ -7418,6 +7846,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *       "secret": "whsec_y8EuVvfxvPqPE2tj5AXcXNNWxLHZyh/y"
+           *     }
+           */
           'application/json': {
             /** Format: starts_with */
             id: string;
@@ -7485,6 +7919,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
       };
       cookie?: never;
@@ -7497,6 +7932,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *       "scope": {
+           *         "type": "name",
+           *         "value": "@alice"
+           *       },
+           *       "url": "https://shop.example/hooks/sigil-identity",
+           *       "event_types": [
+           *         "record.*",
+           *         "primary.set"
+           *       ],
+           *       "description": "alice profile",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "from_sequence": 1,
+           *       "created_at": 1795492841,
+           *       "updated_at": 1795492841
+           *     }
+           */
           'application/json': {
             id: string;
             scope: {
@@ -7587,7 +8042,9 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
+        /** @example whdel_1ChM5v6QN5nj4boj6qbnkK */
         deliveryId: string;
       };
       cookie?: never;
@@ -7600,6 +8057,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whdel_1ChM5v6QN5nj4boj6qbnkK",
+           *       "webhook_id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *       "event_id": "iev_1ChM5v6QQRyhSwNMK6MjyR",
+           *       "event_type": "handle.registered",
+           *       "status": "pending",
+           *       "attempts": 0,
+           *       "last_status": null,
+           *       "last_error": null,
+           *       "response_ms": null,
+           *       "next_attempt_at": 1795492841,
+           *       "created_at": 1795492841,
+           *       "delivered_at": null,
+           *       "test": true
+           *     }
+           */
           'application/json': {
             /** Format: starts_with */
             id: string;
@@ -7693,6 +8167,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
       };
       cookie?: never;
@@ -7705,6 +8180,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "whdel_1ChM5v6QN5nj4boj6qbnkK",
+           *       "webhook_id": "whsub_1ChM5v6JAGywKhWvkcuUgR",
+           *       "event_id": "iev_1ChM5v6QQRyhSwNMK6MjyR",
+           *       "event_type": "handle.registered",
+           *       "status": "pending",
+           *       "attempts": 0,
+           *       "last_status": null,
+           *       "last_error": null,
+           *       "response_ms": null,
+           *       "next_attempt_at": 1795492841,
+           *       "created_at": 1795492841,
+           *       "delivered_at": null,
+           *       "test": true
+           *     }
+           */
           'application/json': {
             /** Format: starts_with */
             id: string;
@@ -7794,12 +8286,18 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @example whsub_1ChM5v6JAGywKhWvkcuUgR */
         id: string;
       };
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "since": "2026-11-23T00:00:00Z"
+         *     }
+         */
         'application/json': {
           since: string | number;
           until?: string | number;
@@ -7813,6 +8311,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "requeued": 2,
+           *       "pending": 2
+           *     }
+           */
           'application/json': {
             requeued: number;
             pending: number;
@@ -7878,8 +8382,10 @@ export interface operations {
       query?: {
         after?: number;
         types?: string;
+        /** @example alice */
         handle?: string;
         wallet?: string;
+        /** @example 2 */
         limit?: number;
       };
       header?: never;
@@ -7894,6 +8400,76 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "events": [
+           *         {
+           *           "schema": "sigil.identity-events/v1",
+           *           "id": "iev_Aw8fy46uwYkN6FAXoSRvpw",
+           *           "sequence": 4,
+           *           "notice": "Notification only: the chain is the source of truth.",
+           *           "chain": {
+           *             "signature": "W7Fy2usVSny4BX6nThu2wRLXd26M956QYa1VAaYn3WAoi8FxeLNUip4T1RDJzHX6UVX6jAqyJhotXpgXGeQJRay",
+           *             "ixIndex": 0,
+           *             "innerIndex": -1,
+           *             "slot": 8,
+           *             "blockTime": "2026-11-24T04:00:59Z",
+           *             "commitment": "finalized",
+           *             "finalized": true
+           *           },
+           *           "actors": {
+           *             "signer": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "owner": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *           },
+           *           "handle": {
+           *             "name": "alice",
+           *             "account": "AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH"
+           *           },
+           *           "type": "handle.registered",
+           *           "change": {
+           *             "handleType": 0,
+           *             "owner": {
+           *               "before": null,
+           *               "after": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *             }
+           *           }
+           *         },
+           *         {
+           *           "schema": "sigil.identity-events/v1",
+           *           "id": "iev_M79iXprFjAa1kiFviytwv1",
+           *           "sequence": 5,
+           *           "notice": "Notification only: the chain is the source of truth.",
+           *           "chain": {
+           *             "signature": "63AQbem176SxDW1Zggr1xDZW9nkVTsSsnyUWR3of4JVbyZFmSHeLkdSHSoHFpVe7FDmvXDCHXicWohyGwYvz5pFn",
+           *             "ixIndex": 0,
+           *             "innerIndex": -1,
+           *             "slot": 9,
+           *             "blockTime": "2026-11-24T04:00:59Z",
+           *             "commitment": "finalized",
+           *             "finalized": true
+           *           },
+           *           "actors": {
+           *             "signer": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "wallet": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *           },
+           *           "handle": {
+           *             "name": "alice",
+           *             "account": "AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH"
+           *           },
+           *           "type": "primary.set",
+           *           "change": {
+           *             "wallet": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "primary": {
+           *               "before": null,
+           *               "after": "alice"
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "next_after": 5,
+           *       "has_more": true
+           *     }
+           */
           'application/json': {
             events: (
               | {
@@ -8515,7 +9091,9 @@ export interface operations {
   'usageHistory-history': {
     parameters: {
       query?: {
+        /** @example 24h */
         range?: '1h' | '24h' | '7d' | '30d';
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
         key_id?: string;
       };
       header?: never;
@@ -8530,6 +9108,211 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "range": "24h",
+           *       "key_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *       "bucket_ms": 3600000,
+           *       "limits": {
+           *         "minute": 300,
+           *         "day": 15000
+           *       },
+           *       "buckets": [
+           *         {
+           *           "start": 1795410000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795413600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795417200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795420800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795424400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795428000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795431600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795435200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795438800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795442400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795446000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795449600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795453200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795456800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795460400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795464000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795467600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795471200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795474800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795478400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795482000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795485600000,
+           *           "served": 412,
+           *           "client_error": 3,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795489200000,
+           *           "served": 958,
+           *           "client_error": 11,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795492800000,
+           *           "served": 130,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['UsageHistoryResponse'];
         };
       };

@@ -8,6 +8,9 @@ export const listPolicies = apiKeyProcedure
   .meta(
     rest('GET', '/v1/gate/policies', {
       summary: "List the account's policies",
+      description:
+        "Every policy of the key's account at its current version, without the documents (GET /v1/gate/policies/{id} " +
+        'has them), in id order, which is creation order.',
       tags: ['gate'],
       protect: true,
       errors: { ...API_KEY_ERRORS },

@@ -12,6 +12,9 @@ export const jwks = publicProcedure
   .meta(
     rest('GET', '/.well-known/jwks.json', {
       summary: 'Public keys of signed Gate decisions',
+      description:
+        'The JWK Set (RFC 7517) whose Ed25519 key (`kid`) signs the `jws` of a check with `sign: true`; verify a ' +
+        'decision with any JOSE library against it. `keys` is empty on a deployment without a signing key.',
       tags: ['gate'],
       errors: { INTERNAL: 'the key could not be loaded' },
     }),
@@ -21,6 +24,14 @@ export const jwks = publicProcedure
 
 /** GET /v1/gate/policy.schema.json (ungated): the policy language as JSON Schema (draft 2020-12). */
 export const policySchema = publicProcedure
-  .meta(rest('GET', '/v1/gate/policy.schema.json', { summary: 'JSON Schema of Gate policies', tags: ['gate'] }))
+  .meta(
+    rest('GET', '/v1/gate/policy.schema.json', {
+      summary: 'JSON Schema of Gate policies',
+      description:
+        'The policy language (combinators and leaves) as JSON Schema draft 2020-12, for editors and for validating a ' +
+        'policy before storing it. Ungated and the same on every deployment of this version.',
+      tags: ['gate'],
+    }),
+  )
   .output(z.record(z.string(), z.unknown()))
   .query(() => policyJsonSchema());

@@ -6,6 +6,7 @@
 // operation has an entry and that each example passes the operation's own input and output schemas.
 
 import { agentManifestJsonSchema } from '@sigil/contract/agents';
+import { policyJsonSchema } from '@sigil/contract/gate';
 
 export interface OperationExample {
   /** Path and query parameter values. */
@@ -682,4 +683,596 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       nextCursor: null,
     },
   },
+
+  'PATCH /v1/keys/{id}': {
+    parameters: {
+      id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+    },
+    request: {
+      name: 'my backend (prod)',
+    },
+    response: {
+      key: {
+        id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+        name: 'my backend (prod)',
+        tier: 'free',
+        prefix: 'sigil_sk_F93Q',
+        created_at: 1795488926403,
+        revoked_at: null,
+        last_used_at: 1795489002117,
+      },
+    },
+  },
+  'POST /v1/pay/webhooks/{id}/recover': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+    },
+    request: {
+      since: '2026-11-23T00:00:00Z',
+    },
+    response: {
+      requeued: 2,
+      pending: 2,
+    },
+  },
+  'GET /v1/reverse/{address}': {
+    parameters: {
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+    },
+    response: {
+      input: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      handle: 'alice',
+      failedRule: null,
+      pointedHandle: 'alice',
+      forwardMatch: true,
+      authority: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      pointer: {
+        account: '3rL5LubrHxCiPrNxZmxLj2g175suAEfAJBGajUZhh8RP',
+        handleAccount: 'AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH',
+        setSlot: 9,
+        setAt: 1795492838,
+      },
+      slot: 118,
+    },
+  },
+  'POST /v1/reverse/batch': {
+    request: {
+      addresses: ['FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T', '2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN'],
+    },
+    response: {
+      results: [
+        {
+          input: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+          ok: true,
+          result: {
+            input: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            handle: 'alice',
+            failedRule: null,
+            pointedHandle: 'alice',
+            forwardMatch: true,
+            authority: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            pointer: {
+              account: '3rL5LubrHxCiPrNxZmxLj2g175suAEfAJBGajUZhh8RP',
+              handleAccount: 'AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH',
+              setSlot: 9,
+              setAt: 1795492838,
+            },
+            slot: 118,
+          },
+        },
+        {
+          input: '2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN',
+          ok: true,
+          result: {
+            input: '2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN',
+            address: '2GUCF9knG5rvy6Qc8PC7iSX7dhEeFY6oqzgNBzfWDXLN',
+            handle: null,
+            failedRule: 'no-pointer',
+            pointedHandle: null,
+            forwardMatch: false,
+            authority: null,
+            pointer: null,
+            slot: 118,
+          },
+        },
+      ],
+      slot: 118,
+    },
+  },
+  'POST /v1/gate/check': {
+    request: {
+      subject: {
+        handle: '@alice',
+      },
+      policyId: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+    },
+    response: {
+      decision: 'allow',
+      policyId: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+      version: 2,
+      policyHash: '6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc',
+      subject: {
+        wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+        handle: 'alice',
+      },
+      slot: 119,
+      evaluatedAt: 1795492841,
+      validUntil: 1795492901,
+      reasons: [
+        {
+          path: '/all',
+          result: true,
+          evidence: {},
+        },
+        {
+          path: '/all/0/handle.owned',
+          result: true,
+          evidence: {
+            handle: 'alice',
+            authority: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            source: 'owner',
+          },
+        },
+        {
+          path: '/all/1/record.verified',
+          result: true,
+          evidence: {
+            handle: 'alice',
+            chain: 'SOL',
+            address: 'D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km',
+            stale: false,
+            verifiedAt: 1795492839,
+          },
+        },
+        {
+          path: '/all/2/attestation',
+          result: true,
+          evidence: {
+            handle: 'alice',
+            platform: 'x',
+            attestation: {
+              account: '9Q2WhAenrKetsJies1MUKqSNxME6QA4egE2tTzbmxUsc',
+              issuer: 'GstJYgUcS6iaNtJBw8mGrPFNDsjpACbaZYhrSU2QJiJq',
+              subject: 'alice_onchain',
+              issuedAt: 1795492839,
+              expiresAt: 0,
+              revoked: false,
+            },
+          },
+        },
+      ],
+    },
+  },
+  'POST /v1/gate/policies': {
+    request: {
+      name: 'verified SOL holders',
+      policy: {
+        all: [
+          {
+            'handle.owned': {},
+          },
+          {
+            'record.verified': {
+              chain: 'SOL',
+            },
+          },
+        ],
+      },
+    },
+    response: {
+      id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+      name: 'verified SOL holders',
+      version: 1,
+      hash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
+      createdAt: 1795492840986,
+      updatedAt: 1795492840986,
+      policy: {
+        all: [
+          {
+            'handle.owned': {},
+          },
+          {
+            'record.verified': {
+              chain: 'SOL',
+            },
+          },
+        ],
+      },
+    },
+  },
+  'GET /v1/gate/policies': {
+    response: {
+      policies: [
+        {
+          id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+          name: 'verified SOL holders',
+          version: 1,
+          hash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
+          createdAt: 1795492840986,
+          updatedAt: 1795492840986,
+        },
+      ],
+    },
+  },
+  'GET /v1/gate/policies/{id}': {
+    parameters: {
+      id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+      version: '1',
+    },
+    response: {
+      id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+      name: 'verified SOL holders',
+      version: 1,
+      hash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
+      createdAt: 1795492840986,
+      updatedAt: 1795492840986,
+      policy: {
+        all: [
+          {
+            'handle.owned': {},
+          },
+          {
+            'record.verified': {
+              chain: 'SOL',
+            },
+          },
+        ],
+      },
+    },
+  },
+  'PUT /v1/gate/policies/{id}': {
+    parameters: {
+      id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+    },
+    request: {
+      name: 'verified SOL holders',
+      policy: {
+        all: [
+          {
+            'handle.owned': {},
+          },
+          {
+            'record.verified': {
+              chain: 'SOL',
+            },
+          },
+          {
+            attestation: {
+              platform: 'x',
+            },
+          },
+        ],
+      },
+    },
+    response: {
+      id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+      name: 'verified SOL holders',
+      version: 2,
+      hash: '6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc',
+      createdAt: 1795492840986,
+      updatedAt: 1795492841045,
+      policy: {
+        all: [
+          {
+            'handle.owned': {},
+          },
+          {
+            'record.verified': {
+              chain: 'SOL',
+            },
+          },
+          {
+            attestation: {
+              platform: 'x',
+            },
+          },
+        ],
+      },
+    },
+  },
+  'DELETE /v1/gate/policies/{id}': {
+    parameters: {
+      id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
+    },
+  },
+  'GET /.well-known/jwks.json': {
+    response: {
+      keys: [
+        {
+          kty: 'OKP',
+          crv: 'Ed25519',
+          x: 'Mxy7GZwPPEYdiTwarKu5O6eSU8MKs2nTzuB1xSPb5aY',
+          kid: 'zExm1hrVasVhcM1bq0wK_pEuQalWpfQ4-jz9FFb99XM',
+          alg: 'EdDSA',
+          use: 'sig',
+        },
+      ],
+    },
+  },
+  'POST /v1/identity/webhooks': {
+    request: {
+      scope: '@alice',
+      url: 'https://shop.example/hooks/sigil-identity',
+      event_types: ['record', 'primary.set'],
+      description: 'alice profile',
+    },
+    response: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      scope: {
+        type: 'name',
+        value: '@alice',
+      },
+      url: 'https://shop.example/hooks/sigil-identity',
+      event_types: ['record.*', 'primary.set'],
+      description: 'alice profile',
+      status: 'active',
+      paused_reason: null,
+      from_sequence: 1,
+      created_at: 1795492841,
+      updated_at: 1795492841,
+      secret: 'whsec_vaUuc1XdtbTs2vt0F+6mkeLrNm2u6U9p',
+    },
+  },
+  'GET /v1/identity/webhooks': {
+    response: {
+      webhooks: [
+        {
+          id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+          scope: {
+            type: 'name',
+            value: '@alice',
+          },
+          url: 'https://shop.example/hooks/sigil-identity',
+          event_types: ['record.*', 'primary.set'],
+          description: 'alice profile',
+          status: 'active',
+          paused_reason: null,
+          from_sequence: 1,
+          created_at: 1795492841,
+          updated_at: 1795492841,
+        },
+      ],
+    },
+  },
+  'GET /v1/identity/webhooks/{id}': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+    },
+    response: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      scope: {
+        type: 'name',
+        value: '@alice',
+      },
+      url: 'https://shop.example/hooks/sigil-identity',
+      event_types: ['record.*', 'primary.set'],
+      description: 'alice profile',
+      status: 'active',
+      paused_reason: null,
+      from_sequence: 1,
+      created_at: 1795492841,
+      updated_at: 1795492841,
+    },
+  },
+  'DELETE /v1/identity/webhooks/{id}': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+    },
+  },
+  'GET /v1/identity/webhooks/{id}/deliveries': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      limit: '50',
+    },
+    response: {
+      deliveries: [
+        {
+          id: 'whdel_1ChM5v6QN5nj4boj6qbnkK',
+          webhook_id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+          event_id: 'iev_1ChM5v6QQRyhSwNMK6MjyR',
+          event_type: 'handle.registered',
+          status: 'pending',
+          attempts: 0,
+          last_status: null,
+          last_error: null,
+          response_ms: null,
+          next_attempt_at: 1795492841,
+          created_at: 1795492841,
+          delivered_at: null,
+          test: true,
+        },
+      ],
+    },
+  },
+  'POST /v1/identity/webhooks/{id}/rotate-secret': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+    },
+    response: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      secret: 'whsec_y8EuVvfxvPqPE2tj5AXcXNNWxLHZyh/y',
+    },
+  },
+  'POST /v1/identity/webhooks/{id}/resume': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+    },
+    response: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      scope: {
+        type: 'name',
+        value: '@alice',
+      },
+      url: 'https://shop.example/hooks/sigil-identity',
+      event_types: ['record.*', 'primary.set'],
+      description: 'alice profile',
+      status: 'active',
+      paused_reason: null,
+      from_sequence: 1,
+      created_at: 1795492841,
+      updated_at: 1795492841,
+    },
+  },
+  'POST /v1/identity/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      deliveryId: 'whdel_1ChM5v6QN5nj4boj6qbnkK',
+    },
+    response: {
+      id: 'whdel_1ChM5v6QN5nj4boj6qbnkK',
+      webhook_id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      event_id: 'iev_1ChM5v6QQRyhSwNMK6MjyR',
+      event_type: 'handle.registered',
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+      response_ms: null,
+      next_attempt_at: 1795492841,
+      created_at: 1795492841,
+      delivered_at: null,
+      test: true,
+    },
+  },
+  'POST /v1/identity/webhooks/{id}/test': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+    },
+    response: {
+      id: 'whdel_1ChM5v6QN5nj4boj6qbnkK',
+      webhook_id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+      event_id: 'iev_1ChM5v6QQRyhSwNMK6MjyR',
+      event_type: 'handle.registered',
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+      response_ms: null,
+      next_attempt_at: 1795492841,
+      created_at: 1795492841,
+      delivered_at: null,
+      test: true,
+    },
+  },
+  'POST /v1/identity/webhooks/{id}/recover': {
+    parameters: {
+      id: 'whsub_1ChM5v6JAGywKhWvkcuUgR',
+    },
+    request: {
+      since: '2026-11-23T00:00:00Z',
+    },
+    response: {
+      requeued: 2,
+      pending: 2,
+    },
+  },
+  'GET /v1/identity/events': {
+    parameters: {
+      handle: 'alice',
+      limit: '2',
+    },
+    response: {
+      events: [
+        {
+          schema: 'sigil.identity-events/v1',
+          id: 'iev_Aw8fy46uwYkN6FAXoSRvpw',
+          sequence: 4,
+          notice: 'Notification only: the chain is the source of truth.',
+          chain: {
+            signature: 'W7Fy2usVSny4BX6nThu2wRLXd26M956QYa1VAaYn3WAoi8FxeLNUip4T1RDJzHX6UVX6jAqyJhotXpgXGeQJRay',
+            ixIndex: 0,
+            innerIndex: -1,
+            slot: 8,
+            blockTime: '2026-11-24T04:00:59Z',
+            commitment: 'finalized',
+            finalized: true,
+          },
+          actors: {
+            signer: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            owner: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+          },
+          handle: {
+            name: 'alice',
+            account: 'AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH',
+          },
+          type: 'handle.registered',
+          change: {
+            handleType: 0,
+            owner: {
+              before: null,
+              after: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            },
+          },
+        },
+        {
+          schema: 'sigil.identity-events/v1',
+          id: 'iev_M79iXprFjAa1kiFviytwv1',
+          sequence: 5,
+          notice: 'Notification only: the chain is the source of truth.',
+          chain: {
+            signature: '63AQbem176SxDW1Zggr1xDZW9nkVTsSsnyUWR3of4JVbyZFmSHeLkdSHSoHFpVe7FDmvXDCHXicWohyGwYvz5pFn',
+            ixIndex: 0,
+            innerIndex: -1,
+            slot: 9,
+            blockTime: '2026-11-24T04:00:59Z',
+            commitment: 'finalized',
+            finalized: true,
+          },
+          actors: {
+            signer: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+          },
+          handle: {
+            name: 'alice',
+            account: 'AmeJ81dVYxEjFPkhJ82y4Dv4N1PcJjM5qM9nS34LguNH',
+          },
+          type: 'primary.set',
+          change: {
+            wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            primary: {
+              before: null,
+              after: 'alice',
+            },
+          },
+        },
+      ],
+      next_after: 5,
+      has_more: true,
+    },
+  },
+  // The real document's head: its `$ref`/`$defs` are left out because OpenAPI tools (Redocly, Swagger UI) resolve
+  // any `$ref`, even inside an example, against the OpenAPI document instead of the schema.
+  'GET /v1/gate/policy.schema.json': { response: withoutRefs(policyJsonSchema()) },
+  // One day of UTC-hour buckets, zero-filled as the service answers them (docs/usage-history.md).
+  'GET /v1/usage/history': {
+    parameters: { range: '24h', key_id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
+    response: usageHistoryExample(),
+  },
 };
+
+/** 24 hour buckets of one key, oldest first, every bucket present (zero-filled), a little traffic in the last three. */
+function usageHistoryExample() {
+  const hour = 3_600_000;
+  const first = 1795410000000;
+  const traffic: Record<number, [served: number, clientError: number]> = { 21: [412, 3], 22: [958, 11], 23: [130, 0] };
+  return {
+    range: '24h',
+    key_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+    bucket_ms: hour,
+    limits: { minute: 300, day: 15000 },
+    buckets: Array.from({ length: 24 }, (_, i) => ({
+      start: first + i * hour,
+      served: traffic[i]?.[0] ?? 0,
+      client_error: traffic[i]?.[1] ?? 0,
+      rate_limited: 0,
+      server_error: 0,
+      paid: 0,
+    })),
+  };
+}
+
+function withoutRefs({ $ref: _ref, $defs: _defs, ...head }: Record<string, unknown>): Record<string, unknown> {
+  return head;
+}

@@ -44,6 +44,11 @@ const TAGS = [
   { name: 'agents', description: 'Agent handles and their manifests (docs/agents.md).' },
   { name: 'pay webhooks', description: 'Signed HTTPS notifications of payments and invoices (docs/webhooks.md).' },
   { name: 'search', description: 'Handle search over the indexed registry (docs/search.md).' },
+  { name: 'gate', description: 'Access policies over chain state, checked and optionally signed (docs/gate.md).' },
+  {
+    name: 'identity events',
+    description: 'Registry changes as signed webhooks and a replayable log (docs/identity-events.md).',
+  },
 ];
 
 const SECURITY_SCHEMES = {
