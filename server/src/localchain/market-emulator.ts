@@ -56,8 +56,8 @@ import {
 import { readTokenAccount, TOKEN_PROGRAMS } from './tokens';
 
 const SYSVAR_PREFIX = 'Sysvar';
-const TOKEN_TRANSFER = 3;
-const TOKEN_TRANSFER_CHECKED = 12;
+/** Token instructions a frozen account refuses: Transfer, Burn, TransferChecked, BurnChecked. */
+const MOVES_TOKENS = new Set([3, 8, 12, 15]);
 const FROZEN_NFT = 147;
 
 function readMarket<N extends MarketAccountName>(run: InstructionRun, emu: EmulatorContext, name: N, at: Address) {
@@ -293,7 +293,9 @@ export async function applyMarketInstruction(
       if (a.highBidder) {
         if (winner !== a.highBidder) throw fail('InvalidPda', `winner must be ${a.highBidder}`);
         const h = run.loadHandle(handle);
-        if (h.owner !== seller || h.tokenized) throw fail('AuctionNotStale', 'the seller no longer owns the name');
+        // Nothing moves the name while a bid stands (transfer, release, recovery refuse); tokenizing it is the one
+        // way left, and then the NFT holder, not the auction, decides.
+        if (h.owner !== seller || h.tokenized) throw fail('InvalidState', 'the seller no longer owns the name');
         write(handle, encodeHandle({ ...h, owner: winner }));
       }
       closeAccount(run, auction, seller); // the high bid and the rent go to the seller
@@ -671,9 +673,7 @@ export function screenFrozenNftSend(emu: EmulatorContext, tx: DecodedTransaction
     .map((ix, index) => ({ ix, index }))
     .filter(
       ({ ix }) =>
-        TOKEN_PROGRAMS.includes(ix.programId) &&
-        (ix.data[0] === TOKEN_TRANSFER || ix.data[0] === TOKEN_TRANSFER_CHECKED) &&
-        ix.accountIndices.length > 0,
+        TOKEN_PROGRAMS.includes(ix.programId) && MOVES_TOKENS.has(ix.data[0]!) && ix.accountIndices.length > 0,
     );
   if (transfers.length === 0) return null;
   const listedMints = new Set<string>();

@@ -4,6 +4,7 @@
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import {
   findAssociatedTokenPda,
+  getBurnCheckedInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
@@ -240,6 +241,14 @@ describe('every row of the spec table, from a real transaction', () => {
       program: TOKEN_PROGRAM_ADDRESS,
       instructionIndex: 0,
     });
+    const burn = getBurnCheckedInstruction({
+      account: t.ata,
+      mint: t.mint,
+      authority: seller,
+      amount: 1n,
+      decimals: 0,
+    });
+    expect(await refused(seller, [burn])).toMatchObject({ name: 'FrozenNft', instructionIndex: 0 });
     // Delisted, the same send goes through to the token program (which then fails for want of the buyer's account,
     // a code the catalog does not know: the generic fallback with the raw code).
     await ok(seller, [ix('delist_handle', {}, { seller: seller.address, listing })]);
