@@ -678,6 +678,31 @@ describe('happy paths', () => {
     expect(await account(listing)).toBeNull();
   });
 
+  it('a listing is bought only through the mint token program, at the listed price', async () => {
+    const t = await tokenized(seller);
+    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
+    const price = LAMPORTS_PER_NATIVE;
+    await ok(seller, [
+      ix('list_handle', { price }, { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata }),
+    ]);
+    const fake = '11111111111111111111111111111111' as Address;
+    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: t.mint, tokenProgram: fake });
+    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: t.mint, tokenProgram: fake });
+    const accounts = { buyer: buyer.address, handle: t.handle, listing, seller: seller.address, mint: t.mint };
+    const spoofed = ix(
+      'buy_listing',
+      { expectedPrice: price },
+      {
+        ...accounts,
+        sellerTokenAccount: sellerAta,
+        buyerTokenAccount: buyerAta,
+        tokenProgram: fake,
+      },
+    );
+    expect(await refused(buyer, [spoofed])).toMatchObject({ name: 'InvalidTokenAccount', spec: false });
+    expect(await account(listing)).not.toBeNull();
+  });
+
   it('an auction settled: the winner owns the name, the seller has the bid', async () => {
     const a = await auction(seller, LAMPORTS_PER_NATIVE);
     await ok(buyer, [bid(buyer, a, 5n * LAMPORTS_PER_NATIVE)]);
