@@ -630,6 +630,18 @@ for (const dialect of DIALECTS) {
       expect(now.body).toMatchObject({ version: 2, hash: winner.body.hash });
     });
 
+    it('replacing with the current document writes no version; a stale If-Match is still 412', async () => {
+      const created = await call('POST', '/v1/gate/policies', { policy: policyA });
+      const path = `/v1/gate/policies/${created.body.id}`;
+      const etag = created.headers.get('etag')!;
+      const same = await call('PUT', path, { policy: policyA }, { 'if-match': etag });
+      expect(same.status, show(same)).toBe(200);
+      expect(same.body).toMatchObject({ version: 1, hash: policyHash(policyA) });
+      await call('PUT', path, { policy: policyB }, { 'if-match': etag });
+      const stale = await call('PUT', path, { policy: policyB }, { 'if-match': etag });
+      expect([stale.status, stale.body.code]).toEqual([412, 'PRECONDITION_FAILED']);
+    });
+
     it('delete → 204; then 404; If-Match on delete must match', async () => {
       const created = await call('POST', '/v1/gate/policies', { policy: policyB });
       const path = `/v1/gate/policies/${created.body.id}`;
