@@ -12,8 +12,9 @@ const config: KnipConfig = {
   workspaces: {
     '.': {
       // package.json scripts already name server/src/dev.ts, test/bench/run.ts and server/src/features/keys/cli.ts.
-      entry: ['scripts/*.mjs'],
-      project: ['scripts/**/*.mjs', '*.ts'],
+      // scripts/sdk-generate.ts is `npm run sdk:generate`.
+      entry: ['scripts/*.mjs', 'scripts/*.ts'],
+      project: ['scripts/**/*.{mjs,ts}', '*.ts'],
     },
     contract: {
       entry: ['src/**/*.test.ts'],
@@ -32,8 +33,9 @@ const config: KnipConfig = {
     },
     'client-sdk': {
       // The published SDK: package.json#exports is its public API, used by third parties; exports are not checked.
-      entry: ['src/**/*.test.ts'],
-      project: ['src/**/*.ts'],
+      // index.ts and the subpath entries are the published package (scripts/manifest.ts); tsup.config.ts builds it.
+      entry: ['src/**/*.test.ts', 'src/{index,connect,connect-proxy,x402,webhooks}.ts'],
+      project: ['src/**/*.ts', 'scripts/**/*.ts', '*.ts'],
     },
     test: {
       entry: [

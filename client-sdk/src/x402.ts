@@ -8,9 +8,12 @@ import {
   appendTransactionMessageInstructions,
   createTransactionMessage,
   getBase58Decoder,
+  getBase64Encoder,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
+  partiallySignTransactionMessageWithSigners,
   pipe,
+  setTransactionMessageFeePayer,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signBytes,
@@ -35,11 +38,17 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import {
   X402_HEADERS,
   decodeChallengeHeader,
+  nativeEntryOf,
   decodeSettlementReceipt,
+  encodeBase64Json,
   encodePaymentHeader,
+  redeemMessage,
+  isNativeEntry,
   x402ChallengeSchema,
+  X402_REDEEM_PREFIX,
   type X402AcceptEntry,
   type X402Challenge,
+  type X402FacilitatorEntry,
   type X402SettlementReceipt,
 } from '@sigil/contract/x402';
 
@@ -94,7 +103,7 @@ export async function requestChallenge(
     );
     challenge = parsed.success ? parsed.data : null;
   }
-  return { response, challenge, entry: challenge?.accepts[0] ?? null };
+  return { response, challenge, entry: (challenge && nativeEntryOf(challenge)) ?? null };
 }
 
 export interface PaymentShapeOptions {
@@ -108,7 +117,7 @@ export interface PaymentShapeOptions {
 export async function readMint(rpc: SolanaRpc, mint: Address): Promise<{ tokenProgram: Address; decimals: number }> {
   const { value } = await rpc.getAccountInfo(mint, { encoding: 'base64', commitment: 'confirmed' }).send();
   if (!value) throw new Error(`mint ${mint} does not exist`);
-  const bytes = Uint8Array.from(Buffer.from(value.data[0], 'base64'));
+  const bytes = new Uint8Array(getBase64Encoder().encode(value.data[0]));
   // The base mint layout (82 bytes) is the same for SPL Token and Token-2022.
   return { tokenProgram: value.owner, decimals: getMintDecoder().decode(bytes.subarray(0, 82)).decimals };
 }
@@ -196,6 +205,22 @@ export async function waitForFinalized(
   }
 }
 
+/**
+ * The redeem message of a challenge entry, built here rather than taken on trust: `sigil-x402-redeem:v1|<domainTag>`
+ * LF `reference:<extra.reference>`, with the service's domain tag read from the offered message. The entry's
+ * `extra.redeemMessage` must be exactly that string, so a wallet never signs bytes other than the redemption of
+ * this challenge's reference (a tampered or foreign message throws before any signature).
+ */
+export function buildRedeemMessage(entry: X402AcceptEntry): string {
+  const { reference, redeemMessage: offered } = entry.extra;
+  if (!reference || !offered) throw new Error('the challenge has no reference: send X-Payer to get one');
+  const tag = offered.startsWith(X402_REDEEM_PREFIX) ? offered.slice(X402_REDEEM_PREFIX.length).split('\n')[0] : null;
+  if (tag === null || redeemMessage(tag, reference) !== offered) {
+    throw new Error('the challenge redeemMessage is not a v1 redemption of its own reference');
+  }
+  return offered;
+}
+
 /** Step 4: the payer's base58 ed25519 signature over the raw UTF-8 redeem message. */
 export async function signRedeemMessage(payer: KeyPairSigner, redeemMessage: string): Promise<string> {
   const signature = await signBytes(payer.keyPair.privateKey, new TextEncoder().encode(redeemMessage));
@@ -233,6 +258,11 @@ export interface PayOptions extends PaymentShapeOptions {
   waitForFinality?: (signature: Signature) => Promise<void>;
   /** Redeem by `payload.reference` (the server finds the payment) instead of `payload.signature`. */
   redeemBy?: 'signature' | 'reference';
+  /**
+   * `facilitator`: pay the challenge's facilitator-rail entry instead (x402's SVM `exact` scheme: a partially signed
+   * transaction the facilitator pays the fee of and settles; no finality wait, no redeem signature).
+   */
+  rail?: 'native' | 'facilitator';
 }
 
 export interface PayResult extends RedeemResult {
@@ -245,6 +275,7 @@ export interface PayResult extends RedeemResult {
 export async function payAndFetch(req: RequestSpec, options: PayOptions): Promise<PayResult> {
   const fetchImpl = options.fetch ?? fetch;
   const first = await requestChallenge(req, options.payer.address, fetchImpl);
+  if (options.rail === 'facilitator') return payThroughFacilitator(req, options, first, fetchImpl);
   if (!first.entry) return { response: first.response, receipt: null, challenge: first.challenge };
   const entry = first.entry;
   const signature = await sendInstructions(
@@ -253,7 +284,7 @@ export async function payAndFetch(req: RequestSpec, options: PayOptions): Promis
     await paymentInstructions(options.rpc, entry, options.payer, options),
   );
   await (options.waitForFinality ?? ((s) => waitForFinalized(options.rpc, s)))(signature);
-  const payerSig = await signRedeemMessage(options.payer, entry.extra.redeemMessage!);
+  const payerSig = await signRedeemMessage(options.payer, buildRedeemMessage(entry));
   const byReference = options.redeemBy === 'reference';
   const result = await redeem(
     req,
@@ -266,6 +297,78 @@ export async function payAndFetch(req: RequestSpec, options: PayOptions): Promis
     fetchImpl,
   );
   return { ...result, signature, challenge: first.challenge };
+}
+
+/**
+ * A `fetch` that buys metered answers, like the x402 ecosystem's fetch wrappers: every request carries X-Payer; a
+ * 402 challenge is paid with the fixed payment shape, the payment awaited to finality, `redeemMessage` signed, and
+ * the identical request repeated with the payment header; any other answer is returned as it is. Give it to
+ * `createSigilClient({ fetch })` (without an API key) to pay per call. The Request's own signal is not applied to
+ * the flow: finality takes longer than one request's deadline (`waitForFinality` / `waitForFinalized` bound it).
+ */
+export function createX402Fetch(
+  options: PayOptions,
+): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const bytes = ['GET', 'HEAD'].includes(request.method) ? null : new Uint8Array(await request.arrayBuffer());
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
+    const spec: RequestSpec = { url: request.url, method: request.method, headers };
+    if (bytes && bytes.length > 0) spec.body = bytes;
+    return (await payAndFetch(spec, options)).response;
+  };
+}
+
+/**
+ * The facilitator rail: the challenge's facilitator entry paid with a transaction whose fee payer is the
+ * facilitator (`extra.feePayer`): SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked to payTo's account,
+ * signed by the payer only, sent in PAYMENT-SIGNATURE (x402 version 2). The server settles it before answering.
+ */
+async function payThroughFacilitator(
+  req: RequestSpec,
+  options: PayOptions,
+  first: ChallengeResult,
+  fetchImpl: FetchLike,
+): Promise<PayResult> {
+  const challenge = first.challenge;
+  const entry = challenge?.accepts.find((e): e is X402FacilitatorEntry => !isNativeEntry(e));
+  if (!entry) return { response: first.response, receipt: null, challenge };
+  const mint = address(entry.asset);
+  const { tokenProgram, decimals } = options.mint ?? (await readMint(options.rpc, mint));
+  const [source] = await findAssociatedTokenPda({ owner: options.payer.address, mint, tokenProgram });
+  const [destination] = await findAssociatedTokenPda({ owner: address(entry.payTo), mint, tokenProgram });
+  const amount = BigInt(entry.amount ?? entry.maxAmountRequired);
+  const { value: latest } = await options.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+  const message = pipe(
+    createTransactionMessage({ version: 0 }),
+    (m) => setTransactionMessageFeePayer(address(entry.extra.feePayer), m),
+    (m) => setTransactionMessageLifetimeUsingBlockhash(latest, m),
+    (m) =>
+      appendTransactionMessageInstructions(
+        [
+          getSetComputeUnitLimitInstruction({ units: options.computeUnitLimit ?? DEFAULT_COMPUTE_UNIT_LIMIT }),
+          getSetComputeUnitPriceInstruction({ microLamports: options.computeUnitPrice ?? DEFAULT_COMPUTE_UNIT_PRICE }),
+          getTransferCheckedInstruction(
+            { source, mint, destination, authority: options.payer, amount, decimals },
+            { programAddress: tokenProgram },
+          ),
+        ],
+        m,
+      ),
+  );
+  const transaction = getBase64EncodedWireTransaction(await partiallySignTransactionMessageWithSigners(message));
+  const header = encodeBase64Json({
+    x402Version: 2,
+    ...(challenge!.resource && { resource: challenge!.resource }),
+    accepted: entry,
+    payload: { transaction },
+  });
+  const response = await send(fetchImpl, req, { [X402_HEADERS.payment]: header });
+  const receiptHeader = response.headers.get(X402_HEADERS.response);
+  return { response, receipt: receiptHeader ? decodeSettlementReceipt(receiptHeader) : null, challenge };
 }
 
 /**

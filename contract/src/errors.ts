@@ -20,6 +20,9 @@ export const PUBLIC_ERRORS = {
   // not in the spec's table: transport-level refusals, so public routes never answer a non-catalog body
   PAYLOAD_TOO_LARGE: [413, 'payload too large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'unsupported media type'],
+  REQUEST_TIMEOUT: [408, 'request timeout'],
+  EXPECTATION_FAILED: [417, 'expectation failed'],
+  HEADERS_TOO_LARGE: [431, 'request header fields too large'],
   INTERNAL: [500, 'internal error'],
 } as const satisfies Record<string, readonly [number, string]>;
 
@@ -33,6 +36,9 @@ export const V1_ERRORS = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  EXPECTATION_FAILED: 417,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   RPC_ERROR: 502,
   // auth, keys, limits
@@ -55,7 +61,14 @@ export const V1_ERRORS = {
   // MCP prepare_register: the handle is registered, so a register transaction would fail on chain; answered before
   // one is built (docs/mcp-prepare.md).
   HANDLE_TAKEN: 409,
-  // universal resolver and agents
+  // MCP prepare_* tools: the prepared transaction, simulated, fails in a program; the message names the error from
+  // the program-error catalog (contract/src/program-errors.ts) instead of handing out a transaction that cannot land.
+  PROGRAM_ERROR: 422,
+  // universal resolver and agents (native names answer the public face's conditions with these codes:
+  // AMBIGUOUS, INVALID_HANDLE, INVALID_DOMAIN, HANDLE_NOT_REGISTERED, DOMAIN_NOT_REGISTERED)
+  AMBIGUOUS: 409,
+  INVALID_DOMAIN: 400,
+  DOMAIN_NOT_REGISTERED: 404,
   INVALID_NAME: 400,
   NAME_NOT_FOUND: 404,
   NO_RECORD_FOR_CHAIN: 404,
@@ -107,6 +120,18 @@ export const V1_ERRORS = {
   METERING_UNAVAILABLE: 503,
   PAYMENT_HEADER_CONFLICT: 400,
   X402_UNAVAILABLE: 502,
+  // gate (docs/gate.md)
+  INVALID_POLICY: 400,
+  POLICY_TOO_LARGE: 400,
+  POLICY_TOO_DEEP: 400,
+  INVALID_SUBJECT: 400,
+  POLICY_NOT_FOUND: 404,
+  PRECONDITION_FAILED: 412,
+  PRECONDITION_REQUIRED: 428,
+  // x402 facilitator rail only
+  SETTLEMENT_FAILED: 402,
+  X402_SETTLE_TIMEOUT: 502,
+  X402_FACILITATOR_ERROR: 502,
 } as const satisfies Record<string, number>;
 
 export type V1ErrorCode = keyof typeof V1_ERRORS;

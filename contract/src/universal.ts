@@ -129,7 +129,14 @@ export type UniversalClass =
   | { kind: 'domain'; name: string; label: string; tld: string }
   | { kind: 'sol'; name: string; labels: string[] } // labels without `.sol`: [domain] or [sub, domain]
   | { kind: 'eth'; name: string } // not yet ENSIP-15 normalized (the ENS adapter does that)
-  | { kind: 'refused'; reason: string };
+  | { kind: 'refused'; code: RefusalCode; reason: string };
+
+/**
+ * The code of a refused name: one condition, one code, on every endpoint (the public face's conditions with their
+ * `/v1` codes): `AMBIGUOUS` (both a handle and a domain shape), `INVALID_HANDLE`, `INVALID_DOMAIN`, and
+ * `INVALID_NAME` for a shape no namespace claims (a malformed `.sol`/`.eth` name, `.sns`, blank input).
+ */
+export type RefusalCode = 'AMBIGUOUS' | 'INVALID_HANDLE' | 'INVALID_DOMAIN' | 'INVALID_NAME';
 
 const SNS_LABEL = /^[^\s.\u0000-\u001f\u007f]{1,63}$/u;
 
@@ -139,22 +146,26 @@ const SNS_LABEL = /^[^\s.\u0000-\u001f\u007f]{1,63}$/u;
  * grammar (handle, domain under a served TLD, or refused).
  */
 export function classifyUniversal(input: string, suffixes: readonly string[]): UniversalClass {
-  if (input.trim() !== input || input === '') return { kind: 'refused', reason: 'invalid name' };
+  if (input.trim() !== input || input === '') return { kind: 'refused', code: 'INVALID_NAME', reason: 'invalid name' };
   const { name, hadAt } = normalizeName(input);
   if (!hadAt) {
     const lower = name.toLowerCase();
     if (lower.endsWith('.sol')) {
       const labels = lower.slice(0, -4).split('.');
       if (labels.length > 2 || !labels.every((l) => SNS_LABEL.test(l)))
-        return { kind: 'refused', reason: 'not a valid .sol name' };
+        return { kind: 'refused', code: 'INVALID_NAME', reason: 'not a valid .sol name' };
       return { kind: 'sol', name: lower, labels };
     }
     if (lower.endsWith('.sns'))
-      return { kind: 'refused', reason: '.sns names are not resolved by this deployment (see docs/universal.md)' };
+      return {
+        kind: 'refused',
+        code: 'INVALID_NAME',
+        reason: '.sns names are not resolved by this deployment (see docs/universal.md)',
+      };
     if (lower.endsWith('.eth'))
       return lower.length > 4 && lower.length <= 255
         ? { kind: 'eth', name }
-        : { kind: 'refused', reason: 'not a valid .eth name' };
+        : { kind: 'refused', code: 'INVALID_NAME', reason: 'not a valid .eth name' };
   }
   const cls = classifyName(input, suffixes);
   switch (cls.kind) {
@@ -163,11 +174,15 @@ export function classifyUniversal(input: string, suffixes: readonly string[]): U
     case 'domain':
       return cls;
     case 'ambiguous':
-      return { kind: 'refused', reason: `ambiguous: "${cls.name}" is both a handle and a domain shape` };
+      return {
+        kind: 'refused',
+        code: 'AMBIGUOUS',
+        reason: `ambiguous: "${cls.name}" is both a handle and a domain shape`,
+      };
     case 'invalid-domain':
-      return { kind: 'refused', reason: 'invalid domain' };
+      return { kind: 'refused', code: 'INVALID_DOMAIN', reason: 'invalid domain' };
     case 'invalid-handle':
-      return { kind: 'refused', reason: 'invalid handle' };
+      return { kind: 'refused', code: 'INVALID_HANDLE', reason: 'invalid handle' };
   }
 }
 

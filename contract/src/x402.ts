@@ -57,6 +57,7 @@ export const X402_CHALLENGE_CODES = [
   'PAYMENT_UNVERIFIABLE',
   'VERIFIER_UNAVAILABLE',
   'PAYMENT_INVALID',
+  'SETTLEMENT_FAILED',
 ] as const;
 export type X402ChallengeCode = (typeof X402_CHALLENGE_CODES)[number];
 
@@ -299,11 +300,50 @@ export const x402AcceptEntrySchema = z.object({
 });
 export type X402AcceptEntry = z.infer<typeof x402AcceptEntrySchema>;
 
-/** The 402 body and the PAYMENT-REQUIRED header. `error`, `code` and `message` only on a rejection, error === code. */
+/**
+ * One facilitator-rail entry of `accepts` (x402's SVM `exact` scheme, settled by a facilitator that pays the fee).
+ * `maxAmountRequired` as the spec names it; in the version 2 challenge also `amount` (same value), the name version 2
+ * readers take. `network` is CAIP-2 in the version 2 challenge and x402's version 1 name in the version 1 body, which
+ * also carries `resource`, `description` and `mimeType`. `extra.feePayer` is the facilitator's fee payer.
+ */
+export const x402FacilitatorEntrySchema = z.object({
+  scheme: z.literal(X402_SCHEME),
+  network: z.string().min(1),
+  asset: base58AddressSchema,
+  payTo: base58AddressSchema,
+  maxAmountRequired: amountStringSchema,
+  amount: amountStringSchema.optional(),
+  maxTimeoutSeconds: z.literal(X402_MAX_TIMEOUT_SECONDS),
+  resource: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+  extra: z.object({ feePayer: base58AddressSchema }),
+});
+export type X402FacilitatorEntry = z.infer<typeof x402FacilitatorEntrySchema>;
+
+/** Whether an `accepts` entry is a native-rail one (what the SDK and the MCP tools pay). */
+export function isNativeEntry(entry: unknown): entry is X402AcceptEntry {
+  return x402AcceptEntrySchema.safeParse(entry).success;
+}
+
+/** The native-rail entry among a challenge's `accepts`, or undefined. */
+export function nativeEntryOf(challenge: { accepts: readonly unknown[] }): X402AcceptEntry | undefined {
+  return challenge.accepts.find(isNativeEntry);
+}
+
+/** The paid resource (version 2): its URL, as x402 clients copy it into their payment. */
+const x402ResourceSchema = z.object({ url: z.string(), description: z.string(), mimeType: z.string() });
+
+/**
+ * The 402 body and the PAYMENT-REQUIRED header. `error`, `code` and `message` only on a rejection, error === code.
+ * With the facilitator rail on, its entry comes first (stock x402 clients take the first entry they can pay) and
+ * `resource` names the paid URL.
+ */
 export const x402ChallengeSchema = z
   .object({
     x402Version: z.literal(X402_VERSION),
-    accepts: z.array(x402AcceptEntrySchema).min(1),
+    resource: x402ResourceSchema.optional(),
+    accepts: z.array(z.union([x402AcceptEntrySchema, x402FacilitatorEntrySchema])).min(1),
     error: z.enum(X402_CHALLENGE_CODES).optional(),
     code: z.enum(X402_CHALLENGE_CODES).optional(),
     message: z.string().optional(),
@@ -312,6 +352,24 @@ export const x402ChallengeSchema = z
     message: 'error and code must be equal, and come with a message',
   });
 export type X402Challenge = z.infer<typeof x402ChallengeSchema>;
+
+/**
+ * The version 1 rendering of a challenge, sent as the 402 body when the facilitator rail is on: version 1 clients
+ * read only the body and refuse an entry they cannot parse, so it lists the facilitator entry only, in version 1
+ * names. The PAYMENT-REQUIRED header keeps the version 2 challenge with every entry.
+ */
+export const x402ChallengeV1Schema = z
+  .object({
+    x402Version: z.literal(1),
+    accepts: z.array(x402FacilitatorEntrySchema).min(1),
+    error: z.enum(X402_CHALLENGE_CODES).optional(),
+    code: z.enum(X402_CHALLENGE_CODES).optional(),
+    message: z.string().optional(),
+  })
+  .refine((c) => c.error === c.code && (c.code === undefined) === (c.message === undefined), {
+    message: 'error and code must be equal, and come with a message',
+  });
+export type X402ChallengeV1 = z.infer<typeof x402ChallengeV1Schema>;
 
 /** Validates (a malformed challenge is a server bug, so it throws) and encodes as base64 JSON. */
 export function encodeChallengeHeader(challenge: X402Challenge): string {

@@ -1,7 +1,5 @@
 // The HTTP application: both faces of the one router, docs, metrics, request ids and error shaping, assembled
 // on one Fastify instance. No listening, no signals: main.ts owns the process; tests call buildApp directly.
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { AnyTRPCRouter } from '@trpc/server';
 import Fastify, {
   LogController,
@@ -16,6 +14,8 @@ import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedE
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
 import { pathOf, registerRest, type RestRoute } from './platform/http/rest';
+import { registerReadiness } from './platform/http/readiness';
+import { registerTransport, transportOptions } from './platform/http/transport';
 import { registerTrpc } from './platform/http/trpc';
 import { createLogger, type Logger } from './platform/log';
 import { createMetrics, type Metrics } from './platform/metrics';
@@ -48,19 +48,6 @@ declare module 'fastify' {
 function sendShaped(reply: FastifyReply, shaped: ShapedError): FastifyReply {
   if (shaped.headers) reply.headers(shaped.headers);
   return reply.code(shaped.status).type('application/json; charset=utf-8').send(JSON.stringify(shaped.body));
-}
-
-/** Answer to bytes that are not HTTP at all (no request object exists): a 400 in the public shape, then close. */
-function clientError(err: NodeJS.ErrnoException, socket: Duplex): void {
-  if (err.code === 'ECONNRESET' || socket.destroyed) return;
-  const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-  const body = '{"error":"bad request"}';
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${body.length}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(err);
 }
 
 /**
@@ -146,13 +133,14 @@ export function buildApp(deps: AppDeps): FastifyInstance {
       request.routeLabel = decision?.routeLabel ?? 'unmatched';
       sendShaped(reply, decision && 'error' in decision ? decision.error : shapeFrameworkError(face, error));
     },
-    clientErrorHandler: clientError,
+    ...transportOptions(config),
   });
 
   app.decorate('services', services);
   registerBodyParsers(app);
 
   registerHooks(app, metrics);
+  registerTransport(app, sendShaped);
 
   const contextFor = requestContextFor(services);
   registerTrpc(app, { router, createContext: (request) => contextFor(request, 'trpc') });
@@ -163,6 +151,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
 
+  registerReadiness(app, services);
   app.get('/metrics', async (_request, reply) => {
     reply.type(metrics.contentType).send(await metrics.render());
   });

@@ -12,9 +12,11 @@ import { createOutboundClient, type OutboundClient, type OutboundClientOptions }
 import type { Services } from './trpc/context';
 import { createAgentService } from './features/agents/index';
 import { createConnectService, createSessionService } from './features/connect/index';
+import { createGateService } from './features/gate/index';
 import { createKeyGate, createKeysService } from './features/keys/index';
 import { createRateLimiter } from './features/ratelimit/index';
 import { createResolveService } from './features/resolve/index';
+import { createReverseService } from './features/reverse/index';
 import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
 import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
@@ -53,6 +55,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const resolve = createResolveService({ chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs });
   const keys = createKeysService({ db });
   const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
+  const reverse = createReverseService({ chain });
   const timeoutMs = config.rpcTimeoutMs;
   const queued = createQueueSignal();
   return {
@@ -95,6 +98,18 @@ export function composeServices(deps: ComposeDeps): AppServices {
       now: deps.now,
     }),
     search: createSearchService({ db }),
+    reverse,
+    gate: createGateService({
+      db,
+      chain,
+      reverse,
+      sessions,
+      suffixes: config.domainSuffixes,
+      signingSeed: config.gateSigningKey,
+      production: config.nodeEnv === 'production',
+      issuer: config.publicUrl,
+      now: deps.now,
+    }),
     // Same queue signal: one delivery worker serves both streams.
     identityEvents: createIdentityEventsService({
       db,

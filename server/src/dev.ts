@@ -1,20 +1,53 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
 import { spawn } from 'node:child_process';
+import type { Address } from '@solana/kit';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_AGENT_HOST_PORT, DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './localchain/index';
+import {
+  DEFAULT_AGENT_HOST_PORT,
+  DEFAULT_LOCAL_CHAIN_PORT,
+  SOLANA_DEVNET_GENESIS_HASH,
+  startLocalChain,
+} from './localchain/index';
+import { DEFAULT_LOCAL_FACILITATOR_PORT, startLocalFacilitatorRail } from './localchain/facilitator';
 import { main, portalSecretLine } from './main';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
 // The demo agent host's port is fixed (the scenario's manifest URLs name it); SIGIL_AGENT_HOST_PORT moves it.
 const agentHostPort = Number(process.env.SIGIL_AGENT_HOST_PORT ?? DEFAULT_AGENT_HOST_PORT);
-const chain = await startLocalChain({ port: chainPort, agentHostPort }).catch((err: Error) => {
+// SIGIL_LOCAL_FACILITATOR=true: the x402 facilitator rail on the local chain. The chain then presents devnet's
+// genesis hash (stock x402 clients accept only Solana's own network ids) and a local facilitator is started.
+const localFacilitator = process.env.SIGIL_LOCAL_FACILITATOR === 'true';
+const chain = await startLocalChain({
+  port: chainPort,
+  agentHostPort,
+  genesisHash: localFacilitator ? SOLANA_DEVNET_GENESIS_HASH : undefined,
+}).catch((err: Error) => {
   process.stderr.write(
     `sigil: cannot start the local chain on 127.0.0.1:${chainPort}: ${err.message}\n` +
       `       (set SIGIL_LOCALCHAIN_PORT or SIGIL_AGENT_HOST_PORT to another port)\n`,
   );
   process.exit(1);
 });
+
+const facilitatorPort = Number(process.env.SIGIL_LOCAL_FACILITATOR_PORT ?? DEFAULT_LOCAL_FACILITATOR_PORT);
+const rail = localFacilitator
+  ? await startLocalFacilitatorRail(chain, {
+      port: facilitatorPort,
+      payTo: (process.env.SIGIL_X402_PAY_TO || undefined) as Address | undefined,
+    }).catch((err: Error) => {
+      process.stderr.write(
+        `sigil: cannot start the local x402 facilitator on 127.0.0.1:${facilitatorPort}: ${err.message}\n` +
+          `       (set SIGIL_LOCAL_FACILITATOR_PORT to another port)\n`,
+      );
+      process.exit(1);
+    })
+  : null;
+if (rail) {
+  process.env.SIGIL_X402_PAY_TO ||= rail.payTo;
+  process.env.SIGIL_X402_ASSET ||= rail.asset;
+  process.env.SIGIL_X402_FACILITATOR_URL ||= rail.facilitator.url;
+}
 
 process.env.SIGIL_RPC_URL ??= chain.url;
 process.env.SIGIL_PROGRAM_ID ??= chain.programId;
@@ -26,6 +59,10 @@ if (process.env.NODE_ENV !== 'production' && chain.agentHost)
   process.env.SIGIL_OUTBOUND_CA_FILE ??= chain.agentHost.caFile;
 
 const started = await main();
+// The service logs at warn here, so its own "stopped" line is not shown: say it (stdout is synchronous at exit).
+process.on('exit', (code) => {
+  process.stdout.write(code === 0 ? '\nSigil stopped.\n' : `\nSigil stopped (exit code ${code}).\n`);
+});
 
 /** The id of the MCP process's query-API key under npm start. */
 const MCP_QUERY_KEY_ID = 'mcp.sigil.local';
@@ -47,17 +84,32 @@ process.stdout.write(
     `  Local chain:    ${chain.url}   (demo scenario: ${chain.url}/scenario)`,
     `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
+    `  Market (demo):  ${marketLine(chain.scenario?.market ?? {})}`,
+    ...(rail
+      ? [
+          `  x402:           facilitator ${rail.facilitator.url}   (pay-to ${process.env.SIGIL_X402_PAY_TO}, ` +
+            `asset ${process.env.SIGIL_X402_ASSET})`,
+        ]
+      : []),
     ...(portalSecretLine(started) ? ['', portalSecretLine(started)] : []),
     '',
     'Try:',
     `  curl -s ${base}/resolve/@${cases.plainWithPrimary ?? 'alice'}`,
     `  curl -s ${base}/reverse/${reverse.plainWithPrimary ?? ''}`,
     `  curl -s ${base}/resolve/${cases.domainX1 ?? 'satoshi.x1'}`,
+    // The keyed reverse names the failed trust rule; the scenario has a wallet for each (docs/reverse.md).
+    `  curl -s -H "X-API-Key: $KEY" ${base}/v1/reverse/${reverse.primaryHandleReleased ?? ''}   (handle-missing)`,
     '',
     'Stop with Ctrl-C.',
     '',
   ].join('\n'),
 );
+
+/** One handle per market state, as the demo scenario seeded them (`market` in /scenario). */
+function marketLine(market: Record<string, { handle: string }>): string {
+  const states = Object.entries(market).map(([state, { handle }]) => `${state} @${handle}`);
+  return states.length > 0 ? states.join(' · ') : '(no scenario)';
+}
 
 /**
  * The MCP tool server is a process of its own (server/src/mcp/main.ts), as in production: started next to the

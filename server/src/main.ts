@@ -1,5 +1,6 @@
 // The process: config → db (migrated) → chain reader → HTTP → workers; on SIGTERM/SIGINT the reverse: stop
-// accepting and finish in-flight requests, stop workers, close the db, exit 0.
+// accepting and finish in-flight requests (/ready answers 503 from then on), stop workers (in-flight deliveries
+// finish, leases are released), close the db, exit 0 (docs/deploy.md "Graceful drain").
 import { pathToFileURL } from 'node:url';
 import { buildApp } from './app';
 import { composeServices, type AppServices } from './compose';
@@ -11,6 +12,7 @@ import { createLogger } from './platform/log';
 import { createMetrics } from './platform/metrics';
 import { startHandleIndexWorker } from './workers/handle-index';
 import { startHousekeeping } from './workers/housekeeping';
+import { registerOpsMetrics } from './workers/ops-metrics';
 import { startPayWebhookWorkers } from './workers/pay-webhooks';
 
 /** Longest a shutdown may take before the process gives up waiting and exits 1. */
@@ -82,6 +84,7 @@ export async function main(): Promise<Started> {
   }
 
   const app = buildApp({ services, logger, metrics });
+  registerOpsMetrics(metrics, { db: database.db, chain });
   // Signals are handled from here on, before listening: a signal that arrives while the server starts (or its
   // workers do) still gets the graceful path, never the default kill.
   let shuttingDown = false;
@@ -99,7 +102,8 @@ export async function main(): Promise<Started> {
       await lifecycle.stopAll((name, err) => logger.error({ err, name }, 'stop callback failed'));
       await database.close();
       logger.info('stopped');
-      process.exit(0);
+      // The last line must reach stdout before the exit (pino writes asynchronously to a pipe).
+      logger.flush(() => process.exit(0));
     } catch (err) {
       logger.error({ err }, 'shutdown failed');
       process.exit(1);

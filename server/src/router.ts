@@ -2,9 +2,11 @@
 // `meta.openapi` path. Keys match the feature folders. Adding a feature = one line here and one in compose.ts.
 import { agentsRouter } from './features/agents/index';
 import { connectRouter } from './features/connect/index';
+import { gateRouter } from './features/gate/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
 import { resolveRouter } from './features/resolve/index';
+import { reverseRouter } from './features/reverse/index';
 import { searchRouter } from './features/search/index';
 import { universalRouter } from './features/universal/index';
 import { payWebhooksRouter } from './features/pay-webhooks/index';
@@ -20,6 +22,8 @@ export const appRouter = router({
   universal: universalRouter,
   agents: agentsRouter,
   search: searchRouter,
+  reverse: reverseRouter,
+  gate: gateRouter,
   identityEvents: identityEventsRouter,
 });
 

@@ -325,7 +325,7 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
   }
 }
 
-/** A name no route can resolve (400 INVALID_NAME before any chain read), on the public and the keyed route. */
+/** A name no route can resolve (400 INVALID_HANDLE before any chain read), on the public and the keyed route. */
 const INVALID_NAME_PATHS = { public: '/resolve/a..b', keyed: '/v1/resolve/a..b' } as const;
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
@@ -390,7 +390,7 @@ function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
   );
   const { publicMicros, keyedMicros, keyedStatements } = r.keyedOverhead;
   const overhead = table(
-    ['same cheap refusal over HTTP (400 INVALID_NAME), sequential', 'µs/request'],
+    ['same cheap refusal over HTTP (400 INVALID_HANDLE), sequential', 'µs/request'],
     [
       [`public \`GET ${INVALID_NAME_PATHS.public}\` (baseline)`, publicMicros],
       [

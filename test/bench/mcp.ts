@@ -30,9 +30,9 @@ export async function benchMcp(opts: { seconds?: number } = {}): Promise<{ markd
   try {
     const baseline = await load('bare node:http, fixed JSON', bare.base, { seconds });
     const direct = await load('GET /resolve/alice (warm cache)', `${service.base}/resolve/alice`, { seconds });
-    // The floor of a stateless MCP request: a new protocol server and transport, no tool.
+    // The floor of a hot-path MCP request: JSON-RPC through the shared protocol server, no tool.
     const ping = await load(
-      'MCP ping (per-request server + transport, no tool)',
+      'MCP ping (the hot path, no tool)',
       mcp.url,
       post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' })),
     );

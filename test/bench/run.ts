@@ -3,6 +3,7 @@
 // another so they do not compete for the 2 cores. `npm run bench -- public` runs only the named sections.
 import { cpus, totalmem } from 'node:os';
 import { benchConnect } from './connect';
+import { benchGate } from './gate';
 import { benchMcp } from './mcp';
 import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
@@ -46,6 +47,7 @@ const sections: Section[] = [
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
   { name: 'identity-events', run: async () => (await benchIdentityEvents()).markdown },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
+  { name: 'gate', run: async () => (await benchGate()).markdown },
 ];
 
 const only = process.argv.slice(2);

@@ -1,26 +1,24 @@
-// x402 pay-per-call: paid requests per second (one payment each, all pre-built and finalized before the clock
-// starts) and the verification overhead per paid request next to the same request with a key, in the same run.
-// In process (chain, service and client share one event loop) and sequential, so each number is a latency sum,
-// not a throughput under load; the keyed row is the baseline the overhead is measured against.
+// x402 pay-per-call, per rail, next to the same request with a key, in the same run:
+// - native rail: paid requests per second (one payment each, all pre-built and finalized before the clock starts)
+//   and the verification overhead per paid request;
+// - facilitator rail: one stock `@x402/fetch` payment each (built just before its request, untimed: its blockhash
+//   must be fresh), timed from the request to the settled response (/verify, handler, /settle through the local
+//   facilitator, which waits for confirmation).
+// In process (chain, facilitator, service and client share one event loop) and sequential, so each number is a
+// latency sum, not a throughput under load; the keyed row is the baseline the overheads are measured against.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { base58 } from '@scure/base';
-import { createKeyPairSignerFromBytes, generateKeyPairSigner } from '@solana/kit';
-import { getCreateAssociatedTokenIdempotentInstruction } from '@solana-program/token';
+import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { x402Client, x402HTTPClient } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { X402_HEADERS, encodePaymentHeader } from '@sigil/contract/x402';
-import {
-  paymentInstructions,
-  requestChallenge,
-  sendInstructions,
-  signRedeemMessage,
-  wrapNativeInstructions,
-  wrappedNativeAccount,
-  WRAPPED_NATIVE_MINT,
-} from '../../client-sdk/src/x402';
+import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '../../client-sdk/src/x402';
 import { composeTestApp } from '../support/compose-app';
-import { startLocalChain } from '../../server/src/localchain/index';
+import { SOLANA_DEVNET_GENESIS_HASH, startLocalChain } from '../../server/src/localchain/index';
+import { startLocalFacilitatorRail } from '../../server/src/localchain/facilitator';
 import { TOKEN_PROGRAM_ADDRESS } from '../../server/src/platform/chain/programs';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
@@ -36,39 +34,39 @@ export interface X402BenchResult {
   challengeMicros: number;
   /** paid − keyed, per request. */
   overheadMicros: number;
+  facilitatorMicros: number;
+  /** facilitator-rail paid − keyed, per request. */
+  facilitatorOverheadMicros: number;
   markdown: string;
 }
 
-export async function benchX402(opts: { requests?: number } = {}): Promise<X402BenchResult> {
+export async function benchX402(
+  opts: { requests?: number; facilitatorRequests?: number } = {},
+): Promise<X402BenchResult> {
   const n = opts.requests ?? 200;
-  const chain = await startLocalChain({ autoAdvance: false, slotMs: 10, scenario: true });
+  const nf = opts.facilitatorRequests ?? 30;
+  // Both rails on one service: the chain presents devnet (stock clients' network) and advances by itself (the
+  // facilitator waits for confirmation); payments are in devnet USDC, the asset stock clients accept.
+  const chain = await startLocalChain({
+    autoAdvance: true,
+    slotMs: 10,
+    scenario: true,
+    genesisHash: SOLANA_DEVNET_GENESIS_HASH,
+  });
+  const rail = await startLocalFacilitatorRail(chain);
   const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-x402-'));
   const database = createDatabase({ sqliteFile: join(dir, 'sigil.sqlite') });
   try {
     await migrateToLatest(database.db);
     const payer = await createKeyPairSignerFromBytes(base58.decode(chain.scenario!.wallets.payer1!.secretKey));
-    const payTo = await generateKeyPairSigner();
-    await chain.airdrop(payTo.address, 1_000_000_000n);
-    await sendInstructions(
-      chain.rpc,
-      payer,
-      wrapNativeInstructions(payer, await wrappedNativeAccount(payer.address), 5_000_000_000n),
-    );
-    const payToAta = await wrappedNativeAccount(payTo.address);
-    await sendInstructions(chain.rpc, payTo, [
-      getCreateAssociatedTokenIdempotentInstruction({
-        payer: payTo,
-        ata: payToAta,
-        owner: payTo.address,
-        mint: WRAPPED_NATIVE_MINT,
-      }),
-    ]);
     await chain.finalizeAll();
 
     const config = testConfig({
       SIGIL_RPC_URL: chain.url,
       SIGIL_PROGRAM_ID: chain.programId,
-      SIGIL_X402_PAY_TO: payTo.address,
+      SIGIL_X402_PAY_TO: rail.payTo,
+      SIGIL_X402_ASSET: rail.asset,
+      SIGIL_X402_FACILITATOR_URL: rail.facilitator.url,
       SIGIL_X402_DOMAIN_TAG: 'bench.sigil.test',
       SIGIL_X402_IP_LIMIT_PER_MINUTE: '1000000',
     });
@@ -98,12 +96,12 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
           chain.rpc,
           payer,
           await paymentInstructions(chain.rpc, entry!, payer, {
-            mint: { tokenProgram: TOKEN_PROGRAM_ADDRESS, decimals: 9 },
+            mint: { tokenProgram: TOKEN_PROGRAM_ADDRESS, decimals: 6 },
           }),
         );
         entries.push({ entry: entry!, signature });
       }
-      await chain.finalizeAll();
+      await chain.waitForFinalized(entries.at(-1)!.signature);
       for (const { entry, signature } of entries) {
         const payerSig = await signRedeemMessage(payer, entry.extra.redeemMessage!);
         built.push({ header: encodePaymentHeader({ network: entry.network, signature, payerSig }) });
@@ -130,6 +128,23 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
         return r.status;
       });
 
+      // Facilitator rail: the stock client builds each payment from a fresh challenge (untimed), then the paid
+      // request is timed alone.
+      const client = new x402Client().register('solana:*', new ExactSvmScheme(payer, { rpcUrl: chain.url }));
+      const http = new x402HTTPClient(client);
+      let facilitatorTotal = 0;
+      for (let i = 0; i < nf; i++) {
+        const res = await fetch(base + path);
+        const required = http.getPaymentRequiredResponse((name) => res.headers.get(name), await res.json());
+        const headers = http.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+        const t0 = performance.now();
+        const r = await fetch(base + path, { headers });
+        await r.text();
+        facilitatorTotal += performance.now() - t0;
+        if (r.status !== 200) throw new Error(`bench facilitator request ${i} answered ${r.status}`);
+      }
+      const facilitatorMs = facilitatorTotal / nf;
+
       const result = {
         paidPerSec: 1000 / paidMs,
         paidMicros: paidMs * 1000,
@@ -137,6 +152,8 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
         keyedMicros: keyedMs * 1000,
         challengeMicros: (challengeTotal / n) * 1000,
         overheadMicros: (paidMs - keyedMs) * 1000,
+        facilitatorMicros: facilitatorMs * 1000,
+        facilitatorOverheadMicros: (facilitatorMs - keyedMs) * 1000,
       };
       const markdown = table(
         [`GET ${path}, sequential, ${n} requests each`, 'req/s', 'µs/req', 'vs keyed'],
@@ -149,12 +166,24 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
             (result.challengeMicros / result.keyedMicros).toFixed(2),
           ],
           [
-            'paid (x402, one pre-built finalized payment each)',
+            'paid, native rail (one pre-built finalized payment each)',
             Math.round(result.paidPerSec),
             result.paidMicros.toFixed(0),
             (result.paidMicros / result.keyedMicros).toFixed(2),
           ],
           ['verification overhead per paid request (paid − keyed)', '', result.overheadMicros.toFixed(0), ''],
+          [
+            `paid, facilitator rail (stock @x402/fetch payment; ${nf} requests)`,
+            Math.round(1e6 / result.facilitatorMicros),
+            result.facilitatorMicros.toFixed(0),
+            (result.facilitatorMicros / result.keyedMicros).toFixed(2),
+          ],
+          [
+            'facilitator-rail overhead per paid request (paid − keyed)',
+            '',
+            result.facilitatorOverheadMicros.toFixed(0),
+            '',
+          ],
         ],
       );
       return { ...result, markdown };
@@ -164,6 +193,7 @@ export async function benchX402(opts: { requests?: number } = {}): Promise<X402B
   } finally {
     await database.close();
     rmSync(dir, { recursive: true, force: true });
+    await rail.close();
     await chain.close();
   }
 }

@@ -148,32 +148,36 @@ describe('GET /v1/resolve-universal/{name}: native namespaces', () => {
     expect(res.body).toStrictEqual({ code: 'NO_RECORD_FOR_CHAIN', message: '@satoshi has no ETH address' });
   });
 
-  it('400 for an unknown name shape (never a fallback), 400 for an unknown chain', async () => {
-    for (const [path, message] of [
-      ['/v1/resolve-universal/bad%20name', '"bad name": invalid handle'],
+  it('refused shapes answer the public face conditions with their codes (never a fallback), 400 for an unknown chain', async () => {
+    for (const [path, status, code, message] of [
+      ['/v1/resolve-universal/bad%20name', 400, 'INVALID_HANDLE', '"bad name": invalid handle'],
       [
         '/v1/resolve-universal/foo.sns',
+        400,
+        'INVALID_NAME',
         '"foo.sns": .sns names are not resolved by this deployment (see docs/universal.md)',
       ],
       [
         '/v1/resolve-universal/@satoshi.x1',
+        409,
+        'AMBIGUOUS',
         '"@satoshi.x1": ambiguous: "satoshi.x1" is both a handle and a domain shape',
       ],
-      ['/v1/resolve-universal/a.b.c.sol', '"a.b.c.sol": not a valid .sol name'],
-    ]) {
-      const res = await get(path!);
-      expect(res.status, path).toBe(400);
-      expect(res.body, path).toStrictEqual({ code: 'INVALID_NAME', message });
+      ['/v1/resolve-universal/a.b.c.sol', 400, 'INVALID_NAME', '"a.b.c.sol": not a valid .sol name'],
+    ] as const) {
+      const res = await get(path);
+      expect(res.status, path).toBe(status);
+      expect(res.body, path).toStrictEqual({ code, message });
     }
     const res = await get('/v1/resolve-universal/alice?chain=DOGE');
     expect(res.status).toBe(400);
     expect(res.body).toStrictEqual({ code: 'BAD_REQUEST', message: 'chain must be X1, SOL, ETH or BTC (got "DOGE")' });
   });
 
-  it('404 NAME_NOT_FOUND for a well-formed, unregistered name', async () => {
+  it('404 HANDLE_NOT_REGISTERED for a well-formed, unregistered handle', async () => {
     const res = await get('/v1/resolve-universal/nobody');
     expect(res.status).toBe(404);
-    expect(res.body).toStrictEqual({ code: 'NAME_NOT_FOUND', message: '@nobody is not registered' });
+    expect(res.body).toStrictEqual({ code: 'HANDLE_NOT_REGISTERED', message: '@nobody is not registered' });
   });
 
   it('502 when the registry RPC fails', async () => {
@@ -343,16 +347,16 @@ describe('POST /v1/resolve/batch', () => {
     expect(res.status, res.text).toBe(200);
     expect(res.body.results.map((r: any) => [r.input, r.ok, r.result?.address ?? r.error?.code])).toEqual([
       ['alice', true, wallet('alice')],
-      ['nobody', false, 'NAME_NOT_FOUND'],
+      ['nobody', false, 'HANDLE_NOT_REGISTERED'],
       ['bonfida.sol', true, k.owner!.address],
       ['vitalik.eth', true, VITALIK],
-      ['bad name', false, 'INVALID_NAME'],
+      ['bad name', false, 'INVALID_HANDLE'],
       ['alice', true, wallet('alice')],
     ]);
     expect(res.body.results[1]).toStrictEqual({
       input: 'nobody',
       ok: false,
-      error: { status: 404, code: 'NAME_NOT_FOUND', message: '@nobody is not registered' },
+      error: { status: 404, code: 'HANDLE_NOT_REGISTERED', message: '@nobody is not registered' },
     });
     expect(res.body.results[0]).toStrictEqual({
       input: 'alice',

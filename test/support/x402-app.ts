@@ -69,9 +69,21 @@ async function walletOf(chain: LocalChain, name: string): Promise<KeyPairSigner>
   return createKeyPairSignerFromBytes(base58.decode(wallet.secretKey));
 }
 
-/** The local chain (manual slots, 10 ms per slot so block time barely drifts), payers holding wrapped native tokens. */
-export async function startX402Chain(): Promise<X402Chain> {
-  const chain = await startLocalChain({ autoAdvance: false, slotMs: 10, scenario: true });
+/**
+ * The local chain (manual slots, 10 ms per slot so block time barely drifts), payers holding wrapped native tokens.
+ * `autoAdvance` for clients that wait for confirmation themselves (a facilitator; then a longer `slotMs` keeps
+ * blockhashes valid for as long as a test needs); `genesisHash` to present another network id
+ * (SOLANA_DEVNET_GENESIS_HASH for stock x402 clients).
+ */
+export async function startX402Chain(
+  options: { autoAdvance?: boolean; genesisHash?: string; slotMs?: number } = {},
+): Promise<X402Chain> {
+  const chain = await startLocalChain({
+    autoAdvance: options.autoAdvance ?? false,
+    slotMs: options.slotMs ?? 10,
+    scenario: true,
+    genesisHash: options.genesisHash,
+  });
   const payer1 = await walletOf(chain, 'payer1');
   const payer2 = await walletOf(chain, 'payer2');
   const payTo = await generateKeyPairSigner();

@@ -42,6 +42,8 @@ export interface ChainCoreOptions {
   programId: Address;
   finalityLagSlots: number;
   slotMs: number;
+  /** The genesis hash the chain presents (getGenesisHash); default one derived from the program id. */
+  genesisHash?: string;
 }
 
 export class ChainCore {
@@ -61,9 +63,9 @@ export class ChainCore {
     this.svm = trackWrites(
       new LiteSVM().withSigverify(false).withBlockhashCheck(false).withTransactionHistory(0n).withNativeMints(),
     );
-    this.genesisHash = getBase58Decoder().decode(
-      sha256(new TextEncoder().encode(`sigil-localchain:genesis:${options.programId}`)),
-    );
+    this.genesisHash =
+      options.genesisHash ??
+      getBase58Decoder().decode(sha256(new TextEncoder().encode(`sigil-localchain:genesis:${options.programId}`)));
     this.ledger = new Ledger(this.svm, {
       finalityLagSlots: options.finalityLagSlots,
       slotMs: options.slotMs,

@@ -10,6 +10,7 @@ import {
   type Transaction,
 } from '@solana/kit';
 import type { LiteSVM } from 'litesvm';
+import { isBase58Address } from '@sigil/contract/names';
 import { startAgentHost, type AgentHost } from './agent-host';
 import { ChainCore } from './core';
 import type { Faults } from './faults';
@@ -19,7 +20,7 @@ import { createRpcMethods } from './rpc-methods';
 import { RpcServer, type LoopbackHost } from './rpc-server';
 import { seedScenario, type Scenario } from './scenario';
 
-export { REGISTRY_ERRORS } from './registry-emulator';
+export { REGISTRY_ERRORS } from './emulator-run';
 export type { FaultConfig } from './faults';
 export type { Scenario } from './scenario';
 export type { Commitment } from './ledger';
@@ -28,6 +29,11 @@ export { DEFAULT_AGENT_HOST_PORT, type AgentHost } from './agent-host';
 /** The registry program id the local chain emulates unless told otherwise. */
 export const LOCAL_PROGRAM_ID = 'SigiLRegistry111111111111111111111111111111' as Address;
 export const DEFAULT_LOCAL_CHAIN_PORT = 8899;
+/**
+ * Solana devnet's genesis hash. Presented by the local chain on request (`genesisHash`), its CAIP-2 id is one of the
+ * three that stock x402 clients accept (they refuse any other Solana chain id).
+ */
+export const SOLANA_DEVNET_GENESIS_HASH = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG';
 
 export interface LocalChainOptions {
   /** 0 = any free port (tests). Default 0. `npm start` uses DEFAULT_LOCAL_CHAIN_PORT. */
@@ -43,6 +49,11 @@ export interface LocalChainOptions {
   /** Seed the demo scenario (real transactions; ~1 s). Default true. */
   scenario?: boolean;
   programId?: Address;
+  /**
+   * The genesis hash getGenesisHash answers (hence the chain's CAIP-2 network id). Default: one derived from the
+   * program id. SOLANA_DEVNET_GENESIS_HASH lets stock x402 clients pay on the local chain.
+   */
+  genesisHash?: string;
   /**
    * The demo agent host (HTTPS on the same loopback host) serving the scenario's agent manifests and x402
    * endpoints; started with the scenario. Port default 0 (any free port); `npm start` uses DEFAULT_AGENT_HOST_PORT.
@@ -70,6 +81,8 @@ export interface LocalChain {
   slot(commitment?: Commitment): bigint;
   /** Moves n slots forward (default 1), block time by n × slotMs; resolves to the new processed slot. */
   advance(n?: number): Promise<bigint>;
+  /** Enters one slot whose block time is exactly `unix` seconds (not earlier than now on the chain). */
+  warpTo(unix: number): Promise<bigint>;
   /** Advances until everything landed so far is finalized (finalityLagSlots slots). */
   finalizeAll(): Promise<bigint>;
   /** Resolves once the signature is finalized: advances slots itself when autoAdvance is off. Rejects if unknown. */
@@ -93,7 +106,9 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   if (!Number.isInteger(finalityLagSlots) || finalityLagSlots < 1)
     throw new Error('finalityLagSlots must be an integer >= 1');
   if (!(slotMs > 0)) throw new Error('slotMs must be positive');
-  const core = await ChainCore.create({ programId, finalityLagSlots, slotMs });
+  if (options.genesisHash !== undefined && !isBase58Address(options.genesisHash))
+    throw new Error('genesisHash must be a base58 32-byte hash');
+  const core = await ChainCore.create({ programId, finalityLagSlots, slotMs, genesisHash: options.genesisHash });
   const { ledger } = core;
 
   let scenario: Scenario | null = null;
@@ -159,6 +174,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     rpc: createSolanaRpc(url),
     slot: (commitment = 'processed') => ledger.slotAt(commitment),
     advance,
+    warpTo: (unix) => run(() => ledger.warpTo(unix)),
     finalizeAll: () => advance(finalityLagSlots),
     waitForFinalized: (signature, opts) => waitForCommitment(signature, 'finalized', opts?.timeoutMs ?? 30_000),
     latestBlockhash: () => {

@@ -239,11 +239,23 @@ export class Ledger {
     return this.currentSlot;
   }
 
-  private enterSlot(slot: bigint): void {
+  /**
+   * Enters one new slot whose block time is exactly `unix` (never earlier than the current one); later slots keep
+   * running from there. Tests use it to hit rules at the second (an auction's anti-snipe window).
+   */
+  warpTo(unix: number): bigint {
+    const previous = this.slotTimes[this.slotTimes.length - 1] ?? 0;
+    if (!Number.isInteger(unix) || unix < previous) throw new Error(`cannot move block time back to ${unix}`);
+    this.clockOffsetMs = unix * 1000 - Date.now();
+    this.enterSlot(this.currentSlot + 1n, unix);
+    return this.currentSlot;
+  }
+
+  private enterSlot(slot: bigint, at?: number): void {
     this.writes.bump(); // every commitment's view moves (setClock bumps too, being an SVM write)
     this.currentSlot = slot;
     const previous = this.slotTimes[this.slotTimes.length - 1] ?? 0;
-    this.slotTimes.push(Math.max(previous, Math.floor((Date.now() + this.clockOffsetMs) / 1000)));
+    this.slotTimes.push(at ?? Math.max(previous, Math.floor((Date.now() + this.clockOffsetMs) / 1000)));
     const hash = base58.decode(
       sha256(new TextEncoder().encode(`sigil-localchain:block:${this.options.genesisHash}:${slot}`)),
     ) as Blockhash;

@@ -1,7 +1,12 @@
 // Standalone local chain: `node --import tsx server/src/localchain/main.ts [--port 8899] [--lag 4] [--slot-ms 400]
-// [--agent-host-port 8697] [--no-scenario] [--manual]`. Listens on 127.0.0.1 only; Ctrl-C / SIGTERM closes it.
+// [--agent-host-port 8697] [--no-scenario] [--manual] [--genesis devnet|<base58 hash>]`. Listens on 127.0.0.1 only; Ctrl-C / SIGTERM closes it.
 import { parseArgs } from 'node:util';
-import { DEFAULT_AGENT_HOST_PORT, DEFAULT_LOCAL_CHAIN_PORT, startLocalChain } from './index';
+import {
+  DEFAULT_AGENT_HOST_PORT,
+  DEFAULT_LOCAL_CHAIN_PORT,
+  SOLANA_DEVNET_GENESIS_HASH,
+  startLocalChain,
+} from './index';
 
 const { values } = parseArgs({
   options: {
@@ -11,6 +16,7 @@ const { values } = parseArgs({
     'slot-ms': { type: 'string', default: '400' },
     'no-scenario': { type: 'boolean', default: false },
     manual: { type: 'boolean', default: false },
+    genesis: { type: 'string' },
   },
 });
 
@@ -30,10 +36,16 @@ const chain = await startLocalChain({
   slotMs: int('slot-ms', values['slot-ms'], 1),
   scenario: !values['no-scenario'],
   autoAdvance: !values.manual,
+  // `devnet`: present Solana devnet's genesis hash, so that stock x402 clients accept the network id.
+  genesisHash: values.genesis === 'devnet' ? SOLANA_DEVNET_GENESIS_HASH : values.genesis,
+}).catch((err: Error) => {
+  console.error(err.message);
+  process.exit(2);
 });
 
 console.log(`local chain RPC   ${chain.url}`);
 console.log(`program id        ${chain.programId}`);
+console.log(`genesis hash      ${chain.genesisHash}`);
 if (chain.scenario) console.log(`demo scenario     ${chain.url}/scenario`);
 if (chain.agentHost) console.log(`demo agent host   ${chain.agentHost.origin}   (CA: ${chain.agentHost.caFile})`);
 console.log(`faults (tests)    POST ${chain.url}/_control/faults`);

@@ -79,6 +79,11 @@ export interface ProgramEmulator {
   readonly programId: Address;
   /** Runs every instruction of the transaction (the fee is already charged); may leave partial writes on error. */
   execute(tx: DecodedTransaction): Promise<ExecutionOutcome>;
+  /**
+   * For a transaction that carries none of the program's instructions: the failure the program's state imposes on
+   * it anyway (a listed handle NFT is frozen), or null to let the runtime execute it.
+   */
+  screen(tx: DecodedTransaction): ExecutionOutcome | null;
 }
 
 /** A request the RPC must refuse before execution (maps to a JSON-RPC error). */
@@ -241,11 +246,17 @@ export class TransactionProcessor {
     let outcome: ExecutionOutcome;
     let feeCharged = false;
     const early = this.precheck(tx, options.checkBlockhash, fee);
+    const emulated = this.emulator !== null && tx.instructions.some((ix) => ix.programId === this.emulator!.programId);
+    const refused = early || emulated ? null : (this.emulator?.screen(tx) ?? null);
     if (early) {
       outcome = { err: early, logs: [], innerInstructions: [], computeUnits: 0n };
-    } else if (this.emulator && tx.instructions.some((ix) => ix.programId === this.emulator!.programId)) {
+    } else if (refused) {
       this.chargeFee(keys[0]!, fee);
-      outcome = await this.emulator.execute(tx);
+      outcome = refused;
+      feeCharged = true;
+    } else if (emulated) {
+      this.chargeFee(keys[0]!, fee);
+      outcome = await this.emulator!.execute(tx);
       feeCharged = true;
       if (outcome.err !== null) {
         // Atomic: undo every write, then keep only the fee (as the runtime does for a failed transaction).

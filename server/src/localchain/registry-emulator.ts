@@ -3,17 +3,9 @@
 // and runs the program's CPIs (lamport / token movements, the handle NFT) for real through LiteSVM.
 // Signatures were verified by the processor before we run; here we enforce signer/writable flags, PDAs, authority
 // and state rules, and fail with Anchor-style custom error codes (REGISTRY_ERRORS).
-import { AccountRole, type Address, type Instruction } from '@solana/kit';
-import { getTransferSolInstruction, getCreateAccountInstruction } from '@solana-program/system';
-import {
-  findAssociatedTokenPda,
-  getCreateAssociatedTokenIdempotentInstruction,
-  getInitializeMint2Instruction,
-  getMintToInstruction,
-  getSetAuthorityInstruction,
-  getTransferCheckedInstruction,
-  AuthorityType,
-} from '@solana-program/token';
+import { AccountRole, type Address } from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { findAssociatedTokenPda, getTransferCheckedInstruction } from '@solana-program/token';
 import type { LiteSVM } from 'litesvm';
 import { matchesHandleGrammar, normalizeName, parseDomain } from '@sigil/contract/names';
 import {
@@ -40,6 +32,7 @@ import {
   ADDRESS_RECORD_KEYS,
   HANDLE_TYPE_AGENT,
   INVOICE_STATUS,
+  MARKET_PDAS,
   RECORD_VALUE_MAX_BYTES,
   RegistryDecodeError,
   SYSVAR_INSTRUCTIONS_ADDRESS,
@@ -48,186 +41,32 @@ import {
   type RegistryInstruction,
 } from '../platform/chain/registry';
 import { ZERO_ADDRESS } from '../platform/chain/trust-rules';
-import { COMPUTE_BUDGET_PROGRAM_ADDRESS, SYSTEM_PROGRAM_ADDRESS } from '../platform/chain/programs';
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { invokeInSvm } from './cpi';
-import { restoreAccount, snapshotOf, type Ledger, type ReportedInstruction } from './ledger';
+import { restoreAccount, type Ledger } from './ledger';
 import type { DecodedTransaction, ExecutionOutcome, ProgramEmulator } from './processor';
 import { readMintDecimals, readTokenAccount, TOKEN_PROGRAMS } from './tokens';
 import { verifySecp256k1Proof } from './secp256k1';
-
-/** Custom program errors (Anchor numbering starts at 6000). Documented in docs/local-chain.md. */
-export const REGISTRY_ERRORS = {
-  InvalidName: 6000,
-  AlreadyRegistered: 6001,
-  AccountNotFound: 6002,
-  NotAuthority: 6003,
-  InvalidPda: 6004,
-  AlreadyTokenized: 6005,
-  HandleTypeImmutable: 6006,
-  InvalidRecord: 6007,
-  VerificationFailed: 6008,
-  NamespaceInactive: 6009,
-  AlreadyExists: 6010,
-  InvoiceNotOpen: 6011,
-  InvoiceExpired: 6012,
-  WrongMint: 6013,
-  WrongPayee: 6014,
-  InvalidAmount: 6015,
-  MissingSigner: 6016,
-  NotWritable: 6017,
-  TokenizedHandle: 6018,
-  InsufficientFunds: 6019,
-  InvalidTokenAccount: 6020,
-} as const;
-export type RegistryErrorName = keyof typeof REGISTRY_ERRORS;
-
-class RegistryFailure extends Error {
-  constructor(
-    readonly inner: unknown, // Solana InstructionError inner value: {Custom: n} or a fieldless name
-    message: string,
-    readonly cpiLogs: string[] = [],
-  ) {
-    super(message);
-  }
-}
-const fail = (name: RegistryErrorName, message: string) =>
-  new RegistryFailure({ Custom: REGISTRY_ERRORS[name] }, `${name}: ${message}`);
+import { applyMarketInstruction, refuseWhileBidStands, screenFrozenNftSend } from './market-emulator';
+import {
+  expectPda,
+  fail,
+  InstructionRun,
+  mintHandleNft,
+  RegistryFailure,
+  signerStub,
+  type EmulatorContext,
+} from './emulator-run';
 
 const ED25519_CHAINS = ['X1', 'SOL'];
 const MAX_MEMO_BYTES = 256;
-const MINT_SIZE = 82n;
-const UNITS_PER_INSTRUCTION = 5_000n;
 const byteLength = (s: string) => new TextEncoder().encode(s).length;
 
 function pascal(name: string): string {
   return name.replace(/(^|_)([a-z])/g, (_, __, c: string) => c.toUpperCase());
 }
 
-/** One instruction's execution: its account flags, rent payer, logs and inner instructions. */
-class InstructionRun {
-  readonly logs: string[] = [];
-  readonly inner: ReportedInstruction[] = [];
-  computeUnits = UNITS_PER_INSTRUCTION;
-
-  constructor(
-    readonly emulator: RegistryEmulator,
-    readonly tx: DecodedTransaction,
-    readonly ixIndex: number,
-  ) {}
-
-  get svm(): LiteSVM {
-    return this.emulator.svm;
-  }
-  get now(): number {
-    return this.emulator.ledger.blockTime(this.emulator.ledger.slot);
-  }
-  get slot(): bigint {
-    return this.emulator.ledger.slot;
-  }
-
-  /** The transaction-level index of an account this instruction lists, or -1 when it does not list it. */
-  private indexOf(address: Address): number {
-    const listed = this.tx.instructions[this.ixIndex]!.accountIndices.find((i) => this.tx.accountKeys[i] === address);
-    return listed ?? -1;
-  }
-
-  requireSigner(address: Address, what: string): void {
-    const i = this.indexOf(address);
-    if (i < 0 || !this.tx.isSigner(i)) throw fail('MissingSigner', `${what} ${address} must sign`);
-  }
-
-  requireWritable(address: Address, what: string): void {
-    const i = this.indexOf(address);
-    if (i < 0 || !this.tx.isWritable(i)) throw fail('NotWritable', `${what} ${address} must be writable`);
-  }
-
-  read(address: Address) {
-    return snapshotOf(this.svm, address);
-  }
-
-  /** Program-owned account: create or resize it, topping up rent from `payer` (refunding on shrink). */
-  writeProgramAccount(address: Address, data: Uint8Array, payer: Address): void {
-    this.requireWritable(address, 'account');
-    const current = this.read(address);
-    if (current && current.owner !== this.emulator.programId)
-      throw fail('AlreadyExists', `${address} is owned by ${current.owner}`);
-    const rent = this.svm.minimumBalanceForRentExemption(BigInt(data.length));
-    const lamports = current?.lamports ?? 0n;
-    if (lamports < rent) this.moveLamports(payer, address, rent - lamports);
-    const after = this.read(address);
-    restoreAccount(this.svm, address, {
-      lamports: after?.lamports ?? rent,
-      owner: this.emulator.programId,
-      data,
-      executable: false,
-    });
-  }
-
-  /** Lamports between accounts the program may debit (payer signs) — a System transfer CPI when the source is a wallet. */
-  moveLamports(from: Address, to: Address, amount: bigint): void {
-    this.requireWritable(from, 'payer');
-    const source = this.read(from);
-    if (!source || source.lamports < amount) throw fail('InsufficientFunds', `${from} cannot pay ${amount} lamports`);
-    if (source.owner === this.emulator.programId) {
-      // The program debits its own accounts directly (no CPI), as a real program does.
-      const dest = this.read(to);
-      restoreAccount(this.svm, from, { ...source, lamports: source.lamports - amount });
-      restoreAccount(
-        this.svm,
-        to,
-        dest
-          ? { ...dest, lamports: dest.lamports + amount }
-          : { lamports: amount, owner: SYSTEM_PROGRAM_ADDRESS, data: new Uint8Array(), executable: false },
-      );
-      return;
-    }
-    this.requireSigner(from, 'payer');
-    const target = this.read(to);
-    if (!target) {
-      // A new PDA: the runtime would let the program create it with invoke_signed; credit it directly.
-      restoreAccount(this.svm, from, { ...source, lamports: source.lamports - amount });
-      restoreAccount(this.svm, to, {
-        lamports: amount,
-        owner: SYSTEM_PROGRAM_ADDRESS,
-        data: new Uint8Array(),
-        executable: false,
-      });
-      return;
-    }
-    this.cpi([getTransferSolInstruction({ source: signerStub(from), destination: to, amount })]);
-  }
-
-  /** Executes instructions for real in LiteSVM as CPIs of this instruction. */
-  cpi(instructions: Instruction[]): void {
-    const result = invokeInSvm(this.svm, this.tx.accountKeys[0]!, instructions, this.tx.accountKeys, 2);
-    this.logs.push(...result.logs);
-    this.inner.push(...result.inner);
-    this.computeUnits += result.computeUnits;
-    if (result.error !== null) throw new RegistryFailure(result.error, `CPI failed: ${JSON.stringify(result.error)}`);
-  }
-
-  /** The wallet controlling the handle now: owner, or the holder of its NFT in the holder's associated token account. */
-  async authorityOf(handle: HandleData): Promise<Address | null> {
-    if (!handle.tokenized) return handle.owner === ZERO_ADDRESS ? null : handle.owner;
-    if (!handle.mint) return null;
-    for (const program of TOKEN_PROGRAMS) {
-      for (const { address, account } of this.emulator.ledger.accountsOwnedBy(program, 'processed')) {
-        const token = readTokenAccount(account);
-        if (!token || token.mint !== handle.mint || token.amount === 0n) continue;
-        const [ata] = await findAssociatedTokenPda({ owner: token.owner, mint: token.mint, tokenProgram: program });
-        return ata === address ? token.owner : null;
-      }
-    }
-    return null;
-  }
-}
-
-/** kit's instruction builders want a signer object for signer accounts; the signature is already verified. */
-function signerStub(address: Address) {
-  return { address, signTransactions: async () => [] } as never;
-}
-
-export class RegistryEmulator implements ProgramEmulator {
+export class RegistryEmulator implements ProgramEmulator, EmulatorContext {
   constructor(
     readonly svm: LiteSVM,
     readonly ledger: Ledger,
@@ -300,8 +139,12 @@ export class RegistryEmulator implements ProgramEmulator {
       } catch (err) {
         if (!(err instanceof RegistryFailure)) throw err;
         logs.push(...run.logs);
-        if (typeof err.inner === 'object')
-          logs.push(`Program log: AnchorError occurred. Error Message: ${err.message}.`);
+        if (err.anchor) {
+          const { name, code, text } = err.anchor;
+          logs.push(
+            `Program log: AnchorError occurred. Error Code: ${name}. Error Number: ${code}. Error Message: ${text}.`,
+          );
+        }
         logs.push(
           `Program ${this.programId} consumed ${run.computeUnits} of 200000 compute units`,
           `Program ${this.programId} failed: ${describeInner(err.inner)}`,
@@ -313,34 +156,31 @@ export class RegistryEmulator implements ProgramEmulator {
     return { err: null, logs, innerInstructions, computeUnits };
   }
 
-  private async expectPda(actual: Address, pda: Promise<readonly [Address, number]>, what: string): Promise<number> {
-    const [expected, bump] = await pda;
-    if (expected !== actual) throw fail('InvalidPda', `${what} must be ${expected}`);
-    return bump;
+  private expectPda(actual: Address, pda: Promise<readonly [Address, number]>, what: string): Promise<number> {
+    return expectPda(actual, pda, what);
   }
 
   private loadHandle(run: InstructionRun, address: Address): HandleData {
-    const account = run.read(address);
-    if (!account || account.owner !== this.programId) throw fail('AccountNotFound', `handle ${address} does not exist`);
-    return decodeHandle(address, account.data);
+    return run.loadHandle(address);
   }
 
-  private async requireAuthority(run: InstructionRun, handle: HandleData, signer: Address): Promise<void> {
-    run.requireSigner(signer, 'authority');
-    const authority = await run.authorityOf(handle);
-    if (authority !== signer) throw fail('NotAuthority', `${signer} has no authority over @${handle.name}`);
+  private requireAuthority(run: InstructionRun, handle: HandleData, signer: Address): Promise<void> {
+    return run.requireAuthority(handle, signer);
   }
 
   private load<T>(run: InstructionRun, address: Address, decode: (a: Address, d: Uint8Array) => T, what: string): T {
-    const account = run.read(address);
-    if (!account || account.owner !== this.programId)
-      throw fail('AccountNotFound', `${what} ${address} does not exist`);
-    return decode(address, account.data);
+    return run.load(address, decode, what);
+  }
+
+  /** A transaction without registry instructions that must still be refused: a plain send of a listed NFT. */
+  screen(tx: DecodedTransaction): ExecutionOutcome | null {
+    return screenFrozenNftSend(this, tx);
   }
 
   private async apply(run: InstructionRun, ix: RegistryInstruction): Promise<void> {
     const { programId } = this;
     const feePayer = run.tx.accountKeys[0]!;
+    if ('remaining' in ix) return applyMarketInstruction(this, run, ix);
     switch (ix.name) {
       case 'register': {
         const { payer, owner, handle } = ix.accounts;
@@ -380,6 +220,7 @@ export class RegistryEmulator implements ProgramEmulator {
         const { owner, handle } = ix.accounts;
         const data = this.loadHandle(run, handle);
         await this.requireAuthority(run, data, owner);
+        await refuseWhileBidStands(this, run, handle);
         run.writeProgramAccount(
           handle,
           encodeHandle({ ...data, owner: ZERO_ADDRESS, tokenized: false, mint: null }),
@@ -474,40 +315,16 @@ export class RegistryEmulator implements ProgramEmulator {
         const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
         if (ata !== ownerTokenAccount)
           throw fail('InvalidTokenAccount', `owner token account must be the associated token account ${ata}`);
-        // The NFT: a 0-decimal mint, one token to the owner's ATA, then minting disabled for good.
-        // Rent for the mint and the ATA comes from the fee payer (the only account sure to be writable).
-        const ownerSigner = signerStub(owner);
-        const rentPayer = signerStub(feePayer);
-        run.cpi([
-          getCreateAccountInstruction({
-            payer: rentPayer,
-            newAccount: signerStub(mint),
-            lamports: this.svm.minimumBalanceForRentExemption(MINT_SIZE),
-            space: MINT_SIZE,
-            programAddress: tokenProgram,
-          }),
-          getInitializeMint2Instruction(
-            { mint, decimals: 0, mintAuthority: owner, freezeAuthority: null },
-            { programAddress: tokenProgram },
-          ),
-          getCreateAssociatedTokenIdempotentInstruction({ payer: rentPayer, ata, owner, mint, tokenProgram }),
-          getMintToInstruction(
-            { mint, token: ata, mintAuthority: ownerSigner, amount: 1n },
-            { programAddress: tokenProgram },
-          ),
-          getSetAuthorityInstruction(
-            { owned: mint, owner: ownerSigner, authorityType: AuthorityType.MintTokens, newAuthority: null },
-            { programAddress: tokenProgram },
-          ),
-        ]);
+        mintHandleNft(run, { holder: owner, mint, ata, tokenProgram });
         run.writeProgramAccount(handle, encodeHandle({ ...data, tokenized: true, mint }), feePayer);
         return;
       }
       case 'transfer': {
         const { owner, handle } = ix.accounts;
         const data = this.loadHandle(run, handle);
-        if (data.tokenized) throw fail('TokenizedHandle', `@${data.name} is tokenized: transfer the NFT instead`);
+        if (data.tokenized) throw fail('HandleIsTokenized', `@${data.name} is tokenized: transfer the NFT instead`);
         await this.requireAuthority(run, data, owner);
+        await refuseWhileBidStands(this, run, handle);
         run.writeProgramAccount(handle, encodeHandle({ ...data, owner: ix.args.newOwner }), feePayer);
         return;
       }
@@ -560,6 +377,10 @@ export class RegistryEmulator implements ProgramEmulator {
         run.requireSigner(owner, 'owner');
         const ns = this.load(run, namespace, decodeNamespace, 'namespace');
         if (!ns.active) throw fail('NamespaceInactive', `.${ns.tld} is not active`);
+        // A creator-priced namespace takes register_under_namespace_v2 (the program finds its pricing PDA).
+        const [pricing] = await MARKET_PDAS.namespacePricing(programId, namespace);
+        if (run.read(pricing)?.owner === programId)
+          throw fail('NamespacePricingRequiresV2', `.${ns.tld} is creator-priced: use register_under_namespace_v2`);
         if (!parseDomain(`${label}.${ns.tld}`, [ns.tld]))
           throw fail('InvalidName', `"${label}.${ns.tld}" is not a valid domain`);
         const bump = await this.expectPda(domain, findDomainPda(programId, namespace, label), 'domain');

@@ -132,8 +132,9 @@ describe('accounts', () => {
     expect(names).toEqual(Object.keys(chain.scenario!.handles).sort());
     expect(names).toEqual(
       [
-        ...['alice', 'bob', 'drift', 'phoenix', 'satoshi', 'satoshi.x1', 'scout', 'vault'],
+        ...['alice', 'bob', 'drift', 'lapsed', 'phoenix', 'satoshi', 'satoshi.x1', 'scout', 'vault'],
         ...['broker', 'courier', 'ghost', 'kiosk', 'mirror', 'nomad', 'relay'], // the demo agents
+        ...['bazaar', 'gavel', 'ribbon', 'exhibit', 'tenant'], // one per market state
       ].sort(),
     );
 

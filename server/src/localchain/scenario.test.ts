@@ -6,6 +6,7 @@ import { classifyName } from '@sigil/contract/names';
 import { createChainReader } from '../platform/chain/reader';
 import { isAttestationLive, isRecordVerified, primaryTrusted } from '../platform/chain/trust-rules';
 import type { ChainReader } from '../platform/chain/types';
+import { decodeMarketAccount } from '../platform/chain/registry';
 import { startLocalChain, type LocalChain, type Scenario } from './index';
 import { demoWallet } from './scenario';
 
@@ -59,7 +60,13 @@ describe('GET /scenario', () => {
         'domainXnt',
         'handleAndDomainShaped',
         'handleWithoutPrimary',
+        'marketAuction',
+        'marketGift',
+        'marketLease',
+        'marketListing',
+        'marketOffer',
         'plainWithPrimary',
+        'primaryHandleReleased',
         'primaryLostAuthority',
         'primarySetBeforeRegistration',
         'revokedAndExpiredAttestations',
@@ -224,6 +231,54 @@ describe('cases, read through the service chain reader', () => {
       'open',
       'paid',
     ]);
+  });
+
+  it('seeds one handle in each market state, readable with the market layouts', async () => {
+    const data = async (account: string) => {
+      const info = await chain.rpc
+        .getAccountInfo(account as never, { encoding: 'base64', commitment: 'finalized' })
+        .send();
+      return new Uint8Array(Buffer.from(info.value!.data[0], 'base64'));
+    };
+    const { market, wallets, handles } = scenario;
+    expect(Object.keys(market)).toEqual(['offer', 'listing', 'auction', 'gift', 'lease']);
+    expect(decodeMarketAccount('Offer', await data(market.offer!.account))).toMatchObject({
+      handle: handles.bazaar!.account,
+      buyer: wallets.payer2!.address,
+      amount: 500_000_000n,
+    });
+    expect(decodeMarketAccount('Listing', await data(market.listing!.account))).toMatchObject({
+      handle: handles.exhibit!.account,
+      seller: wallets.heidi!.address,
+      price: 2_000_000_000n,
+    });
+    const auction = decodeMarketAccount('Auction', await data(market.auction!.account));
+    expect(auction).toMatchObject({
+      seller: wallets.grace!.address,
+      highBidder: wallets.payer1!.address,
+      highBid: 1_000_000_000n,
+    });
+    expect(auction.endAt - auction.startAt).toBe(7 * 86_400);
+    expect(decodeMarketAccount('Voucher', await data(market.gift!.account))).toMatchObject({
+      creator: wallets.dave!.address,
+      recipient: wallets.erin!.address,
+      handle: handles.ribbon!.account,
+    });
+    expect(decodeMarketAccount('Lease', await data(market.lease!.account))).toMatchObject({
+      lessee: wallets.payer2!.address,
+      paid: 25_000_000n,
+      totalPrice: 100_000_000n,
+    });
+    // Who controls each, as the service reads it.
+    const authority = async (name: string) => {
+      const handle = (await reader.getHandle(name, 'finalized')).value!;
+      return (await reader.getHandleAuthority(handle, 'finalized')).authority;
+    };
+    expect(await authority('bazaar')).toBe(wallets.bob!.address);
+    expect(await authority('exhibit')).toBe(wallets.heidi!.address);
+    expect(await authority('gavel')).toBe(wallets.grace!.address);
+    expect(await authority('ribbon')).toBe(market.gift!.account);
+    expect(await authority('tenant')).toBe(wallets.payer2!.address);
   });
 
   it('every scenario account has transaction history', async () => {

@@ -45,7 +45,9 @@ import {
   getRevokeAttestationInstruction,
   getSetPrimaryInstruction,
   getSetRecordInstruction,
+  getMarketInstruction,
   getTokenizeInstruction,
+  MARKET_PDAS,
   getTransferInstruction,
   getVerifyRecordInstruction,
   SYSVAR_INSTRUCTIONS_ADDRESS,
@@ -88,6 +90,11 @@ export interface Scenario {
   agents: Record<string, { description: string; manifestUrl: string; level: 'L0' | 'L1' | 'L2'; reason?: string }>;
   /** Where the agents' manifests and x402 endpoints are served (the demo agent host): path → answer. */
   agentHost: { origin: string; routes: Record<string, DemoResponse> };
+  /**
+   * One handle in each market state (docs/registry-program.md § Market): state → the handle, the market account
+   * (offer, listing, auction, voucher, lease) and what it shows.
+   */
+  market: Record<string, { description: string; handle: string; account: Address }>;
   /** Public-endpoint case → the name (resolve input) that covers it. */
   cases: Record<string, string>;
   /** Reverse-lookup case → the wallet address to look up. */
@@ -113,6 +120,7 @@ const WALLET_NAMES = [
   'grace',
   'heidi',
   'ivan',
+  'judy',
   'satoshi',
   'payer1',
   'payer2',
@@ -434,6 +442,14 @@ export async function seedScenario(
   ]);
   await describe('drift', 'heidi', 'heidi', 'transferred from grace to heidi; grace’s primary still points here');
 
+  // lapsed: judy set her primary, then released the handle: the pointer names a handle nobody holds.
+  await register('lapsed', 'judy');
+  await setPrimary('judy', 'lapsed');
+  await exec(w.judy, [
+    getReleaseInstruction({ programId, owner: w.judy.address, handle: await handleAccount('lapsed') }),
+  ]);
+  await describe('lapsed', 'judy', null, 'released by judy; judy’s primary still points at it');
+
   // scout: an Agent handle (handleType 3) with its manifest (on the demo agent host) and MCP endpoint.
   const origin = options.agentOrigin.replace(/\/+$/, '');
   await register('scout', 'ivan', 3);
@@ -677,6 +693,118 @@ export async function seedScenario(
   ]);
   invoices['alice-5']!.status = 'paid';
 
+  // ---- the market: one handle in each state ------------------------------------------------------------------------
+  const market: Scenario['market'] = {};
+  const mk = <N extends Parameters<typeof getMarketInstruction>[1]>(
+    name: N,
+    args: Parameters<typeof getMarketInstruction<N>>[2],
+    accounts: Parameters<typeof getMarketInstruction<N>>[3],
+  ) => getMarketInstruction(programId, name, args, accounts);
+  // bazaar (bob): an open offer of 0.5 native units by payer2.
+  const bazaar = await register('bazaar', 'bob');
+  const [offer] = await MARKET_PDAS.offer(programId, bazaar, w.payer2.address);
+  await exec(w.payer2, [
+    mk('make_offer', { amount: LAMPORTS / 2n }, { buyer: w.payer2.address, handle: bazaar, offer }),
+  ]);
+  market.offer = {
+    description: 'open offer of 0.5 native units by payer2 on @bazaar (owner bob)',
+    handle: 'bazaar',
+    account: offer,
+  };
+  await describe('bazaar', 'bob', 'bob', 'plain handle with an open offer (market)');
+  // exhibit (heidi): tokenized and listed at 2 native units; its NFT is frozen while listed.
+  const exhibit = await register('exhibit', 'heidi');
+  const exhibitMint = await demoWallet('mint:exhibit-nft');
+  const exhibitAta = await ata(w.heidi.address, exhibitMint.address);
+  await exec(
+    w.heidi,
+    [
+      getTokenizeInstruction({
+        programId,
+        owner: w.heidi.address,
+        handle: exhibit,
+        mint: exhibitMint.address,
+        ownerTokenAccount: exhibitAta,
+      }),
+    ],
+    [exhibitMint],
+  );
+  const [listing] = await MARKET_PDAS.listing(programId, exhibit);
+  await exec(w.heidi, [
+    mk(
+      'list_handle',
+      { price: 2n * LAMPORTS },
+      { seller: w.heidi.address, handle: exhibit, listing, sellerTokenAccount: exhibitAta },
+    ),
+  ]);
+  market.listing = {
+    description: 'tokenized @exhibit listed by heidi at 2 native units (NFT frozen)',
+    handle: 'exhibit',
+    account: listing,
+  };
+  await describe('exhibit', 'heidi', 'heidi', 'tokenized handle listed for sale (market)');
+  // gavel (grace): a 7-day auction, reserve 1 native unit, with a bid of 1 native unit by payer1.
+  const gavel = await register('gavel', 'grace');
+  const [auction] = await MARKET_PDAS.auction(programId, gavel);
+  await exec(w.grace, [
+    mk(
+      'create_auction',
+      { reserve: LAMPORTS, duration: 7 * 86_400 },
+      { seller: w.grace.address, handle: gavel, auction },
+    ),
+  ]);
+  await exec(w.payer1, [
+    mk(
+      'place_bid',
+      { amount: LAMPORTS },
+      { bidder: w.payer1.address, handle: gavel, auction, previousBidder: w.payer1.address },
+    ),
+  ]);
+  market.auction = {
+    description: 'running 7-day auction of @gavel by grace, high bid 1 native unit by payer1',
+    handle: 'gavel',
+    account: auction,
+  };
+  await describe('gavel', 'grace', 'grace', 'plain handle at auction with a bid (market)');
+  // ribbon (dave → erin): a pending gift; the voucher holds the handle for 30 days.
+  const ribbon = await register('ribbon', 'dave');
+  const [voucher] = await MARKET_PDAS.voucher(programId, w.dave.address, 1n);
+  await exec(w.dave, [
+    mk(
+      'create_voucher',
+      { id: 1n, expiresAt: now() + 30 * 86_400 },
+      { creator: w.dave.address, handle: ribbon, voucher, recipient: w.erin.address },
+    ),
+  ]);
+  market.gift = {
+    description: 'pending gift of @ribbon from dave to erin (claimable for 30 days)',
+    handle: 'ribbon',
+    account: voucher,
+  };
+  await describe(
+    'ribbon',
+    'voucher',
+    'voucher',
+    'handle held by a pending gift (market): owned by the voucher account',
+  );
+  // tenant (payer2): lease-to-own, first instalment of 0.025 native units paid.
+  const [tenant] = await findHandlePda(programId, 'tenant');
+  const [lease] = await MARKET_PDAS.lease(programId, tenant);
+  const [treasuryVault] = await MARKET_PDAS.treasury(programId);
+  await exec(w.payer2, [
+    mk(
+      'start_lease',
+      { name: 'tenant', firstPayment: 25_000_000n },
+      { lessee: w.payer2.address, handle: tenant, lease, treasury: treasuryVault },
+    ),
+  ]);
+  market.lease = {
+    description: 'lease-to-own of @tenant by payer2, 0.025 of 0.1 native units paid',
+    handle: 'tenant',
+    account: lease,
+  };
+  await describe('tenant', 'payer2', 'payer2', 'handle leased to own, in progress (market)');
+
   // Everything above is finalized before anyone reads it.
   await driver.advance(Number(core.ledger.finalityLagSlots));
 
@@ -700,11 +828,13 @@ export async function seedScenario(
     invoices,
     agents,
     agentHost: { origin, routes: agentRoutes },
+    market,
     cases: {
       plainWithPrimary: 'alice',
       tokenizedHeldByOther: 'vault',
       primarySetBeforeRegistration: 'phoenix',
       primaryLostAuthority: 'drift',
+      primaryHandleReleased: 'lapsed',
       agent: 'scout',
       agentL2: 'scout',
       agentNoAttestation: 'courier',
@@ -724,6 +854,11 @@ export async function seedScenario(
       handleAndDomainShaped: '@satoshi.x1',
       handleWithoutPrimary: 'satoshi',
       unregistered: 'nobody',
+      marketOffer: 'bazaar',
+      marketListing: 'exhibit',
+      marketAuction: 'gavel',
+      marketGift: 'ribbon',
+      marketLease: 'tenant',
     },
     reverse: {
       plainWithPrimary: w.alice.address,
@@ -731,6 +866,7 @@ export async function seedScenario(
       tokenizedOwnerLostAuthority: w.carol.address,
       primarySetBeforeRegistration: w.erin.address,
       primaryLostAuthority: w.grace.address,
+      primaryHandleReleased: w.judy.address,
       agent: w.ivan.address,
       noPrimary: w.heidi.address,
     },

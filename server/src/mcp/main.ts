@@ -3,6 +3,7 @@
 import { createChainReader } from '../platform/chain/reader';
 import { createLogger } from '../platform/log';
 import { createOutboundClient } from '../platform/outbound/client';
+import { createApiFetch } from './api-fetch';
 import { loadMcpConfig, McpConfigErrors, type McpConfig } from './config';
 import { startMcpHttpServer } from './server';
 import { mcpTools } from './tools/index';
@@ -39,7 +40,7 @@ const running = await startMcpHttpServer({
     queryApiUrl: config.queryApiUrl,
     queryApiKey: config.queryApiKey,
     outbound,
-    fetch: globalThis.fetch,
+    fetch: createApiFetch(),
   },
   logger,
   bindHost: config.bind.host,

@@ -209,9 +209,9 @@ describe('get_records', () => {
     expect(got.structuredContent.records).toEqual(v1.body.addresses);
   });
 
-  it('errors: INVALID_HANDLE, NAME_NOT_FOUND, RPC_ERROR', async () => {
+  it('errors: INVALID_HANDLE, HANDLE_NOT_REGISTERED, RPC_ERROR', async () => {
     expect((await call('get_records', { name: 'satoshi.x1' })).structuredContent.code).toBe('INVALID_HANDLE');
-    expect((await call('get_records', { name: 'nobody' })).structuredContent.code).toBe('NAME_NOT_FOUND');
+    expect((await call('get_records', { name: 'nobody' })).structuredContent.code).toBe('HANDLE_NOT_REGISTERED');
     world.app.chain.faults.set({ unreachable: true });
     try {
       const down = await call('get_records', { name: 'alice' });
@@ -292,7 +292,7 @@ describe('transport rules', () => {
     expect(chunked.status).toBe(413);
   });
 
-  it('50 parallel tools/call all succeed (a fresh transport per request)', async () => {
+  it('50 parallel tools/call all succeed', async () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         i % 2 ? call('resolve_name', { name: 'alice' }) : call('check_availability', { name: `free${i}` }),
@@ -303,6 +303,79 @@ describe('transport rules', () => {
       if (i % 2) expect(r.structuredContent.status).toBe(200);
       else expect(r.structuredContent.available).toBe(true);
     });
+  });
+});
+
+describe('the hot path answers exactly as a per-request SDK server and transport', () => {
+  const post = (url: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
+  const rpc = (id: number | string, method: string, params?: unknown) =>
+    JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+
+  it('the same bytes, status and content type for every kind of answer', async () => {
+    const reference = await startMcpHttpServer({
+      tools: TOOLS,
+      deps: world.deps,
+      logger: createLogger({ logLevel: 'silent' }),
+      bindHost: '127.0.0.1',
+      port: 0,
+      sharedPath: false,
+    });
+    try {
+      const bodies = [
+        rpc(1, 'ping'),
+        rpc('list-1', 'tools/list', {}),
+        rpc(2, 'tools/call', { name: 'resolve_name', arguments: { name: 'alice' } }),
+        rpc(3, 'tools/call', { name: 'resolve_name', arguments: { name: '@satoshi.x1' } }),
+        rpc(4, 'tools/call', { name: 'get_records', arguments: { name: 'nobody-registered-this' } }),
+        rpc(5, 'tools/call', { name: 'check_availability', arguments: { name: 42 } }),
+        rpc(6, 'tools/call', { name: 'no_such_tool', arguments: {} }),
+        rpc(7, 'tools/call', { name: 'resolve_name', arguments: 'alice' }),
+        rpc(8, 'tools/call', {}),
+      ];
+      for (const body of bodies) {
+        const [hot, fresh] = await Promise.all([post(world.mcp.url, body), post(reference.url, body)]);
+        expect(hot.status, body).toBe(fresh.status);
+        expect(hot.headers.get('content-type'), body).toBe(fresh.headers.get('content-type'));
+        expect(await hot.text(), body).toBe(await fresh.text());
+      }
+    } finally {
+      await reference.close();
+    }
+  });
+
+  it('40 concurrent clients that all use id 1 each get their own answer under id 1', async () => {
+    const names = Array.from({ length: 40 }, (_, i) => `concurrent${i}`);
+    const answers = await Promise.all(
+      names.map(async (name) => {
+        const res = await post(
+          world.mcp.url,
+          rpc(1, 'tools/call', { name: 'check_availability', arguments: { name } }),
+        );
+        return (await res.json()) as { id: unknown; result: { structuredContent: { handle: string } } };
+      }),
+    );
+    answers.forEach((answer, i) => {
+      expect(answer.id).toBe(1);
+      expect(answer.result.structuredContent.handle).toBe(names[i]);
+    });
+  });
+
+  it("a request whose headers the SDK transport refuses gets that transport's own answer", async () => {
+    const list = rpc(1, 'tools/list', {});
+    const version = await post(world.mcp.url, list, { 'mcp-protocol-version': '1999-01-01' });
+    expect(version.status).toBe(400);
+    expect(((await version.json()) as { error: { message: string } }).error.message).toMatch(
+      /^Bad Request: Unsupported protocol version: 1999-01-01/,
+    );
+    const accept = await post(world.mcp.url, list, { accept: 'application/json' });
+    expect(accept.status).toBe(406);
+    const type = await post(world.mcp.url, list, { 'content-type': 'text/plain' });
+    expect(type.status).toBe(415);
   });
 });
 

@@ -89,10 +89,10 @@ describe('check_availability', () => {
 });
 
 describe('get_records', () => {
-  it('a released handle is NAME_NOT_FOUND', async () => {
+  it('a released handle is HANDLE_NOT_REGISTERED', async () => {
     const chain: Partial<ChainReader> = { getHandle: async () => ({ value: handle(ZERO_ADDRESS), slot: 1n }) };
     const client = await connect({ chain: fakeChain(chain) });
-    expect((await call(client, 'get_records', { name: 'gone' })).structuredContent.code).toBe('NAME_NOT_FOUND');
+    expect((await call(client, 'get_records', { name: 'gone' })).structuredContent.code).toBe('HANDLE_NOT_REGISTERED');
   });
 });
 

@@ -12,12 +12,18 @@ import http from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
+  JSONRPCRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolResult,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -149,6 +155,78 @@ export function createMcpServer(tools: ReadonlyMap<string, CompiledTool>, deps: 
   return server;
 }
 
+/**
+ * The methods a plainly valid single request sends to the shared protocol server instead of a per-request one: the
+ * hot path of an agent (list the tools, call one, ping). They read no per-client state (no initialize, no session,
+ * no log level), so one server answers them for everybody exactly as a fresh one would.
+ */
+const SHARED_PATH_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list', 'ping']);
+
+/**
+ * The transport of the shared protocol server. Each exchange hands one JSON-RPC request to the server under a
+ * private id (every client numbers its requests from 1, so client ids cannot key concurrent exchanges) and settles
+ * with the answer under the client's own id. Notifications the server emits are dropped, as the SDK's JSON response
+ * mode drops them; the server sends no requests of its own on these methods.
+ */
+export class ExchangeTransport implements Transport {
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private readonly pending = new Map<number, (message: JSONRPCMessage | undefined) => void>();
+  private lastId = 0;
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.pending.clear();
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!('id' in message) || 'method' in message || typeof message.id !== 'number') return;
+    const settle = this.pending.get(message.id);
+    if (!settle) return; // the client went away first (see cancel)
+    this.pending.delete(message.id);
+    settle(message);
+  }
+
+  /**
+   * The server's answer to `request`, under the request's own id. `cancel` when the client is gone: the answer then
+   * settles as undefined, so nothing waits on a call whose handler never returns.
+   */
+  exchange(request: JSONRPCRequest): { answer: Promise<JSONRPCMessage | undefined>; cancel: () => void } {
+    const id = ++this.lastId;
+    let settle!: (message: JSONRPCMessage | undefined) => void;
+    const answer = new Promise<JSONRPCMessage | undefined>((resolve) => {
+      settle = resolve;
+      this.pending.set(id, (message) => resolve(message && ({ ...message, id: request.id } as JSONRPCMessage)));
+    });
+    this.onmessage?.({ ...request, id });
+    const cancel = () => {
+      if (!this.pending.delete(id)) return;
+      settle(undefined);
+      // The handler's abort signal fires, as it does when a per-request server's transport closes.
+      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
+    };
+    return { answer, cancel };
+  }
+}
+
+/**
+ * The request when it may take the shared path: one JSON-RPC request to a shared-path method, with every header the
+ * SDK's transport would check already acceptable. Anything else (batches, notifications, initialize, a header the
+ * transport would refuse) goes to a per-request SDK transport, which gives its own answer.
+ */
+function sharedPathRequest(req: http.IncomingMessage, parsed: unknown): JSONRPCRequest | undefined {
+  const accept = req.headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJsonContentType(req.headers['content-type'])) return undefined;
+  const version = req.headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) return undefined;
+  const request = JSONRPCRequestSchema.safeParse(parsed);
+  return request.success && SHARED_PATH_METHODS.has(request.data.method) ? request.data : undefined;
+}
+
 export interface McpHttpOptions {
   tools: readonly ToolDefinition[];
   deps: ToolDeps;
@@ -159,6 +237,11 @@ export interface McpHttpOptions {
   allowedHosts?: readonly string[];
   maxBodyBytes?: number;
   deadlineMs?: number;
+  /**
+   * false: every request goes through a per-request SDK server and transport, the hot path included. The tests
+   * answer the same requests both ways and compare the bytes.
+   */
+  sharedPath?: boolean;
 }
 
 function rpcError(res: http.ServerResponse, status: number, code: number, message: string, headers = {}): void {
@@ -209,6 +292,8 @@ export function createMcpRequestListener(options: McpHttpOptions): http.RequestL
     ...(options.allowedHosts ?? []).map((h) => h.toLowerCase()),
   ]);
   const { logger, deps } = options;
+  const exchanges = new ExchangeTransport();
+  const sharedReady = createMcpServer(tools, deps, logger).connect(exchanges);
 
   const originAllowed = (origin: string): boolean => {
     try {
@@ -246,12 +331,29 @@ export function createMcpRequestListener(options: McpHttpOptions): http.RequestL
       return rpcError(res, 400, ErrorCode.ParseError, 'Parse error: the body is not JSON');
     }
 
-    const server = createMcpServer(tools, deps, logger);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const deadline = setTimeout(() => {
       logger.warn({ deadlineMs }, 'mcp request deadline exceeded');
       rpcError(res, 504, ErrorCode.InternalError, `Deadline exceeded (${deadlineMs} ms)`);
     }, deadlineMs);
+
+    const request = options.sharedPath === false ? undefined : sharedPathRequest(req, parsed);
+    if (request) {
+      await sharedReady;
+      const { answer, cancel } = exchanges.exchange(request);
+      res.on('close', () => {
+        clearTimeout(deadline);
+        cancel();
+      });
+      const message = await answer;
+      if (message === undefined || res.headersSent || res.destroyed) return;
+      const body = JSON.stringify(message);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+      return;
+    }
+
+    const server = createMcpServer(tools, deps, logger);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.on('close', () => {
       clearTimeout(deadline);
       void transport.close();

@@ -17,8 +17,16 @@ export interface ToolDeps {
   /** The hardened outbound client (SSRF rules, timeouts, no redirects) for manifests and probes. */
   outbound: OutboundClient;
   /** The API's fetch (relays to SIGIL_API_URL, which may be loopback); tests pass their own. */
-  fetch: typeof fetch;
+  fetch: ApiFetch;
 }
+
+/** What the tools read of an answer from the service: a fetch `Response` has it all. */
+export type ApiResponse = Pick<Response, 'status' | 'ok' | 'text' | 'json' | 'arrayBuffer'> & {
+  headers: Pick<Headers, 'get'>;
+};
+
+/** The fetch the tools call the service with: global fetch fits, and so does the process's own (mcp/api-fetch.ts). */
+export type ApiFetch = (url: string, init?: RequestInit) => Promise<ApiResponse>;
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;

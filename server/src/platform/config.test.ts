@@ -26,6 +26,8 @@ describe('loadConfig', () => {
       publicUrl: 'http://127.0.0.1:8787',
       rpcUrl: 'http://127.0.0.1:8899',
       rpcTimeoutMs: 5000,
+      requestTimeoutMs: 10_000,
+      requestDeadlineMs: 6000,
       programId: TEST_PROGRAM_ID,
       chainName: 'x1',
       domainSuffixes: ['x1', 'xnt', 'xen'],

@@ -88,6 +88,16 @@ const ENV = {
   // No defaults for what the service reads: a deployment must say which chain and program (dev.ts sets both).
   SIGIL_RPC_URL: httpUrl,
   SIGIL_RPC_TIMEOUT_MS: integer.min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(5000),
+  // Every request's deadlines (docs/http.md "Deadlines"): receiving it whole (headers and body; 408 after), and the
+  // one budget all chain reads of one request share (502 rpc unreachable / RPC_ERROR once spent).
+  SIGIL_REQUEST_TIMEOUT_MS: integer
+    .min(100, 'must be at least 100')
+    .max(300_000, 'must be at most 300000')
+    .default(10_000),
+  SIGIL_REQUEST_DEADLINE_MS: integer
+    .min(100, 'must be at least 100')
+    .max(120_000, 'must be at most 120000')
+    .default(6000),
   SIGIL_PROGRAM_ID: programId,
   SIGIL_CHAIN_NAME: nonEmpty.regex(/^[a-z0-9-]{1,32}$/, 'must be lowercase a-z0-9-').default('x1'),
   SIGIL_DOMAIN_SUFFIXES: suffixList.default(['x1', 'xnt', 'xen']),
@@ -164,6 +174,15 @@ const ENV = {
   SIGIL_X402_PRICE_REVERSE: price.default(5_000n),
   SIGIL_X402_PRICE_VERIFY: price.default(20_000n),
   SIGIL_X402_PRICE_GATE: price.default(20_000n),
+  /**
+   * Gate's decision-signing key (docs/gate.md "Signed decisions"): the 32-byte Ed25519 seed, base64url. Unset: in
+   * development and tests a key is generated once and kept in the db; in production `sign: true` answers 501.
+   */
+  SIGIL_GATE_SIGNING_KEY: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a 32-byte Ed25519 seed in base64url (43 characters)')
+    .optional(),
   /** HMAC key for challenge nonces; unset (local mode): generated once and kept in the db, shared by replicas. */
   SIGIL_X402_NONCE_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   /** `<domain_tag>` of the reference and redeem strings; default: the host of SIGIL_PUBLIC_URL. */
@@ -175,6 +194,13 @@ const ENV = {
     .min(1, 'must be at least 1')
     .max(1_000_000, 'must be at most 1000000')
     .default(600),
+  /** The x402 facilitator (its /verify, /settle, /supported); set: the facilitator rail is offered beside the native. */
+  SIGIL_X402_FACILITATOR_URL: optionalHttpUrl,
+  /** Deadline of each facilitator call; past it: 502 X402_SETTLE_TIMEOUT (the same payment may be retried). */
+  SIGIL_X402_FACILITATOR_TIMEOUT_MS: integer
+    .min(100, 'must be at least 100')
+    .max(120_000, 'must be at most 120000')
+    .default(15_000),
   // Unset: the SQLite file under data/ (platform/db decides the path). The db module's own rule validates it.
   DATABASE_URL: z
     .string()
@@ -189,6 +215,61 @@ const ENV = {
       }
     }),
 } satisfies Record<string, z.ZodType>;
+
+/**
+ * What each variable is for, one line each: docs/deploy.md's variable table is generated from `ENV` and this
+ * (config-table.ts; a test keeps the two in step). "Replicas: same value" marks what every replica must share.
+ */
+export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
+  PORT: 'Listen port.',
+  HOST: 'Listen address (`0.0.0.0` to accept from other hosts, e.g. behind a load balancer).',
+  NODE_ENV: '`production` refuses the local-only switches below; `development` and `test` allow them.',
+  LOG_LEVEL: 'pino level for the JSON log lines on stdout, or `silent`.',
+  SIGIL_PUBLIC_URL:
+    'The base URL clients see (OpenAPI servers, audiences, x402 resource URLs); default `http://HOST:PORT`. Replicas: same value.',
+  SIGIL_RPC_URL: 'The chain JSON-RPC endpoint; only its host is ever shown. Replicas: same chain.',
+  SIGIL_RPC_TIMEOUT_MS: 'Bound on one JSON-RPC call.',
+  SIGIL_REQUEST_TIMEOUT_MS: 'Longest a client may take to send one whole request (headers and body); 408 after.',
+  SIGIL_REQUEST_DEADLINE_MS:
+    'Budget all chain reads of one request share; 502 (rpc unreachable / RPC_ERROR) once spent.',
+  SIGIL_PROGRAM_ID: 'The registry program address. Replicas: same value.',
+  SIGIL_CHAIN_NAME: 'Chain id in the rail name `<chain>-native`.',
+  SIGIL_DOMAIN_SUFFIXES: 'Native domain namespaces, comma-separated.',
+  SIGIL_RESOLVE_CACHE_MS:
+    'How long a public resolve/reverse answer may be served from memory (staleness bound); 0 disables.',
+  SIGIL_SOL_RPC_URL: 'Enables the `sol` namespace (SNS) through this Solana RPC.',
+  SIGIL_ETH_RPC_URL: 'Enables the `eth` namespace (ENS) through this Ethereum RPC.',
+  SIGIL_NETWORK: 'The network agent manifests must declare.',
+  SIGIL_IPFS_GATEWAY: 'https gateway for `ipfs://` manifests; unset: ipfs manifests are not fetched.',
+  SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'Local only (refused in production): outbound requests may reach loopback receivers.',
+  SIGIL_OUTBOUND_CA_FILE:
+    'Local only (refused in production): PEM of CA certificates outbound requests trust instead of the system store.',
+  SIGIL_PAY_WEBHOOKS: 'Pay webhooks routes and workers; off: the routes answer 503 PAY_WEBHOOKS_DISABLED.',
+  SIGIL_HANDLE_INDEX_INTERVAL_MS: 'Pause between handle index passes (search); 0: the worker does not start.',
+  SIGIL_PORTAL_DOMAIN: "The portal's domain (its API key id, a default sign-in domain). Replicas: same value.",
+  SIGIL_PORTAL_KEY:
+    "The portal's API key secret; unset: generated on first start and printed once. Secret; replicas: same value.",
+  SIGIL_SIGNIN_DOMAINS: 'Sign-in-with-Solana domains accepted; default: the portal domain and the partner domain.',
+  SIGIL_SESSION_SECRET:
+    'HS256 key of Connect session tokens (32+ characters); unset: generated once and kept in the database. Secret; replicas: same value.',
+  SIGIL_CHALLENGE_TTL_SECONDS: 'Lifetime of a Connect challenge.',
+  SIGIL_SESSION_TTL_SECONDS: 'Lifetime of a Connect session.',
+  SIGIL_X402_PAY_TO: 'Enables x402 pay-per-call: the wallet payments go to. Replicas: same value.',
+  SIGIL_X402_ASSET: 'The mint x402 payments transfer.',
+  SIGIL_X402_PRICE_RESOLVE: 'x402 price of a resolve, smallest units of the asset.',
+  SIGIL_X402_PRICE_REVERSE: 'x402 price of a reverse lookup, smallest units.',
+  SIGIL_X402_PRICE_VERIFY: 'x402 price of a verify, smallest units.',
+  SIGIL_X402_PRICE_GATE: 'x402 price of a gate check, smallest units.',
+  SIGIL_X402_NONCE_SECRET:
+    'HMAC key of x402 challenge nonces (32+ characters); unset: generated once and kept in the database. Secret; replicas: same value.',
+  SIGIL_X402_DOMAIN_TAG: 'The `<domain_tag>` of x402 reference strings; default: the host of SIGIL_PUBLIC_URL.',
+  SIGIL_X402_IP_LIMIT_PER_MINUTE: 'Keyless x402 requests one client address may make per minute.',
+  DATABASE_URL:
+    '`postgres://…` (required for more than one replica) or `sqlite:<file>`; unset: the SQLite file `data/sigil.sqlite`.',
+};
+
+/** The variables' rules, for the generated documentation (config-table.ts). */
+export const ENV_RULES: Readonly<Record<keyof typeof ENV, z.ZodType>> = ENV;
 
 /** The service's version, from server/package.json. */
 export const SERVICE_VERSION: string = JSON.parse(
@@ -226,6 +307,10 @@ function toConfig(env: Env) {
     publicUrl,
     rpcUrl: env.SIGIL_RPC_URL,
     rpcTimeoutMs: env.SIGIL_RPC_TIMEOUT_MS,
+    /** Longest a client may take to send one whole request (headers and body): 408 and close after. */
+    requestTimeoutMs: env.SIGIL_REQUEST_TIMEOUT_MS,
+    /** The budget all chain reads of one request share, on top of each call's own timeout. */
+    requestDeadlineMs: env.SIGIL_REQUEST_DEADLINE_MS,
     programId: env.SIGIL_PROGRAM_ID,
     chainName: env.SIGIL_CHAIN_NAME,
     domainSuffixes: env.SIGIL_DOMAIN_SUFFIXES as readonly string[],
@@ -254,6 +339,8 @@ function toConfig(env: Env) {
       DEFAULT_PARTNER_SIGNIN_DOMAIN,
     ]) as readonly string[],
     sessionSecret: env.SIGIL_SESSION_SECRET || undefined,
+    /** Gate's Ed25519 seed (base64url); undefined: generated in the db outside production, signing off in production. */
+    gateSigningKey: env.SIGIL_GATE_SIGNING_KEY || undefined,
     challengeTtlSeconds: env.SIGIL_CHALLENGE_TTL_SECONDS,
     sessionTtlSeconds: env.SIGIL_SESSION_TTL_SECONDS,
     /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */
@@ -276,6 +363,11 @@ export interface X402Settings {
   nonceSecret?: string;
   domainTag: string;
   ipLimitPerMinute: number;
+  /**
+   * The facilitator rail (SIGIL_X402_FACILITATOR_URL); absent: the native rail only. `publicUrl` (SIGIL_PUBLIC_URL,
+   * no trailing slash) names the paid resource in its challenge entries.
+   */
+  facilitator?: { url: string; timeoutMs: number; publicUrl: string };
 }
 
 function x402Settings(env: Env, publicUrl: string): X402Settings {
@@ -292,6 +384,13 @@ function x402Settings(env: Env, publicUrl: string): X402Settings {
     nonceSecret: env.SIGIL_X402_NONCE_SECRET || undefined,
     domainTag: env.SIGIL_X402_DOMAIN_TAG ?? new URL(publicUrl).host,
     ipLimitPerMinute: env.SIGIL_X402_IP_LIMIT_PER_MINUTE,
+    facilitator: env.SIGIL_X402_FACILITATOR_URL
+      ? {
+          url: env.SIGIL_X402_FACILITATOR_URL.replace(/\/+$/, ''),
+          timeoutMs: env.SIGIL_X402_FACILITATOR_TIMEOUT_MS,
+          publicUrl: publicUrl.replace(/\/+$/, ''),
+        }
+      : undefined,
   };
 }
 
@@ -358,7 +457,13 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
   });
 }
 
-/** Rails accepted for x402 payment: the native rail when x402 is configured (SIGIL_X402_PAY_TO), else none. */
+/**
+ * Rails accepted for x402 payment: the native rail when x402 is configured (SIGIL_X402_PAY_TO), and the facilitator
+ * rail beside it when SIGIL_X402_FACILITATOR_URL is set; none without x402.
+ */
 export function paymentRails(config: Config): string[] {
-  return config.x402 ? [`${config.chainName}-native`] : [];
+  if (!config.x402) return [];
+  const rails = [`${config.chainName}-native`];
+  if (config.x402.facilitator) rails.push(`${config.chainName}-facilitator`);
+  return rails;
 }

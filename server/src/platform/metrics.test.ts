@@ -28,4 +28,12 @@ describe('metrics', () => {
     expect(await a.render()).toContain('route="/health"');
     expect(await b.render()).not.toContain('route="/health"');
   });
+
+  it('counts 429 answers as rate-limit rejections by route', async () => {
+    const m = createMetrics();
+    m.observeHttp('GET', '/v1/resolve/{name}', 429, 0.001);
+    m.observeHttp('GET', '/v1/resolve/{name}', 429, 0.001);
+    m.observeHttp('GET', '/v1/resolve/{name}', 200, 0.001);
+    expect(await m.render()).toMatch(/^sigil_rate_limit_rejections_total\{route="\/v1\/resolve\/\{name\}"\} 2$/m);
+  });
 });

@@ -51,12 +51,20 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     registers: [registry],
   });
 
+  const rateLimited = new Counter({
+    name: 'sigil_rate_limit_rejections_total',
+    help: 'Requests refused with 429 (RATE_LIMITED), by route template.',
+    labelNames: ['route'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     contentType: registry.contentType,
     observeHttp(method, route, status, seconds) {
       requests.inc({ method, route, status: String(status) });
       duration.observe({ method, route }, seconds);
+      if (status === 429) rateLimited.inc({ route });
     },
     recordRpcCall(event) {
       rpcCalls.inc({ method: event.method });

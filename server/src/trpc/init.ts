@@ -7,6 +7,7 @@ import { HTTP_STATUS_TRPC_ERROR_CODE } from 'trpc-to-openapi';
 import { ApiError, PublicError } from '@sigil/contract/errors';
 import { apiErrorOf } from '@sigil/contract/parse';
 import { ChainError } from '../platform/chain/types';
+import { withDeadline } from '../platform/deadline';
 import { domainErrorOf, statusOfDomainError } from '../platform/http/errors';
 import type { RequestContext } from './context';
 import type { ProcedureMeta } from './meta';
@@ -65,18 +66,18 @@ function codedInputError(error: TRPCError): ApiError | undefined {
  * Every procedure's first step (one middleware, since tRPC copies its call options at every middleware level):
  * - REST path parameters arrive from trpc-to-openapi still percent-encoded; the HTTP layer decodes them once into
  *   `ctx.pathParams`, and this hands the decoded values to the input parser in place of the raw ones;
+ * - the procedure runs inside the request's deadline budget for chain reads (platform/deadline.ts);
  * - domain errors become TRPCErrors with the matching status and the domain error as `cause`; so does an input that
  *   failed a coded contract schema (the input schema is the only parse: its codes are the route's field codes).
  */
 const base = t.middleware(async ({ ctx, next, getRawInput }) => {
-  let result;
-  if (ctx.pathParams) {
+  // The request's one budget for all its chain reads (platform/deadline.ts).
+  const result = await withDeadline(ctx.services.config.requestDeadlineMs, async () => {
+    if (!ctx.pathParams) return next();
     const raw = await getRawInput();
     const input = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-    result = await next({ getRawInput: async () => ({ ...input, ...ctx.pathParams }) });
-  } else {
-    result = await next();
-  }
+    return next({ getRawInput: async () => ({ ...input, ...ctx.pathParams }) });
+  });
   if (!result.ok) {
     const domain = domainErrorOf(result.error) ?? codedInputError(result.error);
     if (domain && (result.error.cause !== domain || result.error.code === 'INTERNAL_SERVER_ERROR')) {

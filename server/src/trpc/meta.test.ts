@@ -41,7 +41,8 @@ describe('/openapi.json error responses', () => {
           const schema = response.content['application/json'].schema;
           const where = `${method.toUpperCase()} ${path} ${status}`;
           if (v1) {
-            expect(schema.allOf, where).toEqual([{ $ref: '#/components/schemas/V1Error' }]);
+            const body = status === '402' ? 'X402PaymentRequired' : 'V1Error';
+            expect(schema.allOf, where).toEqual([{ $ref: `#/components/schemas/${body}` }]);
             for (const code of schema.properties.code.enum as V1ErrorCode[]) {
               const row = (METERED_ERRORS as Record<string, unknown>)[code];
               const also = typeof row === 'object' ? (row as { alsoStatus: number }).alsoStatus : undefined;
@@ -85,6 +86,7 @@ describe('/openapi.json error responses', () => {
     expect(metered['409'].content['application/json'].schema.properties.code.enum).toEqual([
       'PAYMENT_ALREADY_USED',
       'REFERENCE_REUSED',
+      'AMBIGUOUS',
     ]);
     expect(metered['402'].content['application/json'].schema.properties.code.enum).toContain('PAYMENT_ALREADY_USED');
     const keyOf: PublicErrorKey = 'RPC_UNREACHABLE';

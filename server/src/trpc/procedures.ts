@@ -51,6 +51,10 @@ export const METERED_ERRORS = {
   METERING_UNAVAILABLE:
     'x402: the payment store failed after the handler; the response is withheld, nothing is consumed',
   X402_UNAVAILABLE: 'x402: the chain could not be read to verify the payment; retry',
+  X402_SETTLE_TIMEOUT:
+    'x402 facilitator rail: the facilitator did not answer in time; the response is withheld; retry the same payment',
+  X402_FACILITATOR_ERROR:
+    'x402 facilitator rail: the facilitator failed or is down; the response is withheld; retry the same payment',
 } as const satisfies ErrorRows;
 
 /** Node's request headers are keyed lowercase. */
@@ -135,6 +139,7 @@ export const METERED_ROUTES = {
   'GET /v1/resolve/{name}': 'resolve',
   'GET /v1/resolve-universal/{name}': 'resolve',
   'GET /v1/agents/{handle}': 'resolve', // "priced like a resolve"
+  'GET /v1/reverse/{address}': 'reverse', // SIGIL_X402_PRICE_REVERSE, the resolve price by default
 } as const satisfies Record<string, PriceClass>;
 
 /** `METHOD /path` of a procedure's REST route, as METERED_ROUTES keys it. */

@@ -4,12 +4,23 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { acquireLease, releaseLease, renewLease, type Database } from '../platform/db/index';
+import { acquireLease, releaseLease, renewLease, writeKv, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
 import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/pay-webhooks/index';
 import { runIdentityPass, type IdentityPassResult } from '../features/identity-events/index';
 
 export const INDEXER_LEASE = 'pay-indexer';
+/** kv key: the finalized slot up to which the last completed indexer pass (any replica) indexed. */
+export const INDEXED_SLOT_KEY = 'pay-indexer.indexed-slot';
+
+/** The finalized slot, or undefined when the RPC does not say (the pass itself reports RPC faults). */
+async function finalizedSlot(chain: IndexerDeps['chain']): Promise<bigint | undefined> {
+  try {
+    return await chain.getSlot('finalized');
+  } catch {
+    return undefined;
+  }
+}
 
 export interface IndexerWorkerOptions extends IndexerDeps {
   db: Kysely<Database>;
@@ -51,8 +62,11 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
       (await renewLease(db, INDEXER_LEASE, holder, ttl, now())) ||
       (await acquireLease(db, INDEXER_LEASE, holder, ttl, now()));
     if (!mine) return null;
+    // The finalized tip before the pass: once the pass completes, everything up to it is indexed (slot lag metric).
+    const tip = await finalizedSlot(options.chain);
     const pay = await runIndexerPass(db, options);
     const identity = options.identity === false ? null : await runIdentityPass(db, { ...options, ...options.identity });
+    if (tip !== undefined) await writeKv(db, INDEXED_SLOT_KEY, String(tip), now());
     return { ...pay, identity };
   }
 

@@ -5,6 +5,14 @@ import { namespaces as list } from './service';
 
 /** GET /v1/namespaces (ungated): which namespaces this deployment resolves. */
 export const namespaces = publicProcedure
-  .meta(rest('GET', '/v1/namespaces', { summary: 'Namespaces served', tags: ['platform'] }))
+  .meta(
+    rest('GET', '/v1/namespaces', {
+      summary: 'Namespaces served',
+      description:
+        'Ungated. Every namespace the universal resolver classifies, who answers it (`sigil`, `sns`, `ens`) and whether it is ' +
+        'configured here (`sol` and `eth` need their RPC; a disabled one answers 501 NOT_CONFIGURED).',
+      tags: ['platform'],
+    }),
+  )
   .output(NamespacesSchema)
   .query(({ ctx }) => list(ctx.services.config));

@@ -5,6 +5,14 @@ import { v1Health as describe } from './service';
 
 /** GET /v1/health (ungated): status, payment rails, and which RPC host and program this deployment reads. */
 export const v1Health = publicProcedure
-  .meta(rest('GET', '/v1/health', { summary: 'Deployment health', tags: ['platform'] }))
+  .meta(
+    rest('GET', '/v1/health', {
+      summary: 'Deployment health',
+      description:
+        'Ungated. Whether pay-per-call (x402) is on, the rails it accepts (`<chain>-native`), the RPC host and the registry ' +
+        'program this deployment reads.',
+      tags: ['platform'],
+    }),
+  )
   .output(V1HealthSchema)
   .query(({ ctx }) => describe(ctx.services.config));

@@ -12,6 +12,7 @@ export const create = sessionProcedure
         'Bearer session issued through the portal key. The secret is returned once; only its SHA-256 is stored.',
       tags: ['keys'],
       protect: true,
+      successStatus: 201,
       errors: {
         ...SESSION_ERRORS,
         BAD_REQUEST: '',

@@ -8,6 +8,8 @@ export const list = sessionProcedure
   .meta(
     rest('GET', '/v1/keys', {
       summary: 'List your API keys',
+      description:
+        "The session wallet's keys, revoked ones included (newest first), with tier, prefix and this minute's and today's usage. Never a secret.",
       tags: ['keys'],
       protect: true,
       errors: { ...SESSION_ERRORS },

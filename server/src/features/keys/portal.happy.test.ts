@@ -26,7 +26,7 @@ describe('portal key management', () => {
     const { token } = await portalSession(app, grace);
 
     const created = await app.call('POST', '/v1/keys', { bearer: token, body: { name: 'backend' } });
-    expect(created.status, show(created)).toBe(200);
+    expect(created.status, show(created)).toBe(201);
     const { key, secret } = created.body;
     expect(key.id).toMatch(KEY_ID_PATTERN);
     expect(secret).toMatch(/^sigil_sk_[1-9A-HJ-NP-Za-km-z]{40,50}$/);

@@ -8,6 +8,8 @@ export const usage = sessionProcedure
   .meta(
     rest('GET', '/v1/usage', {
       summary: 'Usage and limits',
+      description:
+        "The account's tier, its per-minute and daily limits, requests counted in the current windows and when they reset, per key.",
       tags: ['keys'],
       protect: true,
       errors: { ...SESSION_ERRORS },

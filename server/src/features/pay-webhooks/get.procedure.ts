@@ -8,6 +8,7 @@ export const get = apiKeyProcedure
   .meta(
     rest('GET', '/v1/pay/webhooks/{id}', {
       summary: 'Get a webhook',
+      description: 'One webhook of your account (scope, url, event types, status, paused reason); never its secret.',
       tags: ['pay webhooks'],
       protect: true,
       errors: { ...WEBHOOK_ID_ERRORS },

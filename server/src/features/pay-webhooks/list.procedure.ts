@@ -9,6 +9,7 @@ export const list = apiKeyProcedure
   .meta(
     rest('GET', '/v1/pay/webhooks', {
       summary: 'List your webhooks',
+      description: "Every webhook registered through your account's keys, oldest first; never their secrets.",
       tags: ['pay webhooks'],
       protect: true,
       errors: { ...WEBHOOK_ERRORS },

@@ -7,6 +7,8 @@ export { createSnsAdapter } from './sns';
 export { createEnsAdapter } from './ens';
 // The MCP get_records tool reads a handle's live records exactly as GET /v1/resolve does.
 export { readNativeHandle } from './native';
+// The keyed reverse and Gate map chain failures to 502 RPC_ERROR exactly as the keyed resolve does.
+export { withRpcErrors } from './native';
 
 declare module '../../trpc/context' {
   interface Services {

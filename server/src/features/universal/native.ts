@@ -37,13 +37,13 @@ export async function withRpcErrors<T>(read: () => Promise<T>): Promise<T> {
 export async function readNativeHandle(chain: ChainReader, name: string, withRecords: boolean): Promise<NativeName> {
   return withRpcErrors(async () => {
     const { value: handle, slot } = await chain.getHandle(name, 'confirmed');
-    if (!handle || isHandleReleased(handle)) throw new ApiError('NAME_NOT_FOUND', `@${name} is not registered`);
+    if (!handle || isHandleReleased(handle)) throw new ApiError('HANDLE_NOT_REGISTERED', `@${name} is not registered`);
     const [authority, records] = await Promise.all([
       chain.getHandleAuthority(handle, 'confirmed'),
       withRecords ? chain.getRecords(handle.address, 'confirmed') : Promise.resolve([]),
     ]);
     if (!authority.authority)
-      throw new ApiError('NAME_NOT_FOUND', `@${name} has no current authority (${authority.reason})`);
+      throw new ApiError('HANDLE_NOT_REGISTERED', `@${name} has no current authority (${authority.reason})`);
     const addresses: AddressRecord[] = records
       .filter((r) => r.kind === 'address' && isRecordLive(r, handle, authority))
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
@@ -74,7 +74,7 @@ export async function readNativeDomain(chain: ChainReader, label: string, tld: s
   return withRpcErrors(async () => {
     const { value: domain, slot } = await chain.getDomain(label, tld, 'confirmed');
     if (!domain || domain.owner === ZERO_ADDRESS)
-      throw new ApiError('NAME_NOT_FOUND', `${label}.${tld} is not registered`);
+      throw new ApiError('DOMAIN_NOT_REGISTERED', `${label}.${tld} is not registered`);
     // A tokenized domain follows its NFT exactly as a handle does; the reader's rule takes the same fields.
     const asHandle = {
       address: domain.address,
@@ -84,7 +84,7 @@ export async function readNativeDomain(chain: ChainReader, label: string, tld: s
     } as HandleAccount;
     const authority = await chain.getHandleAuthority(asHandle, 'confirmed');
     if (!authority.authority)
-      throw new ApiError('NAME_NOT_FOUND', `${label}.${tld} has no current authority (${authority.reason})`);
+      throw new ApiError('DOMAIN_NOT_REGISTERED', `${label}.${tld} has no current authority (${authority.reason})`);
     return {
       name: `${domain.label}.${domain.tld}`,
       namespace: domain.tld,

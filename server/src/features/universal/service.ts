@@ -64,7 +64,7 @@ export async function resolveUniversal(
   const { chain } = deps;
   const requested = parseChain(chainParam);
   const cls = classifyUniversal(input, deps.suffixes);
-  if (cls.kind === 'refused') throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}": ${cls.reason}`);
+  if (cls.kind === 'refused') throw new ApiError(cls.code, `"${input.slice(0, 100)}": ${cls.reason}`);
   const target = requested ?? defaultChainOf(cls.kind);
   const namespace = namespaceOf(cls);
   const noRecord = (name: string) => new ApiError('NO_RECORD_FOR_CHAIN', `${name} has no ${target} address`);
@@ -102,7 +102,7 @@ export async function resolveUniversal(
 /** GET /v1/resolve/:name — native names only, with records and the slot of the read. */
 export async function resolveNative(deps: UniversalServiceDeps, input: string): Promise<V1Resolution> {
   const cls = classifyUniversal(input, deps.suffixes);
-  if (cls.kind === 'refused') throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}": ${cls.reason}`);
+  if (cls.kind === 'refused') throw new ApiError(cls.code, `"${input.slice(0, 100)}": ${cls.reason}`);
   if (cls.kind === 'sol' || cls.kind === 'eth') {
     throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}" is a ${cls.kind} name: use /v1/resolve-universal`);
   }

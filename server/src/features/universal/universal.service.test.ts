@@ -1,6 +1,6 @@
 // Universal resolution against two real local chains: the registry scenario (handles, domains, records) and a second
 // instance holding SNS accounts at their real derived addresses. Every error row: 400, 404 NO_RECORD_FOR_CHAIN,
-// 404 NAME_NOT_FOUND, 501 NOT_CONFIGURED, 502.
+// 404 HANDLE_NOT_REGISTERED / DOMAIN_NOT_REGISTERED / NAME_NOT_FOUND, 409 AMBIGUOUS, 501 NOT_CONFIGURED, 502.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain, type Scenario } from '../../localchain';
 import { createChainReader } from '../../platform/chain/reader';
@@ -141,20 +141,26 @@ describe('native namespaces', () => {
       message: 'forge.xnt has no SOL address',
     });
   });
-  it('errors: 404 NO_RECORD_FOR_CHAIN, 404 NAME_NOT_FOUND, 400 INVALID_NAME (incl. ambiguous), 400 bad chain', async () => {
+  it('errors: 404 NO_RECORD_FOR_CHAIN, 404 HANDLE/DOMAIN_NOT_REGISTERED, 409 AMBIGUOUS, 400 INVALID_*, 400 bad chain', async () => {
     expect(await failure(universal.resolveUniversal('satoshi', 'ETH'))).toEqual({
       status: 404,
       code: 'NO_RECORD_FOR_CHAIN',
       message: '@satoshi has no ETH address',
     });
-    expect(await failure(universal.resolveUniversal('nobody'))).toMatchObject({ status: 404, code: 'NAME_NOT_FOUND' });
-    expect(await failure(universal.resolveUniversal('nope.x1'))).toMatchObject({ status: 404, code: 'NAME_NOT_FOUND' });
-    expect(await failure(universal.resolveUniversal('@satoshi.x1'))).toMatchObject({
-      status: 400,
-      code: 'INVALID_NAME',
+    expect(await failure(universal.resolveUniversal('nobody'))).toMatchObject({
+      status: 404,
+      code: 'HANDLE_NOT_REGISTERED',
     });
-    expect(await failure(universal.resolveUniversal('bad name'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
-    expect(await failure(universal.resolveUniversal('-x.x1'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
+    expect(await failure(universal.resolveUniversal('nope.x1'))).toMatchObject({
+      status: 404,
+      code: 'DOMAIN_NOT_REGISTERED',
+    });
+    expect(await failure(universal.resolveUniversal('@satoshi.x1'))).toMatchObject({ status: 409, code: 'AMBIGUOUS' });
+    expect(await failure(universal.resolveUniversal('bad name'))).toMatchObject({
+      status: 400,
+      code: 'INVALID_HANDLE',
+    });
+    expect(await failure(universal.resolveUniversal('-x.x1'))).toMatchObject({ status: 400, code: 'INVALID_DOMAIN' });
     expect(await failure(universal.resolveUniversal('foo.sns'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
     expect(await failure(universal.resolveUniversal('alice', 'DOGE'))).toEqual({
       status: 400,
@@ -295,12 +301,16 @@ describe('batch', () => {
     );
     expect(results.map((r) => [r.input, r.ok, r.result?.address ?? r.error?.code])).toEqual([
       ['alice', true, wallet('alice')],
-      ['nobody', false, 'NAME_NOT_FOUND'],
+      ['nobody', false, 'HANDLE_NOT_REGISTERED'],
       ['bonfida.sol', true, k.owner!.address],
       ['alice', true, wallet('alice')],
-      ['bad name', false, 'INVALID_NAME'],
+      ['bad name', false, 'INVALID_HANDLE'],
     ]);
-    expect(results[1]!.error).toEqual({ status: 404, code: 'NAME_NOT_FOUND', message: '@nobody is not registered' });
+    expect(results[1]!.error).toEqual({
+      status: 404,
+      code: 'HANDLE_NOT_REGISTERED',
+      message: '@nobody is not registered',
+    });
     expect(await failure(universal.resolveBatch(['alice'], 'LTC'))).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
   });
 });

@@ -2,16 +2,20 @@
 // code, or a VERIFIED payment (redeem.ts) — nothing is consumed here.
 import { RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
 import type { IncomingHttpHeaders } from 'node:http';
-import { X402_HEADERS, canonicalRequest, requestHash as hashOfCanonical } from '@sigil/contract/x402';
+import { X402_HEADERS, canonicalRequest, decodeBase64Json, requestHash as hashOfCanonical } from '@sigil/contract/x402';
 import { isBase58Address } from '@sigil/contract/names';
 import { X402Error } from './challenge';
 import type { MeteredRequest, RequestFacts, VerifiedPayment, X402Deps } from './deps';
+import { authorizeFacilitator, isFacilitatorPayment, type FacilitatorPayment } from './facilitator-rail';
 import { challengeError } from './issue';
 import { redeem } from './redeem';
 import { StoreDown } from './store-guard';
 
 /** Throws X402Error (402 challenge or rejection, 400, 429, 502, 503) unless the request carries a good payment. */
-export async function authorize(deps: X402Deps, request: MeteredRequest): Promise<VerifiedPayment> {
+export async function authorize(
+  deps: X402Deps,
+  request: MeteredRequest,
+): Promise<VerifiedPayment | FacilitatorPayment> {
   const preferred = singleHeader(request.headers[X402_HEADERS.payment.toLowerCase()]);
   const legacy = singleHeader(request.headers[X402_HEADERS.legacyPayment.toLowerCase()]);
   if (preferred !== undefined && legacy !== undefined && preferred.trim() !== legacy.trim()) {
@@ -39,6 +43,11 @@ export async function authorize(deps: X402Deps, request: MeteredRequest): Promis
   try {
     const header = preferred ?? legacy;
     if (header === undefined) throw await challengeError(deps, facts);
+    // A partially signed transaction is the facilitator rail's payment; anything else is judged by the native rail.
+    const json = deps.facilitator ? decodeBase64Json(header) : undefined;
+    if (deps.facilitator && isFacilitatorPayment(json)) {
+      return await authorizeFacilitator(deps, deps.facilitator, facts, json);
+    }
     return await redeem(deps, facts, header);
   } catch (err) {
     if (err instanceof StoreDown) {
@@ -58,6 +67,7 @@ function requestFacts(deps: X402Deps, request: MeteredRequest): RequestFacts {
   const query = q === -1 ? '' : request.url.slice(q + 1);
   const canonical = canonicalRequest({ method: request.method, path, query, body: request.rawBody });
   return {
+    target: request.url,
     canonical,
     requestHash: hashOfCanonical(canonical),
     payer: boundPayer(request.headers, query),

@@ -8,8 +8,10 @@ import {
   encodeChallengeHeader,
   redeemMessage,
   type X402AcceptEntry,
+  x402ChallengeV1Schema,
   type X402Challenge,
   type X402ChallengeCode,
+  type X402ChallengeV1,
 } from '@sigil/contract/x402';
 
 /** What one native-rail `accepts` entry is made of. */
@@ -59,11 +61,13 @@ export function buildChallenge(
 export class X402Error extends ApiError {
   override readonly status: number;
   readonly challenge?: X402Challenge;
+  /** The 402 body when it differs from the challenge: its version 1 rendering (facilitator rail on). */
+  readonly body?: X402ChallengeV1;
 
   constructor(
     code: V1ErrorCode,
     message: string,
-    opts: { status?: number; challenge?: X402Challenge; headers?: Record<string, string> } = {},
+    opts: { status?: number; challenge?: X402Challenge; body?: X402ChallengeV1; headers?: Record<string, string> } = {},
   ) {
     const headers = { ...opts.headers };
     if (opts.challenge) headers[X402_HEADERS.required.toLowerCase()] = encodeChallengeHeader(opts.challenge);
@@ -72,17 +76,19 @@ export class X402Error extends ApiError {
     // Computed, not read back: the redeclared field starts undefined (ES2022 class fields).
     this.status = opts.status ?? (opts.challenge ? 402 : V1_ERRORS[code]);
     this.challenge = opts.challenge;
+    this.body = opts.body;
   }
 
   /** A 402's body is the challenge itself (it carries `code` and `message` on a rejection). */
   override toBody(): { code: V1ErrorCode; message: string } {
-    return this.challenge ? (this.challenge as unknown as { code: V1ErrorCode; message: string }) : super.toBody();
+    const body = this.body ?? this.challenge;
+    return body ? (body as unknown as { code: V1ErrorCode; message: string }) : super.toBody();
   }
 }
 
-/** A 402 with a challenge: plain (`rejection` absent) or a rejection with its code. */
-export function paymentRequired(challenge: X402Challenge): X402Error {
+/** A 402 with a challenge: plain (`rejection` absent) or a rejection with its code; `body` replaces the body. */
+export function paymentRequired(challenge: X402Challenge, body?: X402ChallengeV1): X402Error {
   const code = (challenge.code ?? 'PAYER_REQUIRED') as V1ErrorCode;
   const message = challenge.message ?? 'payment required: pay as the challenge says, or send an X-API-Key';
-  return new X402Error(code, message, { status: 402, challenge });
+  return new X402Error(code, message, { status: 402, challenge, body: body && x402ChallengeV1Schema.parse(body) });
 }

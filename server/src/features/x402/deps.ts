@@ -6,6 +6,7 @@ import type { ChainReader } from '../../platform/chain/types';
 import type { PriceClass, X402Settings } from '../../platform/config';
 import type { Database } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
+import type { FacilitatorClient } from './facilitator-client';
 import type { IpLimiter } from './ip-limiter';
 
 /** What x402 needs to know about a keyless request: declared by the meter interface it implements. */
@@ -24,6 +25,8 @@ export interface VerifiedPayment {
 
 /** The request as priced and hashed, and the payer it bound (if any). */
 export interface RequestFacts {
+  /** The raw request target (path and query as received). */
+  target: string;
   canonical: string;
   requestHash: string;
   payer?: string;
@@ -43,4 +46,15 @@ export interface X402Deps {
   network: () => Promise<string>;
   /** The HMAC key of reference nonces (configured, or generated once and kept in kv). */
   nonceSecret: () => Promise<string>;
+  /** The facilitator rail, when configured (SIGIL_X402_FACILITATOR_URL). */
+  facilitator?: FacilitatorRail;
+}
+
+/** What the rail needs beyond the native rail's dependencies. */
+export interface FacilitatorRail {
+  client: FacilitatorClient;
+  /** The service's public base URL: the paid resource is this plus the request target. */
+  publicUrl: string;
+  /** The facilitator's fee payer for (version, network), from /supported (cached once read). */
+  feePayer(x402Version: number, network: string): Promise<string>;
 }

@@ -1,8 +1,15 @@
 // The 402 challenge of a request: plain, or a rejection; with a request-bound reference when a payer is bound.
 import { createHmac, randomBytes } from 'node:crypto';
-import { X402_REDEEM_WINDOW_SECONDS, deriveReference, type X402ChallengeCode } from '@sigil/contract/x402';
+import {
+  X402_REDEEM_WINDOW_SECONDS,
+  deriveReference,
+  type X402Challenge,
+  type X402ChallengeCode,
+  type X402ChallengeV1,
+} from '@sigil/contract/x402';
 import { buildChallenge, paymentRequired, X402Error } from './challenge';
 import type { RequestFacts, X402Deps } from './deps';
+import { facilitatorEntries, resourceOf } from './facilitator-quote';
 import { insertReference, type IssuedReference } from './store';
 import { guarded } from './store-guard';
 
@@ -50,19 +57,31 @@ export async function challengeError(
   } else if (facts.payer) {
     reference = await issueReference(deps, { ...facts, payer: facts.payer });
   }
-  return paymentRequired(
-    buildChallenge(
-      {
-        network: net,
-        asset: settings.asset,
-        payTo: settings.payTo,
-        amount,
-        requestHash: facts.requestHash,
-        domainTag: settings.domainTag,
-        payer: facts.payer,
-        reference,
-      },
-      rejection,
-    ),
+  const challenge = buildChallenge(
+    {
+      network: net,
+      asset: settings.asset,
+      payTo: settings.payTo,
+      amount,
+      requestHash: facts.requestHash,
+      domainTag: settings.domainTag,
+      payer: facts.payer,
+      reference,
+    },
+    rejection,
   );
+  const rail = deps.facilitator;
+  const entries = rail ? await facilitatorEntries(deps, rail, facts, net) : null;
+  if (!rail || !entries) return paymentRequired(challenge);
+  // Facilitator rail: its entry first (stock clients pay the first entry they can), `resource` for version 2
+  // clients, and the version 1 rendering as the body (version 1 clients read only the body).
+  challenge.accepts.unshift(entries.v2);
+  const { x402Version, ...rest } = challenge;
+  const withResource: X402Challenge = { x402Version, resource: resourceOf(rail, facts), ...rest };
+  const body: X402ChallengeV1 | undefined = entries.v1 && {
+    x402Version: 1,
+    accepts: [entries.v1],
+    ...(rejection && { error: rejection.code, code: rejection.code, message: rejection.message }),
+  };
+  return paymentRequired(withResource, body);
 }

@@ -16,6 +16,9 @@ import { authorize } from './authorize';
 import { cachedNetwork, cachedNonceSecret } from './cached-reads';
 import type { MeteredRequest, VerifiedPayment, X402Deps } from './deps';
 import { IpLimiter } from './ip-limiter';
+import { createFacilitatorClient } from './facilitator-client';
+import { cachedFeePayers } from './facilitator-quote';
+import { settleFacilitator, type FacilitatorPayment } from './facilitator-rail';
 import { settle } from './settle';
 
 export type { MeteredRequest, VerifiedPayment } from './deps';
@@ -25,9 +28,12 @@ export interface X402Service {
   /** The CAIP-2 id of the chain the RPC serves (from its genesis hash, cached). Throws ChainError. */
   network(): Promise<string>;
   /** Throws X402Error (402 challenge or rejection, 400, 429, 502, 503) unless the request carries a good payment. */
-  authorize(request: MeteredRequest): Promise<VerifiedPayment>;
-  /** Consumes the payment after the handler succeeded; returns the receipt's response headers (PAYMENT-RESPONSE). */
-  settle(payment: VerifiedPayment): Promise<Record<string, string>>;
+  authorize(request: MeteredRequest): Promise<VerifiedPayment | FacilitatorPayment>;
+  /**
+   * After the handler succeeded: consumes a native payment, or settles a facilitator-rail one (the response waits
+   * for it); returns the receipt's response headers (PAYMENT-RESPONSE).
+   */
+  settle(payment: VerifiedPayment | FacilitatorPayment): Promise<Record<string, string>>;
 }
 
 export function createX402Service(options: {
@@ -50,10 +56,16 @@ export function createX402Service(options: {
     network: cachedNetwork(chain),
     nonceSecret: cachedNonceSecret(db, settings, now),
   };
+  if (settings.facilitator) {
+    const client = createFacilitatorClient(settings.facilitator);
+    deps.facilitator = { client, publicUrl: settings.facilitator.publicUrl, feePayer: cachedFeePayers(client) };
+  }
+  const rail = deps.facilitator;
   return {
     settings,
     network: deps.network,
     authorize: (request) => authorize(deps, request),
-    settle: (payment) => settle(deps, payment),
+    settle: (payment) =>
+      'rail' in payment && rail ? settleFacilitator(deps, rail, payment) : settle(deps, payment as VerifiedPayment),
   };
 }

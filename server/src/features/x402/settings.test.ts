@@ -29,6 +29,31 @@ describe('x402 settings', () => {
     ]);
   });
 
+  it('SIGIL_X402_FACILITATOR_URL adds the facilitator rail (trailing slash dropped; timeout 15000 ms unless set)', () => {
+    const config = testConfig({
+      SIGIL_X402_PAY_TO: PAY_TO,
+      SIGIL_PUBLIC_URL: 'https://api.sigil.example/',
+      SIGIL_X402_FACILITATOR_URL: 'https://facilitator.example/x402/',
+    });
+    expect(config.x402!.facilitator).toEqual({
+      url: 'https://facilitator.example/x402',
+      timeoutMs: 15_000,
+      publicUrl: 'https://api.sigil.example',
+    });
+    expect(paymentRails(config)).toEqual(['x1-native', 'x1-facilitator']);
+    const timed = testConfig({
+      SIGIL_X402_PAY_TO: PAY_TO,
+      SIGIL_X402_FACILITATOR_URL: 'http://127.0.0.1:8698',
+      SIGIL_X402_FACILITATOR_TIMEOUT_MS: '2500',
+    });
+    expect(timed.x402!.facilitator!.timeoutMs).toBe(2500);
+    // Without x402 there is no rail at all, and an empty URL is no facilitator.
+    expect(paymentRails(testConfig({ SIGIL_X402_FACILITATOR_URL: 'http://127.0.0.1:8698' }))).toEqual([]);
+    expect(
+      testConfig({ SIGIL_X402_PAY_TO: PAY_TO, SIGIL_X402_FACILITATOR_URL: ' ' }).x402!.facilitator,
+    ).toBeUndefined();
+  });
+
   it('another asset has no assumed token program (the transfer’s own is used)', () => {
     const config = testConfig({
       SIGIL_X402_PAY_TO: PAY_TO,
@@ -45,6 +70,9 @@ describe('x402 settings', () => {
     ['SIGIL_X402_PRICE_VERIFY', '99999999999999999999', 'must fit in 64 bits'],
     ['SIGIL_X402_NONCE_SECRET', 'short', 'must be at least 32 characters'],
     ['SIGIL_X402_IP_LIMIT_PER_MINUTE', '0', 'must be at least 1'],
+    ['SIGIL_X402_FACILITATOR_URL', 'ftp://facilitator.example', 'must be an http(s) URL'],
+    ['SIGIL_X402_FACILITATOR_TIMEOUT_MS', '99', 'must be at least 100'],
+    ['SIGIL_X402_FACILITATOR_TIMEOUT_MS', '120001', 'must be at most 120000'],
   ])('%s=%s is refused: %s', (variable, value, reason) => {
     expect(() => testConfig({ SIGIL_X402_PAY_TO: PAY_TO, [variable]: value })).toThrow(
       `invalid configuration: ${variable} ${reason}`,

@@ -7,10 +7,12 @@ import {
   type Database,
   type X402PaymentsTable,
   type X402ReferencesTable,
+  type X402SettlementsTable,
 } from '../../platform/db/index';
 
 export type IssuedReference = X402ReferencesTable;
 export type ConsumedPayment = X402PaymentsTable;
+export type Settlement = X402SettlementsTable;
 
 /** kv key of the generated nonce secret when SIGIL_X402_NONCE_SECRET is unset (local mode). */
 export const NONCE_SECRET_KV_KEY = 'x402.nonce_secret';
@@ -92,4 +94,49 @@ export async function deleteExpiredReferences(db: Kysely<Database>, olderThan: n
     )
     .executeTakeFirst();
   return affectedRows(result);
+}
+
+// ── facilitator rail ──
+
+export async function findSettlement(db: Kysely<Database>, paymentKey: string): Promise<Settlement | undefined> {
+  return db.selectFrom('x402_settlements').selectAll().where('payment_key', '=', paymentKey).executeTakeFirst();
+}
+
+/** Records a payment about to be settled; false when a row for it exists already (another request has it). */
+export async function insertSettlement(db: Kysely<Database>, row: Settlement): Promise<boolean> {
+  const result = await db
+    .insertInto('x402_settlements')
+    .values(row)
+    .onConflict((oc) => oc.doNothing())
+    .executeTakeFirst();
+  return affectedRows(result) === 1;
+}
+
+/** Forgets a payment the facilitator refused to settle (nothing landed), so it is judged anew if presented again. */
+export async function deleteSettlement(db: Kysely<Database>, paymentKey: string): Promise<void> {
+  await db
+    .deleteFrom('x402_settlements')
+    .where('payment_key', '=', paymentKey)
+    .where('transaction', 'is', null)
+    .where('served_at', 'is', null)
+    .execute();
+}
+
+/**
+ * The one statement that decides which request a settled payment bought: sets `served_at` (and the transaction)
+ * only while it is unset. false: another request was served with this payment first.
+ */
+export async function markSettlementServed(
+  db: Kysely<Database>,
+  paymentKey: string,
+  transaction: string,
+  at: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('x402_settlements')
+    .set({ transaction, served_at: at })
+    .where('payment_key', '=', paymentKey)
+    .where('served_at', 'is', null)
+    .executeTakeFirst();
+  return affectedRows(result) === 1;
 }

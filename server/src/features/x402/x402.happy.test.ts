@@ -7,6 +7,7 @@ import {
   X402_HEADERS,
   decodeBase64Json,
   deriveReference,
+  nativeEntryOf,
   redeemMessage,
   requestHash,
   canonicalRequest,
@@ -67,7 +68,7 @@ describe('x402 happy path', () => {
       .where('signature', '=', result.signature!)
       .execute();
     expect(rows).toHaveLength(1);
-    expect(rows[0]!.reference).toBe(result.challenge!.accepts[0]!.extra.reference);
+    expect(rows[0]!.reference).toBe(nativeEntryOf(result.challenge!)!.extra.reference);
   });
 
   it('redeems by payload.reference: the server finds the payment on chain', async () => {
@@ -270,6 +271,7 @@ describe('the real metered routes (appRouter)', () => {
       'GET /v1/resolve/{name}',
       'GET /v1/resolve-universal/{name}',
       'GET /v1/agents/{handle}',
+      'GET /v1/reverse/{address}',
     ]);
     for (const route of Object.keys(METERED_ROUTES)) {
       const [method, path] = route.split(' ') as [string, string];
@@ -304,6 +306,21 @@ describe('the real metered routes (appRouter)', () => {
     expect(
       await real.database.db.selectFrom('x402_payments').selectAll().where('signature', '=', signature).execute(),
     ).toEqual([]);
+  });
+
+  it('keyless: bought at the reverse price (SIGIL_X402_PRICE_REVERSE, default 5000), answered like the keyed call', async () => {
+    const path = `/v1/reverse/${env.payer1.address}`;
+    const { entry, signature, payerSig } = await real.paid(path, env.payer1);
+    expect(entry.amount).toBe('5000');
+    const r = await real.redeem(path, { payer: env.payer1.address, signature, payerSig });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ address: env.payer1.address, handle: null, failedRule: 'no-pointer' });
+    const [row] = await real.database.db
+      .selectFrom('x402_payments')
+      .selectAll()
+      .where('signature', '=', signature)
+      .execute();
+    expect(row).toBeDefined();
   });
 });
 

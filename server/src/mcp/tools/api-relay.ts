@@ -1,7 +1,7 @@
 // The relay behind resolve_name and reverse_lookup: one GET to the Sigil service's public route, whose status and
 // body come back exactly as the service sent them (the service owns the answer; the tool adds nothing to it).
 import { z } from 'zod';
-import type { ToolDeps, ToolOutcome } from '../tool';
+import type { ApiResponse, ToolDeps, ToolOutcome } from '../tool';
 
 /** Public answers are small JSON objects; anything larger is not a public answer. */
 const MAX_RELAY_BYTES = 64 * 1024;
@@ -18,6 +18,14 @@ export const relayOutputSchema = {
 
 type RelayOutput = { status: number; body: string; json?: unknown };
 
+/**
+ * Relays in flight, per tool deps (one per process; tests make their own), by URL. A call that arrives while the
+ * same GET is on its way to the service shares its answer instead of sending a second one: it is the answer the
+ * service gave during the call, and the service's own answer cache would have given both the same bytes anyway.
+ * Under an agent fleet asking for the same names this keeps the relay from costing the service twice.
+ */
+const IN_FLIGHT = new WeakMap<ToolDeps, Map<string, Promise<ToolOutcome<RelayOutput>>>>();
+
 export async function relayGet(
   deps: ToolDeps,
   route: 'resolve' | 'reverse',
@@ -28,7 +36,17 @@ export async function relayGet(
     return { ok: false, code: 'BAD_REQUEST', message: `"${segment}" cannot be sent as a path segment` };
   }
   const url = `${deps.apiUrl}/${route}/${encodeURIComponent(segment)}`;
-  let res: Response;
+  let inFlight = IN_FLIGHT.get(deps);
+  if (!inFlight) IN_FLIGHT.set(deps, (inFlight = new Map()));
+  const shared = inFlight.get(url);
+  if (shared) return shared;
+  const relayed = sendRelay(deps, url).finally(() => inFlight.delete(url));
+  inFlight.set(url, relayed);
+  return relayed;
+}
+
+async function sendRelay(deps: ToolDeps, url: string): Promise<ToolOutcome<RelayOutput>> {
+  let res: ApiResponse;
   try {
     res = await deps.fetch(url, { signal: AbortSignal.timeout(RELAY_TIMEOUT_MS), redirect: 'manual' });
   } catch (err) {

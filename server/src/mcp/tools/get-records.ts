@@ -30,7 +30,7 @@ export const getRecordsTool: ToolDefinition<typeof inputSchema, typeof outputSch
     "Reads a Sigil @handle's live cross-chain address records from the chain: for each chain key (X1, SOL, ETH, BTC) " +
     'the address and whether it is `verified` (the registry checked a signature by that address; only verified ' +
     'addresses are proof the handle owner controls them — prefer them when sending funds). Records written under a ' +
-    'previous owner are stale and omitted. isError INVALID_HANDLE (not a handle), NAME_NOT_FOUND (not registered, ' +
+    'previous owner are stale and omitted. isError INVALID_HANDLE (not a handle), HANDLE_NOT_REGISTERED (not registered, ' +
     'or nobody controls it now), RPC_ERROR (chain unreadable; retry later).',
   inputSchema,
   outputSchema,

@@ -110,6 +110,20 @@ describe('prepare_register', () => {
     });
   });
 
+  it('simulates what it prepared: a payer who cannot cover the rent gets the named program error, no transaction', async () => {
+    const owner = await generateKeyPairSigner();
+    const poor = await fundedWallet(app.chain, 1_000_000n); // the fee, not the handle's rent (~1.6M lamports)
+    const outcome = await runTool(tool, { handle: 'mcp_poor', owner: owner.address, payer: poor.address }, deps);
+    const rent = await app.chain.rpc.getMinimumBalanceForRentExemption(8n + 91n + 4n + 8n).send(); // a Handle of 8 bytes
+    expect(outcome).toEqual({
+      ok: false,
+      code: 'PROGRAM_ERROR',
+      message:
+        'InsufficientFunds (0x1976, instruction 0): a rule of the registry layout (docs/registry-program.md § Errors) ' +
+        `(${poor.address} cannot pay ${rent} lamports)`,
+    });
+  });
+
   it('RPC_ERROR when the chain does not answer', async () => {
     const down = toolDeps({ url: 'http://127.0.0.1:9', programId: app.chain.programId });
     const bob = await scenarioWallet(app.chain, 'bob');

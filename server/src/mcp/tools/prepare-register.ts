@@ -9,6 +9,7 @@ import {
   chainFailure,
   instructionJson,
   instructionSchema,
+  refusedBySimulation,
   unsignedTransaction,
   unsignedTransactionSchema,
   walletArg,
@@ -54,7 +55,8 @@ export const prepareRegisterTool: ToolDefinition<typeof inputSchema, typeof outp
     '(payer and owner) sign it and send it with sendTransaction before `lastValidBlockHeight`; prepare again if it ' +
     'expired. The price is computed by the program when the transaction lands (the instruction carries none). ' +
     'Codes: INVALID_HANDLE (not a handle; domains like name.x1 are not), INVALID_WALLET, HANDLE_TAKEN (registered: ' +
-    'pick another name), RPC_ERROR (chain unreachable; retry).',
+    'pick another name), RPC_ERROR (chain unreachable; retry), PROGRAM_ERROR (the prepared transaction was simulated and would fail: ' +
+    "the message starts with the program error's name, e.g. `AuctionHasBids (0x1791, instruction 0): …`).",
   inputSchema,
   outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -87,6 +89,8 @@ export const prepareRegisterTool: ToolDefinition<typeof inputSchema, typeof outp
         handleType,
       });
       const transaction = await unsignedTransaction(deps.chain, payer.address, [ix]);
+      const refused = await refusedBySimulation(deps.chain, transaction);
+      if (refused) return refused;
       return {
         ok: true,
         value: {

@@ -14,6 +14,7 @@ import {
   chainFailure,
   instructionJson,
   instructionSchema,
+  refusedBySimulation,
   unsignedTransaction,
   unsignedTransactionSchema,
   walletArg,
@@ -56,7 +57,8 @@ export const prepareSetRecordTool: ToolDefinition<typeof inputSchema, typeof out
     'zeroed signature slot, fee payer = authority). The authority signs and sends it before `lastValidBlockHeight`. ' +
     'Writing a record resets nothing else; an existing record with the key is overwritten. Codes: INVALID_HANDLE, ' +
     'INVALID_WALLET, BAD_REQUEST (key or value outside the program rules), HANDLE_NOT_REGISTERED, NOT_CONTROLLER ' +
-    '(the wallet holds no authority over the handle: use the owner or NFT holder), RPC_ERROR (retry).',
+    '(the wallet holds no authority over the handle: use the owner or NFT holder), RPC_ERROR (retry), PROGRAM_ERROR ' +
+    "(the prepared transaction was simulated and would fail: the message starts with the program error's name).",
   inputSchema,
   outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -104,6 +106,8 @@ export const prepareSetRecordTool: ToolDefinition<typeof inputSchema, typeof out
         value: args.value,
       });
       const transaction = await unsignedTransaction(deps.chain, authority.address, [ix]);
+      const refused = await refusedBySimulation(deps.chain, transaction);
+      if (refused) return refused;
       return {
         ok: true,
         value: {

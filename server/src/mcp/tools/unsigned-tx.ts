@@ -19,6 +19,7 @@ import {
 } from '@solana/kit';
 import { z } from 'zod';
 import { isBase58Address } from '@sigil/contract/names';
+import { decodeProgramError } from '@sigil/contract/program-errors';
 import { ChainError, type ChainReader } from '../../platform/chain/types';
 
 const ROLE_NAMES = {
@@ -99,6 +100,31 @@ export async function unsignedTransaction(
 }
 
 export type Failure = { ok: false; code: string; message: string };
+
+/**
+ * Simulates a prepared transaction (no signatures, latest blockhash). When one of its instructions would fail, the
+ * PROGRAM_ERROR failure names the error (the contract's catalog: docs/registry-program.md § Errors) instead of
+ * handing out a transaction that cannot land. Failures of the transaction as a whole (an unfunded fee payer, say)
+ * do not refuse: they depend on the wallet at signing time, which the agent may still change.
+ */
+export async function refusedBySimulation(
+  chain: ChainReader,
+  transaction: UnsignedTransactionJson,
+): Promise<Failure | null> {
+  const simulation = await chain.simulateTransaction(transaction.base64);
+  const err = simulation.err as { InstructionError?: unknown } | null;
+  if (err === null || typeof err !== 'object' || !('InstructionError' in err)) return null;
+  const decoded = decodeProgramError(simulation, { registryProgramId: chain.programId });
+  if (!decoded) return null;
+  const where = [decoded.hex, decoded.instructionIndex === null ? null : `instruction ${decoded.instructionIndex}`]
+    .filter((part) => part !== null)
+    .join(', ');
+  return {
+    ok: false,
+    code: 'PROGRAM_ERROR',
+    message: `${decoded.name}${where ? ` (${where})` : ''}: ${decoded.condition}${decoded.detail ? ` (${decoded.detail})` : ''}`,
+  };
+}
 
 /** A base58 wallet address, or the INVALID_WALLET failure naming the argument. */
 export function walletArg(value: string, what: string): { ok: true; address: Address } | Failure {

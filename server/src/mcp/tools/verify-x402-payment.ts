@@ -22,7 +22,7 @@ import {
 import { checkPaymentTransaction } from '../../features/x402/index';
 import { ChainError } from '../../platform/chain/types';
 import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
-import type { ToolDefinition, ToolDeps } from '../tool';
+import type { ApiResponse, ToolDefinition, ToolDeps } from '../tool';
 import { walletArg } from './unsigned-tx';
 import {
   acceptIndexArg,
@@ -264,7 +264,7 @@ async function askService(
     accepted: { scheme: X402_SCHEME, network },
     payload: { signature },
   });
-  let response: Response;
+  let response: ApiResponse;
   try {
     response = await deps.fetch(url, {
       method: request.method.toUpperCase(),

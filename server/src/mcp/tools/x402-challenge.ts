@@ -6,12 +6,14 @@ import {
   X402_HEADERS,
   X402_REDEEM_PREFIX,
   decodeChallengeHeader,
+  isNativeEntry,
+  nativeEntryOf,
   redeemMessage,
   x402ChallengeSchema,
   type X402AcceptEntry,
   type X402Challenge,
 } from '@sigil/contract/x402';
-import type { ToolDeps } from '../tool';
+import type { ApiResponse, ToolDeps } from '../tool';
 import type { Failure } from './unsigned-tx';
 
 export const challengeArg = z
@@ -24,7 +26,7 @@ export const acceptIndexArg = z
   .min(0)
   .max(15)
   .optional()
-  .describe('Which entry of challenge.accepts to pay; default 0.');
+  .describe('Which entry of challenge.accepts to pay; default: the native-rail entry.');
 
 export function parseChallenge(raw: unknown): { ok: true; challenge: X402Challenge } | Failure {
   const parsed = x402ChallengeSchema.safeParse(raw);
@@ -63,7 +65,7 @@ export async function fetchChallenge(
   url: string,
   payer: string,
 ): Promise<{ ok: true; challenge: X402Challenge } | Failure> {
-  let response: Response;
+  let response: ApiResponse;
   try {
     response = await deps.fetch(url, { method: 'GET', headers: { [X402_HEADERS.payer]: payer } });
   } catch (err) {
@@ -108,10 +110,15 @@ export function boundEntry(
   acceptIndex: number | undefined,
   payer: string,
 ): { ok: true; bound: BoundEntry } | Failure {
-  const entry = challenge.accepts[acceptIndex ?? 0];
-  if (!entry) {
-    return { ok: false, code: 'BAD_REQUEST', message: `challenge.accepts has no entry ${acceptIndex}` };
+  const picked = acceptIndex === undefined ? nativeEntryOf(challenge) : challenge.accepts[acceptIndex];
+  if (!picked) {
+    return { ok: false, code: 'BAD_REQUEST', message: `challenge.accepts has no entry ${acceptIndex ?? 0}` };
   }
+  // A facilitator-rail entry is paid through a facilitator by an x402 client, not by this payment shape.
+  if (!isNativeEntry(picked)) {
+    return { ok: false, code: 'BAD_REQUEST', message: `challenge.accepts[${acceptIndex}] is not a native-rail entry` };
+  }
+  const entry = picked;
   const { reference, feePayer, redeemMessage: message } = entry.extra;
   if (!reference || !message) {
     return {

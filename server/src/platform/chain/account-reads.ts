@@ -18,6 +18,8 @@ import {
   findHandlePda,
   findNamespacePda,
   findPrimaryPointerPda,
+  findAttestationPda,
+  findRecordPda,
   RECORD_KIND_TEXT,
 } from './registry';
 import { isHandleReleased } from './trust-rules';
@@ -33,6 +35,9 @@ import {
   type HandleAccount,
   type HandleAuthority,
   type InvoiceAccount,
+  type Many,
+  type ManyAccountsOptions,
+  type RecordKey,
   type PrimaryPointerAccount,
   type RecordAccount,
   type RegistryScan,
@@ -45,6 +50,10 @@ export type AccountReads = Pick<
   | 'getHandleByAddress'
   | 'getHandleAuthority'
   | 'getPrimary'
+  | 'getPrimaries'
+  | 'getHandlesByAddress'
+  | 'getTokenBalance'
+  | 'getHandleAccounts'
   | 'getRecords'
   | 'getAttestations'
   | 'getDomain'
@@ -79,6 +88,13 @@ export function createAccountReads(chain: ChainRpc, programId: Address): Account
     getHandleByAddress: (handle, commitment = resolution) => getHandleByAddress(ctx, handle, commitment),
     getHandleAuthority: (handle, commitment = resolution) => getHandleAuthority(ctx, handle, commitment),
     getPrimary: (wallet, commitment = resolution) => getPrimary(ctx, wallet, commitment),
+    getPrimaries: (wallets, options = {}) => getPrimaries(ctx, wallets, { commitment: resolution, ...options }),
+    getHandlesByAddress: (handles, options = {}) =>
+      getHandlesByAddress(ctx, handles, { commitment: resolution, ...options }),
+    getHandleAccounts: (handle, wanted, options = {}) =>
+      getHandleAccounts(ctx, handle, wanted, { commitment: resolution, ...options }),
+    getTokenBalance: (owner, mint, options = {}) =>
+      getTokenBalance(ctx, owner, mint, { commitment: resolution, ...options }),
     getRecords: (handle, commitment = resolution) => getRecords(ctx, handle, commitment),
     getAttestations: (handle, commitment = resolution) => getAttestations(ctx, handle, commitment),
     getDomain: (label, tld, commitment = resolution) => getDomain(ctx, label, tld, commitment),
@@ -440,4 +456,148 @@ async function getInvoice(ctx: AccountReadContext, invoice: Address, commitment:
     const bytes = programAccountBytes(ctx, invoice, value);
     return bytes ? stripBump(decodeAs(invoice, () => decodeInvoice(invoice, bytes))) : null;
   });
+}
+
+// ---- many accounts at one slot (getMultipleAccounts, plain path) -------------------------------------------------
+
+/** The most accounts one getMultipleAccounts may ask for (every node's limit). */
+export const MAX_MULTIPLE_ACCOUNTS = 100;
+
+type ManyOptions = ManyAccountsOptions & { commitment: Commitment };
+
+function contextParams(options: ManyOptions): Record<string, unknown> {
+  return {
+    ...commitmentParam(options.commitment),
+    ...(options.minContextSlot === undefined ? {} : { minContextSlot: Number(options.minContextSlot) }),
+  };
+}
+
+/** getMultipleAccounts of `at` (at most 100), each entry decoded on its own: a bad one is its ChainError. */
+function readMany<T>(
+  ctx: AccountReadContext,
+  at: readonly Address[],
+  options: ManyOptions,
+  decode: (at: Address, account: EncodedAccount) => T | null,
+): Promise<AtSlot<Many<T>>> {
+  if (at.length > MAX_MULTIPLE_ACCOUNTS)
+    throw new Error(`getMultipleAccounts: ${at.length} > ${MAX_MULTIPLE_ACCOUNTS}`);
+  if (at.length === 0) return Promise.resolve({ value: [], slot: 0n });
+  const params = [at, { encoding: 'base64', ...contextParams(options) }];
+  return ctx.chain.read(
+    'getMultipleAccounts',
+    () => ctx.chain.plainCall('getMultipleAccounts', params),
+    (result) => {
+      const answer = result as { context?: { slot?: unknown }; value?: unknown } | null;
+      if (!answer || !Array.isArray(answer.value) || answer.value.length !== at.length) {
+        throw new ChainError('malformed', 'getMultipleAccounts: the answer does not list every account');
+      }
+      const slot = slotOf(answer.context?.slot);
+      const value = (answer.value as EncodedAccount[]).map((account, i) => {
+        try {
+          return decode(at[i]!, account);
+        } catch (err) {
+          if (err instanceof ChainError) return err;
+          throw err;
+        }
+      });
+      return { value, slot };
+    },
+  );
+}
+
+async function getPrimaries(ctx: AccountReadContext, wallets: readonly Address[], options: ManyOptions) {
+  const pdas = await Promise.all(
+    wallets.map((wallet) => ctx.pda(`primary:${wallet}`, () => findPrimaryPointerPda(ctx.programId, wallet))),
+  );
+  return readMany(ctx, pdas, options, (pda, account): PrimaryPointerAccount | null => {
+    const bytes = programAccountBytes(ctx, pda, account);
+    if (!bytes) return null;
+    const pointer = stripBump(decodeAs(pda, () => decodePrimaryPointer(pda, bytes)));
+    const wallet = wallets[pdas.indexOf(pda)];
+    if (pointer.wallet !== wallet)
+      throw new ChainError('malformed', `account ${pda}: stores wallet ${pointer.wallet}`, pda);
+    return pointer;
+  });
+}
+
+function getHandlesByAddress(ctx: AccountReadContext, handles: readonly Address[], options: ManyOptions) {
+  return readMany(ctx, handles, options, (at, account): HandleAccount | null => {
+    const bytes = programAccountBytes(ctx, at, account);
+    return bytes ? stripBump(decodeAs(at, () => decodeHandle(at, bytes))) : null;
+  });
+}
+
+async function getHandleAccounts(
+  ctx: AccountReadContext,
+  handle: Address,
+  wanted: { records: readonly RecordKey[]; attestations: readonly string[] },
+  options: ManyOptions,
+): Promise<AtSlot<{ records: Many<RecordAccount>; attestations: Many<AttestationAccount> }>> {
+  const recordPdas = await Promise.all(
+    wanted.records.map(({ kind, key }) =>
+      ctx.pda(`record:${handle}:${kind}:${key}`, () => findRecordPda(ctx.programId, handle, kind, key)),
+    ),
+  );
+  const attestationPdas = await Promise.all(
+    wanted.attestations.map((platform) =>
+      ctx.pda(`attestation:${handle}:${platform}`, () => findAttestationPda(ctx.programId, handle, platform)),
+    ),
+  );
+  const split = recordPdas.length;
+  const { value, slot } = await readMany(ctx, [...recordPdas, ...attestationPdas], options, (at, account) => {
+    const bytes = programAccountBytes(ctx, at, account);
+    if (!bytes) return null;
+    return recordPdas.includes(at)
+      ? stripBump(decodeAs(at, () => decodeRecord(at, bytes)))
+      : stripBump(decodeAs(at, () => decodeAttestation(at, bytes)));
+  });
+  return {
+    value: {
+      records: value.slice(0, split) as Many<RecordAccount>,
+      attestations: value.slice(split) as Many<AttestationAccount>,
+    },
+    slot,
+  };
+}
+
+/** Offsets of a token account's mint and owner (the same in SPL Token and Token-2022). */
+const TOKEN_MINT_OFFSET = 0;
+const TOKEN_OWNER_OFFSET = 32;
+
+/** Both token programs scanned for `owner`'s accounts of `mint` (memcmp on mint and owner), amounts added up. */
+async function getTokenBalance(
+  ctx: AccountReadContext,
+  owner: Address,
+  mint: Address,
+  options: ManyOptions,
+): Promise<AtSlot<bigint>> {
+  const scan = (programId: Address) => {
+    const filters = [memcmp(TOKEN_MINT_OFFSET, mint), memcmp(TOKEN_OWNER_OFFSET, owner)];
+    const params = [programId, { encoding: 'base64', withContext: true, ...contextParams(options), filters }];
+    return ctx.chain.read(
+      'getProgramAccounts',
+      () => ctx.chain.plainCall('getProgramAccounts', params),
+      (result): AtSlot<bigint> => {
+        const answer = result as { context?: { slot?: unknown }; value?: unknown } | null;
+        if (!answer || !Array.isArray(answer.value)) {
+          throw new ChainError('malformed', 'getProgramAccounts: the answer is not a list with its context');
+        }
+        let sum = 0n;
+        for (const { pubkey, account } of answer.value as { pubkey: Address; account: EncodedAccount }[]) {
+          const bytes = accountBytes(account, pubkey, [programId]);
+          if (!bytes || bytes.length < TOKEN_ACCOUNT_SIZE) {
+            throw new ChainError('malformed', `token account ${pubkey} does not decode`, pubkey);
+          }
+          const token = getTokenDecoder().decode(bytes.subarray(0, TOKEN_ACCOUNT_SIZE));
+          if (token.mint !== mint || token.owner !== owner) {
+            throw new ChainError('malformed', `token account ${pubkey} is not ${owner}'s of ${mint}`, pubkey);
+          }
+          sum += token.amount;
+        }
+        return { value: sum, slot: slotOf(answer.context?.slot) };
+      },
+    );
+  };
+  const [classic, extended] = await Promise.all([scan(TOKEN_PROGRAM_ADDRESS), scan(TOKEN_2022_PROGRAM_ADDRESS)]);
+  return { value: classic.value + extended.value, slot: classic.slot < extended.slot ? classic.slot : extended.slot };
 }

@@ -1,7 +1,13 @@
 // The chain reader's transaction and cluster reads, all through kit's typed client: the slot, genesis hash and node
 // version, and the payment reads (default `finalized`): signatures touching an address, landed transactions
 // (decoded, or in wire form) and token accounts by owner.
-import { address as toAddress, getBase58Encoder, type Address, type Base58EncodedBytes } from '@solana/kit';
+import {
+  address as toAddress,
+  getBase58Encoder,
+  type Address,
+  type Base58EncodedBytes,
+  type Base64EncodedWireTransaction,
+} from '@solana/kit';
 import { getMintDecoder, getTokenDecoder } from '@solana-program/token';
 import { accountBytes, TOKEN_ACCOUNT_SIZE, type EncodedAccount } from './account-data';
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from './programs';
@@ -15,6 +21,7 @@ import {
   type MintInfo,
   type RecentBlockhash,
   type SignatureInfo,
+  type SimulationResult,
   type TokenAccountRef,
   type TransactionTokenBalance,
   type WireTransaction,
@@ -31,6 +38,7 @@ export type TransactionReads = Pick<
   | 'getTokenAccountsByOwner'
   | 'getMint'
   | 'getLatestBlockhash'
+  | 'simulateTransaction'
 >;
 
 export function createTransactionReads(chain: ChainRpc): TransactionReads {
@@ -49,6 +57,8 @@ export function createTransactionReads(chain: ChainRpc): TransactionReads {
     getMint: (mint, commitment = DEFAULT_COMMITMENT.resolution) => getMint(chain, mint, commitment),
     // `confirmed`, as wallets do: a finalized blockhash is ~32 slots older and expires that much sooner.
     getLatestBlockhash: (commitment = DEFAULT_COMMITMENT.resolution) => getLatestBlockhash(chain, commitment),
+    simulateTransaction: (wire, commitment = DEFAULT_COMMITMENT.resolution) =>
+      simulateTransaction(chain, wire, commitment),
   };
 }
 
@@ -98,6 +108,26 @@ function getLatestBlockhash(chain: ChainRpc, commitment: Commitment): Promise<Re
         throw new ChainError('malformed', 'getLatestBlockhash: no blockhash');
       }
       return { blockhash: value.blockhash, lastValidBlockHeight: BigInt(value.lastValidBlockHeight) };
+    },
+  );
+}
+
+function simulateTransaction(chain: ChainRpc, wire: string, commitment: Commitment): Promise<SimulationResult> {
+  return chain.read(
+    'simulateTransaction',
+    () =>
+      chain.rpc
+        .simulateTransaction(wire as Base64EncodedWireTransaction, {
+          encoding: 'base64',
+          sigVerify: false,
+          replaceRecentBlockhash: true,
+          commitment,
+        })
+        .send(),
+    (answer) => {
+      const value = answer?.value;
+      if (!value || !('err' in value)) throw new ChainError('malformed', 'simulateTransaction: no result');
+      return { err: value.err ?? null, logs: [...(value.logs ?? [])] };
     },
   );
 }

@@ -10,6 +10,7 @@ import {
   SOLANA_ERROR__RPC__TRANSPORT_HTTP_ERROR,
   type RpcTransport,
 } from '@solana/kit';
+import { remainingMs } from '../deadline';
 import { ChainError, type RpcCallEvent } from './types';
 
 export interface ChainRpcOptions {
@@ -83,9 +84,15 @@ function createPooledRpcTransport(rpcUrl: string, json: 'bigint' | 'plain', pool
   }) as RpcTransport;
 }
 
-/** Abort the request (real HTTP) and also race a timer, so even a transport that ignores the signal cannot hang us. */
+/**
+ * Abort the request (real HTTP) and also race a timer, so even a transport that ignores the signal cannot hang us.
+ * The timer is the call's own timeout or what is left of the request's deadline budget, whichever is shorter.
+ */
 function withTimeout(target: RpcTransport, timeoutMs: number): RpcTransport {
   return (<TResponse>(config: Parameters<RpcTransport>[0]) => {
+    const budget = remainingMs();
+    if (budget !== undefined && budget <= 0) return Promise.reject(new TimeoutError('request deadline spent'));
+    const limitMs = budget === undefined ? timeoutMs : Math.min(timeoutMs, budget);
     const controller = new AbortController();
     const onOuterAbort = () => controller.abort(config.signal?.reason);
     config.signal?.addEventListener('abort', onOuterAbort, { once: true });
@@ -93,8 +100,8 @@ function withTimeout(target: RpcTransport, timeoutMs: number): RpcTransport {
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
-        reject(new TimeoutError(`no answer within ${timeoutMs} ms`));
-      }, timeoutMs);
+        reject(new TimeoutError(`no answer within ${limitMs} ms`));
+      }, limitMs);
     });
     return Promise.race([target<TResponse>({ ...config, signal: controller.signal }), timeout]).finally(() => {
       clearTimeout(timer);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { isAttestationLive, isHandleReleased, isRecordLive, isRecordVerified, primaryTrusted } from './trust-rules';
+import {
+  isAttestationLive,
+  isHandleReleased,
+  isRecordLive,
+  isRecordVerified,
+  primaryFailure,
+  primaryTrusted,
+} from './trust-rules';
 import type { AttestationAccount, HandleAccount, HandleAuthority, PrimaryPointerAccount, RecordAccount } from './types';
 import { testAddress } from '@sigil/test/support/fake-rpc-accounts';
 
@@ -90,6 +97,33 @@ describe('primaryTrusted (reverse trust rule)', () => {
   });
   it('not trusted when it points at another handle', () => {
     expect(primaryTrusted({ ...pointer, handle: testAddress(15) }, handle, ownerAuthority)).toBe(false);
+  });
+});
+
+describe('primaryFailure (the rule the keyed reverse names)', () => {
+  it('null when trusted', () => expect(primaryFailure(pointer, handle, ownerAuthority)).toBeNull());
+  it('no-pointer, before anything else is looked at', () =>
+    expect(primaryFailure(null, null, null)).toBe('no-pointer'));
+  it('handle-missing: no account, a released one, or another handle than the pointer names', () => {
+    expect(primaryFailure(pointer, null, null)).toBe('handle-missing');
+    const released = { ...handle, owner: '11111111111111111111111111111111' as never };
+    expect(primaryFailure(pointer, released, ownerAuthority)).toBe('handle-missing');
+    expect(primaryFailure({ ...pointer, handle: testAddress(15) }, handle, ownerAuthority)).toBe('handle-missing');
+  });
+  it('pointer-older-than-registration: an older epoch, or a slot before the registration', () => {
+    expect(primaryFailure({ ...pointer, handleEpoch: 1n }, handle, ownerAuthority)).toBe(
+      'pointer-older-than-registration',
+    );
+    expect(primaryFailure({ ...pointer, setSlot: 499n }, handle, ownerAuthority)).toBe(
+      'pointer-older-than-registration',
+    );
+  });
+  it('authority-lost: another authority, nobody, or authority not read', () => {
+    expect(primaryFailure(pointer, handle, { authority: OTHER, source: 'owner' })).toBe('authority-lost');
+    expect(primaryFailure(pointer, handle, { authority: null, source: 'nft-holder', reason: 'nft-burned' })).toBe(
+      'authority-lost',
+    );
+    expect(primaryFailure(pointer, handle, null)).toBe('authority-lost');
   });
 });
 

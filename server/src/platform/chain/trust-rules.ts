@@ -1,5 +1,6 @@
 // Pure trust rules over decoded registry accounts (docs/registry-program.md). No I/O: callers pass what they read.
 import type { Address } from '@solana/kit';
+import type { ReverseFailedRule } from '@sigil/contract/reverse';
 import type { AttestationAccount, HandleAccount, HandleAuthority, PrimaryPointerAccount, RecordAccount } from './types';
 
 /** The all-zero address (base58): a released handle keeps its account with the owner zeroed. */
@@ -33,19 +34,30 @@ export function isAttestationLive(attestation: AttestationAccount, nowSec: numbe
 }
 
 /**
- * Reverse trust rule: the pointer names this handle, was set under its current registration epoch and at or after
- * the registration slot, and its wallet still holds authority (owner, or NFT holder in its ATA when tokenized).
+ * Reverse trust rules: a pointer exists; it names a live handle; it was set under that handle's current registration
+ * epoch and at or after the registration slot; and its wallet still holds authority (owner, or NFT holder in its ATA
+ * when tokenized). The first rule that fails, or null when the pointer is trusted. `authority` is needed only when the
+ * first three hold.
  */
+export function primaryFailure(
+  pointer: PrimaryPointerAccount | null,
+  handle: HandleAccount | null,
+  authority: HandleAuthority | null,
+): ReverseFailedRule | null {
+  if (!pointer) return 'no-pointer';
+  if (!handle || handle.address !== pointer.handle || isHandleReleased(handle)) return 'handle-missing';
+  if (pointer.handleEpoch !== handle.registrationEpoch || pointer.setSlot < handle.registeredSlot) {
+    return 'pointer-older-than-registration';
+  }
+  if (!authority || authority.authority === null || authority.authority !== pointer.wallet) return 'authority-lost';
+  return null;
+}
+
+/** The public reverse's yes/no form of primaryFailure. */
 export function primaryTrusted(
   pointer: PrimaryPointerAccount,
   handle: HandleAccount,
   authority: HandleAuthority,
 ): boolean {
-  return (
-    pointer.handle === handle.address &&
-    pointer.handleEpoch === handle.registrationEpoch &&
-    pointer.setSlot >= handle.registeredSlot &&
-    authority.authority !== null &&
-    authority.authority === pointer.wallet
-  );
+  return primaryFailure(pointer, handle, authority) === null;
 }

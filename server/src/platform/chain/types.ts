@@ -121,6 +121,22 @@ export interface RpcCallEvent {
   error?: 'unreachable' | 'malformed';
 }
 
+/** Per-entry results of a multi-account read: the account, null when absent, or why that one entry failed. */
+export type Many<T> = (T | null | ChainError)[];
+
+/** A record's identity under its handle (its address derives from these). */
+export interface RecordKey {
+  kind: 'address' | 'text';
+  key: string;
+}
+
+/** Options of the multi-account reads: the commitment, and the oldest slot the answer may be read at. */
+export interface ManyAccountsOptions {
+  commitment?: Commitment;
+  /** Passed as the RPC's `minContextSlot`: a node behind it answers an error (unreachable) instead of older state. */
+  minContextSlot?: bigint;
+}
+
 /** A value together with the slot the RPC answered at. */
 export interface AtSlot<T> {
   value: T;
@@ -220,6 +236,30 @@ export interface ChainReader {
   getHandleByAddress(handle: Address, commitment?: Commitment): Promise<HandleAccount | null>;
   getHandleAuthority(handle: HandleAccount, commitment?: Commitment): Promise<HandleAuthority>;
   getPrimary(wallet: Address, commitment?: Commitment): Promise<PrimaryPointerAccount | null>;
+  /**
+   * The primary pointers of up to 100 wallets in ONE getMultipleAccounts, in input order, with the slot of the
+   * answer. An entry that does not decode is its ChainError (the others still count); a failed call throws.
+   */
+  getPrimaries(
+    wallets: readonly Address[],
+    options?: ManyAccountsOptions,
+  ): Promise<AtSlot<Many<PrimaryPointerAccount>>>;
+  /** Handles by account address, up to 100 in ONE getMultipleAccounts; same per-entry rule as getPrimaries. */
+  getHandlesByAddress(handles: readonly Address[], options?: ManyAccountsOptions): Promise<AtSlot<Many<HandleAccount>>>;
+  /**
+   * Records (by kind and key) and attestations (by platform) of one handle, by their derived addresses, in ONE
+   * getMultipleAccounts: every answer at one slot. Same per-entry rule as getPrimaries; absent → null.
+   */
+  getHandleAccounts(
+    handle: Address,
+    wanted: { records: readonly RecordKey[]; attestations: readonly string[] },
+    options?: ManyAccountsOptions,
+  ): Promise<AtSlot<{ records: Many<RecordAccount>; attestations: Many<AttestationAccount> }>>;
+  /**
+   * The sum of `owner`'s token accounts of `mint` (SPL Token and Token-2022, any account, not only the associated
+   * one), with the lowest slot of the two program scans. Throws ChainError.
+   */
+  getTokenBalance(owner: Address, mint: Address, options?: ManyAccountsOptions): Promise<AtSlot<bigint>>;
   getRecords(handle: Address, commitment?: Commitment): Promise<RecordAccount[]>;
   getAttestations(handle: Address, commitment?: Commitment): Promise<AttestationAccount[]>;
   /**
@@ -263,4 +303,14 @@ export interface ChainReader {
   getMint(mint: Address, commitment?: Commitment): Promise<MintInfo | null>;
   /** Building unsigned transactions (MCP prepare_* tools): the latest blockhash; default `confirmed`. */
   getLatestBlockhash(commitment?: Commitment): Promise<RecentBlockhash>;
+  /**
+   * Prepared transactions (MCP prepare_* tools): simulates base64 wire bytes without checking signatures, against
+   * the latest blockhash; `err` is the JSON TransactionError (null on success); default `confirmed`.
+   */
+  simulateTransaction(base64Wire: string, commitment?: Commitment): Promise<SimulationResult>;
+}
+
+export interface SimulationResult {
+  err: unknown;
+  logs: string[];
 }

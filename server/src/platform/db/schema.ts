@@ -264,6 +264,23 @@ export interface X402PaymentsTable {
   consumed_at: number;
 }
 
+/** A facilitator-rail payment from its settlement on (migration 0009). */
+export interface X402SettlementsTable {
+  /** hex SHA-256 of the payment transaction's message */
+  payment_key: string;
+  request_hash: string;
+  payer: string;
+  amount: string;
+  /** CAIP-2 */
+  network: string;
+  /** epoch ms */
+  started_at: number;
+  /** the settled transaction's signature, once known */
+  transaction: string | null;
+  /** epoch ms; set once, by the request the payment bought */
+  served_at: number | null;
+}
+
 // ── search ─────────────────────────────────────────────────────────────────────────────────────────
 
 /** The registry's live handles as the handle index worker last saw them (features/search, docs/search.md). */
@@ -281,6 +298,37 @@ export interface HandleIndexTable {
   /** epoch ms of the row's last change */
   updated_at: number;
 }
+
+// ── gate ─────────────────────────────────────────────────────────────────────────────────────────────
+
+/** A Gate policy (features/gate, docs/gate.md): its current version and that version's hash (the ETag). */
+export interface GatePoliciesTable {
+  /** `gpol_…` */
+  id: string;
+  /** The owning key's account. */
+  account: string;
+  name: string | null;
+  version: number;
+  /** hex SHA-256 of the canonical JSON of the current version. */
+  hash: string;
+  /** epoch ms */
+  created_at: number;
+  /** epoch ms: when the current version was written */
+  updated_at: number;
+}
+
+/** Every version of a policy, kept: a check may name a past version. PK (policy_id, version). */
+export interface GatePolicyVersionsTable {
+  policy_id: string;
+  version: number;
+  hash: string;
+  /** The canonical JSON (RFC 8785). */
+  body: string;
+  /** epoch ms */
+  created_at: number;
+}
+
+// ── identity events ──────────────────────────────────────────────────────────────────────────────────
 
 /** One identity-change event: `sequence` is deployment-wide, strictly increasing, allocated without gaps. */
 export interface IdentityEventsTable {
@@ -361,7 +409,14 @@ export interface Database {
   connect_sessions: ConnectSessionsTable;
   x402_references: X402ReferencesTable;
   x402_payments: X402PaymentsTable;
+  x402_settlements: X402SettlementsTable;
   handle_index: HandleIndexTable;
+  gate_policies: GatePoliciesTable;
+  gate_policy_versions: GatePolicyVersionsTable;
+}
+
+// ── identity events ──────────────────────────────────────────────────────────────────────────────────
+
   identity_events: IdentityEventsTable;
   identity_event_wallets: IdentityEventWalletsTable;
   identity_stream: IdentityStreamTable;

@@ -7,6 +7,9 @@ import type { FastifyInstance } from 'fastify';
 /** 64 KiB: the maximum request body on any route. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+/** 16 KiB: the most header bytes of one request (node's default, stated so the 431 message can name it). */
+export const HEADER_LIMIT_BYTES = 16 * 1024;
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The exact request body bytes; undefined when the request had none. */

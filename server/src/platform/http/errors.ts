@@ -16,7 +16,7 @@ import {
   type V1ErrorCode,
 } from '@sigil/contract/errors';
 import { ChainError } from '../chain/types';
-import { BODY_LIMIT_BYTES } from './body';
+import { BODY_LIMIT_BYTES, HEADER_LIMIT_BYTES } from './body';
 
 export type DomainError = PublicError | ApiError | ChainError;
 
@@ -63,6 +63,13 @@ const GENERIC: Record<number, { key: PublicErrorKey; code: V1ErrorCode; message:
     message: `request body larger than ${BODY_LIMIT_BYTES} bytes`,
   },
   415: { key: 'UNSUPPORTED_MEDIA_TYPE', code: 'UNSUPPORTED_MEDIA_TYPE', message: 'send the body as application/json' },
+  408: { key: 'REQUEST_TIMEOUT', code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' },
+  417: { key: 'EXPECTATION_FAILED', code: 'EXPECTATION_FAILED', message: 'only Expect: 100-continue is supported' },
+  431: {
+    key: 'HEADERS_TOO_LARGE',
+    code: 'HEADERS_TOO_LARGE',
+    message: `request headers larger than ${HEADER_LIMIT_BYTES} bytes`,
+  },
   500: { key: 'INTERNAL', code: 'INTERNAL_ERROR', message: 'internal error' },
   502: { key: 'RPC_UNREACHABLE', code: 'RPC_ERROR', message: 'the chain RPC did not answer' },
 };

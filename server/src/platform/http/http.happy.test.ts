@@ -156,7 +156,8 @@ describe('/openapi.json', () => {
       allOf: [{ $ref: '#/components/schemas/PublicError' }],
       properties: { error: { enum: ['rpc unreachable'] } },
     });
-    expect(doc.paths['/health'].get.security).toBeUndefined();
+    // Explicitly none: public routes take no credentials.
+    expect(doc.paths['/health'].get.security).toEqual([]);
 
     // Nothing tRPC-shaped survives: no error.* components, no `issues`, no tRPC codes.
     const text = JSON.stringify(doc);

@@ -3,3 +3,4 @@ export * from './primitives';
 export * from './accounts';
 export * from './pdas';
 export * from './instructions';
+export * from './market';

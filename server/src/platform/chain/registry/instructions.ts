@@ -14,6 +14,7 @@ import {
 } from '@solana/kit';
 import { SYSTEM_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../programs';
 import { HANDLE_TYPES, RECORD_KIND_ADDRESS, RECORD_KIND_TEXT } from './accounts';
+import { decodeMarketInstruction, type MarketInstruction } from './market';
 import {
   bytesEqual,
   discriminatorOf,
@@ -177,6 +178,7 @@ type AccountsOf<L extends readonly (readonly [string, AccountRole])[]> = { [K in
 
 /** The decoded form of every registry instruction. Optional accounts given as the program id come back as null. */
 export type RegistryInstruction =
+  | MarketInstruction
   | { name: 'register'; args: ArgsOf<'register'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['register']> }
   | { name: 'release'; args: ArgsOf<'release'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['release']> }
   | { name: 'set_primary'; args: ArgsOf<'set_primary'>; accounts: AccountsOf<(typeof ACCOUNT_LAYOUTS)['set_primary']> }
@@ -445,6 +447,8 @@ export function decodeRegistryInstruction(
   const name = (Object.keys(INSTRUCTION_DISCRIMINATORS) as RegistryInstructionName[]).find((n) =>
     bytesEqual(head, INSTRUCTION_DISCRIMINATORS[n]),
   );
+  const market = name ? null : decodeMarketInstruction(data, accounts);
+  if (market) return market;
   if (!name)
     throw new RegistryDecodeError('unknown-instruction', 'instruction discriminator matches no registry instruction');
 

@@ -7,7 +7,9 @@ import * as m0005 from './0005_connect';
 import * as m0006 from './0006_x402';
 import * as m0007 from './0007_rate_limits';
 import * as m0008 from './0008_handle_index';
-import * as m0009 from './0009_identity_events';
+import * as m0009 from './0009_gate';
+import * as m0010 from './0010_identity_events';
+import * as m0011 from './0011_x402_settlements';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -23,5 +25,7 @@ export const migrations: Record<string, Migration> = {
   '0006_x402': m0006,
   '0007_rate_limits': m0007,
   '0008_handle_index': m0008,
-  '0009_identity_events': m0009,
+  '0009_gate': m0009,
+  '0010_identity_events': m0010,
+  '0011_x402_settlements': m0011,
 };

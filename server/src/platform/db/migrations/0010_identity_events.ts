@@ -140,7 +140,7 @@ async function rebuildSqliteWebhookTables(db: Kysely<any>): Promise<void> {
     .replace(/references "webhook_subscriptions"/i, 'references "webhook_subscriptions_v2"')
     .replace(/\s*references "pay_events" \("id"\)/i, '');
   if (subsCreate.includes('webhook_subscriptions"') || delsCreate.includes('pay_events')) {
-    throw new Error('0009: unexpected webhook table definitions; cannot rebuild');
+    throw new Error('0010: unexpected webhook table definitions; cannot rebuild');
   }
   await sql.raw(subsCreate).execute(db);
   await sql`insert into webhook_subscriptions_v2 select * from webhook_subscriptions`.execute(db);

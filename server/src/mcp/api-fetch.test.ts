@@ -1,0 +1,71 @@
+// The tools' fetch to the Sigil service behaves as fetch does where the tools depend on it: status, headers and
+// body exactly as sent, request headers and body delivered, no redirect followed, a timeout named TimeoutError.
+import http from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiFetch } from './api-fetch';
+
+let server: http.Server;
+let base: string;
+const seen: { method?: string; url?: string; headers?: http.IncomingHttpHeaders; body?: string }[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      seen.push({ method: req.method, url: req.url, headers: req.headers, body });
+      if (req.url === '/redirect') return res.writeHead(302, { location: '/elsewhere' }).end();
+      if (req.url === '/empty') return res.writeHead(204).end();
+      if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
+      res.writeHead(409, { 'content-type': 'application/json', 'x-two': ['a', 'b'] });
+      res.end('{"code":"AMBIGUOUS","message":"é"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+describe('createApiFetch', () => {
+  const apiFetch = createApiFetch();
+
+  it('returns the status, the headers and the body bytes as the service sent them', async () => {
+    const res = await apiFetch(`${base}/resolve/%40alice?x=1`);
+    expect(res.status).toBe(409);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.headers.get('x-two')).toBe('a, b');
+    expect(await res.text()).toBe('{"code":"AMBIGUOUS","message":"é"}');
+    expect(seen.at(-1)).toMatchObject({ method: 'GET', url: '/resolve/%40alice?x=1' });
+  });
+
+  it('sends the method, the headers and a string body', async () => {
+    await apiFetch(`${base}/v1/x`, { method: 'POST', headers: { 'x-payer': 'abc' }, body: '{"a":1}' });
+    expect(seen.at(-1)).toMatchObject({ method: 'POST', url: '/v1/x', body: '{"a":1}' });
+    expect(seen.at(-1)!.headers!['x-payer']).toBe('abc');
+  });
+
+  it('refuses a body that is not a string rather than dropping it', async () => {
+    await expect(apiFetch(`${base}/v1/x`, { method: 'POST', body: new Uint8Array([1]) })).rejects.toThrow(
+      'api fetch sends string bodies only',
+    );
+  });
+
+  it('never follows a redirect; redirect "error" throws as fetch does', async () => {
+    const res = await apiFetch(`${base}/redirect`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/elsewhere');
+    expect(seen.at(-1)!.url).toBe('/redirect');
+    await expect(apiFetch(`${base}/redirect`, { redirect: 'error' })).rejects.toThrow('redirect refused (302)');
+  });
+
+  it('answers a 204 with an empty body', async () => {
+    const res = await apiFetch(`${base}/empty`);
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+  });
+
+  it('a timeout signal rejects with a TimeoutError, which the relay reports as such', async () => {
+    const err = await apiFetch(`${base}/slow`, { signal: AbortSignal.timeout(50) }).catch((e: unknown) => e);
+    expect((err as Error).name).toBe('TimeoutError');
+  });
+});

@@ -1,0 +1,685 @@
+// Request and response examples of every operation, shown by /openapi.json and /docs. Values come from the demo
+// scenario that `npm start` seeds (docs/local-chain.md): the wallets, handles, domains, records and agents are the
+// scenario's own (alice, satoshi.x1, @scout …), answers were recorded from the service on it. Where the scenario
+// has no fixed value (nonces, key and webhook ids, signatures, times), the example shows one of the right shape.
+// Keyed by `METHOD /path` as the router declares it; server/src/openapi.test.ts checks that every
+// operation has an entry and that each example passes the operation's own input and output schemas.
+
+import { agentManifestJsonSchema } from '@sigil/contract/agents';
+
+export interface OperationExample {
+  /** Path and query parameter values. */
+  parameters?: Record<string, string>;
+  /** The JSON request body. */
+  request?: unknown;
+  /** The success response body (none for a 204). */
+  response?: unknown;
+}
+
+export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
+  'GET /health': {
+    response: {
+      ok: true,
+    },
+  },
+  'GET /v1/health': {
+    response: {
+      status: 'ok',
+      service: 'sigil',
+      x402: true,
+      rails: ['x1-native'],
+      rpc: '127.0.0.1:8899',
+      program: 'SigiLRegistry111111111111111111111111111111',
+    },
+  },
+  'GET /version': {
+    response: {
+      service: 'sigil',
+      version: '0.1.0',
+      rpc: '127.0.0.1:8899',
+      program: 'SigiLRegistry111111111111111111111111111111',
+      chain: {
+        version: '2.2.0',
+        genesisHash: '5T5EYgeMp7Lq1rwESDNZWUyzC3XQUABxCfDcNDjSRq22',
+        slot: 101,
+      },
+    },
+  },
+  'GET /v1/namespaces': {
+    response: {
+      namespaces: [
+        {
+          namespace: 'handle',
+          source: 'sigil',
+          configured: true,
+        },
+        {
+          namespace: 'x1',
+          source: 'sigil',
+          configured: true,
+        },
+        {
+          namespace: 'xnt',
+          source: 'sigil',
+          configured: true,
+        },
+        {
+          namespace: 'xen',
+          source: 'sigil',
+          configured: true,
+        },
+        {
+          namespace: 'sol',
+          source: 'sns',
+          configured: false,
+        },
+        {
+          namespace: 'eth',
+          source: 'ens',
+          configured: false,
+        },
+      ],
+    },
+  },
+  'GET /resolve/{name}': {
+    parameters: {
+      name: '@alice',
+    },
+    response: {
+      input: '@alice',
+      name: 'alice',
+      namespace: 'handle',
+      owner: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      tokenized: false,
+      verification: 'owner',
+    },
+  },
+  'GET /reverse/{address}': {
+    parameters: {
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+    },
+    response: {
+      input: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      handle: 'alice',
+    },
+  },
+  'GET /v1/resolve/{name}': {
+    parameters: {
+      name: 'alice',
+    },
+    response: {
+      input: 'alice',
+      name: 'alice',
+      namespace: 'handle',
+      owner: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      tokenized: false,
+      verification: 'owner',
+      authority: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      handleType: 0,
+      addresses: [
+        {
+          chain: 'BTC',
+          address: 'bc1qja9p3ycr45ldxr2havxlnt0lj5q5gx0z93zp84',
+          verified: false,
+          verifiedAt: null,
+          updatedAt: 1795488924,
+        },
+        {
+          chain: 'ETH',
+          address: '0x34844d4147ca4726e64c28d6e45f051effea5537',
+          verified: true,
+          verifiedAt: 1795488924,
+          updatedAt: 1795488924,
+        },
+        {
+          chain: 'SOL',
+          address: 'D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km',
+          verified: true,
+          verifiedAt: 1795488924,
+          updatedAt: 1795488924,
+        },
+        {
+          chain: 'X1',
+          address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+          verified: true,
+          verifiedAt: 1795488924,
+          updatedAt: 1795488924,
+        },
+      ],
+      slot: 102,
+    },
+  },
+  'GET /v1/resolve-universal/{name}': {
+    parameters: {
+      name: 'alice',
+      chain: 'SOL',
+    },
+    response: {
+      input: 'alice',
+      name: 'alice',
+      namespace: 'handle',
+      address: 'D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km',
+      chain: 'SOL',
+      source: 'sigil',
+      verified: true,
+    },
+  },
+  'POST /v1/resolve/batch': {
+    request: {
+      names: ['alice', 'satoshi.x1', 'nobody'],
+    },
+    response: {
+      results: [
+        {
+          input: 'alice',
+          ok: true,
+          result: {
+            input: 'alice',
+            name: 'alice',
+            namespace: 'handle',
+            address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+            chain: 'X1',
+            source: 'sigil',
+            verified: true,
+          },
+        },
+        {
+          input: 'satoshi.x1',
+          ok: true,
+          result: {
+            input: 'satoshi.x1',
+            name: 'satoshi.x1',
+            namespace: 'x1',
+            address: '63tnwmawHBbw1kPHFQJEnAxpFp2o93YGuY8t5aAQCBxE',
+            chain: 'X1',
+            source: 'sigil',
+            verified: true,
+          },
+        },
+        {
+          input: 'nobody',
+          ok: false,
+          error: {
+            status: 404,
+            code: 'HANDLE_NOT_REGISTERED',
+            message: '@nobody is not registered',
+          },
+        },
+      ],
+    },
+  },
+  'POST /v1/auth/challenge': {
+    request: {
+      wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+    },
+    response: {
+      nonce: '7AMR5wxxfm5Y69uBQB2TZP',
+      handle: 'alice',
+      challenge:
+        'sigil-connect:v2:handle-control:key_1ChLzwTap2x1Rk8qrvz1mH:sigil-handles:ctl:v1:alice:1:7AMR5wxxfm5Y69uBQB2TZP',
+      audience: 'key_1ChLzwTap2x1Rk8qrvz1mH',
+      signature_encoding: 'base58',
+      expires_at: 1795489226,
+      proves: 'wallet-control+attestations',
+      disclaimer:
+        'Proves current control of this handle or wallet and the listed attestations only; it is not proof of legal identity, personhood or KYC.',
+    },
+  },
+  'POST /v1/auth/verify': {
+    request: {
+      nonce: '7AMR5wxxfm5Y69uBQB2TZP',
+      signature: '3Zbm1f5hKtV3GxkBWLBjydbcnUiDFLBW6JiFzEp1Ji2mWVXqHUX1fnXAwAGdQ7xeLcLYFXgqTvh5pTW3nmhRN1nT',
+      signer: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+    },
+    response: {
+      token:
+        'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJoYW5kbGUiOiJhbGljZSIsInNyYyI6Im93bmVyIiwiaXNzIjoic2lnaWwiLCJzdWIiOiJGUkN2cVI1aXVaVnVUYW5qNEVybndpV1JMdVhQMldaUWVUVktZV1ZoV002VCIsImF1ZCI6ImtleV8xQ2hMendUYXAyeDFSazhxcnZ6MW1IIiwianRpIjoic2Vzc18xQ2hMendXOFdZWjRxdG9yWFhRVTdEIiwiaWF0IjoxNzk1NDg4OTI2LCJleHAiOjE3OTU1NzUzMjZ9.l1j_WM6eGuAdThFI5czCAC9br52JvB79pTLf9FfhzM8',
+      token_type: 'Bearer',
+      expires_at: 1795575326,
+      handle: 'alice',
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      verified: ['github', 'x'],
+      source: 'owner',
+      proves: 'wallet-control+attestations',
+      disclaimer:
+        'Proves current control of this handle or wallet and the listed attestations only; it is not proof of legal identity, personhood or KYC.',
+    },
+  },
+  'POST /v1/auth/verify-tx': {
+    request: {
+      nonce: '7AMR5wxxfm5Y69uBQB2TZP',
+      signedTransaction: 'AbJ6…(base64 of the signed memo transaction)',
+    },
+    response: {
+      token:
+        'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJoYW5kbGUiOiJhbGljZSIsInNyYyI6Im93bmVyIiwiaXNzIjoic2lnaWwiLCJzdWIiOiJGUkN2cVI1aXVaVnVUYW5qNEVybndpV1JMdVhQMldaUWVUVktZV1ZoV002VCIsImF1ZCI6ImtleV8xQ2hMendUYXAyeDFSazhxcnZ6MW1IIiwianRpIjoic2Vzc18xQ2hMendXOFdZWjRxdG9yWFhRVTdEIiwiaWF0IjoxNzk1NDg4OTI2LCJleHAiOjE3OTU1NzUzMjZ9.l1j_WM6eGuAdThFI5czCAC9br52JvB79pTLf9FfhzM8',
+      token_type: 'Bearer',
+      expires_at: 1795575326,
+      handle: 'alice',
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      verified: ['github', 'x'],
+      source: 'owner',
+      proves: 'wallet-control+attestations',
+      disclaimer:
+        'Proves current control of this handle or wallet and the listed attestations only; it is not proof of legal identity, personhood or KYC.',
+    },
+  },
+  'POST /v1/auth/verify-signin': {
+    request: {
+      nonce: '7AMR5wxxfm5Y69uBQB2TZP',
+      signedMessage: 'cG9ydGFsLnNpZ2lsLnRlc3Qgd2FudHMgeW91IHRvIHNpZ24gaW4gd2l0aCB5b3VyIFNvbGFuYSBhY2NvdW50Og…',
+      signature: '3Zbm1f5hKtV3GxkBWLBjydbcnUiDFLBW6JiFzEp1Ji2mWVXqHUX1fnXAwAGdQ7xeLcLYFXgqTvh5pTW3nmhRN1nT',
+    },
+    response: {
+      token:
+        'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJoYW5kbGUiOiJhbGljZSIsInNyYyI6Im93bmVyIiwiaXNzIjoic2lnaWwiLCJzdWIiOiJGUkN2cVI1aXVaVnVUYW5qNEVybndpV1JMdVhQMldaUWVUVktZV1ZoV002VCIsImF1ZCI6ImtleV8xQ2hMendUYXAyeDFSazhxcnZ6MW1IIiwianRpIjoic2Vzc18xQ2hMendXOFdZWjRxdG9yWFhRVTdEIiwiaWF0IjoxNzk1NDg4OTI2LCJleHAiOjE3OTU1NzUzMjZ9.l1j_WM6eGuAdThFI5czCAC9br52JvB79pTLf9FfhzM8',
+      token_type: 'Bearer',
+      expires_at: 1795575326,
+      handle: 'alice',
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      verified: ['github', 'x'],
+      source: 'owner',
+      proves: 'wallet-control+attestations',
+      disclaimer:
+        'Proves current control of this handle or wallet and the listed attestations only; it is not proof of legal identity, personhood or KYC.',
+    },
+  },
+  'GET /v1/auth/session': {
+    response: {
+      handle: 'alice',
+      address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      verified: ['github', 'x'],
+      source: 'owner',
+      proves: 'wallet-control+attestations',
+      disclaimer:
+        'Proves current control of this handle or wallet and the listed attestations only; it is not proof of legal identity, personhood or KYC.',
+    },
+  },
+  'POST /v1/keys': {
+    request: {
+      name: 'my backend',
+    },
+    response: {
+      key: {
+        id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+        name: 'my backend',
+        tier: 'free',
+        prefix: 'sigil_sk_F93Q',
+        created_at: 1795488926403,
+        revoked_at: null,
+        last_used_at: null,
+      },
+      secret: 'sigil_sk_F93Q8AegF13NFFZrDGqa95JPPRwdgbAWLZyM986Rk3H1',
+    },
+  },
+  'GET /v1/keys': {
+    response: {
+      keys: [
+        {
+          id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+          name: 'my backend',
+          tier: 'free',
+          prefix: 'sigil_sk_F93Q',
+          created_at: 1795488926403,
+          revoked_at: null,
+          last_used_at: null,
+          usage: {
+            minute: 0,
+            day: 0,
+          },
+        },
+      ],
+    },
+  },
+  'DELETE /v1/keys/{id}': {
+    parameters: {
+      id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+    },
+    response: {
+      key: {
+        id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+        name: 'my backend',
+        tier: 'free',
+        prefix: 'sigil_sk_F93Q',
+        created_at: 1795488926403,
+        revoked_at: 1795488926471,
+        last_used_at: null,
+      },
+    },
+  },
+  'GET /v1/usage': {
+    response: {
+      tier: 'free',
+      limits: {
+        minute: 300,
+        day: 15000,
+      },
+      usage: {
+        minute: 0,
+        day: 0,
+      },
+      reset: {
+        minute: 1795488960000,
+        day: 1795564800000,
+      },
+      keys: [
+        {
+          id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+          name: 'my backend',
+          tier: 'free',
+          revoked_at: null,
+          limits: {
+            minute: 300,
+            day: 15000,
+          },
+          usage: {
+            minute: 0,
+            day: 0,
+          },
+        },
+      ],
+    },
+  },
+  'POST /v1/pay/webhooks/challenge': {
+    request: {
+      scope: '@alice',
+      wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+      url: 'https://shop.example/hooks/sigil',
+      event_types: ['payment.*'],
+      description: 'order payments',
+    },
+    response: {
+      nonce: 'whch_1ChLztUbz3XJ6yQm2vKd4T',
+      message:
+        'sigil-pay-webhook:v1\nkey: key_1ChLzwTap2x1Rk8qrvz1mH\nscope: @alice\nurl: https://shop.example/hooks/sigil\nevents: payment.*\nnonce: whch_1ChLztUbz3XJ6yQm2vKd4T\nexpires: 1795489484',
+      expires_at: 1795489484,
+    },
+  },
+  'POST /v1/pay/webhooks': {
+    request: {
+      nonce: 'whch_1ChLztUbz3XJ6yQm2vKd4T',
+      signature: '3Zbm1f5hKtV3GxkBWLBjydbcnUiDFLBW6JiFzEp1Ji2mWVXqHUX1fnXAwAGdQ7xeLcLYFXgqTvh5pTW3nmhRN1nT',
+    },
+    response: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      scope: {
+        type: 'name',
+        value: '@alice',
+        wallets: ['FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T', 'D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km'],
+      },
+      url: 'https://shop.example/hooks/sigil',
+      event_types: ['payment.received', 'payment.binding_verified'],
+      description: 'order payments',
+      status: 'active',
+      paused_reason: null,
+      created_at: 1795488884,
+      updated_at: 1795488884,
+      secret: 'whsec_8dVb3kQ2mXr7YpJ4nT6sWc9Lh5Fz1Ga',
+    },
+  },
+  'GET /v1/pay/webhooks': {
+    response: {
+      webhooks: [
+        {
+          id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+          scope: {
+            type: 'name',
+            value: '@alice',
+            wallets: ['FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T', 'D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km'],
+          },
+          url: 'https://shop.example/hooks/sigil',
+          event_types: ['payment.received', 'payment.binding_verified'],
+          description: 'order payments',
+          status: 'active',
+          paused_reason: null,
+          created_at: 1795488884,
+          updated_at: 1795488884,
+        },
+      ],
+    },
+  },
+  'GET /v1/pay/webhooks/{id}': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+    },
+    response: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      scope: {
+        type: 'name',
+        value: '@alice',
+        wallets: ['FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T', 'D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km'],
+      },
+      url: 'https://shop.example/hooks/sigil',
+      event_types: ['payment.received', 'payment.binding_verified'],
+      description: 'order payments',
+      status: 'active',
+      paused_reason: null,
+      created_at: 1795488884,
+      updated_at: 1795488884,
+    },
+  },
+  'DELETE /v1/pay/webhooks/{id}': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+    },
+  },
+  'GET /v1/pay/webhooks/{id}/deliveries': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      limit: '50',
+    },
+    response: {
+      deliveries: [
+        {
+          id: 'whdel_1ChLztVq2bW8nS5xKd7Rm3',
+          webhook_id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+          event_id: 'pev_1ChLztVa9cE4uT6yLp2Qn8',
+          event_type: 'payment.received',
+          status: 'delivered',
+          attempts: 1,
+          last_status: 200,
+          last_error: null,
+          response_ms: 84,
+          next_attempt_at: null,
+          created_at: 1795488884,
+          delivered_at: 1795488885,
+          test: false,
+        },
+      ],
+    },
+  },
+  'POST /v1/pay/webhooks/{id}/rotate-secret': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+    },
+    response: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      secret: 'whsec_3Nq7Lk2Wd9Xc5Rv8Tb4Hm6Jy1Pz0Fa',
+    },
+  },
+  'POST /v1/pay/webhooks/{id}/resume': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+    },
+    response: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      scope: {
+        type: 'name',
+        value: '@alice',
+        wallets: ['FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T', 'D3sqcPeLstyXt6a7MEKfeiocWr8h2C7aG8Z5xeFNM1Km'],
+      },
+      url: 'https://shop.example/hooks/sigil',
+      event_types: ['payment.received', 'payment.binding_verified'],
+      description: 'order payments',
+      status: 'active',
+      paused_reason: null,
+      created_at: 1795488884,
+      updated_at: 1795488884,
+    },
+  },
+  'POST /v1/pay/webhooks/{id}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      deliveryId: 'whdel_1ChLztVq2bW8nS5xKd7Rm3',
+    },
+    response: {
+      id: 'whdel_1ChLztVq2bW8nS5xKd7Rm3',
+      webhook_id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      event_id: 'pev_1ChLztVa9cE4uT6yLp2Qn8',
+      event_type: 'payment.received',
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+      response_ms: null,
+      next_attempt_at: 1795488944,
+      created_at: 1795488884,
+      delivered_at: null,
+      test: false,
+    },
+  },
+  'POST /v1/pay/webhooks/{id}/test': {
+    parameters: {
+      id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+    },
+    response: {
+      id: 'whdel_1ChLztWk4dN7pQ2sXb9Lc5',
+      webhook_id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+      event_id: 'pev_test_1ChLztWk4dN7pQ2sXb9Lc5',
+      event_type: 'payment.received',
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      last_error: null,
+      response_ms: null,
+      next_attempt_at: 1795488884,
+      created_at: 1795488884,
+      delivered_at: null,
+      test: true,
+    },
+  },
+  'GET /v1/agents/{handle}': {
+    parameters: {
+      handle: '@scout',
+    },
+    response: {
+      name: 'scout',
+      handle: '2ZAe8nHneABPM8WjnmmaZyWrJHUd5VaUKXeJa5fbCjLr',
+      handleType: 3,
+      agent: true,
+      manifestUrl: 'https://agents.example/scout/manifest.json',
+      endpoints: {
+        mcp: 'https://agents.example/scout/mcp',
+      },
+      manifest: {
+        sigil: {
+          version: 1,
+          name: 'scout',
+          network: 'testnet',
+          handle: '2ZAe8nHneABPM8WjnmmaZyWrJHUd5VaUKXeJa5fbCjLr',
+        },
+        identity: {
+          attestation: 'CNUUsNnMrP542dXarow8RAMnEEAW3beqfaYNz5FnJSzX',
+          description: 'Demo agent @scout: attested; its x402 endpoint answers 402 paying the verified SOL address',
+        },
+        endpoints: [
+          {
+            type: 'mcp',
+            url: 'https://agents.example/scout/mcp',
+          },
+          {
+            type: 'x402',
+            url: 'https://127.0.0.1:46075/scout/x402',
+          },
+        ],
+        payment: {
+          addresses: [
+            {
+              coinType: 501,
+              address: 'EejKdmNGrhoX7CzxWTQMSMLafUEf5vNgAfhiJ7qRz1q7',
+              verified: true,
+            },
+          ],
+          x402: {
+            network: 'solana:5T5EYgeMp7Lq1rwESDNZWUyzC3XQUABx',
+            asset: 'So11111111111111111111111111111111111111112',
+            scheme: 'exact',
+            facilitator: 'https://127.0.0.1:46075/facilitator',
+          },
+        },
+      },
+    },
+  },
+  'POST /v1/agents/validate': {
+    request: {
+      handle: '@scout',
+      manifest: {
+        sigil: {
+          version: 1,
+          name: 'scout',
+          network: 'testnet',
+          handle: '2ZAe8nHneABPM8WjnmmaZyWrJHUd5VaUKXeJa5fbCjLr',
+        },
+        identity: {
+          attestation: 'CNUUsNnMrP542dXarow8RAMnEEAW3beqfaYNz5FnJSzX',
+          description: 'Demo agent @scout: attested; its x402 endpoint answers 402 paying the verified SOL address',
+        },
+        endpoints: [
+          {
+            type: 'mcp',
+            url: 'https://agents.example/scout/mcp',
+          },
+          {
+            type: 'x402',
+            url: 'https://127.0.0.1:46075/scout/x402',
+          },
+        ],
+        payment: {
+          addresses: [
+            {
+              coinType: 501,
+              address: 'EejKdmNGrhoX7CzxWTQMSMLafUEf5vNgAfhiJ7qRz1q7',
+              verified: true,
+            },
+          ],
+          x402: {
+            network: 'solana:5T5EYgeMp7Lq1rwESDNZWUyzC3XQUABx',
+            asset: 'So11111111111111111111111111111111111111112',
+            scheme: 'exact',
+            facilitator: 'https://127.0.0.1:46075/facilitator',
+          },
+        },
+      },
+    },
+    response: {
+      name: 'scout',
+      handle: '2ZAe8nHneABPM8WjnmmaZyWrJHUd5VaUKXeJa5fbCjLr',
+      network: 'testnet',
+      valid: true,
+      errors: [],
+      note: 'Checked shape and identity only (name, network, handle account), without reading the chain. GET /v1/agents/{handle} also checks the handle on chain and that every payment address marked verified matches a signature-verified address record.',
+    },
+  },
+  // The real document: it is a pure function of the contract.
+  'GET /schemas/agent-manifest.v1.json': { response: agentManifestJsonSchema() },
+  'GET /v1/search/handles': {
+    parameters: {
+      q: 'sc',
+      mode: 'prefix',
+      agent: 'true',
+    },
+    response: {
+      items: [
+        {
+          name: 'scout',
+          account: '2ZAe8nHneABPM8WjnmmaZyWrJHUd5VaUKXeJa5fbCjLr',
+          owner: '6Hq41AUZtBqyHieN1vYarRc6ZmNSQFhEJ1YnejVeBsYQ',
+          agent: true,
+          registeredSlot: 57,
+        },
+      ],
+      nextCursor: null,
+    },
+  },
+};

@@ -1,0 +1,263 @@
+// Transport-level limits over a real socket: whole-request receive deadline, the body limit before routing, shaped
+// refusals of malformed HTTP, a 413 that reaches a client that writes before it reads, and one deadline budget
+// across all chain reads of a request.
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '@sigil/test/support/http-app';
+import { createChainReader } from '../chain/reader';
+
+interface Exchange {
+  /** Everything the server sent before it closed the connection. */
+  text: string;
+  status: number;
+  statusLine: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The socket saw an error (e.g. ECONNRESET) rather than a clean end. */
+  error?: string;
+}
+
+function parse(text: string, error?: string): Exchange {
+  const [head = '', ...rest] = text.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const i = line.indexOf(':');
+    headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
+  }
+  return {
+    text,
+    status: Number(statusLine.split(' ')[1] ?? 0),
+    statusLine,
+    headers,
+    body: rest.join('\r\n\r\n'),
+    error,
+  };
+}
+
+/**
+ * Opens a socket, writes `first`, then `drip` one piece at a time every `everyMs` (never finishing the request),
+ * and resolves with what the server sent once it closed the connection.
+ */
+function exchange(base: string, first: string | Buffer, drip: { piece: string; everyMs: number } | null = null) {
+  const { hostname, port } = new URL(base);
+  return new Promise<Exchange>((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    let error: string | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message));
+    socket.on('close', () => {
+      clearInterval(timer);
+      resolve(parse(Buffer.concat(chunks).toString('latin1'), error));
+    });
+    socket.write(first);
+    if (drip) {
+      timer = setInterval(() => {
+        if (socket.writable) socket.write(drip.piece);
+      }, drip.everyMs);
+    }
+  });
+}
+
+describe('whole-request receive deadline', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { SIGIL_REQUEST_TIMEOUT_MS: '1000' } });
+  });
+  afterAll(() => t.close());
+
+  it('a body sent one byte at a time → 408 in the /v1 shape, then close', async () => {
+    const res = await exchange(
+      t.base,
+      'POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{',
+      { piece: ' ', everyMs: 100 },
+    );
+    expect(res.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(res.body)).toEqual({ code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' });
+    expect(res.headers['x-request-id']).toMatch(/^req_[1-9A-HJ-NP-Za-km-z]+$/);
+    expect(res.headers.connection).toBe('close');
+  });
+
+  it('headers sent one byte at a time → 408 in the public shape, then close', async () => {
+    const res = await exchange(t.base, 'GET /health HTTP/1.1\r\nHost: a\r\nX-Slow: ', { piece: 'a', everyMs: 100 });
+    expect(res.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(res.body)).toEqual({ error: 'request timeout' });
+  });
+});
+
+describe('a body no route will read is not read', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['an unknown route', '/nope', 404, { error: 'not found' }],
+    ['a known path with another method', '/resolve/@alice', 405, { error: 'method not allowed' }],
+    ['an unknown /v1 route', '/v1/nope', 404, { code: 'NOT_FOUND', message: 'no such route' }],
+    [
+      'a known route',
+      '/v1/auth/challenge',
+      413,
+      { code: 'PAYLOAD_TOO_LARGE', message: 'request body larger than 65536 bytes' },
+    ],
+  ])('a declared 200 MB body to %s → %i and close, the body never awaited', async (_what, path, status, body) => {
+    const res = await exchange(t.base, `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Length: 200000000\r\n\r\nxxxx`);
+    expect(res.status, res.text).toBe(status);
+    expect(JSON.parse(res.body)).toEqual(body);
+    expect(res.headers.connection).toBe('close');
+  });
+
+  it('a chunked body that never ends, to an unknown route → 404 and close, the body not awaited', async () => {
+    const res = await exchange(
+      t.base,
+      'POST /nope HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nxxxx\r\n',
+    );
+    expect(res.status, res.text).toBe(404);
+    expect(JSON.parse(res.body)).toEqual({ error: 'not found' });
+    expect(res.headers.connection).toBe('close');
+  });
+
+  it('a 10 MB upload written before reading gets the whole 413, not a reset', async () => {
+    const body = Buffer.alloc(10 * 1024 * 1024, 0x61);
+    const res = await exchange(
+      t.base,
+      Buffer.concat([
+        Buffer.from(
+          `POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+        ),
+        body,
+      ]),
+    );
+    expect(res.error).toBeUndefined();
+    expect(res.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'PAYLOAD_TOO_LARGE',
+      message: 'request body larger than 65536 bytes',
+    });
+  });
+});
+
+describe('malformed HTTP on /v1 paths answers {code, message} with a request id', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  const bad = { code: 'BAD_REQUEST', message: 'malformed HTTP request' };
+  it.each([
+    ['a control byte in a header', 'GET /v1/health HTTP/1.1\r\nHost: a\r\nX-A: a\x01b\r\n\r\n'],
+    ['an obs-fold header', 'GET /v1/health HTTP/1.1\r\nHost: a\r\nX-A: a\r\n b\r\n\r\n'],
+    [
+      'two Content-Length',
+      'POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}',
+    ],
+    [
+      'a bad chunk',
+      'POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n',
+    ],
+  ])('%s → 400 BAD_REQUEST', async (_what, request) => {
+    const res = await exchange(t.base, request);
+    expect(res.statusLine, res.text).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(res.body)).toEqual(bad);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it('no Host header → 400 BAD_REQUEST naming it', async () => {
+    const res = await exchange(t.base, 'GET /v1/health HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(res.statusLine, res.text).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(res.body)).toEqual({ code: 'BAD_REQUEST', message: 'the Host header is required' });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('over 16 KB of headers → 431 HEADERS_TOO_LARGE with its own status text', async () => {
+    const res = await exchange(t.base, `GET /v1/health HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(res.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'HEADERS_TOO_LARGE',
+      message: 'request headers larger than 16384 bytes',
+    });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('over 16 KB of headers on a public path → 431 {"error":"request header fields too large"}', async () => {
+    const res = await exchange(t.base, `GET /health HTTP/1.1\r\nHost: a\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(res.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(res.body)).toEqual({ error: 'request header fields too large' });
+  });
+
+  it('an Expect other than 100-continue → 417 EXPECTATION_FAILED', async () => {
+    const res = await exchange(
+      t.base,
+      'GET /v1/health HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\nConnection: close\r\n\r\n',
+    );
+    expect(res.statusLine).toBe('HTTP/1.1 417 Expectation Failed');
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'EXPECTATION_FAILED',
+      message: 'only Expect: 100-continue is supported',
+    });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('a public path keeps the public shape', async () => {
+    const res = await exchange(t.base, 'GET /health HTTP/1.1\r\nHost: a\r\nX-A: a\x01b\r\n\r\n');
+    expect(res.statusLine).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(res.body)).toEqual({ error: 'bad request' });
+  });
+});
+
+/** JSON-RPC answers for the three reads of GET /version, matched by id (single calls and batches). */
+function answer(payload: unknown): unknown {
+  if (Array.isArray(payload)) return payload.map(answer);
+  const { id, method } = payload as { id: string; method: string };
+  const results: Record<string, unknown> = {
+    getSlot: 7,
+    getGenesisHash: 'GenesisHash1111111111111111111111111111111111',
+    getVersion: { 'solana-core': '2.1.0', 'feature-set': 7 },
+  };
+  return { jsonrpc: '2.0', id, result: results[method] };
+}
+
+describe('one deadline budget per request across its chain reads', () => {
+  // Every RPC call answers after 400 ms: inside the 5 s per-call timeout.
+  const slow = async ({ payload }: { payload: unknown }) => {
+    await new Promise((r) => setTimeout(r, 400));
+    return answer(payload) as never;
+  };
+  const start = (budgetMs: string) =>
+    startTestApp({
+      env: { SIGIL_REQUEST_DEADLINE_MS: budgetMs },
+      deps: {
+        chain: createChainReader({
+          rpcUrl: 'http://127.0.0.1:8899',
+          programId: '8mX76L5CgmVY1Eks7ucFupmhRy1YraFpmUpeiEcj6dJF',
+          timeoutMs: 5000,
+          transport: slow,
+        }),
+      },
+    });
+  let roomy: TestApp;
+  let tight: TestApp;
+  beforeAll(async () => {
+    [roomy, tight] = await Promise.all([start('6000'), start('200')]);
+  });
+  afterAll(() => Promise.all([roomy.close(), tight.close()]));
+
+  const version = 'GET /version HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n';
+  it('GET /version answers when its reads fit the budget', async () => {
+    const res = await exchange(roomy.base, version);
+    expect(res.status, res.text).toBe(200);
+    expect(JSON.parse(res.body).chain.slot).toBe(7);
+  });
+
+  it('GET /version whose reads outlast the budget → 502 rpc unreachable', async () => {
+    const res = await exchange(tight.base, version);
+    expect(res.status, res.text).toBe(502);
+    expect(JSON.parse(res.body)).toEqual({ error: 'rpc unreachable' });
+  });
+});

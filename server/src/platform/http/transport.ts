@@ -1,0 +1,126 @@
+// Limits and refusals below the routes (docs/http.md "Transport limits"): how long a client may take to send a
+// request, no body read for a request already answered, malformed HTTP answered in the face's shape, and a close after an early
+// answer that lets the client read it.
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply } from 'fastify';
+import type { Config } from '../config';
+import { HEADER_LIMIT_BYTES } from './body';
+import { faceOf, genericError, type ShapedError } from './errors';
+import { newRequestId, REQUEST_ID_HEADER } from './request-id';
+import { pathOf } from './rest';
+
+/** After an answer sent before the body was read: how long the rest of the body is read and dropped, at most. */
+const LINGER_MS = 2000;
+/** ...and how many bytes of it, at most. Then the connection is cut. */
+const LINGER_MAX_BYTES = 32 * 1024 * 1024;
+
+const MALFORMED = 'malformed HTTP request';
+
+/** The server options these limits need: node's receive timeouts, header size, and our parse-error answer. */
+export function transportOptions(
+  config: Pick<Config, 'requestTimeoutMs'>,
+): Pick<FastifyHttpOptions<Server>, 'requestTimeout' | 'http' | 'clientErrorHandler'> {
+  return {
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      headersTimeout: config.requestTimeoutMs,
+      // How often node looks for requests past their timeout (its default, 30 s, would let them run far over).
+      connectionsCheckingInterval: Math.min(1000, Math.ceil(config.requestTimeoutMs / 2)),
+      maxHeaderSize: HEADER_LIMIT_BYTES,
+      // A missing Host is refused in onRequest below, in the face's shape (node's own refusal has an empty body).
+      requireHostHeader: false,
+    },
+    clientErrorHandler: clientError,
+  };
+}
+
+/** A whole HTTP response for a refusal written straight to a socket (no request object to answer through). */
+function rawResponse(shaped: ShapedError, requestId: string): string {
+  const body = JSON.stringify(shaped.body);
+  return (
+    `HTTP/1.1 ${shaped.status} ${STATUS_CODES[shaped.status]}\r\n` +
+    `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+    `${REQUEST_ID_HEADER}: ${requestId}\r\nConnection: close\r\n\r\n${body}`
+  );
+}
+
+/** The request line's target in the bytes node could not parse, when they start with one. */
+function targetOf(rawPacket: unknown): string | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  const line = rawPacket.subarray(0, 8192).toString('latin1');
+  return /^[A-Z]{1,16} (\/[^\s]*) HTTP\/1\.[01]\r?\n/.exec(line)?.[1];
+}
+
+/**
+ * Bytes node's HTTP parser refused, or a request not received within the request timeout. The face comes from the
+ * request's path when node has it (the request in progress, or the request line of the refused bytes); the answer
+ * is written only when no response has started, then the connection is closed.
+ */
+function clientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const pending = (socket as Duplex & { _httpMessage?: ServerResponse & { req?: IncomingMessage } })._httpMessage;
+  if (socket.writable && !pending?.headersSent) {
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+    const path = pending?.req?.url ?? targetOf(err.rawPacket);
+    const face = path === undefined ? 'public' : faceOf(pathOf(path));
+    const shaped = genericError(face, status, status === 400 ? { message: MALFORMED } : {});
+    const id = pending?.getHeader(REQUEST_ID_HEADER);
+    socket.write(rawResponse(shaped, typeof id === 'string' ? id : newRequestId()));
+  }
+  socket.destroy(err);
+}
+
+/**
+ * Once the response to a request whose body is still arriving is sent, node closes the socket at once; unread bytes
+ * then make the kernel send a reset, and a client still writing its body loses the answer. Instead: let node drop
+ * the rest of the body (it does after every response), close once it has arrived, and cut the connection when that
+ * takes longer or more bytes than the linger bounds.
+ */
+function lingerOnClose(socket: Socket, request: IncomingMessage): void {
+  const closeNow = socket.destroySoon.bind(socket);
+  socket.destroySoon = () => {
+    if (request.complete) return closeNow();
+    let dropped = 0;
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    socket.once('close', () => clearTimeout(timer));
+    request.once('end', closeNow);
+    request.on('data', (chunk: Buffer) => {
+      dropped += chunk.length;
+      if (dropped > LINGER_MAX_BYTES) socket.destroy();
+    });
+  };
+}
+
+/** The refusals that need the app: Expect, Host, and the close after an answer sent before the body was read. */
+export function registerTransport(
+  app: FastifyInstance,
+  send: (reply: FastifyReply, shaped: ShapedError) => FastifyReply,
+): void {
+  // Expect other than 100-continue: node answers 417 with an empty body unless the server chooses.
+  app.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const shaped = genericError(faceOf(pathOf(req.url ?? '/')), 417);
+    const body = JSON.stringify(shaped.body);
+    res.writeHead(shaped.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      [REQUEST_ID_HEADER]: newRequestId(),
+    });
+    res.end(body);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+      return send(reply, genericError(faceOf(pathOf(request.url)), 400, { message: 'the Host header is required' }));
+  });
+  app.addHook('onSend', async (request, reply, payload) => {
+    // Answered before the whole body arrived (404 and 405 are decided before reading it, 413 on its declared length):
+    // close the connection rather than read a body no one will use.
+    if (!request.raw.complete) {
+      reply.header('connection', 'close');
+      lingerOnClose(request.raw.socket, request.raw);
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,457 @@
+// Every operation of the OpenAPI document, called through the SDK (createSigilClient and its helpers) against the
+// real service on the local chain with the demo scenario: one success and at least one documented error each. The
+// operations whose document lists no error (liveness, deployment facts, the manifest schema) have only a success.
+// A last test checks that every operation of the document was called here, so a new route fails this suite until
+// it is covered. The x402 payer is exercised through the client as its `fetch` (createX402Fetch).
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  buildSignInMessage,
+  createSigilClient,
+  createX402Fetch,
+  resolveAddress,
+  resolveName,
+  reverseLookup,
+  signChallenge,
+  signMemoTransaction,
+  signSignIn,
+  type SigilClient,
+  type SigilResult,
+} from '@sigil/client-sdk';
+import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
+import { appRouter } from '../../server/src/router';
+import { sdkOpenApiDocument } from '../../scripts/sdk-generate';
+import { startKeyedApp, TEST_PORTAL_DOMAIN, type KeyedApp } from '../support/keyed-app';
+import { scenarioSigner, startWebhookApp, type WebhookApp } from '../support/pay-webhooks';
+import { signRaw } from '../support/webhooks-world';
+import { startX402App, startX402Chain, type X402App, type X402Chain } from '../support/x402-app';
+
+let chain: LocalChain;
+let app: KeyedApp; // agents reachable: the demo agent host's CA trusted, loopback allowed
+let hooks: WebhookApp; // webhook URLs resolve through the test resolver
+let sigil: SigilClient; // the app's integrator key
+let anonymous: SigilClient; // no credentials
+let portal: SigilClient; // a portal session (key management)
+let scenario: NonNullable<LocalChain['scenario']>;
+const called = new Set<string>();
+
+/** Records which operation a result came from, and shows the failure when an expectation breaks. */
+function op<T extends SigilResult<unknown>>(key: string, result: T): T {
+  called.add(key);
+  return result;
+}
+const show = (r: SigilResult<unknown>) => JSON.stringify(r.ok ? { status: r.status, data: r.data } : r);
+
+beforeAll(async () => {
+  chain = await startLocalChain({ scenario: true });
+  scenario = chain.scenario!;
+  [app, hooks] = await Promise.all([
+    startKeyedApp({
+      dialect: 'sqlite',
+      chain,
+      env: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true', SIGIL_OUTBOUND_CA_FILE: chain.agentHost!.caFile },
+    }),
+    startWebhookApp({ chain }),
+  ]);
+  sigil = createSigilClient({ baseUrl: app.base, apiKey: app.key.secret });
+  anonymous = createSigilClient({ baseUrl: app.base, retry: false });
+  const alice = await scenarioSigner(chain, 'alice');
+  const portalClient = createSigilClient({ baseUrl: app.base, apiKey: app.portal.secret });
+  const c = await portalClient.POST('/v1/auth/challenge', { body: { wallet: alice.address } });
+  if (!c.ok) throw new Error(show(c));
+  const v = await portalClient.POST('/v1/auth/verify', { body: await signChallenge(c.data, alice, app.portal.key.id) });
+  if (!v.ok) throw new Error(show(v));
+  portal = createSigilClient({ baseUrl: app.base, session: v.data.token });
+}, 120_000);
+
+afterAll(async () => {
+  await hooks?.close();
+  await app?.close();
+  await chain?.close();
+});
+
+describe('public and platform operations', () => {
+  it('GET /health, /v1/health, /v1/namespaces, /schemas/agent-manifest.v1.json (no documented errors)', async () => {
+    expect(op('GET /health', await anonymous.GET('/health'))).toMatchObject({ ok: true, data: { ok: true } });
+    const health = op('GET /v1/health', await anonymous.GET('/v1/health'));
+    expect(health.ok && health.data).toMatchObject({ status: 'ok', service: 'sigil', x402: false });
+    const namespaces = op('GET /v1/namespaces', await anonymous.GET('/v1/namespaces'));
+    expect(namespaces.ok && namespaces.data.namespaces.map((n) => n.namespace)).toContain('handle');
+    const schema = op('GET /schemas/agent-manifest.v1.json', await anonymous.GET('/schemas/agent-manifest.v1.json'));
+    expect(schema.ok && schema.data.title).toBe('Sigil agent manifest, version 1');
+  });
+
+  it('GET /version: the chain facts; 502 rpc unreachable when the RPC is down', async () => {
+    const ok = op('GET /version', await anonymous.GET('/version'));
+    expect(ok.ok && ok.data).toMatchObject({ service: 'sigil', program: scenario.programId });
+    chain.faults.set({ unreachable: true });
+    try {
+      expect(await anonymous.GET('/version')).toMatchObject({ ok: false, status: 502, code: 'rpc unreachable' });
+    } finally {
+      chain.faults.clear();
+    }
+  });
+
+  it('GET /resolve/{name} and GET /reverse/{address}, with the client-library classifications', async () => {
+    const alice = scenario.wallets.alice!.address;
+    const resolved = await resolveName(anonymous, '@alice');
+    called.add('GET /resolve/{name}');
+    expect(resolved).toStrictEqual({
+      ok: true,
+      data: {
+        input: '@alice',
+        name: 'alice',
+        namespace: 'handle',
+        owner: alice,
+        tokenized: false,
+        verification: 'owner',
+      },
+    });
+    expect(await resolveName(anonymous, '@satoshi.x1')).toMatchObject({ ok: false, status: 409, kind: 'ambiguous' });
+    expect(await resolveName(anonymous, 'nobody')).toMatchObject({ ok: false, status: 404, kind: 'not-found' });
+    expect(await resolveName(anonymous, 'bad name')).toMatchObject({ ok: false, status: 400, kind: 'invalid-handle' });
+
+    expect(
+      op('GET /reverse/{address}', await anonymous.GET('/reverse/{address}', { params: { path: { address: alice } } })),
+    ).toMatchObject({ ok: true, data: { handle: 'alice', address: alice } });
+    expect(await reverseLookup(anonymous, scenario.reverse.noPrimary!)).toStrictEqual({ ok: true, data: null });
+    expect(await reverseLookup(anonymous, 'not-base58!')).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid address',
+      kind: 'unrecognized',
+    });
+  });
+});
+
+describe('resolution (keyed)', () => {
+  it('GET /v1/resolve/{name}: records and slot; 409 AMBIGUOUS; 401 API_KEY_REQUIRED without a key', async () => {
+    const path = '/v1/resolve/{name}';
+    const ok = op(`GET ${path}`, await sigil.GET(path, { params: { path: { name: 'alice' } } }));
+    expect(ok.ok && ok.data).toMatchObject({ name: 'alice', authority: scenario.wallets.alice!.address });
+    expect(await sigil.GET(path, { params: { path: { name: '@satoshi.x1' } } })).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'AMBIGUOUS',
+    });
+    expect(await anonymous.GET(path, { params: { path: { name: 'alice' } } })).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'API_KEY_REQUIRED',
+    });
+  });
+
+  it('GET /v1/resolve-universal/{name}: the SOL record; no-record-for-chain; not-found', async () => {
+    const sol = await resolveAddress(sigil, 'alice', 'SOL');
+    called.add('GET /v1/resolve-universal/{name}');
+    expect(sol).toStrictEqual({
+      ok: true,
+      data: {
+        input: 'alice',
+        name: 'alice',
+        namespace: 'handle',
+        address: scenario.wallets.aliceSol!.address,
+        chain: 'SOL',
+        source: 'sigil',
+        verified: true,
+      },
+    });
+    expect(await resolveAddress(sigil, 'satoshi', 'ETH')).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'NO_RECORD_FOR_CHAIN',
+      kind: 'no-record-for-chain',
+    });
+    expect(await resolveAddress(sigil, 'nobody')).toMatchObject({ code: 'HANDLE_NOT_REGISTERED', kind: 'not-found' });
+  });
+
+  it('POST /v1/resolve/batch: items in order; 400 BAD_REQUEST over 100 names', async () => {
+    const ok = op(
+      'POST /v1/resolve/batch',
+      await sigil.POST('/v1/resolve/batch', { body: { names: ['alice', 'nobody'] } }),
+    );
+    expect(ok.ok && ok.data.results.map((r) => [r.input, r.ok, r.error?.code])).toEqual([
+      ['alice', true, undefined],
+      ['nobody', false, 'HANDLE_NOT_REGISTERED'],
+    ]);
+    const tooMany = await sigil.POST('/v1/resolve/batch', { body: { names: Array(101).fill('alice') } });
+    expect(tooMany).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+  });
+
+  it('GET /v1/search/handles: a page; 400 BAD_REQUEST without q', async () => {
+    const page = op(
+      'GET /v1/search/handles',
+      await sigil.GET('/v1/search/handles', { params: { query: { q: 'al' } } }),
+    );
+    expect(page.ok && Array.isArray(page.data.items)).toBe(true);
+    const bad = await sigil.GET('/v1/search/handles', { params: { query: {} as { q: string } } });
+    expect(bad).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+  });
+});
+
+describe('agents', () => {
+  it('GET /v1/agents/{handle}: the demo agent with its manifest; 404 NOT_AN_AGENT', async () => {
+    const path = '/v1/agents/{handle}';
+    const scout = op(`GET ${path}`, await sigil.GET(path, { params: { path: { handle: '@scout' } } }));
+    expect(scout.ok && scout.data, show(scout)).toMatchObject({ name: 'scout', handleType: 3, agent: true });
+    expect(await sigil.GET(path, { params: { path: { handle: 'alice' } } })).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'NOT_AN_AGENT',
+    });
+  });
+
+  it('POST /v1/agents/validate: valid; 400 INVALID_HANDLE', async () => {
+    const manifest = (await sigil.GET('/v1/agents/{handle}', { params: { path: { handle: 'scout' } } })) as {
+      data: { manifest: Record<string, unknown> };
+    };
+    const valid = op(
+      'POST /v1/agents/validate',
+      await sigil.POST('/v1/agents/validate', { body: { handle: '@scout', manifest: manifest.data.manifest } }),
+    );
+    expect(valid.ok && valid.data).toMatchObject({ name: 'scout', valid: true, errors: [] });
+    const bad = await sigil.POST('/v1/agents/validate', { body: { handle: 'bad name', manifest: {} } });
+    expect(bad).toMatchObject({ ok: false, status: 400, code: 'INVALID_HANDLE' });
+  });
+});
+
+describe('connect', () => {
+  it('challenge → verify → session; errors: both handle and wallet, a replayed nonce, a forged session', async () => {
+    const heidi = await scenarioSigner(chain, 'heidi');
+    const challenge = op(
+      'POST /v1/auth/challenge',
+      await sigil.POST('/v1/auth/challenge', { body: { wallet: heidi.address } }),
+    );
+    if (!challenge.ok) throw new Error(show(challenge));
+    expect(challenge.data).toMatchObject({ handle: null, audience: app.key.key.id });
+    const both = await sigil.POST('/v1/auth/challenge', { body: { wallet: heidi.address, handle: 'alice' } });
+    expect(both).toMatchObject({ ok: false, status: 400 });
+
+    const body = await signChallenge(challenge.data, heidi, app.key.key.id);
+    const verified = op('POST /v1/auth/verify', await sigil.POST('/v1/auth/verify', { body }));
+    if (!verified.ok) throw new Error(show(verified));
+    expect(verified.data).toMatchObject({ token_type: 'Bearer', address: heidi.address, source: 'wallet' });
+    expect(await sigil.POST('/v1/auth/verify', { body })).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'CHALLENGE_NOT_FOUND',
+    });
+
+    const session = op('GET /v1/auth/session', await sigil.withSession(verified.data.token).GET('/v1/auth/session'));
+    expect(session.ok && session.data).toMatchObject({ address: heidi.address, source: 'wallet' });
+    expect(await sigil.withSession('forged.token.value').GET('/v1/auth/session')).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'INVALID_SESSION',
+    });
+  });
+
+  it('verify-tx (a signed memo transaction) and verify-signin (SIWS); each refuses a bad proof', async () => {
+    const alice = await scenarioSigner(chain, 'alice');
+    const tx = await sigil.POST('/v1/auth/challenge', { body: { wallet: alice.address, mode: 'tx' } });
+    if (!tx.ok) throw new Error(show(tx));
+    const signedTransaction = await signMemoTransaction(tx.data.memo!, alice, chain.latestBlockhash().blockhash);
+    const viaTx = op(
+      'POST /v1/auth/verify-tx',
+      await sigil.POST('/v1/auth/verify-tx', { body: { nonce: tx.data.nonce, signedTransaction } }),
+    );
+    expect(viaTx.ok && viaTx.data, show(viaTx)).toMatchObject({ address: alice.address, handle: 'alice' });
+    const wrongMemo = await sigil.POST('/v1/auth/challenge', { body: { wallet: alice.address, mode: 'tx' } });
+    const forged = await signMemoTransaction('sigil-verify:someone-else:x', alice, chain.latestBlockhash().blockhash);
+    expect(
+      await sigil.POST('/v1/auth/verify-tx', {
+        body: { nonce: wrongMemo.ok ? wrongMemo.data.nonce : '', signedTransaction: forged },
+      }),
+    ).toMatchObject({ ok: false, status: 401 });
+
+    const heidi = await scenarioSigner(chain, 'heidi');
+    const signin = await sigil.POST('/v1/auth/challenge', { body: { wallet: heidi.address, mode: 'signin' } });
+    if (!signin.ok) throw new Error(show(signin));
+    const message = buildSignInMessage({
+      domain: TEST_PORTAL_DOMAIN,
+      address: heidi.address,
+      nonce: signin.data.nonce,
+    });
+    const viaSignin = op(
+      'POST /v1/auth/verify-signin',
+      await sigil.POST('/v1/auth/verify-signin', { body: await signSignIn(signin.data.nonce, message, heidi) }),
+    );
+    expect(viaSignin.ok && viaSignin.data, show(viaSignin)).toMatchObject({ address: heidi.address });
+    const other = await sigil.POST('/v1/auth/challenge', { body: { wallet: heidi.address, mode: 'signin' } });
+    const nonce = other.ok ? other.data.nonce : '';
+    const evil = buildSignInMessage({ domain: 'evil.example', address: heidi.address, nonce });
+    expect(await sigil.POST('/v1/auth/verify-signin', { body: await signSignIn(nonce, evil, heidi) })).toMatchObject({
+      ok: false,
+      status: 401,
+      code: 'CONTROL_PROOF_INVALID',
+    });
+  });
+});
+
+describe('portal key management (Connect session)', () => {
+  it('create (201) → list → usage → revoke; INVALID_SESSION without a session; KEY_NOT_FOUND', async () => {
+    const created = op('POST /v1/keys', await portal.POST('/v1/keys', { body: { name: 'sdk e2e' } }));
+    if (!created.ok) throw new Error(show(created));
+    expect(created.status).toBe(201);
+    expect(created.data.secret).toMatch(/^sigil_sk_/);
+    expect(await anonymous.POST('/v1/keys', { body: {} })).toMatchObject({ ok: false, code: 'INVALID_SESSION' });
+
+    const list = op('GET /v1/keys', await portal.GET('/v1/keys'));
+    expect(list.ok && list.data.keys.map((k) => k.id)).toContain(created.data.key.id);
+    expect(await anonymous.GET('/v1/keys')).toMatchObject({ ok: false, status: 401, code: 'INVALID_SESSION' });
+
+    const usage = op('GET /v1/usage', await portal.GET('/v1/usage'));
+    expect(usage.ok && usage.data.tier).toBe('free');
+    expect(await anonymous.GET('/v1/usage')).toMatchObject({ ok: false, status: 401, code: 'INVALID_SESSION' });
+
+    const id = created.data.key.id;
+    const revoked = op('DELETE /v1/keys/{id}', await portal.DELETE('/v1/keys/{id}', { params: { path: { id } } }));
+    expect(revoked.ok && revoked.data.key.revoked_at).toBeGreaterThan(0);
+    const unknown = `key_${base58.encode(randomBytes(16))}`;
+    expect(await portal.DELETE('/v1/keys/{id}', { params: { path: { id: unknown } } })).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'KEY_NOT_FOUND',
+    });
+  });
+});
+
+describe('pay webhooks', () => {
+  it('every webhook operation: success, then its error', async () => {
+    const client = createSigilClient({ baseUrl: hooks.app.base, apiKey: hooks.app.key.secret });
+    const alice = await scenarioSigner(chain, 'alice');
+    const url = 'https://hooks.example.com/sigil';
+    const missing = { params: { path: { id: `whsub_${base58.encode(randomBytes(16))}` } } };
+
+    const challenge = op(
+      'POST /v1/pay/webhooks/challenge',
+      await client.POST('/v1/pay/webhooks/challenge', { body: { scope: '@alice', wallet: alice.address, url } }),
+    );
+    if (!challenge.ok) throw new Error(show(challenge));
+    expect(
+      await client.POST('/v1/pay/webhooks/challenge', { body: { scope: '@alice', url: 'https://nowhere.invalid/x' } }),
+    ).toMatchObject({ ok: false, status: 400, code: 'URL_REJECTED' });
+
+    const signature = await signRaw(alice, challenge.data.message);
+    const created = op(
+      'POST /v1/pay/webhooks',
+      await client.POST('/v1/pay/webhooks', { body: { nonce: challenge.data.nonce, signature } }),
+    );
+    if (!created.ok) throw new Error(show(created));
+    expect(created.status).toBe(201);
+    expect(created.data.secret).toMatch(/^whsec_/);
+    expect(await client.POST('/v1/pay/webhooks', { body: { nonce: challenge.data.nonce, signature } })).toMatchObject({
+      ok: false,
+      code: 'CHALLENGE_INVALID',
+    });
+    const id = { params: { path: { id: created.data.id } } };
+
+    const list = op('GET /v1/pay/webhooks', await client.GET('/v1/pay/webhooks'));
+    expect(list.ok && list.data.webhooks.map((w) => w.id)).toEqual([created.data.id]);
+    expect(
+      await createSigilClient({ baseUrl: hooks.app.base, apiKey: 'sigil_sk_nope' }).GET('/v1/pay/webhooks'),
+    ).toMatchObject({ ok: false, status: 401, code: 'INVALID_KEY' });
+
+    const got = op('GET /v1/pay/webhooks/{id}', await client.GET('/v1/pay/webhooks/{id}', id));
+    expect(got.ok && got.data.status).toBe('active');
+    expect(await client.GET('/v1/pay/webhooks/{id}', missing)).toMatchObject({
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+
+    const test = op('POST /v1/pay/webhooks/{id}/test', await client.POST('/v1/pay/webhooks/{id}/test', id));
+    if (!test.ok) throw new Error(show(test));
+    expect(test.data).toMatchObject({ webhook_id: created.data.id, test: true });
+    expect(await client.POST('/v1/pay/webhooks/{id}/test', missing)).toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
+
+    const deliveries = op(
+      'GET /v1/pay/webhooks/{id}/deliveries',
+      await client.GET('/v1/pay/webhooks/{id}/deliveries', { params: { path: id.params.path, query: { limit: 10 } } }),
+    );
+    expect(deliveries.ok && deliveries.data.deliveries.map((d) => d.id)).toContain(test.data.id);
+    expect(
+      await client.GET('/v1/pay/webhooks/{id}/deliveries', { params: { path: id.params.path, query: { limit: 500 } } }),
+    ).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+
+    const redeliverPath = '/v1/pay/webhooks/{id}/deliveries/{deliveryId}/redeliver';
+    const redelivered = op(
+      `POST ${redeliverPath}`,
+      await client.POST(redeliverPath, { params: { path: { id: created.data.id, deliveryId: test.data.id } } }),
+    );
+    expect(redelivered.ok && redelivered.data.id).toBe(test.data.id);
+    expect(
+      await client.POST(redeliverPath, { params: { path: { id: created.data.id, deliveryId: 'whdel_unknown' } } }),
+    ).toMatchObject({ ok: false, status: 404, code: 'DELIVERY_NOT_FOUND' });
+
+    const rotated = op(
+      'POST /v1/pay/webhooks/{id}/rotate-secret',
+      await client.POST('/v1/pay/webhooks/{id}/rotate-secret', id),
+    );
+    expect(rotated.ok && rotated.data.secret).not.toBe(created.data.secret);
+    expect(await client.POST('/v1/pay/webhooks/{id}/rotate-secret', missing)).toMatchObject({
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+
+    expect(await client.POST('/v1/pay/webhooks/{id}/resume', id)).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'NOT_RESUMABLE',
+    });
+    await hooks.app.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: 'auto-paused: 50 consecutive dead deliveries' })
+      .where('id', '=', created.data.id)
+      .execute();
+    const resumed = op('POST /v1/pay/webhooks/{id}/resume', await client.POST('/v1/pay/webhooks/{id}/resume', id));
+    expect(resumed.ok && resumed.data).toMatchObject({ status: 'active', paused_reason: null });
+
+    const deleted = op('DELETE /v1/pay/webhooks/{id}', await client.DELETE('/v1/pay/webhooks/{id}', id));
+    expect(deleted).toMatchObject({ ok: true, status: 204, data: undefined });
+    expect(await client.DELETE('/v1/pay/webhooks/{id}', id)).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+  });
+});
+
+describe('x402 through the client: createX402Fetch as its fetch', () => {
+  let env: X402Chain;
+  let paid: X402App;
+  beforeAll(async () => {
+    env = await startX402Chain();
+    paid = await startX402App(env, { dialect: 'sqlite', router: appRouter });
+  }, 120_000);
+  afterAll(async () => {
+    await paid?.close();
+    await env?.close();
+  });
+
+  it('a keyless client pays the 402 and gets the answer; without the payer it gets the challenge as a failure', async () => {
+    const payer = createX402Fetch({
+      rpc: env.chain.rpc,
+      payer: env.payer1,
+      waitForFinality: (s) => env.chain.waitForFinalized(s),
+    });
+    const client = createSigilClient({ baseUrl: paid.base, fetch: payer, retry: false });
+    const result = await client.GET('/v1/resolve/{name}', { params: { path: { name: 'alice' } } });
+    expect(result.ok && result.data, show(result)).toMatchObject({ name: 'alice', namespace: 'handle' });
+    expect(result.ok && result.headers.get('PAYMENT-RESPONSE')).toBeTruthy();
+
+    const unpaid = createSigilClient({ baseUrl: paid.base, retry: false });
+    const challenge = await unpaid.GET('/v1/resolve/{name}', { params: { path: { name: 'alice' } } });
+    expect(challenge).toMatchObject({ ok: false, status: 402, code: 'PAYMENT_REQUIRED' });
+    expect((challenge as { body: { x402Version: number } }).body.x402Version).toBe(2);
+  });
+});
+
+describe('coverage', () => {
+  it('every operation of the OpenAPI document was called through the SDK above', () => {
+    const doc = sdkOpenApiDocument() as unknown as { paths: Record<string, Record<string, unknown>> };
+    const all = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(all.filter((key) => !called.has(key))).toEqual([]);
+  });
+});
