@@ -120,6 +120,26 @@ export const ListKeysResponseSchema = z
 export type ListKeysResponse = z.infer<typeof ListKeysResponseSchema>;
 
 // ---------------------------------------------------------------------------------------------------------
+// PATCH /v1/keys/:id
+
+/** Rename: a new label, or null to clear it. Revoked keys may be renamed too (the label is only the owner's note). */
+export const RenameKeyRequestSchema = z
+  .object({
+    id: z.string().min(1).max(64),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(64)
+      .nullable()
+      .meta({ description: 'The new label, 1-64 characters, or null to clear it.', example: 'staging' }),
+  })
+  .strict()
+  .meta({ id: 'RenameKeyRequest' });
+
+export const RenameKeyResponseSchema = z.object({ key: ApiKeySchema }).meta({ id: 'RenameKeyResponse' });
+
+// ---------------------------------------------------------------------------------------------------------
 // DELETE /v1/keys/:id
 
 export const RevokeKeyParamsSchema = z.object({ id: z.string().min(1).max(64) }).meta({ id: 'RevokeKeyParams' });

@@ -19,7 +19,7 @@ import { registerTransport, transportOptions } from './platform/http/transport';
 import { registerTrpc } from './platform/http/trpc';
 import { createLogger, type Logger } from './platform/log';
 import { createMetrics, type Metrics } from './platform/metrics';
-import type { RequestContext } from './trpc/context';
+import type { RequestContext, UsageMark } from './trpc/context';
 import type { AppServices } from './compose';
 import { appRouter } from './router';
 
@@ -38,6 +38,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** ctx.responseHeaders of the procedure that served this request (applied in onSend). */
     responseHeaders?: Record<string, string>;
+    /** ctx.usage of the procedure that served this request (recorded in onResponse). */
+    usageMark?: UsageMark;
   }
   interface FastifyInstance {
     /** The composed services the procedures use (the same object main.ts hands to the workers). */
@@ -54,7 +56,7 @@ function sendShaped(reply: FastifyReply, shaped: ShapedError): FastifyReply {
  * The hooks every response passes: the request id, the procedure's header bag, `Connection: close` once closing,
  * metrics, and error and not-found bodies shaped by face (never Fastify's defaults).
  */
-function registerHooks(app: FastifyInstance, metrics: Metrics): void {
+function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServices): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
@@ -73,6 +75,8 @@ function registerHooks(app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
+    // In memory only (written in batches): the final status is known only here.
+    if (request.usageMark) services.usageHistory.recordResponse(request.usageMark, reply.statusCode);
   });
 
   // Anything thrown outside a procedure (body parser, hooks): shaped by face, never Fastify's default body.
@@ -94,6 +98,7 @@ function requestContextFor(services: AppServices) {
     services,
     // One bag per request, shared with the onSend hook of registerHooks.
     responseHeaders: (request.responseHeaders ??= {}),
+    usage: (request.usageMark ??= {}),
     requestId: request.id,
     face,
     method: request.method,
@@ -139,7 +144,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   app.decorate('services', services);
   registerBodyParsers(app);
 
-  registerHooks(app, metrics);
+  registerHooks(app, metrics, services);
   registerTransport(app, sendShaped);
 
   const contextFor = requestContextFor(services);

@@ -21,6 +21,7 @@ import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
 import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
 import { createIdentityEventsService } from './features/identity-events/index';
+import { createUsageHistoryService } from './features/usage-history/index';
 import { createX402Service, meteringOff } from './features/x402/index';
 
 export interface ComposeDeps {
@@ -58,6 +59,9 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const reverse = createReverseService({ chain });
   const timeoutMs = config.rpcTimeoutMs;
   const queued = createQueueSignal();
+  const usageHistory = createUsageHistoryService({ db, keys, log });
+  // Registered after the outbound client, so stopped before it (and before main closes the database).
+  deps.lifecycle.onStop('usage history', () => usageHistory.stop());
   return {
     config,
     chain,
@@ -118,5 +122,6 @@ export function composeServices(deps: ComposeDeps): AppServices {
       queued,
       now: deps.now,
     }),
+    usageHistory,
   };
 }

@@ -11,6 +11,7 @@ import { searchRouter } from './features/search/index';
 import { universalRouter } from './features/universal/index';
 import { payWebhooksRouter } from './features/pay-webhooks/index';
 import { identityEventsRouter } from './features/identity-events/index';
+import { usageHistoryRouter } from './features/usage-history/index';
 import { router } from './trpc/init';
 
 export const appRouter = router({
@@ -25,6 +26,7 @@ export const appRouter = router({
   reverse: reverseRouter,
   gate: gateRouter,
   identityEvents: identityEventsRouter,
+  usageHistory: usageHistoryRouter,
 });
 
 export type AppRouter = typeof appRouter;

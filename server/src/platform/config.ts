@@ -237,6 +237,14 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_DOMAIN_SUFFIXES: 'Native domain namespaces, comma-separated.',
   SIGIL_RESOLVE_CACHE_MS:
     'How long a public resolve/reverse answer may be served from memory (staleness bound); 0 disables.',
+  SIGIL_IDENTITY_RETENTION_DAYS: 'Days the identity-change log keeps an event (docs/identity-events.md).',
+  SIGIL_IDENTITY_BACKFILL_SLOT:
+    "The slot the identity-change log starts at on the stream's first run; 0: the registry's whole history.",
+  SIGIL_GATE_SIGNING_KEY:
+    "Gate's decision-signing key: a 32-byte Ed25519 seed, base64url. Unset: generated and kept in the database outside production; in production `sign: true` answers 501. Replicas: same value.",
+  SIGIL_X402_FACILITATOR_URL:
+    'The x402 facilitator (/verify, /settle, /supported); set: the facilitator rail is offered beside the native one.',
+  SIGIL_X402_FACILITATOR_TIMEOUT_MS: 'Deadline of each facilitator call; past it 502 X402_SETTLE_TIMEOUT.',
   SIGIL_SOL_RPC_URL: 'Enables the `sol` namespace (SNS) through this Solana RPC.',
   SIGIL_ETH_RPC_URL: 'Enables the `eth` namespace (ENS) through this Ethereum RPC.',
   SIGIL_NETWORK: 'The network agent manifests must declare.',

@@ -70,6 +70,18 @@ export interface MeteredRequest {
 export interface Meter<Payment = unknown> {
   authorize(request: MeteredRequest): Promise<Payment>;
   settle(payment: Payment): Promise<Record<string, string>>;
+  /** The wallet that paid (the usage history counts a paid request for it). */
+  payerOf(payment: Payment): string;
+}
+
+/**
+ * Whom a finished request is counted for in the usage history: the key step sets the key and its account, the
+ * payment step the paying wallet; the HTTP layer reads it once the response is sent. Unset: not counted.
+ */
+export interface UsageMark {
+  keyId?: string;
+  account?: string;
+  paidBy?: string;
 }
 
 /** The process services, shared by every request. Features extend this interface from their index.ts. */
@@ -109,4 +121,6 @@ export interface RequestContext {
    * carries no copy of these, so each header appears once.
    */
   responseHeaders: Record<string, string>;
+  /** Filled by the key or payment step; the HTTP layer records it after the response (usage history). */
+  usage: UsageMark;
 }

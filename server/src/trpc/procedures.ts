@@ -93,6 +93,9 @@ export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise
   if (!admission) throw new ApiError('INVALID_KEY', 'the API key is not valid (unknown or revoked)');
   Object.assign(ctx.responseHeaders, admission.rateHeaders);
   const { key, denied } = admission;
+  // Counted whatever the outcome, the 429 included (usage history).
+  ctx.usage.keyId = key.id;
+  ctx.usage.account = key.account;
   if (denied) {
     // Retry-After is among the admission's headers, already in ctx.responseHeaders: the error adds none.
     const window = denied.window === 'day' ? 'daily' : 'per-minute';
@@ -175,6 +178,7 @@ const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) =>
   if (!result.ok) return result; // e.g. a 404: nothing consumed, the same payment may be retried
   // One atomic statement; a concurrent winner → 409, a store failure → 503 (the response is withheld).
   Object.assign(ctx.responseHeaders, await meter.settle(payment));
+  ctx.usage.paidBy = meter.payerOf(payment);
   return result;
 });
 

@@ -58,7 +58,13 @@ describeEachDialect('housekeeping', (ctx) => {
       NOW,
     );
 
-    expect(deleted).toEqual({ rateWindows: 1, connectChallenges: 2, connectSessions: 3, x402References: 1 });
+    expect(deleted).toEqual({
+      rateWindows: 1,
+      connectChallenges: 2,
+      connectSessions: 3,
+      x402References: 1,
+      usageHistory: 0,
+    });
     const refs = await ctx.db.selectFrom('x402_references').select('reference').orderBy('reference').execute();
     expect(refs.map((r) => r.reference)).toEqual(['old-paid', 'recently-expired']);
     const windows = await ctx.db.selectFrom('rate_limits').select(['key_id', 'day_start']).orderBy('key_id').execute();
@@ -78,6 +84,6 @@ describeEachDialect('housekeeping', (ctx) => {
       },
       NOW,
     );
-    expect(Object.keys(deleted).sort()).toEqual(['connectSessions', 'rateWindows', 'x402References']);
+    expect(Object.keys(deleted).sort()).toEqual(['connectSessions', 'rateWindows', 'usageHistory', 'x402References']);
   });
 });

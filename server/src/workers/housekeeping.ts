@@ -1,7 +1,7 @@
 // Housekeeping (node-cron): every few minutes, drop what can no longer matter — rate-limit windows older than the
 // previous one, Connect challenges past their retention, sessions expired over a day ago, unpaid x402 references
 // expired over a day ago (the grace keeps a late redeemer's answer REFERENCE_EXPIRED). Each job is one DELETE
-// by age, idempotent, so several replicas running it at once is harmless. Registered on the lifecycle.
+// by age (usage history too: minute rows after 48 h, hour rows after 35 days), idempotent, so several replicas running it at once is harmless. Registered on the lifecycle.
 import cron from 'node-cron';
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/index';
@@ -9,6 +9,7 @@ import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { ConnectService, SessionService } from '../features/connect/index';
 import { deleteExpiredWindows } from '../features/ratelimit/index';
+import { deleteExpiredUsage } from '../features/usage-history/index';
 import { deleteExpiredReferences } from '../features/x402/index';
 import { pruneIdentityLog } from '../features/identity-events/index';
 
@@ -40,6 +41,7 @@ export async function runHousekeeping(
     ...(deps.identityRetentionDays === undefined
       ? {}
       : { identityEvents: () => pruneIdentityLog(deps.db, deps.identityRetentionDays!, now) }),
+    usageHistory: () => deleteExpiredUsage(deps.db, now),
   };
   const deleted: Record<string, number> = {};
   for (const [name, job] of Object.entries(jobs)) {

@@ -87,6 +87,34 @@ describe('portal key management', () => {
     expect(res.status).toBe(404);
   });
 
+  it('renames an own key (null clears the label); another account’s key is 404; a bad name is 400', async () => {
+    const ivan = await portalSession(app, await demoWallet('ivan'));
+    const erin = await portalSession(app, await demoWallet('erin'));
+    const { key, secret } = (await app.call('POST', '/v1/keys', { bearer: ivan.token, body: { name: 'old' } })).body;
+    const renamed = await app.call('PATCH', `/v1/keys/${key.id}`, { bearer: ivan.token, body: { name: '  staging ' } });
+    expect(renamed.status, show(renamed)).toBe(200);
+    expect(renamed.body).toStrictEqual({ key: { ...key, name: 'staging' } });
+    const cleared = await app.call('PATCH', `/v1/keys/${key.id}`, { bearer: ivan.token, body: { name: null } });
+    expect(cleared.body.key.name).toBeNull();
+    // The secret keeps working: a rename changes only the label.
+    const used = await app.call('POST', '/v1/auth/challenge', {
+      key: secret,
+      body: { wallet: (await demoWallet('ivan')).address },
+    });
+    expect(used.status, show(used)).toBe(200);
+    const foreign = await app.call('PATCH', `/v1/keys/${key.id}`, { bearer: erin.token, body: { name: 'mine' } });
+    expect(foreign.status, show(foreign)).toBe(404);
+    expect(foreign.body).toStrictEqual({ code: 'KEY_NOT_FOUND', message: `no key ${key.id} in your account` });
+    const tooLong = await app.call('PATCH', `/v1/keys/${key.id}`, {
+      bearer: ivan.token,
+      body: { name: 'x'.repeat(65) },
+    });
+    expect(tooLong.status, show(tooLong)).toBe(400);
+    expect(tooLong.body.code).toBe('BAD_REQUEST');
+    const unchanged = await app.call('GET', '/v1/keys', { bearer: ivan.token });
+    expect(unchanged.body.keys.find((k: { id: string }) => k.id === key.id).name).toBeNull();
+  });
+
   it('a malformed create body → 400 BAD_REQUEST', async () => {
     const { token } = await portalSession(app, await demoWallet('satoshi'));
     const res = await app.call('POST', '/v1/keys', { bearer: token, body: { name: 'x', tier: 'partner' } });
@@ -118,6 +146,12 @@ describe('shared session auth suite', () => {
     'DELETE /v1/keys/{id}',
     () => app,
     (a, auth) => a.call('DELETE', '/v1/keys/key_1111111111111111111111', auth),
+    sessions,
+  );
+  portalSessionAuthSuite(
+    'PATCH /v1/keys/{id}',
+    () => app,
+    (a, auth) => a.call('PATCH', '/v1/keys/key_1111111111111111111111', { ...auth, body: { name: 'suite' } }),
     sessions,
   );
   portalSessionAuthSuite(

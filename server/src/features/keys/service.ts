@@ -147,6 +147,17 @@ export async function revokeKey(
   return (await getOwnKey(db, account, keyId)) ?? null;
 }
 
+/** Relabels one of the account's own keys (null clears the label); null when there is no such key for this account. */
+export async function renameKey(
+  db: Kysely<Database>,
+  account: string,
+  keyId: string,
+  name: string | null,
+): Promise<ApiKey | null> {
+  await db.updateTable('api_keys').set({ name }).where('id', '=', keyId).where('account', '=', account).execute();
+  return (await getOwnKey(db, account, keyId)) ?? null;
+}
+
 /**
  * The key a secret belongs to, or null (unknown, malformed or revoked — all answer 401 INVALID_KEY).
  * One indexed equality on SHA-256(secret); no cache, so a revocation is seen by the very next request on
@@ -324,6 +335,7 @@ export function createKeysService(deps: { db: Kysely<Database> }) {
     listWithUsage: (account: string, now?: number) => listKeysWithUsage(db, account, now),
     usage: (account: string, now?: number) => accountUsage(db, account, now),
     revoke: (account: string, keyId: string, now?: number) => revokeKey(db, account, keyId, now),
+    rename: (account: string, keyId: string, name: string | null) => renameKey(db, account, keyId, name),
     authenticate: (secret: string) => authenticateKey(db, secret),
     touch: (key: Pick<ApiKey, 'id' | 'last_used_at'>, now?: number) => touchLastUsed(db, key, now),
     ensurePortalKey: (options: { domain: string; secret?: string | null; rotate?: boolean }, now?: number) =>

@@ -34,6 +34,7 @@ export interface X402Service {
    * for it); returns the receipt's response headers (PAYMENT-RESPONSE).
    */
   settle(payment: VerifiedPayment | FacilitatorPayment): Promise<Record<string, string>>;
+  payerOf(payment: VerifiedPayment | FacilitatorPayment): string;
 }
 
 export function createX402Service(options: {
@@ -67,5 +68,6 @@ export function createX402Service(options: {
     authorize: (request) => authorize(deps, request),
     settle: (payment) =>
       'rail' in payment && rail ? settleFacilitator(deps, rail, payment) : settle(deps, payment as VerifiedPayment),
+    payerOf: (payment) => payment.payer,
   };
 }

@@ -69,6 +69,10 @@ describe('x402 happy path', () => {
       .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.reference).toBe(nativeEntryOf(result.challenge!)!.extra.reference);
+    // Usage history counts the paid request for the paying wallet (docs/usage-history.md).
+    const history = await app.app.services.usageHistory.history(env.payer1.address, { range: '1h' });
+    expect(history.buckets.reduce((n, b) => n + b.paid, 0)).toBe(1);
+    expect(history.buckets.reduce((n, b) => n + b.served + b.client_error + b.rate_limited, 0)).toBe(0);
   });
 
   it('redeems by payload.reference: the server finds the payment on chain', async () => {

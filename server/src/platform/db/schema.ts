@@ -394,6 +394,21 @@ export interface IdentityPrimariesTable {
   handle: string;
 }
 
+// ── usage history ──────────────────────────────────────────────────────────────────────────────────
+
+/** Request counts per account, key, bucket and outcome (features/usage-history, docs/usage-history.md). */
+export interface UsageHistoryTable {
+  /** The key's account, or the paying wallet of an x402-paid call. */
+  account: string;
+  /** The key id; '' for a keyless (x402-paid) call. */
+  key_id: string;
+  resolution: 'minute' | 'hour';
+  /** epoch ms, UTC-aligned to the resolution */
+  bucket_start: number;
+  outcome: 'served' | 'client_error' | 'rate_limited' | 'server_error' | 'paid';
+  count: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -413,10 +428,6 @@ export interface Database {
   handle_index: HandleIndexTable;
   gate_policies: GatePoliciesTable;
   gate_policy_versions: GatePolicyVersionsTable;
-}
-
-// ── identity events ──────────────────────────────────────────────────────────────────────────────────
-
   identity_events: IdentityEventsTable;
   identity_event_wallets: IdentityEventWalletsTable;
   identity_stream: IdentityStreamTable;
@@ -424,4 +435,5 @@ export interface Database {
   identity_records: IdentityRecordsTable;
   identity_attestations: IdentityAttestationsTable;
   identity_primaries: IdentityPrimariesTable;
+  usage_history: UsageHistoryTable;
 }

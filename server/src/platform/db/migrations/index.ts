@@ -10,6 +10,7 @@ import * as m0008 from './0008_handle_index';
 import * as m0009 from './0009_gate';
 import * as m0010 from './0010_identity_events';
 import * as m0011 from './0011_x402_settlements';
+import * as m0012 from './0012_usage_history';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0009_gate': m0009,
   '0010_identity_events': m0010,
   '0011_x402_settlements': m0011,
+  '0012_usage_history': m0012,
 };

@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import { expect, it } from 'vitest';
+import { ApiError } from '@sigil/contract/errors';
+import { TIER_LIMITS } from '@sigil/contract/keys';
+import { describeEachDialect } from '@sigil/test/support/db';
+import { createLogger } from '../../platform/log';
+import { createUsageHistoryService, deleteExpiredUsage, fillBuckets, outcomeOf } from './service';
+
+const wallet = () => base58.encode(randomBytes(32));
+// 2030-01-15 12:30:20.250 UTC
+const T = Date.UTC(2030, 0, 15, 12, 30, 20, 250);
+const MIN = 60_000;
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+const zero = { served: 0, client_error: 0, rate_limited: 0, server_error: 0, paid: 0 };
+const log = createLogger({ logLevel: 'silent' });
+
+/** The keys feature's view of one account: two free keys. */
+const keysOf = (account: string) => ({
+  usage: async (a: string) => ({
+    limits: { ...TIER_LIMITS.free },
+    keys:
+      a === account
+        ? [
+            { id: 'key_a', tier: 'free' as const, limits: { ...TIER_LIMITS.free } },
+            { id: 'key_b', tier: 'partner' as const, limits: { ...TIER_LIMITS.partner } },
+          ]
+        : [],
+  }),
+});
+
+it('maps final statuses to outcomes', () => {
+  expect([200, 204, 304, 400, 401, 404, 429, 500, 503].map((s) => outcomeOf(s, false))).toStrictEqual([
+    'served',
+    'served',
+    'served',
+    'client_error',
+    'client_error',
+    'client_error',
+    'rate_limited',
+    'server_error',
+    'server_error',
+  ]);
+  expect(outcomeOf(200, true)).toBe('paid');
+});
+
+it('zero-fills every bucket of a range, oldest first, the current bucket last', () => {
+  const buckets = fillBuckets('24h', [{ bucket_start: Date.UTC(2030, 0, 15, 11), outcome: 'served', n: 3 }], T);
+  expect(buckets).toHaveLength(24);
+  expect(buckets[0]).toStrictEqual({ start: Date.UTC(2030, 0, 14, 13), ...zero });
+  expect(buckets[22]).toStrictEqual({ start: Date.UTC(2030, 0, 15, 11), ...zero, served: 3 });
+  expect(buckets[23]).toStrictEqual({ start: Date.UTC(2030, 0, 15, 12), ...zero });
+  // Rows outside the range or with an unknown outcome are ignored.
+  const ignored = fillBuckets(
+    '1h',
+    [
+      { bucket_start: T - 2 * HOUR, outcome: 'served', n: 1 },
+      { bucket_start: T, outcome: 'teapot', n: 1 },
+    ],
+    T,
+  );
+  expect(ignored.every((b) => b.served === 0)).toBe(true);
+});
+
+describeEachDialect('usage history', (ctx) => {
+  it('batches counts, writes minute and hour rows, and reads them back per key and per account', async () => {
+    const account = wallet();
+    let now = T;
+    const history = createUsageHistoryService({ db: ctx.db, keys: keysOf(account), log, now: () => now });
+    history.recordResponse({ keyId: 'key_a', account }, 200);
+    history.recordResponse({ keyId: 'key_a', account }, 200);
+    history.recordResponse({ keyId: 'key_a', account }, 404);
+    history.recordResponse({ keyId: 'key_a', account }, 429);
+    history.recordResponse({ keyId: 'key_b', account }, 500);
+    history.recordResponse({ paidBy: account }, 200);
+    history.recordResponse({}, 200); // neither a key nor a payment: not counted
+    history.record(account, 'key_a', 'served', T - 2 * MIN);
+
+    // Nothing is written until a flush; one flush writes one row per (key, minute, outcome) and per hour.
+    expect(await ctx.db.selectFrom('usage_history').selectAll().where('account', '=', account).execute()).toEqual([]);
+    expect(await history.flush()).toBe(6);
+    const rows = await ctx.db
+      .selectFrom('usage_history')
+      .select(['key_id', 'resolution', 'bucket_start', 'outcome', 'count'])
+      .where('account', '=', account)
+      .orderBy('resolution')
+      .orderBy('key_id')
+      .orderBy('bucket_start')
+      .orderBy('outcome')
+      .execute();
+    const minute = Date.UTC(2030, 0, 15, 12, 30);
+    const hour = Date.UTC(2030, 0, 15, 12);
+    expect(rows.map((r) => ({ ...r, bucket_start: Number(r.bucket_start), count: Number(r.count) }))).toStrictEqual([
+      { key_id: '', resolution: 'hour', bucket_start: hour, outcome: 'paid', count: 1 },
+      { key_id: 'key_a', resolution: 'hour', bucket_start: hour, outcome: 'client_error', count: 1 },
+      { key_id: 'key_a', resolution: 'hour', bucket_start: hour, outcome: 'rate_limited', count: 1 },
+      { key_id: 'key_a', resolution: 'hour', bucket_start: hour, outcome: 'served', count: 3 },
+      { key_id: 'key_b', resolution: 'hour', bucket_start: hour, outcome: 'server_error', count: 1 },
+      { key_id: '', resolution: 'minute', bucket_start: minute, outcome: 'paid', count: 1 },
+      { key_id: 'key_a', resolution: 'minute', bucket_start: minute - 2 * MIN, outcome: 'served', count: 1 },
+      { key_id: 'key_a', resolution: 'minute', bucket_start: minute, outcome: 'client_error', count: 1 },
+      { key_id: 'key_a', resolution: 'minute', bucket_start: minute, outcome: 'rate_limited', count: 1 },
+      { key_id: 'key_a', resolution: 'minute', bucket_start: minute, outcome: 'served', count: 2 },
+      { key_id: 'key_b', resolution: 'minute', bucket_start: minute, outcome: 'server_error', count: 1 },
+    ]);
+
+    // A later batch adds to the stored counts (count = count + n), as another replica's batch would.
+    history.recordResponse({ keyId: 'key_a', account }, 200);
+    const hourly = await history.history(account, { range: '24h', key_id: 'key_a' });
+    expect(hourly.range).toBe('24h');
+    expect(hourly.key_id).toBe('key_a');
+    expect(hourly.bucket_ms).toBe(HOUR);
+    expect(hourly.limits).toStrictEqual({ minute: 300, day: 15_000 });
+    expect(hourly.buckets).toHaveLength(24);
+    expect(hourly.buckets[23]).toStrictEqual({ start: hour, ...zero, served: 4, client_error: 1, rate_limited: 1 });
+    expect(hourly.buckets.slice(0, 23).every((b) => b.served + b.client_error + b.rate_limited === 0)).toBe(true);
+
+    const perMinute = await history.history(account, { range: '1h' });
+    expect(perMinute.key_id).toBeNull();
+    expect(perMinute.bucket_ms).toBe(MIN);
+    expect(perMinute.buckets).toHaveLength(60);
+    expect(perMinute.buckets[57]).toStrictEqual({ start: minute - 2 * MIN, ...zero, served: 1 });
+    expect(perMinute.buckets[59]).toStrictEqual({
+      start: minute,
+      served: 3,
+      client_error: 1,
+      rate_limited: 1,
+      server_error: 1,
+      paid: 1,
+    });
+
+    const partner = await history.history(account, { range: '1h', key_id: 'key_b' });
+    expect(partner.limits).toStrictEqual({ minute: 1000, day: 100_000 });
+    expect(partner.buckets[59]).toStrictEqual({ start: minute, ...zero, server_error: 1 });
+
+    // 30 d: UTC days summed from hour rows; yesterday's calls land in the day before the last.
+    history.record(account, 'key_a', 'served', T - DAY);
+    now = T + 1;
+    const monthly = await history.history(account, { range: '30d' });
+    expect(monthly.bucket_ms).toBe(DAY);
+    expect(monthly.buckets).toHaveLength(30);
+    expect(monthly.buckets[0]!.start).toBe(Date.UTC(2029, 11, 17));
+    expect(monthly.buckets[28]).toStrictEqual({ start: Date.UTC(2030, 0, 14), ...zero, served: 1 });
+    expect(monthly.buckets[29]).toStrictEqual({
+      start: Date.UTC(2030, 0, 15),
+      served: 4,
+      client_error: 1,
+      rate_limited: 1,
+      server_error: 1,
+      paid: 1,
+    });
+    await history.stop();
+  });
+
+  it("refuses another account's key as KEY_NOT_FOUND, and an account's history holds only its own counts", async () => {
+    const account = wallet();
+    const stranger = wallet();
+    const history = createUsageHistoryService({ db: ctx.db, keys: keysOf(account), log, now: () => T });
+    history.record(account, 'key_a', 'served');
+    history.record(stranger, 'key_x', 'served');
+    const refused = await history.history(stranger, { range: '24h', key_id: 'key_a' }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).code).toBe('KEY_NOT_FOUND');
+    const own = await history.history(account, { range: '24h' });
+    expect(own.buckets[23]!.served).toBe(1);
+    await history.stop();
+  });
+
+  it('stop writes what is pending; housekeeping deletes minute rows after 48 h and hour rows after 35 days', async () => {
+    const account = wallet();
+    const history = createUsageHistoryService({ db: ctx.db, keys: keysOf(account), log, now: () => T });
+    history.record(account, 'key_a', 'served', T - 49 * HOUR);
+    history.record(account, 'key_a', 'served', T - 47 * HOUR);
+    history.record(account, 'key_a', 'served', T - 36 * DAY);
+    await history.stop();
+    const count = async (resolution: 'minute' | 'hour') =>
+      (
+        await ctx.db
+          .selectFrom('usage_history')
+          .select('bucket_start')
+          .where('account', '=', account)
+          .where('resolution', '=', resolution)
+          .execute()
+      ).length;
+    expect([await count('minute'), await count('hour')]).toStrictEqual([3, 3]);
+    expect(await deleteExpiredUsage(ctx.db, T)).toBeGreaterThanOrEqual(3);
+    expect([await count('minute'), await count('hour')]).toStrictEqual([1, 2]);
+  });
+});
