@@ -25,7 +25,7 @@ describe('usage history', () => {
     const grace = await demoWallet('grace');
     const { token } = await portalSession(app, grace);
     const created = await app.call('POST', '/v1/keys', { bearer: token, body: { name: 'charts' } });
-    expect(created.status, show(created)).toBe(200);
+    expect(created.status, show(created)).toBe(201);
     const { key, secret } = created.body;
 
     const served = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
