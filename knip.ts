@@ -7,8 +7,9 @@ const config: KnipConfig = {
   // An export that its own file uses is not dead code (dropping the `export` keyword changes nothing that runs), and
   // contract/ exports its sub-schemas on purpose. What is reported: exports and types nobody uses at all.
   ignoreExportsUsedInFile: true,
-  // A system tool, not an npm package: test/support/https-receiver.ts makes throwaway TLS certificates.
-  ignoreBinaries: ['openssl'],
+  // System tools, not npm packages: test/support/https-receiver.ts makes throwaway TLS certificates (openssl);
+  // apt-get: scripts/ensure-chromium.mjs installs Debian's Chromium for the browser suite.
+  ignoreBinaries: ['openssl', 'apt-get'],
   workspaces: {
     '.': {
       // package.json scripts already name server/src/dev.ts, test/bench/run.ts and server/src/features/keys/cli.ts.
@@ -42,6 +43,8 @@ const config: KnipConfig = {
         // Spawned by path, or run by hand (see their header comments).
         'bench/universal-child.ts',
         'bench/localchain-reads.ts',
+        // Bundled by test-wallet.ts with esbuild and run in the browser page.
+        'browser/test-wallet.page.ts',
         '**/*.test.ts',
       ],
       project: ['**/*.ts'],

@@ -7,8 +7,9 @@ const workspaceRoot = fileURLToPath(new URL('..', import.meta.url));
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
-  // @sigil/contract ships .ts sources (pure functions: the name grammar); the server's router is imported as a type only.
-  transpilePackages: ['@sigil/contract'],
+  // @sigil/contract and @sigil/client-sdk ship .ts sources (the name grammar, the Connect signing helpers); the server's
+  // router is imported as a type only.
+  transpilePackages: ['@sigil/contract', '@sigil/client-sdk'],
   turbopack: { root: workspaceRoot },
   outputFileTracingRoot: workspaceRoot,
   async headers() {

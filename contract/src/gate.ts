@@ -302,7 +302,7 @@ export const PolicySummarySchema = z
 
 export const StoredPolicySchema = PolicySummarySchema.extend({
   policy: z.unknown(),
-}).meta({ id: 'GatePolicy' + 'Stored' });
+}).meta({ id: 'GatePolicyStored' });
 
 export const PolicyListSchema = z
   .strictObject({ policies: z.array(PolicySummarySchema) })

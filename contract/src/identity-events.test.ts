@@ -29,7 +29,7 @@ describe('sigil.identity-events/v1 JSON Schema', () => {
     );
     expect(published).toEqual(identityEventsJsonSchema());
     expect(published.$id).toBe('urn:sigil:schema:sigil.identity-events/v1');
-    expect(published.oneOf).toHaveLength(13);
+    expect(published.oneOf).toHaveLength(34);
   });
 });
 
@@ -51,6 +51,7 @@ describe('identity event_types grammar', () => {
     ]);
     expect(parseIdentityEventTypes(['record.set', '*'])).toEqual(['*']);
     expect(parseIdentityEventTypes(['offer', 'auction.*', 'lease'])).toEqual(['offer.*', 'auction.*', 'lease.*']);
+    expect(parseIdentityEventTypes(['listing.sold', 'gift.claimed'])).toEqual(['listing.sold', 'gift.claimed']);
   });
 
   it('refuses unknown entries with INVALID_EVENT_TYPES naming the entry', () => {

@@ -29,16 +29,31 @@ export const IDENTITY_EVENT_TYPES = [
   'attestation.revoked',
   'namespace.created',
   'domain.registered',
+  // The registry market (docs/identity-events.md "The market").
+  'offer.made',
+  'offer.cancelled',
+  'offer.accepted',
+  'listing.created',
+  'listing.cancelled',
+  'listing.sold',
+  'auction.created',
+  'auction.bid',
+  'auction.settled',
+  'auction.cancelled',
+  'auction.closed',
+  'gift.created',
+  'gift.claimed',
+  'gift.refunded',
+  'lease.started',
+  'lease.paid',
+  'lease.reclaimed',
+  'recovery.initiated',
+  'recovery.completed',
+  'record.delegate_set',
+  'namespace.pricing_set',
 ] as const;
 
-/**
- * The registry market's families (offers, listings, auctions, gifts, leases, recovery): accepted by the
- * event_types grammar now, so that a subscription made today receives them once the market's instructions exist
- * (their payloads are designed in docs/identity-events.md).
- */
-export const IDENTITY_MARKET_FAMILIES = ['offer', 'listing', 'auction', 'gift', 'lease', 'recovery'] as const;
-
-const FAMILIES = [...new Set(IDENTITY_EVENT_TYPES.map((t) => t.split('.')[0]!)), ...IDENTITY_MARKET_FAMILIES];
+const FAMILIES = [...new Set(IDENTITY_EVENT_TYPES.map((t) => t.split('.')[0]!))];
 
 export const IDENTITY_LIMITS = {
   /** The log's page size. */
@@ -72,6 +87,13 @@ export const IdentityActorsSchema = z
     wallet: address.optional(),
     issuer: address.optional(),
     authority: address.optional(),
+    buyer: address.optional(),
+    seller: address.optional(),
+    bidder: address.optional(),
+    creator: address.optional(),
+    recipient: address.optional(),
+    lessee: address.optional(),
+    delegate: address.optional(),
   })
   .strict();
 
@@ -88,18 +110,63 @@ const base = {
 };
 const withHandle = { ...base, handle: IdentityHandleRefSchema };
 const recordKey = { kind: z.enum(['address', 'text']), key: z.string(), record: address };
+/** The market event behind a change of owner (absent: the registry's own register / transfer / release). */
+const via = z.string();
+const amount = z.string().regex(/^(0|[1-9]\d*)$/, 'decimal base-unit amount');
+const ownerChange = beforeAfter(address);
+/** A market event: `handle` may be null for one about an offer or listing made before the log's start slot. */
+const market = <T extends string, C extends z.ZodRawShape>(type: T, change: C) =>
+  z.object({ ...base, handle: IdentityHandleRefSchema.nullable(), type: z.literal(type), change: z.object(change) });
+const MARKET_EVENTS = [
+  market('offer.made', { offer: address, amount }),
+  market('offer.cancelled', { offer: address, amount: amount.nullable() }),
+  market('offer.accepted', { offer: address, amount, owner: ownerChange }),
+  market('listing.created', { listing: address, price: amount }),
+  market('listing.cancelled', { listing: address, price: amount.nullable() }),
+  market('listing.sold', { listing: address, price: amount, owner: ownerChange }),
+  market('auction.created', { auction: address, reserve: amount, durationSeconds: z.number().int() }),
+  market('auction.bid', { auction: address, amount, previousBidder: address.nullable() }),
+  market('auction.settled', { auction: address, winner: address.nullable(), owner: ownerChange }),
+  market('auction.cancelled', { auction: address }),
+  market('auction.closed', { auction: address }),
+  market('gift.created', {
+    voucher: address,
+    recipient: address,
+    expiresAt: z.iso.datetime().nullable(),
+    owner: ownerChange,
+  }),
+  market('gift.claimed', { voucher: address, owner: ownerChange }),
+  market('gift.refunded', { voucher: address, owner: ownerChange }),
+  market('lease.started', { lease: address, amount, owner: ownerChange }),
+  market('lease.paid', { lease: address, amount }),
+  market('lease.reclaimed', { lease: address, owner: ownerChange }),
+  market('recovery.initiated', { recovery: address, newOwner: address }),
+  market('recovery.completed', { recovery: address, owner: ownerChange }),
+  market('record.delegate_set', { delegate: beforeAfter(address) }),
+  z.object({
+    ...base,
+    type: z.literal('namespace.pricing_set'),
+    handle: z.null(),
+    change: z.object({ namespace: address, price: beforeAfter(amount) }),
+  }),
+] as const;
 
 export const IdentityEventSchema = z.discriminatedUnion('type', [
   z.object({
     ...withHandle,
     type: z.literal('handle.registered'),
-    change: z.object({ handleType: z.number().int(), owner: beforeAfter(address) }),
+    /** `handleType` null: registered by a market instruction that does not state it (lease, reserved claim). */
+    change: z.object({ handleType: z.number().int().nullable(), owner: beforeAfter(address), via: via.optional() }),
   }),
-  z.object({ ...withHandle, type: z.literal('handle.released'), change: z.object({ owner: beforeAfter(address) }) }),
+  z.object({
+    ...withHandle,
+    type: z.literal('handle.released'),
+    change: z.object({ owner: beforeAfter(address), via: via.optional() }),
+  }),
   z.object({
     ...withHandle,
     type: z.literal('handle.transferred'),
-    change: z.object({ owner: beforeAfter(address) }),
+    change: z.object({ owner: beforeAfter(address), via: via.optional() }),
   }),
   z.object({
     ...withHandle,
@@ -180,6 +247,7 @@ export const IdentityEventSchema = z.discriminatedUnion('type', [
       owner: beforeAfter(address),
     }),
   }),
+  ...MARKET_EVENTS,
 ]);
 export type IdentityEvent = z.infer<typeof IdentityEventSchema>;
 /** An event before the store gives it its sequence. */

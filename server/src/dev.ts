@@ -1,6 +1,7 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import type { Address } from '@solana/kit';
 import { fileURLToPath } from 'node:url';
 import {
@@ -10,6 +11,7 @@ import {
   startLocalChain,
 } from './localchain/index';
 import { DEFAULT_LOCAL_FACILITATOR_PORT, startLocalFacilitatorRail } from './localchain/facilitator';
+import { DEFAULT_PARTNER_SIGNIN_DOMAIN } from './platform/config';
 import { main, portalSecretLine } from './main';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
@@ -58,6 +60,16 @@ if (process.env.NODE_ENV !== 'production') process.env.SIGIL_OUTBOUND_ALLOW_LOOP
 if (process.env.NODE_ENV !== 'production' && chain.agentHost)
   process.env.SIGIL_OUTBOUND_CA_FILE ??= chain.agentHost.caFile;
 
+/** The developer portal (web-portal/) runs next to the service under npm start; SIGIL_PORTAL_PORT moves it. */
+const portalPort = Number(process.env.SIGIL_PORTAL_PORT ?? 3000);
+// Sign-In With Solana names the page's host: allow the local portal's, next to the defaults.
+process.env.SIGIL_SIGNIN_DOMAINS ??= [
+  process.env.SIGIL_PORTAL_DOMAIN ?? 'portal.sigil.local',
+  DEFAULT_PARTNER_SIGNIN_DOMAIN,
+  `127.0.0.1:${portalPort}`,
+  `localhost:${portalPort}`,
+].join(',');
+
 const started = await main();
 // The service logs at warn here, so its own "stopped" line is not shown: say it (stdout is synchronous at exit).
 process.on('exit', (code) => {
@@ -74,6 +86,13 @@ const base = (
 // is a fixed local name, its secret replaced at every start (so starts never pile up keys).
 const mcpQueryKey = await started.services.keys.ensurePortalKey({ domain: MCP_QUERY_KEY_ID, rotate: true });
 const mcpUrl = await startMcpProcess(mcpQueryKey.generatedSecret ?? undefined);
+// The portal gets the portal key's secret: SIGIL_PORTAL_KEY, else the one this start generated, else a fresh one (the
+// service keeps only hashes; sessions are bound to the key's id, not its secret, so replacing it signs no one out).
+const portalSecret =
+  process.env.SIGIL_PORTAL_KEY ??
+  started.generatedPortalSecret ??
+  (await started.services.keys.ensurePortalKey({ domain: started.portalDomain, rotate: true })).generatedSecret!;
+const portalUrl = await startPortalProcess(portalSecret);
 const cases = chain.scenario?.cases ?? {};
 const reverse = chain.scenario?.reverse ?? {};
 process.stdout.write(
@@ -82,6 +101,7 @@ process.stdout.write(
     `Sigil is running at ${base}`,
     `  API docs:       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Local chain:    ${chain.url}   (demo scenario: ${chain.url}/scenario)`,
+    `  Portal:         ${portalUrl ?? 'did not start (see its log lines above)'}`,
     `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
     `  Market (demo):  ${marketLine(chain.scenario?.market ?? {})}`,
@@ -139,6 +159,49 @@ async function startMcpProcess(queryApiKey: string | undefined): Promise<string 
       () => 0,
     );
     if (status === 405) return url;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return null;
+}
+
+/** The portal's environment: this service, the portal key, no telemetry; NODE_ENV is next's to choose. */
+function portalEnv(portalKey: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NEXT_TELEMETRY_DISABLED: '1',
+    SIGIL_API_URL: base,
+    SIGIL_PORTAL_KEY: portalKey,
+  };
+  delete env.NODE_ENV;
+  return env;
+}
+
+/**
+ * The developer portal: `next dev` in web-portal/ on 127.0.0.1, pointed at this service with the portal key, stopped
+ * when this process exits. Resolves to its URL once it listens, or null when it did not come up.
+ */
+async function startPortalProcess(portalKey: string): Promise<string | null> {
+  const next = fileURLToPath(new URL('../../node_modules/.bin/next', import.meta.url));
+  const child = spawn(next, ['dev', '--hostname', '127.0.0.1', '--port', String(portalPort)], {
+    cwd: fileURLToPath(new URL('../../web-portal/', import.meta.url)),
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: portalEnv(portalKey),
+  });
+  process.on('exit', () => child.kill('SIGTERM'));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const url = `http://127.0.0.1:${portalPort}`;
+  // Up once the port accepts connections (next dev compiles a page on its first request, so no page is asked for).
+  for (let i = 0; i < 300 && !exited; i++) {
+    const up = await new Promise<boolean>((resolve) => {
+      const socket = connect(portalPort, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (up) return url;
     await new Promise((r) => setTimeout(r, 100));
   }
   return null;

@@ -4,6 +4,7 @@
 import { cpus, totalmem } from 'node:os';
 import { benchConnect } from './connect';
 import { benchGate } from './gate';
+import { benchUsageHistory } from './usage-history';
 import { benchMcp } from './mcp';
 import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
@@ -43,6 +44,7 @@ const sections: Section[] = [
   },
   { name: 'x402', run: async () => (await benchX402()).markdown },
   { name: 'connect', run: async () => (await benchConnect()).markdown },
+  { name: 'usage', run: async () => (await benchUsageHistory()).markdown },
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
   { name: 'identity-events', run: async () => (await benchIdentityEvents()).markdown },

@@ -520,6 +520,22 @@ describe('signed decisions', () => {
     ).rejects.toThrow(/signature/);
   });
 
+  it('/openapi.json lists every Gate and keyed-reverse route with its error statuses', async () => {
+    const doc = (await app.call('GET', '/openapi.json')).body;
+    // The error statuses each route documents (the generator writes every success as 200, whatever the route sends).
+    const statuses = (path: string, method: string) =>
+      Object.keys(doc.paths[path][method].responses)
+        .filter((status) => !status.startsWith('2'))
+        .sort();
+    expect(statuses('/v1/gate/check', 'post')).toEqual(['400', '401', '404', '429', '501']);
+    expect(JSON.stringify(doc.paths['/v1/gate/check'].post.responses['400'])).toContain('POLICY_TOO_DEEP');
+    expect(statuses('/v1/gate/policies/{id}', 'put')).toEqual(['400', '401', '404', '412', '428', '429']);
+    expect(statuses('/v1/gate/policies/{id}', 'delete')).toEqual(['400', '401', '404', '412', '429']);
+    expect(statuses('/v1/gate/policies', 'post')).toEqual(['400', '401', '409', '429']);
+    expect(statuses('/v1/reverse/{address}', 'get')).toContain('402');
+    expect(statuses('/v1/reverse/batch', 'post')).toEqual(['400', '401', '429', '502']);
+  });
+
   it('the policy language is published as JSON Schema', async () => {
     const res = await app.call('GET', '/v1/gate/policy.schema.json');
     expect(res.status).toBe(200);
@@ -628,6 +644,18 @@ for (const dialect of DIALECTS) {
       const winner = answers.find((a) => a.status === 200)!;
       const now = await call('GET', path);
       expect(now.body).toMatchObject({ version: 2, hash: winner.body.hash });
+    });
+
+    it('replacing with the current document writes no version; a stale If-Match is still 412', async () => {
+      const created = await call('POST', '/v1/gate/policies', { policy: policyA });
+      const path = `/v1/gate/policies/${created.body.id}`;
+      const etag = created.headers.get('etag')!;
+      const same = await call('PUT', path, { policy: policyA }, { 'if-match': etag });
+      expect(same.status, show(same)).toBe(200);
+      expect(same.body).toMatchObject({ version: 1, hash: policyHash(policyA) });
+      await call('PUT', path, { policy: policyB }, { 'if-match': etag });
+      const stale = await call('PUT', path, { policy: policyB }, { 'if-match': etag });
+      expect([stale.status, stale.body.code]).toEqual([412, 'PRECONDITION_FAILED']);
     });
 
     it('delete → 204; then 404; If-Match on delete must match', async () => {

@@ -297,6 +297,7 @@ describe('webhook errors over HTTP', () => {
       ['DELETE', '/v1/pay/webhooks/whsub_x'],
       ['POST', '/v1/pay/webhooks/whsub_x/deliveries/whdel_x/redeliver'],
       ['POST', '/v1/pay/webhooks/whsub_x/test'],
+      ['POST', '/v1/pay/webhooks/whsub_x/recover', { since: 0 }],
     ];
     for (const [method, path, body] of calls) {
       const res = await off.app.call(method, path, { key, body });

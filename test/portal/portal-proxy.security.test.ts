@@ -58,7 +58,6 @@ describe('portal Connect proxy', () => {
     expect(calls).toHaveLength(1);
     expect(calls[0]!.url).toBe(`${portal.app.base}/v1/auth/challenge`);
     expect(calls[0]!.init.headers).toStrictEqual({
-      accept: 'application/json',
       'x-api-key': portal.app.portal.secret,
       'content-type': 'application/json',
     });

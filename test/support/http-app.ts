@@ -36,6 +36,7 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getHandleWithAttestations: unsupported,
     getDomain: unsupported,
     getInvoice: unsupported,
+    getMarketAccount: unsupported,
     scanHandles: unsupported,
     scanTextRecords: unsupported,
     getSignaturesForAddress: unsupported,

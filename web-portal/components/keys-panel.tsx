@@ -1,144 +1,78 @@
 'use client';
-import { useCallback, useEffect, useState, type FormEvent } from 'react';
-import { TRPCClientError } from '@trpc/client';
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
-import { errorText, trpc } from '../lib/trpc';
-import { connectWallet, findInjectedWallet } from '../lib/wallet';
+import { errorText, isSessionLost, trpc } from '../lib/trpc';
+import { useApiBase } from './portal-config';
+import { useSession } from './session';
+import { RequireSession } from './sign-in';
+import { CopyButton } from './copy-button';
+import { useWebhookKey } from './webhook-key';
 
 type Outputs = inferRouterOutputs<AppRouter>;
-type SessionRead = Outputs['connect']['session'];
 type KeyRow = Outputs['keys']['list']['keys'][number];
 type Usage = Outputs['keys']['usage'];
 type Created = Outputs['keys']['create'];
 
-/** `{code, message}` from the portal's /api/connect (the service's /v1 error body, or the proxy's own). */
-async function connectCall<T>(op: string, body?: unknown): Promise<T> {
-  const res = await fetch(
-    `/api/connect/${op}`,
-    body === undefined
-      ? { cache: 'no-store' }
-      : {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        },
-  );
-  const json = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ConnectError(res.status, json.code ?? 'ERROR', json.message ?? `HTTP ${res.status}`);
-  return json as T;
-}
-
-class ConnectError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(`${message} (${code})`);
-  }
-}
-
 const when = (ms: number | null) => (ms === null ? '—' : new Date(ms).toLocaleString());
 
 export function KeysPanel() {
-  const [session, setSession] = useState<SessionRead | null | undefined>(undefined);
-  const [status, setStatus] = useState<string>('');
-  const [error, setError] = useState<string>('');
-  const [busy, setBusy] = useState(false);
-
-  useEffect(() => {
-    connectCall<SessionRead>('session')
-      .then(setSession)
-      .catch(() => setSession(null)); // no cookie, expired or revoked: signed out
-  }, []);
-
-  async function signIn() {
-    setError('');
-    const injected = findInjectedWallet();
-    if (!injected) {
-      setError(
-        'No Solana wallet found in this browser. Install a wallet extension (for example Phantom, Backpack or Solflare) and reload.',
-      );
-      return;
-    }
-    setBusy(true);
-    try {
-      setStatus('Connecting to your wallet…');
-      const wallet = await connectWallet(injected);
-      setStatus('Requesting a sign-in challenge…');
-      const challenge = await connectCall<{ nonce: string; challenge: string }>('challenge', {
-        wallet: wallet.address,
-      });
-      setStatus(`Approve the message in your wallet: ${challenge.challenge}`);
-      const signature = await wallet.sign(challenge.challenge);
-      setStatus('Verifying…');
-      setSession(
-        await connectCall<SessionRead>('verify', { nonce: challenge.nonce, signature, signer: wallet.address }),
-      );
-      setStatus('');
-    } catch (err) {
-      setStatus('');
-      setError(`Sign-in failed: ${errorText(err)}`);
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function signOut() {
-    await fetch('/api/signout', { method: 'POST' });
-    setSession(null);
-  }
-
-  if (session === undefined) return <p aria-live="polite">Checking your session…</p>;
-  if (session === null) {
-    return (
-      <section aria-labelledby="signin-heading">
-        <h2 id="signin-heading">Sign in</h2>
-        <p>Your wallet signs a one-time message; no transaction is sent and nothing is paid.</p>
-        <button type="button" onClick={signIn} disabled={busy}>
-          Sign in with your wallet
-        </button>
-        <p aria-live="polite" className="hint mono">
-          {status}
-        </p>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-      </section>
-    );
-  }
-  return <SignedIn session={session} onSignOut={signOut} onSessionLost={() => setSession(null)} />;
+  return (
+    <RequireSession purpose="create, list, rename and revoke the API keys of your account">
+      <SignedIn />
+    </RequireSession>
+  );
 }
 
-function SignedIn({
-  session,
-  onSignOut,
-  onSessionLost,
-}: {
-  session: SessionRead;
-  onSignOut: () => void;
-  onSessionLost: () => void;
-}) {
+function Account() {
+  const { session, signOut } = useSession();
+  if (!session) return null;
+  return (
+    <section aria-labelledby="account-heading">
+      <h2 id="account-heading">Account</h2>
+      <dl className="result">
+        <dt>Wallet</dt>
+        <dd className="mono">{session.address}</dd>
+        <dt>Handle</dt>
+        <dd>{session.handle ? `@${session.handle}` : 'none (signed in with the wallet address)'}</dd>
+        <dt>Proof</dt>
+        <dd>
+          {session.source}
+          {session.verified.length > 0 ? `; attestations: ${session.verified.join(', ')}` : ''}
+        </dd>
+      </dl>
+      <p>
+        <button type="button" className="secondary" onClick={() => void signOut()}>
+          Sign out
+        </button>
+      </p>
+    </section>
+  );
+}
+
+function SignedIn() {
+  const { setSession } = useSession();
+  const apiBase = useApiBase();
+  const webhookKey = useWebhookKey();
   const [keys, setKeys] = useState<KeyRow[] | null>(null);
   const [usage, setUsage] = useState<Usage | null>(null);
   const [created, setCreated] = useState<Created | null>(null);
   const [name, setName] = useState('');
   const [error, setError] = useState('');
+  const [notice, setNotice] = useState('');
   const [busy, setBusy] = useState(false);
+  const [showRevoked, setShowRevoked] = useState(false);
+  const [renaming, setRenaming] = useState<string | null>(null);
+  const secretRef = useRef<HTMLDivElement>(null);
+  const listHeadingRef = useRef<HTMLHeadingElement>(null);
 
   const fail = useCallback(
     (err: unknown) => {
-      if (
-        err instanceof TRPCClientError &&
-        (err.data as { errorCode?: string } | undefined)?.errorCode === 'INVALID_SESSION'
-      )
-        onSessionLost();
+      if (isSessionLost(err)) setSession(null);
       else setError(errorText(err));
     },
-    [onSessionLost],
+    [setSession],
   );
 
   const refresh = useCallback(async () => {
@@ -155,9 +89,15 @@ function SignedIn({
     void refresh();
   }, [refresh]);
 
+  // The one-time secret takes the focus when it appears, so a screen reader announces it first.
+  useEffect(() => {
+    if (created) secretRef.current?.focus();
+  }, [created]);
+
   async function create(event: FormEvent) {
     event.preventDefault();
     setError('');
+    setNotice('');
     setBusy(true);
     try {
       setCreated(await trpc.keys.create.mutate(name.trim() ? { name: name.trim() } : {}));
@@ -177,38 +117,40 @@ function SignedIn({
       await trpc.keys.revoke.mutate({ id: key.id });
       if (created?.key.id === key.id) setCreated(null);
       await refresh();
+      setNotice(`Revoked ${key.name ?? key.id}.`);
+      listHeadingRef.current?.focus();
     } catch (err) {
       fail(err);
     }
   }
 
+  async function rename(key: KeyRow, next: string) {
+    setError('');
+    try {
+      await trpc.keys.rename.mutate({ id: key.id, name: next.trim() ? next.trim() : null });
+      setRenaming(null);
+      await refresh();
+      setNotice(`Renamed ${key.id}.`);
+    } catch (err) {
+      fail(err);
+    }
+  }
+
+  const visible = keys?.filter((k) => showRevoked || k.revoked_at === null) ?? null;
+  const revokedCount = keys?.filter((k) => k.revoked_at !== null).length ?? 0;
+  const curl = created ? `curl -s -H 'X-API-Key: ${created.secret}' ${apiBase}/v1/resolve/alice` : '';
+
   return (
     <>
-      <section aria-labelledby="account-heading">
-        <h2 id="account-heading">Account</h2>
-        <dl className="result">
-          <dt>Wallet</dt>
-          <dd className="mono">{session.address}</dd>
-          <dt>Handle</dt>
-          <dd>{session.handle ? `@${session.handle}` : 'none (signed in with the wallet address)'}</dd>
-          <dt>Proof</dt>
-          <dd>
-            {session.source}
-            {session.verified.length > 0 ? `; attestations: ${session.verified.join(', ')}` : ''}
-          </dd>
-        </dl>
-        <p>
-          <button type="button" className="secondary" onClick={onSignOut}>
-            Sign out
-          </button>
-        </p>
-      </section>
-
+      <Account />
       {error && (
         <p className="error" role="alert">
           {error}
         </p>
       )}
+      <p role="status" className="ok">
+        {notice}
+      </p>
 
       <section aria-labelledby="create-heading">
         <h2 id="create-heading">Create a key</h2>
@@ -228,83 +170,124 @@ function SignedIn({
           </button>
         </form>
         {created && (
-          <div className="secret" role="status">
+          <div className="secret" tabIndex={-1} ref={secretRef} aria-labelledby="secret-heading">
+            <h3 id="secret-heading">Your new key {created.key.name ? `“${created.key.name}”` : created.key.id}</h3>
             <p>
               <strong>Copy this secret now: it is shown only once.</strong> Send it as the <code>X-API-Key</code> header
               from your server.
             </p>
             <p>
-              <code>{created.secret}</code>
+              <code data-testid="new-secret">{created.secret}</code> <CopyButton text={created.secret} label="secret" />
             </p>
-            <button type="button" className="secondary" onClick={() => navigator.clipboard?.writeText(created.secret)}>
-              Copy
-            </button>{' '}
-            <button type="button" className="secondary" onClick={() => setCreated(null)}>
-              I have saved it
-            </button>
+            <p>Try it:</p>
+            <pre>
+              <code data-testid="curl-line">{curl}</code>
+            </pre>
+            <p>
+              <CopyButton text={curl} label="curl command" />{' '}
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => void webhookKey.use(created.secret).then(() => setNotice('Webhooks will use this key.'))}
+              >
+                Use this key for webhooks
+              </button>{' '}
+              <button type="button" className="secondary" onClick={() => setCreated(null)}>
+                I have saved it
+              </button>
+            </p>
           </div>
         )}
       </section>
 
       <section aria-labelledby="keys-heading">
-        <h2 id="keys-heading">Your keys</h2>
-        {keys === null ? (
-          <p>Loading…</p>
-        ) : keys.length === 0 ? (
-          <p>No keys yet.</p>
+        <h2 id="keys-heading" tabIndex={-1} ref={listHeadingRef}>
+          Your keys
+        </h2>
+        <label className="choice">
+          <input type="checkbox" checked={showRevoked} onChange={(e) => setShowRevoked(e.target.checked)} />
+          Show revoked keys ({revokedCount})
+        </label>
+        {visible === null ? (
+          <p aria-live="polite">Loading your keys…</p>
+        ) : visible.length === 0 ? (
+          <p>{keys!.length === 0 ? 'No keys yet: create your first one above.' : 'No active keys.'}</p>
         ) : (
-          <table>
-            <caption className="hint">Newest first. Requests counted in the current minute and UTC day.</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Tier</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Minute / day</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => (
-                <tr key={key.id}>
-                  <td>
-                    {key.name ?? <em>unnamed</em>}
-                    <br />
-                    <span className="mono">{key.id}</span>
-                    <br />
-                    <span className="mono hint">{key.prefix}…</span>
-                  </td>
-                  <td>{key.tier}</td>
-                  <td>{when(key.created_at)}</td>
-                  <td>{when(key.last_used_at)}</td>
-                  <td>
-                    {key.usage.minute} / {key.usage.day}
-                  </td>
-                  <td>
-                    {key.revoked_at === null ? (
-                      <button
-                        type="button"
-                        className="secondary"
-                        onClick={() => revoke(key)}
-                        aria-label={`Revoke ${key.name ?? key.id}`}
-                      >
-                        Revoke
-                      </button>
-                    ) : (
-                      <>revoked {when(key.revoked_at)}</>
-                    )}
-                  </td>
+          <div className="scroll">
+            <table>
+              <caption className="hint">Newest first. Requests counted in the current minute and UTC day.</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Tier</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Minute / day</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {visible.map((key) => (
+                  <tr key={key.id} data-key-id={key.id}>
+                    <td>
+                      {renaming === key.id ? (
+                        <RenameForm
+                          current={key.name ?? ''}
+                          onSave={(next) => void rename(key, next)}
+                          onCancel={() => setRenaming(null)}
+                        />
+                      ) : (
+                        <>{key.name ?? <em>unnamed</em>}</>
+                      )}
+                      <br />
+                      <span className="mono">{key.id}</span>
+                      <br />
+                      <span className="mono hint">{key.prefix}…</span>
+                    </td>
+                    <td>{key.tier}</td>
+                    <td>{when(key.created_at)}</td>
+                    <td>{when(key.last_used_at)}</td>
+                    <td>
+                      {key.usage.minute} / {key.usage.day}
+                    </td>
+                    <td className="actions">
+                      <Link href={`/usage?key=${encodeURIComponent(key.id)}`}>
+                        Usage<span className="visually-hidden"> of {key.name ?? key.id}</span>
+                      </Link>
+                      {key.revoked_at === null ? (
+                        <>
+                          <button
+                            type="button"
+                            className="secondary"
+                            onClick={() => setRenaming(key.id)}
+                            aria-label={`Rename ${key.name ?? key.id}`}
+                          >
+                            Rename
+                          </button>
+                          <button
+                            type="button"
+                            className="secondary danger"
+                            onClick={() => void revoke(key)}
+                            aria-label={`Revoke ${key.name ?? key.id}`}
+                          >
+                            Revoke
+                          </button>
+                        </>
+                      ) : (
+                        <span>revoked {when(key.revoked_at)}</span>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         )}
       </section>
 
       {usage && (
         <section aria-labelledby="usage-heading">
-          <h2 id="usage-heading">Usage</h2>
+          <h2 id="usage-heading">Usage now</h2>
           <dl className="result">
             <dt>Tier</dt>
             <dd>{usage.tier}</dd>
@@ -313,17 +296,45 @@ function SignedIn({
               {usage.limits.minute.toLocaleString()} per minute, {usage.limits.day.toLocaleString()} per UTC day
             </dd>
             <dt>This minute</dt>
-            <dd>
-              {usage.usage.minute.toLocaleString()} requests (window ends{' '}
-              {new Date(usage.reset.minute).toLocaleTimeString()})
-            </dd>
+            <dd>{usage.usage.minute.toLocaleString()} requests</dd>
             <dt>Today</dt>
-            <dd>
-              {usage.usage.day.toLocaleString()} requests (window ends {new Date(usage.reset.day).toLocaleString()})
-            </dd>
+            <dd>{usage.usage.day.toLocaleString()} requests</dd>
           </dl>
+          <p>
+            <Link href="/usage">Usage over time →</Link>
+          </p>
         </section>
       )}
     </>
+  );
+}
+
+function RenameForm({
+  current,
+  onSave,
+  onCancel,
+}: {
+  current: string;
+  onSave: (name: string) => void;
+  onCancel: () => void;
+}) {
+  const [value, setValue] = useState(current);
+  return (
+    <form
+      className="inline"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSave(value);
+      }}
+    >
+      <label>
+        New label (empty clears it)
+        <input type="text" value={value} maxLength={64} autoFocus onChange={(e) => setValue(e.target.value)} />
+      </label>
+      <button type="submit">Save</button>
+      <button type="button" className="secondary" onClick={onCancel}>
+        Cancel
+      </button>
+    </form>
   );
 }

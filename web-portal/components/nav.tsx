@@ -1,24 +1,41 @@
 'use client';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { useSession } from './session';
 
 const LINKS = [
   { href: '/', label: 'Look up' },
   { href: '/keys', label: 'API keys' },
+  { href: '/usage', label: 'Usage' },
+  { href: '/webhooks', label: 'Webhooks' },
+  { href: '/quickstart', label: 'SDK quickstart' },
 ] as const;
 
-export function Nav() {
+export function Nav({ docsUrl }: { docsUrl: string }) {
   const pathname = usePathname();
+  const { session, signOut } = useSession();
+  const current = (href: string) => (href === '/' ? pathname === '/' : pathname.startsWith(href));
   return (
     <nav aria-label="Main">
       <ul>
         {LINKS.map((link) => (
           <li key={link.href}>
-            <Link href={link.href} aria-current={pathname === link.href ? 'page' : undefined}>
+            <Link href={link.href} aria-current={current(link.href) ? 'page' : undefined}>
               {link.label}
             </Link>
           </li>
         ))}
+        <li>
+          <a href={docsUrl}>API docs</a>
+        </li>
+        {session && (
+          <li>
+            <button type="button" className="link" onClick={() => void signOut()}>
+              Sign out{' '}
+              <span className="visually-hidden">{session.handle ? `@${session.handle}` : session.address}</span>
+            </button>
+          </li>
+        )}
       </ul>
     </nav>
   );

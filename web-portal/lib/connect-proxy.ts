@@ -1,11 +1,13 @@
 // The integrator's backend proxy from the spec, as the portal's own backend: the browser never holds an API key.
-// It forwards only the four sign-in operations and the session read to the service's REST paths, builds the
-// upstream headers from scratch (so any key header the client sent is dropped) and attaches the portal key.
+// The forwarding itself is the SDK's Connect proxy (`@sigil/client-sdk/connect-proxy`: only the four sign-in
+// operations and the session read, upstream headers built from scratch so any client key header is dropped, the
+// portal key attached). The portal adds its own edges around it: the method per operation (405), the portal key
+// being configured (503), bodies over 64 KiB (413), an unreachable service (502), and the session cookie.
 // Unsupported operation → 404 NOT_FOUND; a body that is not a JSON object → 400 BAD_REQUEST (the spec's codes).
 //
 // Portal choice: a successful verify stores the session token in an httpOnly cookie and the browser receives the
 // session object WITHOUT `token`/`token_type` — page scripts never see the bearer token either.
-import { API_KEY_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
+import { createConnectProxy } from '@sigil/client-sdk/connect-proxy';
 import { CONNECT_ROUTES, type ConnectOperation } from '@sigil/contract/routes';
 import type { PortalServerConfig } from './server-config';
 import { isSecureRequest, readSessionCookie, sessionCookie } from './session-cookie';
@@ -36,7 +38,7 @@ export async function forwardConnect(
   fetchImpl: typeof fetch = fetch,
 ): Promise<Response> {
   if (!isConnectOperation(op)) return jsonError(404, 'NOT_FOUND', `unsupported operation: ${op.slice(0, 64)}`);
-  const { method, path } = CONNECT_ROUTES[op];
+  const { method } = CONNECT_ROUTES[op];
   if (request.method !== method) {
     return jsonError(405, 'METHOD_NOT_ALLOWED', `${op} accepts ${method} only`, { allow: method });
   }
@@ -48,53 +50,42 @@ export async function forwardConnect(
     );
   }
 
-  const headers: Record<string, string> = {
-    accept: 'application/json',
-    [API_KEY_HEADER.toLowerCase()]: config.portalKey,
-  };
-  let body: string | undefined;
+  let body: unknown;
+  let authorization: string | undefined;
   if (method === 'POST') {
-    body = await request.text();
-    if (body.length > MAX_BODY_BYTES) return jsonError(413, 'PAYLOAD_TOO_LARGE', 'request body over 64 KiB');
-    if (!isJsonObject(body)) return jsonError(400, 'BAD_REQUEST', 'request body must be a JSON object');
-    headers['content-type'] = 'application/json';
+    const text = await request.text();
+    if (text.length > MAX_BODY_BYTES) return jsonError(413, 'PAYLOAD_TOO_LARGE', 'request body over 64 KiB');
+    body = parseObject(text);
+    if (body === undefined) return jsonError(400, 'BAD_REQUEST', 'request body must be a JSON object');
   } else {
     const token = readSessionCookie(request);
-    if (token) headers.authorization = `Bearer ${token}`;
+    if (token) authorization = `Bearer ${token}`;
   }
 
-  let upstream: Response;
+  const proxy = createConnectProxy({
+    baseUrl: config.apiBase,
+    apiKey: config.portalKey,
+    fetch: fetchImpl,
+    timeoutMs: UPSTREAM_TIMEOUT_MS,
+  });
+  let answer: Awaited<ReturnType<typeof proxy>>;
   try {
-    upstream = await fetchImpl(`${config.apiBase}${path}`, {
-      method,
-      headers,
-      body,
-      signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS),
-      cache: 'no-store',
-    });
+    answer = await proxy({ operation: op, method, body, authorization });
   } catch {
     return jsonError(502, 'UPSTREAM_UNAVAILABLE', 'the Sigil service did not answer; try again');
   }
+  const responseHeaders: Record<string, string> = { ...answer.headers, 'cache-control': 'no-store' };
 
-  const text = await upstream.text();
-  const responseHeaders: Record<string, string> = {
-    'content-type': upstream.headers.get('content-type') ?? 'application/json',
-    'cache-control': 'no-store',
-  };
-  const requestId = upstream.headers.get(REQUEST_ID_HEADER);
-  if (requestId) responseHeaders[REQUEST_ID_HEADER] = requestId;
-  const retryAfter = upstream.headers.get(RETRY_AFTER_HEADER);
-  if (retryAfter) responseHeaders[RETRY_AFTER_HEADER] = retryAfter;
-
-  if (upstream.ok && VERIFY_OPERATIONS.has(op)) {
-    const { token, token_type: _tokenType, ...visible } = parseObject(text) ?? {};
+  if (answer.status >= 200 && answer.status < 300 && VERIFY_OPERATIONS.has(op)) {
+    const session = answer.body as Record<string, unknown> | null;
+    const { token, token_type: _tokenType, ...visible } = session ?? {};
     if (typeof token !== 'string' || typeof visible.expires_at !== 'number') {
       return jsonError(502, 'UPSTREAM_INVALID', 'the Sigil service answered verify without a session');
     }
     const cookie = sessionCookie(token, visible.expires_at, { secure: isSecureRequest(request) });
-    return Response.json(visible, { status: upstream.status, headers: { ...responseHeaders, 'set-cookie': cookie } });
+    return Response.json(visible, { status: answer.status, headers: { ...responseHeaders, 'set-cookie': cookie } });
   }
-  return new Response(text, { status: upstream.status, headers: responseHeaders });
+  return Response.json(answer.body, { status: answer.status, headers: responseHeaders });
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {
@@ -106,8 +97,4 @@ function parseObject(text: string): Record<string, unknown> | undefined {
   } catch {
     return undefined;
   }
-}
-
-function isJsonObject(text: string): boolean {
-  return parseObject(text) !== undefined;
 }

@@ -1,19 +1,35 @@
 // Same-origin tRPC for the browser: the service sends no CORS headers, so the portal's backend forwards the few
 // procedures the portal uses to the service's /trpc, and turns the session cookie into the Bearer header the
-// keys procedures need. Anything else (connect.*, future procedures) is not reachable through the portal.
-import { REQUEST_ID_HEADER } from '@sigil/contract/http-headers';
+// keys procedures need, and the webhook-key cookie into the X-API-Key the pay-webhook procedures need.
+// Anything else (connect.*, future procedures) is not reachable through the portal.
+import { API_KEY_HEADER, REQUEST_ID_HEADER } from '@sigil/contract/http-headers';
 import { UPSTREAM_TIMEOUT_MS } from './connect-proxy';
 import type { PortalServerConfig } from './server-config';
-import { readSessionCookie } from './session-cookie';
+import { readApiKeyCookie, readSessionCookie } from './session-cookie';
 
-/** Procedure → whether it needs the signed-in session. */
-export const PORTAL_PROCEDURES: Readonly<Record<string, { session: boolean }>> = {
-  'resolve.resolve': { session: false },
-  'resolve.reverse': { session: false },
-  'keys.list': { session: true },
-  'keys.create': { session: true },
-  'keys.revoke': { session: true },
-  'keys.usage': { session: true },
+/**
+ * Procedure → the credential the portal attaches: none (public), the signed-in session (Bearer), or the API key the
+ * user chose for webhooks (X-API-Key: pay webhooks belong to the account of the key that manages them).
+ */
+export const PORTAL_PROCEDURES: Readonly<Record<string, { auth: 'none' | 'session' | 'apiKey' }>> = {
+  'resolve.resolve': { auth: 'none' },
+  'resolve.reverse': { auth: 'none' },
+  'keys.list': { auth: 'session' },
+  'keys.create': { auth: 'session' },
+  'keys.rename': { auth: 'session' },
+  'keys.revoke': { auth: 'session' },
+  'keys.usage': { auth: 'session' },
+  'usageHistory.history': { auth: 'session' },
+  'payWebhooks.challenge': { auth: 'apiKey' },
+  'payWebhooks.register': { auth: 'apiKey' },
+  'payWebhooks.list': { auth: 'apiKey' },
+  'payWebhooks.get': { auth: 'apiKey' },
+  'payWebhooks.deliveries': { auth: 'apiKey' },
+  'payWebhooks.rotateSecret': { auth: 'apiKey' },
+  'payWebhooks.resume': { auth: 'apiKey' },
+  'payWebhooks.remove': { auth: 'apiKey' },
+  'payWebhooks.redeliver': { auth: 'apiKey' },
+  'payWebhooks.sendTest': { auth: 'apiKey' },
 };
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -56,9 +72,13 @@ export async function forwardTrpc(
   }
 
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (procedures.some((p) => PORTAL_PROCEDURES[p]!.session)) {
+  if (procedures.some((p) => PORTAL_PROCEDURES[p]!.auth === 'session')) {
     const token = readSessionCookie(request);
     if (token) headers.authorization = `Bearer ${token}`;
+  }
+  if (procedures.some((p) => PORTAL_PROCEDURES[p]!.auth === 'apiKey')) {
+    const key = readApiKeyCookie(request);
+    if (key) headers[API_KEY_HEADER.toLowerCase()] = key;
   }
   let body: string | undefined;
   if (request.method === 'POST') {

@@ -16,3 +16,10 @@ export function errorText(err: unknown): string {
   }
   return err instanceof Error ? err.message : String(err);
 }
+
+/** True when a call failed because the portal session is gone (expired, revoked, signed out elsewhere). */
+export function isSessionLost(err: unknown): boolean {
+  return (
+    err instanceof TRPCClientError && (err.data as { errorCode?: string } | undefined)?.errorCode === 'INVALID_SESSION'
+  );
+}

@@ -56,8 +56,8 @@ import {
 import { readTokenAccount, TOKEN_PROGRAMS } from './tokens';
 
 const SYSVAR_PREFIX = 'Sysvar';
-const TOKEN_TRANSFER = 3;
-const TOKEN_TRANSFER_CHECKED = 12;
+/** Token instructions a frozen account refuses: Transfer, Burn, TransferChecked, BurnChecked. */
+const MOVES_TOKENS = new Set([3, 8, 12, 15]);
 const FROZEN_NFT = 147;
 
 function readMarket<N extends MarketAccountName>(run: InstructionRun, emu: EmulatorContext, name: N, at: Address) {
@@ -129,6 +129,13 @@ function createThroughSystem(
   restoreAccount(run.svm, account, { ...run.read(account)!, data });
 }
 
+/** The token program that owns a mint (SPL Token or Token-2022); InvalidTokenAccount for anything else. */
+function tokenProgramOf(run: InstructionRun, mint: Address): Address {
+  const owner = run.read(mint)?.owner;
+  if (!owner || !TOKEN_PROGRAMS.includes(owner)) throw fail('InvalidTokenAccount', `${mint} is not a token mint`);
+  return owner;
+}
+
 async function expectAta(owner: Address, mint: Address, tokenProgram: Address, given: Address, what: string) {
   const [ata] = await findAssociatedTokenPda({ owner, mint, tokenProgram });
   if (ata !== given) throw fail('InvalidTokenAccount', `${what} must be the associated token account ${ata}`);
@@ -180,7 +187,7 @@ export async function applyMarketInstruction(
       const h = run.loadHandle(handle);
       if (!h.tokenized || !h.mint) throw fail('NotTokenized', `@${h.name} is not tokenized: take offers or auction it`);
       await run.requireAuthority(h, seller);
-      await expectAta(seller, h.mint, TOKEN_PROGRAMS[0]!, sellerTokenAccount, 'seller token account');
+      await expectAta(seller, h.mint, tokenProgramOf(run, h.mint), sellerTokenAccount, 'seller token account');
       if (ix.args.price <= 0n) throw fail('InvalidAmount', 'a listing price is positive');
       const bump = await expectPda(listing, MARKET_PDAS.listing(programId, handle), 'listing');
       write(
@@ -213,6 +220,7 @@ export async function applyMarketInstruction(
         throw fail('PriceChanged', `the listing is ${l.price}, not ${ix.args.expectedPrice}`);
       const h = run.loadHandle(handle);
       if ((await run.authorityOf(h)) !== seller) throw fail('NotListed', 'the seller no longer holds the NFT');
+      if (tokenProgram !== tokenProgramOf(run, mint)) throw fail('InvalidTokenAccount', 'not the mint token program');
       await expectAta(seller, mint, tokenProgram, sellerTokenAccount, 'seller token account');
       await expectAta(buyer, mint, tokenProgram, buyerTokenAccount, 'buyer token account');
       run.moveLamports(buyer, seller, l.price);
@@ -293,7 +301,9 @@ export async function applyMarketInstruction(
       if (a.highBidder) {
         if (winner !== a.highBidder) throw fail('InvalidPda', `winner must be ${a.highBidder}`);
         const h = run.loadHandle(handle);
-        if (h.owner !== seller || h.tokenized) throw fail('AuctionNotStale', 'the seller no longer owns the name');
+        // Nothing moves the name while a bid stands (transfer, release, recovery refuse); tokenizing it is the one
+        // way left, and then the NFT holder, not the auction, decides.
+        if (h.owner !== seller || h.tokenized) throw fail('InvalidState', 'the seller no longer owns the name');
         write(handle, encodeHandle({ ...h, owner: winner }));
       }
       closeAccount(run, auction, seller); // the high bid and the rent go to the seller
@@ -359,6 +369,8 @@ export async function applyMarketInstruction(
         const { recipient, mint, recipientTokenAccount, tokenProgram } = ix.accounts;
         if (recipient !== v.recipient) throw fail('InvalidPda', `recipient must be ${v.recipient}`);
         run.requireSigner(mint, 'mint');
+        if (!TOKEN_PROGRAMS.includes(tokenProgram))
+          throw fail('InvalidTokenAccount', `${tokenProgram} is not a token program`);
         await expectAta(recipient, mint, tokenProgram, recipientTokenAccount, 'recipient token account');
         mintHandleNft(run, { holder: recipient, mint, ata: recipientTokenAccount, tokenProgram });
         write(handle, encodeHandle({ ...h, owner: recipient, tokenized: true, mint }));
@@ -671,9 +683,7 @@ export function screenFrozenNftSend(emu: EmulatorContext, tx: DecodedTransaction
     .map((ix, index) => ({ ix, index }))
     .filter(
       ({ ix }) =>
-        TOKEN_PROGRAMS.includes(ix.programId) &&
-        (ix.data[0] === TOKEN_TRANSFER || ix.data[0] === TOKEN_TRANSFER_CHECKED) &&
-        ix.accountIndices.length > 0,
+        TOKEN_PROGRAMS.includes(ix.programId) && MOVES_TOKENS.has(ix.data[0]!) && ix.accountIndices.length > 0,
     );
   if (transfers.length === 0) return null;
   const listedMints = new Set<string>();

@@ -4,6 +4,7 @@
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import {
   findAssociatedTokenPda,
+  getBurnCheckedInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token';
@@ -240,6 +241,14 @@ describe('every row of the spec table, from a real transaction', () => {
       program: TOKEN_PROGRAM_ADDRESS,
       instructionIndex: 0,
     });
+    const burn = getBurnCheckedInstruction({
+      account: t.ata,
+      mint: t.mint,
+      authority: seller,
+      amount: 1n,
+      decimals: 0,
+    });
+    expect(await refused(seller, [burn])).toMatchObject({ name: 'FrozenNft', instructionIndex: 0 });
     // Delisted, the same send goes through to the token program (which then fails for want of the buyer's account,
     // a code the catalog does not know: the generic fallback with the raw code).
     await ok(seller, [ix('delist_handle', {}, { seller: seller.address, listing })]);
@@ -667,6 +676,31 @@ describe('happy paths', () => {
     const h = await reader.getHandleByAddress(t.handle);
     expect(await reader.getHandleAuthority(h!, 'processed')).toMatchObject({ authority: buyer.address });
     expect(await account(listing)).toBeNull();
+  });
+
+  it('a listing is bought only through the mint token program, at the listed price', async () => {
+    const t = await tokenized(seller);
+    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
+    const price = LAMPORTS_PER_NATIVE;
+    await ok(seller, [
+      ix('list_handle', { price }, { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata }),
+    ]);
+    const fake = '11111111111111111111111111111111' as Address;
+    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: t.mint, tokenProgram: fake });
+    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: t.mint, tokenProgram: fake });
+    const accounts = { buyer: buyer.address, handle: t.handle, listing, seller: seller.address, mint: t.mint };
+    const spoofed = ix(
+      'buy_listing',
+      { expectedPrice: price },
+      {
+        ...accounts,
+        sellerTokenAccount: sellerAta,
+        buyerTokenAccount: buyerAta,
+        tokenProgram: fake,
+      },
+    );
+    expect(await refused(buyer, [spoofed])).toMatchObject({ name: 'InvalidTokenAccount', spec: false });
+    expect(await account(listing)).not.toBeNull();
   });
 
   it('an auction settled: the winner owns the name, the seller has the bid', async () => {

@@ -231,6 +231,11 @@ describe('loadConfig', () => {
       'invalid configuration: SIGIL_SOL_RPC_URL must be an http(s) URL (got "sol.example")',
     ],
     [
+      { SIGIL_GATE_SIGNING_KEY: 'short' },
+      'SIGIL_GATE_SIGNING_KEY',
+      'invalid configuration: SIGIL_GATE_SIGNING_KEY must be a 32-byte Ed25519 seed in base64url (43 characters) (got "short")',
+    ],
+    [
       { DATABASE_URL: 'mysql://db' },
       'DATABASE_URL',
       'invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (got "mysql://db")',

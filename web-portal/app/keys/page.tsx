@@ -8,9 +8,9 @@ export default function KeysPage() {
     <>
       <h1>API keys</h1>
       <p className="hint">
-        Sign in with your wallet to create, list and revoke the API keys of your account (your wallet is the account)
-        and to see their usage. A key&rsquo;s secret is shown once, when you create it; keep it on your server, never in
-        a browser or app.
+        Sign in with your wallet to create, list, rename and revoke the API keys of your account (your wallet is the
+        account) and to see their usage. A key&rsquo;s secret is shown once, when you create it; keep it on your server,
+        never in a browser or app.
       </p>
       <KeysPanel />
     </>

@@ -115,20 +115,30 @@ export async function getPolicy(
   };
 }
 
+const preconditionFailed = (current: PolicyRow) =>
+  new ApiError(
+    'PRECONDITION_FAILED',
+    `If-Match does not match the current version (${current.version}, ETag ${etagOf(current.hash)})`,
+  );
+
 export async function replaceAccountPolicy(
   deps: PolicyDeps,
   account: string,
   input: { id: string; name?: string; policy: unknown; ifMatch: string },
 ): Promise<StoredPolicy> {
   const { body, hash } = prepare(input.policy);
+  if (hash === input.ifMatch && input.name === undefined) {
+    // The same document again changes nothing: no new version, so two identical replaces cannot both "win" one.
+    const current = await findPolicyVersion(deps.db, account, input.id);
+    if (!current) throw notFound(input.id);
+    if (current.policy.hash !== input.ifMatch) throw preconditionFailed(current.policy);
+    return getPolicy(deps, account, input.id);
+  }
   const version = await replacePolicy(deps.db, { account, ...input, hash, body, now: deps.now() });
   if (version === null) {
     const current = await findPolicyVersion(deps.db, account, input.id);
     if (!current) throw notFound(input.id);
-    throw new ApiError(
-      'PRECONDITION_FAILED',
-      `If-Match does not match the current version (${current.policy.version}, ETag ${etagOf(current.policy.hash)})`,
-    );
+    throw preconditionFailed(current.policy);
   }
   return getPolicy(deps, account, input.id, version);
 }

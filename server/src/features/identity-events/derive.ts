@@ -12,8 +12,10 @@ import {
 } from '@sigil/contract/identity-events';
 import { isoSeconds } from '@sigil/contract/webhooks';
 import {
+  decodeMarketInstruction,
   decodeRegistryInstruction,
   RegistryDecodeError,
+  type MarketInstruction,
   type RegistryInstruction,
 } from '../../platform/chain/registry';
 import type { ChainTransaction } from '../../platform/chain/types';
@@ -25,11 +27,11 @@ type Trx = Transaction<Database>;
 export function registryInstructions(
   tx: ChainTransaction,
   programId: Address,
-): { ix: RegistryInstruction; ixIndex: number; innerIndex: number }[] {
-  const out: { ix: RegistryInstruction; ixIndex: number; innerIndex: number }[] = [];
+): { ix: RegistryInstruction | MarketInstruction; ixIndex: number; innerIndex: number }[] {
+  const out: { ix: RegistryInstruction | MarketInstruction; ixIndex: number; innerIndex: number }[] = [];
   const decode = (data: Uint8Array, accounts: Address[]) => {
     try {
-      return decodeRegistryInstruction(data, accounts, programId);
+      return decodeMarketInstruction(data, accounts) ?? decodeRegistryInstruction(data, accounts, programId);
     } catch (err) {
       if (err instanceof RegistryDecodeError) return null;
       throw err;
@@ -50,10 +52,10 @@ export function registryInstructions(
 }
 
 /** The handle accounts a transaction's instructions name without carrying the name (read before the db work). */
-export function handlesNamed(instructions: { ix: RegistryInstruction }[]): Address[] {
+export function handlesNamed(instructions: { ix: RegistryInstruction | MarketInstruction }[]): Address[] {
   const out = new Set<Address>();
   for (const { ix } of instructions) {
-    if (ix.name === 'register' || ix.name === 'create_invoice' || ix.name === 'pay_invoice') continue;
+    if (['register', 'start_lease', 'claim_reserved', 'create_invoice', 'pay_invoice'].includes(ix.name)) continue;
     if ('handle' in ix.accounts && ix.accounts.handle) out.add(ix.accounts.handle);
   }
   return [...out];
@@ -141,7 +143,59 @@ export async function deriveEvents(
         );
       }
     };
+    const clearPrimariesOf = async (ref: { name: string; account: string } | null) => {
+      if (ref) await clearPrimaries(ref, null, 'handle_transferred');
+    };
     const dropRecords = (handle: string) => trx.deleteFrom('identity_records').where('handle', '=', handle).execute();
+    /**
+     * A change of owner made by a market instruction: the kept state follows (records of the previous authority
+     * go stale, primaries pointing at the handle stop counting), and the returned `before` is the kept owner.
+     */
+    const moveOwner = async (handle: string, after: string | null, name?: string) => {
+      const prior = await handleRow(handle);
+      const ref = name !== undefined ? { name, account: handle } : await handleRef(handle);
+      if (ref) {
+        await trx
+          .insertInto('identity_handles')
+          .values({ account: handle, name: ref.name, owner: after, tokenized: 0, mint: null })
+          .onConflict((oc) => oc.column('account').doUpdateSet({ owner: after }))
+          .execute();
+        if ((prior?.owner ?? null) !== after) await dropRecords(handle);
+      }
+      return { ref, before: prior?.owner ?? null };
+    };
+    const kv = {
+      get: async <T>(kind: string, account: string) => {
+        const text = await readKv(trx as never, `identity:${kind}:${account}`);
+        return text === undefined ? undefined : (JSON.parse(text) as T);
+      },
+      set: (kind: string, account: string, value: unknown) =>
+        writeKv(trx as never, `identity:${kind}:${account}`, JSON.stringify(value)),
+    };
+    /** A handle's change of owner as its own event, after the market event that made it (one type to watch). */
+    const transferred = async (
+      ref: { name: string; account: string } | null,
+      before: string | null,
+      after: string | null,
+      via: string,
+    ) => {
+      if (!ref || before === after) return;
+      if (after === null) {
+        emit({ type: 'handle.released', handle: ref, actors: { signer }, change: { owner: { before, after }, via } });
+        await clearPrimaries(ref, null, 'handle_released');
+        return;
+      }
+      emit(
+        {
+          type: 'handle.transferred',
+          handle: ref,
+          actors: { signer, newOwner: after },
+          change: { owner: { before, after }, via },
+        },
+        [before],
+      );
+      await clearPrimaries(ref, after, 'handle_transferred');
+    };
 
     switch (ix.name) {
       case 'register': {
@@ -356,8 +410,316 @@ export async function deriveEvents(
         });
         break;
       }
+      case 'register_under_namespace_v2': {
+        const { owner, namespace, domain } = ix.accounts;
+        const tld = (await readKv(trx as never, namespaceKey(namespace))) ?? null;
+        emit({
+          type: 'domain.registered',
+          handle: null,
+          actors: { signer, owner },
+          change: {
+            domain: { account: domain, label: ix.args.label, tld, namespace },
+            owner: { before: null, after: owner },
+          },
+        });
+        break;
+      }
+      case 'make_offer': {
+        const { buyer, handle, offer } = ix.accounts;
+        const amount = ix.args.amount.toString();
+        await kv.set('offer', offer, { handle, amount });
+        emit({
+          type: 'offer.made',
+          handle: await handleRef(handle),
+          actors: { signer, buyer },
+          change: { offer, amount },
+        });
+        break;
+      }
+      case 'cancel_offer': {
+        const { buyer, offer } = ix.accounts;
+        const known = await kv.get<{ handle: string; amount: string }>('offer', offer);
+        emit({
+          type: 'offer.cancelled',
+          handle: known ? await handleRef(known.handle) : null,
+          actors: { signer, buyer },
+          change: { offer, amount: known?.amount ?? null },
+        });
+        break;
+      }
+      case 'accept_offer': {
+        const { owner, handle, offer, buyer } = ix.accounts;
+        const { ref, before } = await moveOwner(handle, buyer);
+        const amount = ix.args.expectedAmount.toString();
+        emit({
+          type: 'offer.accepted',
+          handle: ref,
+          actors: { signer, owner, buyer },
+          change: { offer, amount, owner: { before: before ?? owner, after: buyer } },
+        });
+        await transferred(ref, before ?? owner, buyer, 'offer.accepted');
+        break;
+      }
+      case 'list_handle': {
+        const { seller, handle, listing } = ix.accounts;
+        const price = ix.args.price.toString();
+        await kv.set('listing', listing, { handle, price });
+        emit({
+          type: 'listing.created',
+          handle: await handleRef(handle),
+          actors: { signer, seller },
+          change: { listing, price },
+        });
+        break;
+      }
+      case 'delist_handle': {
+        const { seller, listing } = ix.accounts;
+        const known = await kv.get<{ handle: string; price: string }>('listing', listing);
+        emit({
+          type: 'listing.cancelled',
+          handle: known ? await handleRef(known.handle) : null,
+          actors: { signer, seller },
+          change: { listing, price: known?.price ?? null },
+        });
+        break;
+      }
+      case 'buy_listing': {
+        const { buyer, handle, listing, seller } = ix.accounts;
+        const { ref } = await moveOwner(handle, buyer);
+        const price = ix.args.expectedPrice.toString();
+        // A listed handle is tokenized: the seller was its authority (NFT holder) whatever the owner field said.
+        emit({
+          type: 'listing.sold',
+          handle: ref,
+          actors: { signer, buyer, seller },
+          change: { listing, price, owner: { before: seller, after: buyer } },
+        });
+        await transferred(ref, seller, buyer, 'listing.sold');
+        break;
+      }
+      case 'create_auction': {
+        const { seller, handle, auction } = ix.accounts;
+        emit({
+          type: 'auction.created',
+          handle: await handleRef(handle),
+          actors: { signer, seller },
+          change: { auction, reserve: ix.args.reserve.toString(), durationSeconds: ix.args.duration },
+        });
+        break;
+      }
+      case 'place_bid': {
+        const { bidder, handle, auction } = ix.accounts;
+        const previous = await kv.get<{ bidder: string }>('auction', auction);
+        await kv.set('auction', auction, { bidder });
+        emit({
+          type: 'auction.bid',
+          handle: await handleRef(handle),
+          actors: { signer, bidder },
+          change: { auction, amount: ix.args.amount.toString(), previousBidder: previous?.bidder ?? null },
+        });
+        break;
+      }
+      case 'settle_auction': {
+        const { handle, auction, seller } = ix.accounts;
+        const high = await kv.get<{ bidder: string }>('auction', auction);
+        const winner = high?.bidder ?? null;
+        const { ref, before } = winner
+          ? await moveOwner(handle, winner)
+          : { ref: await handleRef(handle), before: seller };
+        emit({
+          type: 'auction.settled',
+          handle: ref,
+          actors: { signer, seller },
+          change: { auction, winner, owner: { before: before ?? seller, after: winner ?? seller } },
+        });
+        if (winner) await transferred(ref, before ?? seller, winner, 'auction.settled');
+        break;
+      }
+      case 'cancel_auction':
+      case 'close_stale_auction': {
+        const { handle, auction, seller } = ix.accounts;
+        emit({
+          type: ix.name === 'cancel_auction' ? 'auction.cancelled' : 'auction.closed',
+          handle: await handleRef(handle),
+          actors: { signer, seller },
+          change: { auction },
+        });
+        break;
+      }
+      case 'create_voucher': {
+        const { creator, handle, voucher, recipient } = ix.accounts;
+        // The handle is held in escrow by the voucher account until it is claimed or refunded.
+        const { ref, before } = await moveOwner(handle, voucher);
+        await kv.set('voucher', voucher, { recipient });
+        emit({
+          type: 'gift.created',
+          handle: ref,
+          actors: { signer, creator, recipient },
+          change: {
+            voucher,
+            recipient,
+            expiresAt: ix.args.expiresAt === 0 ? null : isoSeconds(ix.args.expiresAt),
+            owner: { before: before ?? creator, after: voucher },
+          },
+        });
+        await clearPrimariesOf(ref);
+        break;
+      }
+      case 'claim_voucher':
+      case 'claim_voucher_tokenized': {
+        const { handle, voucher, creator } = ix.accounts;
+        const known = await kv.get<{ recipient: string }>('voucher', voucher);
+        const recipient =
+          'recipient' in ix.accounts ? ix.accounts.recipient : (known?.recipient ?? ix.accounts.claimer);
+        const { ref, before } = await moveOwner(handle, recipient);
+        emit({
+          type: 'gift.claimed',
+          handle: ref,
+          actors: { signer, creator, recipient },
+          change: { voucher, owner: { before: before ?? voucher, after: recipient } },
+        });
+        await transferred(ref, creator, recipient, 'gift.claimed');
+        break;
+      }
+      case 'refund_voucher': {
+        const { creator, handle, voucher } = ix.accounts;
+        const { ref, before } = await moveOwner(handle, creator);
+        emit({
+          type: 'gift.refunded',
+          handle: ref,
+          actors: { signer, creator },
+          change: { voucher, owner: { before: before ?? voucher, after: creator } },
+        });
+        break;
+      }
+      case 'start_lease': {
+        const { lessee, handle, lease } = ix.accounts;
+        const { ref, before } = await moveOwner(handle, lessee, ix.args.name);
+        emit({
+          type: 'lease.started',
+          handle: ref,
+          actors: { signer, lessee },
+          change: { lease, amount: ix.args.firstPayment.toString(), owner: { before, after: lessee } },
+        });
+        emit({
+          type: 'handle.registered',
+          handle: ref,
+          actors: { signer, owner: lessee },
+          change: { handleType: null, owner: { before, after: lessee }, via: 'lease.started' },
+        });
+        break;
+      }
+      case 'pay_lease': {
+        const { lessee, handle, lease } = ix.accounts;
+        emit({
+          type: 'lease.paid',
+          handle: await handleRef(handle),
+          actors: { signer, lessee },
+          change: { lease, amount: ix.args.amount.toString() },
+        });
+        break;
+      }
+      case 'reclaim_expired_lease': {
+        const { handle, lease } = ix.accounts;
+        const { ref, before } = await moveOwner(handle, null);
+        emit({
+          type: 'lease.reclaimed',
+          handle: ref,
+          actors: { signer },
+          change: { lease, owner: { before, after: null } },
+        });
+        await transferred(ref, before, null, 'lease.reclaimed');
+        break;
+      }
+      case 'initiate_recovery': {
+        const { handle, recovery } = ix.accounts;
+        emit({
+          type: 'recovery.initiated',
+          handle: await handleRef(handle),
+          actors: { signer, newOwner: ix.args.newOwner },
+          change: { recovery, newOwner: ix.args.newOwner },
+        });
+        break;
+      }
+      case 'complete_recovery': {
+        const { newOwner, handle, recovery } = ix.accounts;
+        const { ref, before } = await moveOwner(handle, newOwner);
+        emit({
+          type: 'recovery.completed',
+          handle: ref,
+          actors: { signer, newOwner },
+          change: { recovery, owner: { before, after: newOwner } },
+        });
+        await transferred(ref, before, newOwner, 'recovery.completed');
+        break;
+      }
+      case 'claim_reserved': {
+        const { claimant, handle } = ix.accounts;
+        const { ref, before } = await moveOwner(handle, claimant, ix.args.name);
+        emit({
+          type: 'handle.registered',
+          handle: ref,
+          actors: { signer, owner: claimant },
+          change: { handleType: null, owner: { before, after: claimant }, via: 'reserved.claimed' },
+        });
+        break;
+      }
+      case 'set_record_delegate': {
+        const { authority, handle, delegateAccount } = ix.accounts;
+        const prior = await kv.get<{ delegate: string }>('delegate', delegateAccount);
+        await kv.set('delegate', delegateAccount, { delegate: ix.args.delegate });
+        emit({
+          type: 'record.delegate_set',
+          handle: await handleRef(handle),
+          actors: { signer, authority, delegate: ix.args.delegate },
+          change: { delegate: { before: prior?.delegate ?? null, after: ix.args.delegate } },
+        });
+        break;
+      }
+      case 'set_record_as_delegate': {
+        const { delegate, handle, record } = ix.accounts;
+        const ref = await handleRef(handle);
+        if (!ref) break;
+        const kind = ix.args.kind === 0 ? 'address' : 'text';
+        const prior = await trx
+          .selectFrom('identity_records')
+          .selectAll()
+          .where('account', '=', record)
+          .executeTakeFirst();
+        await trx
+          .insertInto('identity_records')
+          .values({ account: record, handle, kind, key: ix.args.key, value: ix.args.value, verified: 0 })
+          .onConflict((oc) => oc.column('account').doUpdateSet({ value: ix.args.value, verified: 0 }))
+          .execute();
+        emit({
+          type: 'record.set',
+          handle: ref,
+          actors: { signer, delegate },
+          change: {
+            kind,
+            key: ix.args.key,
+            record,
+            value: { before: prior?.value ?? null, after: ix.args.value },
+            verified: { before: prior ? prior.verified === 1 : null, after: false },
+          },
+        });
+        break;
+      }
+      case 'set_namespace_pricing': {
+        const { authority, namespace } = ix.accounts;
+        const prior = await kv.get<{ price: string }>('pricing', namespace);
+        const price = ix.args.price.toString();
+        await kv.set('pricing', namespace, { price });
+        emit({
+          type: 'namespace.pricing_set',
+          handle: null,
+          actors: { signer, authority },
+          change: { namespace, price: { before: prior?.price ?? null, after: price } },
+        });
+        break;
+      }
       default:
-        break; // invoices are the pay stream's
+        break; // invoices are the pay stream's; the market's configuration (init_config, reservations) changes no identity
     }
   }
   return out;

@@ -1,7 +1,7 @@
 // Usage history over real HTTP: a signed-in wallet's key makes calls that end served, 4xx and 429; the portal
 // route reads them back per key and per account, zero-filled; the shared session auth suite covers the route.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { portalSessionAuthSuite } from '@sigil/test/support/auth-suite';
+import { apiKeyAuthSuite, portalSessionAuthSuite } from '@sigil/test/support/auth-suite';
 import { portalSession, show, signIn } from '@sigil/test/support/connect-world';
 import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
@@ -25,7 +25,7 @@ describe('usage history', () => {
     const grace = await demoWallet('grace');
     const { token } = await portalSession(app, grace);
     const created = await app.call('POST', '/v1/keys', { bearer: token, body: { name: 'charts' } });
-    expect(created.status, show(created)).toBe(200);
+    expect(created.status, show(created)).toBe(201);
     const { key, secret } = created.body;
 
     const served = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
@@ -77,6 +77,36 @@ describe('usage history', () => {
     expect(range.status, show(range)).toBe(400);
     expect(range.body.code).toBe('BAD_REQUEST');
   });
+});
+
+describe("a key's own history (X-API-Key)", () => {
+  it('answers the calling key’s buckets; the read itself is counted like any keyed request', async () => {
+    const { secret, key } = await (async () => {
+      const { token } = await portalSession(app, await demoWallet('erin'));
+      return (await app.call('POST', '/v1/keys', { bearer: token, body: { name: 'own' } })).body;
+    })();
+    for (let i = 0; i < 2; i++) {
+      const res = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: key.id } });
+      expect(res.status, show(res)).toBe(400);
+    }
+    const first = await app.call('GET', '/v1/usage/history/key?range=1h', { key: secret });
+    expect(first.status, show(first)).toBe(200);
+    expect(first.body).toMatchObject({ range: '1h', key_id: key.id, bucket_ms: 60_000 });
+    const sum = (body: any, field: string) => body.buckets.reduce((n: number, b: any) => n + b[field], 0);
+    expect([sum(first.body, 'served'), sum(first.body, 'client_error')]).toStrictEqual([0, 2]);
+    const second = await app.call('GET', '/v1/usage/history/key', { key: secret });
+    expect(second.body).toMatchObject({ range: '24h', key_id: key.id });
+    expect([sum(second.body, 'served'), sum(second.body, 'client_error')]).toStrictEqual([1, 2]);
+    const badRange = await app.call('GET', '/v1/usage/history/key?range=2w', { key: secret });
+    expect(badRange.status, show(badRange)).toBe(400);
+    expect(badRange.body.code).toBe('BAD_REQUEST');
+  });
+
+  apiKeyAuthSuite(
+    'GET /v1/usage/history/key',
+    () => app,
+    (a, auth) => a.call('GET', '/v1/usage/history/key', auth),
+  );
 });
 
 describe('shared session auth suite', () => {

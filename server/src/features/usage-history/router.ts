@@ -1,5 +1,6 @@
 import { router } from '../../trpc/init';
 import { history } from './history.procedure';
+import { own } from './own.procedure';
 
-/** tRPC paths: usageHistory.history (portal, Connect bearer session). */
-export const usageHistoryRouter = router({ history });
+/** tRPC paths: usageHistory.history (portal, Connect bearer session), usageHistory.own (X-API-Key: the key's own). */
+export const usageHistoryRouter = router({ history, own });

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '../tool';
 import { createAgentManifestTool, type AgentManifestToolSettings } from './agent-manifest';
 import { checkAvailabilityTool } from './check-availability';
 import { getRecordsTool } from './get-records';
+import { prepareBidTool, prepareOfferTool } from './prepare-market';
 import { prepareRegisterTool } from './prepare-register';
 import { prepareSetRecordTool } from './prepare-set-record';
 import { prepareX402PaymentTool } from './prepare-x402-payment';
@@ -25,6 +26,8 @@ export function mcpTools(settings: AgentManifestToolSettings): readonly ToolDefi
     // Transactions and payments (prepared, never signed).
     prepareRegisterTool,
     prepareSetRecordTool,
+    prepareOfferTool,
+    prepareBidTool,
     prepareX402PaymentTool,
     verifyX402PaymentTool,
   ];

@@ -21,6 +21,9 @@ import {
   findAttestationPda,
   findRecordPda,
   RECORD_KIND_TEXT,
+  decodeMarketAccount,
+  type MarketAccountData,
+  type MarketAccountName,
 } from './registry';
 import { isHandleReleased } from './trust-rules';
 import type { ChainRpc } from './transport';
@@ -58,6 +61,7 @@ export type AccountReads = Pick<
   | 'getAttestations'
   | 'getDomain'
   | 'getInvoice'
+  | 'getMarketAccount'
   | 'scanHandles'
   | 'scanTextRecords'
 >;
@@ -99,6 +103,7 @@ export function createAccountReads(chain: ChainRpc, programId: Address): Account
     getAttestations: (handle, commitment = resolution) => getAttestations(ctx, handle, commitment),
     getDomain: (label, tld, commitment = resolution) => getDomain(ctx, label, tld, commitment),
     getInvoice: (invoice, commitment = DEFAULT_COMMITMENT.payments) => getInvoice(ctx, invoice, commitment),
+    getMarketAccount: (name, account, commitment = resolution) => getMarketAccount(ctx, name, account, commitment),
     scanHandles: (commitment = resolution) => scanHandles(ctx, commitment),
     scanTextRecords: (key, commitment = resolution) => scanTextRecords(ctx, key, commitment),
   };
@@ -448,6 +453,18 @@ async function getDomain(ctx: AccountReadContext, label: string, tld: string, co
       throw new ChainError('malformed', `account ${pda}: stores ${domain.label}.${domain.tld}`, pda);
     }
     return { value: domain, slot: context.slot };
+  });
+}
+
+function getMarketAccount<N extends MarketAccountName>(
+  ctx: AccountReadContext,
+  name: N,
+  account: Address,
+  commitment: Commitment,
+): Promise<MarketAccountData<N> | null> {
+  return readAccount(ctx, account, commitment, ({ value }) => {
+    const bytes = programAccountBytes(ctx, account, value);
+    return bytes ? decodeAs(account, () => decodeMarketAccount(name, bytes)) : null;
   });
 }
 

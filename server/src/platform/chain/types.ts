@@ -1,6 +1,7 @@
 // The chain reader's contract: what the rest of the service may ask of the chain.
 // Implemented once (reader.ts) over Solana JSON-RPC; features depend on this interface only.
 import type { Address } from '@solana/kit';
+import type { MarketAccountData, MarketAccountName } from './registry/market';
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized';
 
@@ -280,6 +281,12 @@ export interface ChainReader {
   /** Every text Record with exactly this key, of any handle (one getProgramAccounts scan); same `undecodable` rule. */
   scanTextRecords(key: string, commitment?: Commitment): Promise<RegistryScan<RecordAccount>>;
   getInvoice(invoice: Address, commitment?: Commitment): Promise<InvoiceAccount | null>;
+  /** A market account (docs/registry-program.md § Market) by address; null when absent; default `confirmed`. */
+  getMarketAccount<N extends MarketAccountName>(
+    name: N,
+    account: Address,
+    commitment?: Commitment,
+  ): Promise<MarketAccountData<N> | null>;
   getSlot(commitment?: Commitment): Promise<bigint>;
   getGenesisHash(): Promise<string>;
   /** Node version string, for /version. */

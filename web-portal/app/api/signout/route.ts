@@ -1,9 +1,10 @@
-// Sign out: forget the session cookie. The token itself expires on its own (24 h by default).
-import { clearedSessionCookie, isSecureRequest } from '../../../lib/session-cookie';
+// Sign out: forget the session cookie and the webhook key. The token itself expires on its own (24 h by default).
+import { clearedApiKeyCookie, clearedSessionCookie, isSecureRequest } from '../../../lib/session-cookie';
 
 export function POST(request: Request): Response {
-  return new Response(null, {
-    status: 204,
-    headers: { 'set-cookie': clearedSessionCookie({ secure: isSecureRequest(request) }) },
-  });
+  const secure = isSecureRequest(request);
+  const headers = new Headers();
+  headers.append('set-cookie', clearedSessionCookie({ secure }));
+  headers.append('set-cookie', clearedApiKeyCookie({ secure }));
+  return new Response(null, { status: 204, headers });
 }

@@ -213,7 +213,7 @@ const MARKET_ACCOUNT_CODECS = {
   ]) as Codec<RecordDelegateData>,
 };
 export type MarketAccountName = keyof typeof MARKET_ACCOUNT_CODECS;
-type MarketAccountData<N extends MarketAccountName> = ReturnType<(typeof MARKET_ACCOUNT_CODECS)[N]['decode']>;
+export type MarketAccountData<N extends MarketAccountName> = ReturnType<(typeof MARKET_ACCOUNT_CODECS)[N]['decode']>;
 
 export const MARKET_ACCOUNT_DISCRIMINATORS = Object.fromEntries(
   Object.keys(MARKET_ACCOUNT_CODECS).map((name) => [name, discriminatorOf(`account:${name}`)]),

@@ -1,0 +1,429 @@
+// The portal in a real browser: its production build (`next build`, served by `next start`) driven by headless
+// Debian Chromium through playwright-core, with a test wallet registered through the Wallet Standard that signs with
+// demo-scenario keys (test-wallet.ts). The suite starts everything itself (harness.ts): the local chain, the service
+// with its pay-webhook workers, an HTTPS webhook receiver and the portal.
+//
+//   production build   the build succeeds; pages and route handlers are served against the real service
+//   sign-in            one flow per proof path (message, memo transaction, Sign-In With Solana) and the legacy
+//                      window.solana fallback
+//   the developer flow create a key → call the API with it → the usage chart shows the calls → register a webhook
+//                      to the receiver → test event delivered → the receiver fails → the failure and its retry show
+//                      → redeliver → rotate → revoke the key → its calls fail
+//   accessibility      axe on every page in both themes (zero serious or critical), no console errors
+// Screenshots of each page and theme land in test/browser/artifacts/ (gitignored).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import { getTransactionDecoder, getCompiledTransactionMessageDecoder } from '@solana/kit';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '@sigil/client-sdk/webhooks';
+import { AUTO_PAUSED_PREFIX, WEBHOOK_LIMITS } from '@sigil/contract/webhooks';
+import { demoWallet } from '../../server/src/localchain/scenario';
+import { TEST_PORTAL_DOMAIN } from '../support/keyed-app';
+import { startPortalStack, type OpenedPage, type PortalStack } from './harness';
+
+let stack: PortalStack;
+
+beforeAll(async () => {
+  stack = await startPortalStack();
+}, 300_000);
+
+afterAll(async () => {
+  await stack?.close();
+}, 60_000);
+
+/** axe in both themes on the page as it is now, with a screenshot of each; zero serious or critical violations. */
+async function checkPage(page: Page, name: string): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await stack.screenshot(page, `${name}-${colorScheme}`);
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const serious = results.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    expect(serious, `${name} in the ${colorScheme} theme`).toStrictEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** Signs in on /keys with the test wallet by the given proof path; returns when the account is shown. */
+async function signIn(opened: OpenedPage, proof: RegExp): Promise<void> {
+  const { page } = opened;
+  await page.goto('/keys');
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  await page.getByRole('radio', { name: proof }).check();
+  await page.getByRole('button', { name: /^Sign in with / }).click();
+  await page.getByRole('heading', { name: 'Account' }).waitFor();
+}
+
+describe('production build', () => {
+  it('next build succeeds and writes the production build', () => {
+    expect(stack.build.code, stack.build.output).toBe(0);
+    expect(existsSync(join(import.meta.dirname, '..', '..', 'web-portal', '.next', 'BUILD_ID'))).toBe(true);
+    for (const route of ['/api/connect/[op]', '/keys', '/usage', '/webhooks', '/webhooks/[id]', '/quickstart'])
+      expect(stack.build.output).toContain(route);
+  });
+
+  it('serves the pages with anti-framing headers', async () => {
+    const home = await fetch(`${stack.base}/`);
+    expect(home.status).toBe(200);
+    expect(home.headers.get('x-frame-options')).toBe('DENY');
+    expect(await home.text()).toContain('Look up a name or wallet');
+    const keys = await fetch(`${stack.base}/keys`);
+    expect(keys.status).toBe(200);
+    expect(await keys.text()).toContain('API keys');
+  });
+
+  it('the built route handlers reach the service: lookup over tRPC, Connect with the portal key', async () => {
+    const input = encodeURIComponent(JSON.stringify({ name: '@alice' }));
+    const resolved = await fetch(`${stack.base}/api/trpc/resolve.resolve?input=${input}`);
+    const body = await resolved.json();
+    expect(resolved.status, JSON.stringify(body)).toBe(200);
+    expect(body.result.data).toMatchObject({ input: '@alice', name: 'alice', namespace: 'handle' });
+
+    const challenge = await fetch(`${stack.base}/api/connect/challenge`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ wallet: stack.app.chain.scenario!.reverse.plainWithPrimary }),
+    });
+    const challengeBody = await challenge.json();
+    expect(challenge.status, JSON.stringify(challengeBody)).toBe(200);
+    expect(challengeBody.audience).toBe(stack.app.portal.key.id);
+
+    const other = await fetch(`${stack.base}/api/connect/keys`, { method: 'POST', body: '{}' });
+    expect(other.status).toBe(404);
+    expect(await other.json()).toStrictEqual({ code: 'NOT_FOUND', message: 'unsupported operation: keys' });
+  });
+});
+
+describe('sign-in in the browser, one flow per proof path', () => {
+  it('message signing (/verify): the wallet signs exactly the challenge text', async () => {
+    const heidi = await demoWallet('heidi');
+    const opened = await stack.open({ wallet: heidi });
+    await signIn(opened, /Sign a message/);
+    const { page, wallet, errors } = opened;
+    await expect(page.locator('dd.mono').first().textContent()).resolves.toBe(heidi.address);
+    // The sign-in form is gone: the focus moved to the main content.
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+    expect(wallet!.requests.map((r) => r.op)).toStrictEqual(['signMessage']);
+    expect(wallet!.requests[0]!.detail).toMatch(
+      new RegExp(
+        `^sigil-connect:v2:wallet-control:${TEST_PORTAL_DOMAIN.replaceAll('.', '\\.')}:${heidi.address}:[1-9A-HJ-NP-Za-km-z]+$`,
+      ),
+    );
+    // The session survives a reload (httpOnly cookie), and signing out forgets it.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Account' }).waitFor();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+    expect(errors).toStrictEqual([]);
+    await opened.context.close();
+  });
+
+  it('memo transaction (/verify-tx): the wallet signs a one-instruction memo transaction that names the challenge', async () => {
+    const ivan = await demoWallet('ivan');
+    const opened = await stack.open({ wallet: ivan });
+    await signIn(opened, /Sign a memo transaction/);
+    const { wallet, errors } = opened;
+    expect(wallet!.requests.map((r) => r.op)).toStrictEqual(['signTransaction']);
+    const tx = getTransactionDecoder().decode(Buffer.from(wallet!.requests[0]!.detail, 'base64'));
+    const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+    expect(message.version).toBe('legacy');
+    if (message.version === 1) throw new Error('a v1 message carries no instruction list');
+    expect(message.staticAccounts[0]).toBe(ivan.address);
+    expect(message.instructions).toHaveLength(1);
+    const memo = new TextDecoder().decode(message.instructions[0]!.data);
+    expect(memo).toMatch(
+      new RegExp(`^sigil-verify:${TEST_PORTAL_DOMAIN.replaceAll('.', '\\.')}:[1-9A-HJ-NP-Za-km-z]+$`),
+    );
+    expect(errors).toStrictEqual([]);
+    await opened.context.close();
+  });
+
+  it('Sign-In With Solana (/verify-signin): the wallet signs a standard message for the portal’s own host', async () => {
+    const erin = await demoWallet('erin');
+    const opened = await stack.open({ wallet: erin });
+    await signIn(opened, /Sign in with Solana/);
+    const { wallet, errors } = opened;
+    expect(wallet!.requests.map((r) => r.op)).toStrictEqual(['signIn']);
+    const host = new URL(stack.base).host;
+    expect(wallet!.requests[0]!.detail).toMatch(
+      new RegExp(
+        `^${host.replaceAll('.', '\\.')} wants you to sign in with your Solana account:\\n${erin.address}\\n\\n` +
+          `Sign in to the Sigil developer portal\\.\\n\\nURI: ${stack.base.replaceAll('.', '\\.')}\\nVersion: 1\\n` +
+          `Nonce: [1-9A-HJ-NP-Za-km-z]+\\nIssued At: \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z$`,
+      ),
+    );
+    expect(errors).toStrictEqual([]);
+    await opened.context.close();
+  });
+
+  it('a legacy injected window.solana wallet is the fallback when no Wallet Standard wallet is present', async () => {
+    const grace = await demoWallet('grace');
+    const opened = await stack.open({ wallet: grace, legacyOnly: true });
+    await opened.page.goto('/keys');
+    await expect(opened.page.getByRole('radio', { name: 'Browser wallet (window.solana)' }).isChecked()).resolves.toBe(
+      true,
+    );
+    // It can only sign messages: the other proofs are not offered.
+    await expect(opened.page.getByRole('radio', { name: /Sign a memo transaction/ }).count()).resolves.toBe(0);
+    await signIn(opened, /Sign a message/);
+    expect(opened.wallet!.requests.map((r) => r.op)).toStrictEqual(['signMessage']);
+    expect(opened.errors).toStrictEqual([]);
+    await opened.context.close();
+  });
+
+  it('without any wallet the page says how to get one', async () => {
+    const opened = await stack.open();
+    await opened.page.goto('/keys');
+    await opened.page.getByText('No Solana wallet found in this browser').waitFor();
+    await checkPage(opened.page, 'keys-no-wallet');
+    expect(opened.errors).toStrictEqual([]);
+    await opened.context.close();
+  });
+});
+
+/** Waits until the delivery log's newest row matching `match` satisfies `done` (the page re-reads while pending). */
+async function waitForDelivery(
+  page: Page,
+  done: (row: { id: string; status: string; attempts: number; text: string }) => boolean,
+  timeoutMs = 40_000,
+): Promise<{ id: string; status: string; attempts: number; text: string }> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (Date.now() < deadline) {
+    const row = page.locator('[data-testid=delivery-log] tbody tr').first();
+    if ((await row.count()) > 0) {
+      const seen = {
+        id: (await row.getAttribute('data-delivery-id'))!,
+        status: (await row.getAttribute('data-status'))!,
+        attempts: Number(await row.getAttribute('data-attempts')),
+        text: (await row.innerText()).replace(/\s+/g, ' '),
+      };
+      last = JSON.stringify(seen);
+      if (done(seen)) return seen;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error(`the delivery log did not reach the expected state; last row: ${last}`);
+}
+
+describe('the developer flow, in the browser', () => {
+  it('key → API calls → chart → webhook → test event delivered → failure and retry → redeliver → rotate → revoke', async () => {
+    const satoshi = await demoWallet('satoshi');
+    const opened = await stack.open({ wallet: satoshi });
+    const { page, wallet, errors } = opened;
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signIn(opened, /Sign a message/);
+    await checkPage(page, 'keys-signed-in');
+
+    // Create a key: the secret is shown once, with a copy button and a ready curl line.
+    await page.getByLabel('Label (optional)').fill('browser e2e');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = (await page.getByTestId('new-secret').textContent())!;
+    expect(secret).toMatch(/^sigil_sk_[1-9A-HJ-NP-Za-km-z]{40,50}$/);
+    await expect(page.getByTestId('curl-line').textContent()).resolves.toBe(
+      `curl -s -H 'X-API-Key: ${secret}' ${stack.app.base}/v1/resolve/alice`,
+    );
+    // Focus moved to the one-time secret.
+    await expect(page.evaluate(() => document.activeElement?.classList.contains('secret'))).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Copy secret' }).click();
+    await page.getByText('Copied.').waitFor();
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(secret);
+    await checkPage(page, 'keys-created');
+    await page.getByRole('button', { name: 'Use this key for webhooks' }).click();
+    await page.getByText('Webhooks will use this key.').waitFor();
+    const keyId = (await page.locator('tr[data-key-id]').first().getAttribute('data-key-id'))!;
+
+    // Rename it.
+    await page.getByRole('button', { name: 'Rename browser e2e' }).click();
+    await page.getByLabel('New label (empty clears it)').fill('renamed e2e');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('button', { name: 'Revoke renamed e2e' }).waitFor();
+
+    // Call the API with the key, from the test: 3 served, 1 client error. With the portal's own check of the key
+    // ("Use this key for webhooks": one keyed read), the key has made 4 served calls and 1 client error.
+    for (let i = 0; i < 3; i++) {
+      const res = await stack.app.call('POST', '/v1/auth/challenge', {
+        key: secret,
+        body: { wallet: satoshi.address },
+      });
+      expect(res.status, res.text).toBe(200);
+    }
+    const bad = await stack.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: 'nope' } });
+    expect(bad.status, bad.text).toBe(400);
+
+    // The usage chart of that key shows them.
+    await page.getByRole('link', { name: 'Usage of renamed e2e' }).click();
+    await page.getByRole('heading', { name: 'Usage over time' }).waitFor();
+    await expect(page.getByRole('combobox', { name: 'Key' }).inputValue()).resolves.toBe(keyId);
+    await page.getByTestId('usage-total').getByText('5 requests in this range.').waitFor();
+    await page.getByText('The numbers behind the chart').click();
+    const row = page.locator('[data-testid=usage-table] tbody tr').first();
+    await expect(row.locator('td').nth(1).textContent()).resolves.toBe('4');
+    await expect(row.locator('td').nth(2).textContent()).resolves.toBe('1');
+    // The chart (recharts SVG) draws the bars and the key's limit line.
+    await expect(page.locator('.recharts-bar-rectangle').count()).resolves.toBeGreaterThan(0);
+    await page.getByText('limit 15,000 / bucket').waitFor();
+    for (const range of ['Last 7 days', 'Last 30 days'] as const) {
+      await page.getByRole('radio', { name: range }).check();
+      await page.getByTestId('usage-total').getByText('5 requests in this range.').waitFor();
+    }
+    await checkPage(page, 'usage');
+
+    // Register a webhook to the local HTTPS receiver: the challenge message is shown before the wallet signs it.
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('heading', { name: 'Register a webhook' }).waitFor();
+    await page.getByText('No webhooks yet').waitFor();
+    await checkPage(page, 'webhooks-empty');
+    await page.getByLabel('Endpoint URL (HTTPS)').fill(stack.receiver.url);
+    await page.getByLabel('Description (optional)').fill('e2e receiver');
+    await page.getByRole('button', { name: 'Continue: show the message to sign' }).click();
+    const shown = (await page.getByTestId('challenge-message').textContent())!;
+    expect(shown).toContain(stack.receiver.url);
+    expect(shown).toContain(satoshi.address);
+    const signedBefore = wallet!.requests.length;
+    await page.getByRole('button', { name: 'Sign with your wallet and register' }).click();
+    const webhookSecret = (await page.getByTestId('webhook-secret').textContent())!;
+    expect(webhookSecret).toMatch(/^whsec_/);
+    // What the wallet signed is byte for byte the message the page showed.
+    expect(wallet!.requests.slice(signedBefore)).toStrictEqual([{ op: 'signMessage', detail: shown }]);
+    await checkPage(page, 'webhooks-registered');
+    await page.getByRole('link', { name: 'Open the webhook →' }).click();
+    await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+
+    // A test event is delivered, signed with the secret shown at registration (checked with the SDK's verifier).
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const delivered = await waitForDelivery(page, (d) => d.status === 'delivered');
+    expect(delivered.text).toContain('payment.received (test)');
+    expect(delivered.text).toContain('HTTP 200');
+    const first = stack.receiver.requests.at(-1)!;
+    expect(first.headers['sigil-event-type']).toBe('payment.received');
+    expect(verifyWebhook(first.body, first.headers['sigil-signature'] as string, webhookSecret).ok).toBe(true);
+    await checkPage(page, 'webhook-delivered');
+
+    // The receiver fails: the failure shows, then its retry (a second attempt), both answered 500.
+    stack.receiver.status = 500;
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const failing = await waitForDelivery(page, (d) => d.id !== delivered.id && d.attempts >= 1);
+    expect(failing.status).toBe('pending');
+    expect(failing.text).toContain('HTTP 500');
+    const retried = await waitForDelivery(page, (d) => d.id === failing.id && d.attempts >= 2);
+    expect(retried.text).toContain('HTTP 500');
+    // Filters: delivered only hides the failing one.
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('delivered');
+    await expect(page.locator('[data-testid=delivery-log] tbody tr').count()).resolves.toBe(1);
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('');
+    await checkPage(page, 'webhook-failing');
+
+    // Redeliver the delivered one once the receiver is back: the same event arrives again.
+    stack.receiver.status = 200;
+    const before = stack.receiver.requests.filter((r) => r.headers['sigil-delivery-id'] === delivered.id).length;
+    await page
+      .locator(`tr[data-delivery-id="${delivered.id}"]`)
+      .getByRole('button', { name: /^Redeliver/ })
+      .click();
+    await page.getByText('Delivery queued again.').waitFor();
+    await expect
+      .poll(() => stack.receiver.requests.filter((r) => r.headers['sigil-delivery-id'] === delivered.id).length, {
+        timeout: 20_000,
+      })
+      .toBe(before + 1);
+
+    // Rotate: the new secret is shown once and signs the next delivery.
+    await page.getByRole('button', { name: 'Rotate the secret' }).click();
+    const rotated = (await page.getByTestId('rotated-secret').textContent())!;
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(webhookSecret);
+    const count = stack.receiver.requests.length;
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    await expect.poll(() => stack.receiver.requests.length, { timeout: 20_000 }).toBeGreaterThan(count);
+    const afterRotation = stack.receiver.requests.at(-1)!;
+    expect(verifyWebhook(afterRotation.body, afterRotation.headers['sigil-signature'] as string, rotated).ok).toBe(
+      true,
+    );
+    expect(
+      verifyWebhook(afterRotation.body, afterRotation.headers['sigil-signature'] as string, webhookSecret).ok,
+    ).toBe(false);
+
+    // An auto-paused webhook shows why and resumes. The pause is the delivery engine's, after 50 dead letters in a
+    // row; the test sets it directly with the engine's own reason.
+    const webhookId = page.url().split('/webhooks/')[1]!;
+    const reason = `${AUTO_PAUSED_PREFIX}${WEBHOOK_LIMITS.autoPauseAfterDead} consecutive deliveries dead-lettered`;
+    await stack.app.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: reason })
+      .where('id', '=', webhookId)
+      .execute();
+    await page.reload();
+    await expect(page.getByTestId('webhook-status').textContent()).resolves.toBe(`paused — ${reason}`);
+    await checkPage(page, 'webhook-paused');
+    await page.getByRole('button', { name: /^Resume \(paused: 50 consecutive deliveries dead-lettered\)$/ }).click();
+    await page.getByText('Webhook resumed.').waitFor();
+    await expect(page.getByTestId('webhook-status').textContent()).resolves.toBe('active');
+    await expect(page.getByRole('button', { name: /^Resume/ }).count()).resolves.toBe(0);
+
+    // Delete it: back to the (now empty) list.
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByText('No webhooks yet').waitFor();
+
+    // Revoke the key: it disappears from the default list, and its calls now fail.
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByRole('button', { name: 'Revoke renamed e2e' }).click();
+    await page.getByText('Revoked renamed e2e.').waitFor();
+    await page.locator(`tr[data-key-id="${keyId}"]`).waitFor({ state: 'detached' });
+    await page.getByRole('checkbox', { name: /Show revoked keys \(1\)/ }).check();
+    await page
+      .locator(`tr[data-key-id="${keyId}"]`)
+      .getByText(/^revoked /)
+      .waitFor();
+    const refused = await stack.app.call('POST', '/v1/auth/challenge', {
+      key: secret,
+      body: { wallet: satoshi.address },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('INVALID_KEY');
+
+    expect(errors).toStrictEqual([]);
+    await opened.context.close();
+  }, 180_000);
+});
+
+describe('accessibility of the public pages', () => {
+  it('look-up (empty, a handle with records, an error), quickstart, and signed-out pages: axe in both themes', async () => {
+    const opened = await stack.open({ wallet: await demoWallet('heidi') });
+    const { page, errors } = opened;
+    await page.goto('/');
+    await checkPage(page, 'lookup');
+    await page.getByLabel('Name or wallet address').fill('@alice');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('heading', { name: '@alice' }).waitFor();
+    await page.getByRole('heading', { name: 'Address records' }).waitFor();
+    await checkPage(page, 'lookup-alice');
+    await page.goto('/?q=nobodyhere');
+    await expect(page.locator('main p.error').textContent()).resolves.toBe('nobodyhere: handle not registered');
+    await checkPage(page, 'lookup-error');
+    // The skip link is the first stop and moves the focus to the main content.
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+    for (const [path, name] of [
+      ['/quickstart', 'quickstart'],
+      ['/keys', 'keys-signed-out'],
+      ['/usage', 'usage-signed-out'],
+      ['/webhooks', 'webhooks-signed-out'],
+    ] as const) {
+      await page.goto(path);
+      await page.locator('h1').waitFor();
+      if (path !== '/quickstart') await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+      await checkPage(page, name);
+    }
+    const favicon = await fetch(`${stack.base}/icon.svg`);
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get('content-type')).toContain('image/svg+xml');
+    expect(errors).toStrictEqual([]);
+    await opened.context.close();
+  }, 120_000);
+});

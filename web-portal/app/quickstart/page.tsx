@@ -1,0 +1,63 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { portalServerConfig } from '../../lib/server-config';
+
+export const metadata: Metadata = { title: 'SDK quickstart' };
+
+// A server component: static text plus the service's URL from the portal server's environment.
+export default function QuickstartPage() {
+  const { apiBase } = portalServerConfig();
+  return (
+    <>
+      <h1>SDK quickstart</h1>
+      <p className="hint">
+        Three steps from a new key to a verified webhook. Every route is described in the{' '}
+        <a href={`${apiBase}/docs`}>API docs</a> (OpenAPI: <a href={`${apiBase}/openapi.json`}>openapi.json</a>); the
+        SDK&rsquo;s reference is <code>client-sdk/README.md</code> in the repository.
+      </p>
+
+      <section aria-labelledby="qs-key">
+        <h2 id="qs-key">1. Call the API with a key</h2>
+        <p>
+          <Link href="/keys">Create a key</Link>, keep its secret on your server, and send it as <code>X-API-Key</code>:
+        </p>
+        <pre>
+          <code>{`curl -s -H 'X-API-Key: sigil_sk_…' ${apiBase}/v1/resolve/alice`}</code>
+        </pre>
+        <p>
+          Every keyed answer carries <code>X-RateLimit-Remaining</code>; a <code>429</code> carries{' '}
+          <code>Retry-After</code>. <Link href="/usage">Usage</Link> shows your calls over time.
+        </p>
+      </section>
+
+      <section aria-labelledby="qs-connect">
+        <h2 id="qs-connect">2. Sign your users in with their wallet</h2>
+        <p>
+          Browsers never hold your key: your backend runs the SDK&rsquo;s Connect proxy, which forwards only the sign-in
+          calls and attaches the key.
+        </p>
+        <pre>
+          <code>{`import http from 'node:http';
+import { createConnectProxy, connectProxyNodeHandler } from '@sigil/client-sdk/connect-proxy';
+
+const proxy = createConnectProxy({ baseUrl: '${apiBase}', apiKey: process.env.SIGIL_API_KEY! });
+http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).listen(3000);
+// browser: POST /api/sigil/challenge {wallet} → the wallet signs → POST /api/sigil/verify`}</code>
+        </pre>
+      </section>
+
+      <section aria-labelledby="qs-webhooks">
+        <h2 id="qs-webhooks">3. Receive payment webhooks</h2>
+        <p>
+          <Link href="/webhooks">Register an endpoint</Link>, then verify each delivery against its raw body:
+        </p>
+        <pre>
+          <code>{`import { verifyWebhook } from '@sigil/client-sdk/webhooks';
+
+const check = verifyWebhook(rawBody, req.headers['sigil-signature'], [process.env.SIGIL_WHSEC!]);
+if (!check.ok) return res.writeHead(400).end(check.reason);`}</code>
+        </pre>
+      </section>
+    </>
+  );
+}

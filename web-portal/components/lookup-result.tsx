@@ -1,0 +1,123 @@
+// The lookup's answer (rendered on the server from lib/lookup.ts).
+import type { LookupResult } from '../lib/lookup';
+
+export function LookupResultView({ result }: { result: LookupResult }) {
+  if (result.kind === 'error') {
+    return (
+      <p className="error" role="alert">
+        <span className="mono">{result.query}</span>: {result.text}
+      </p>
+    );
+  }
+  if (result.kind === 'reverse') {
+    return (
+      <section aria-labelledby="result-heading">
+        <h2 id="result-heading">Wallet</h2>
+        <dl className="result">
+          <dt>Wallet</dt>
+          <dd className="mono">{result.address}</dd>
+          <dt>Primary handle</dt>
+          <dd>
+            <a href={`/?q=${encodeURIComponent('@' + result.handle)}`}>@{result.handle}</a>
+          </dd>
+        </dl>
+      </section>
+    );
+  }
+  const r = result.resolution;
+  return (
+    <>
+      <section aria-labelledby="result-heading">
+        <h2 id="result-heading">{r.namespace === 'handle' ? `@${r.name}` : r.name}</h2>
+        <dl className="result">
+          <dt>Namespace</dt>
+          <dd>{r.namespace}</dd>
+          <dt>Owner</dt>
+          <dd className="mono">{r.owner}</dd>
+          <dt>Tokenized</dt>
+          <dd>{r.tokenized ? 'yes (authority follows the NFT holder; the owner is informational)' : 'no'}</dd>
+          <dt>Verification</dt>
+          <dd>{r.verification}</dd>
+        </dl>
+      </section>
+      <DetailsView details={result} />
+    </>
+  );
+}
+
+function DetailsView({ details }: { details: Extract<LookupResult, { kind: 'resolution' }> }) {
+  const { records, agent, problems } = details;
+  return (
+    <>
+      {records && (
+        <section aria-labelledby="records-heading">
+          <h2 id="records-heading">Address records</h2>
+          {records.addresses.length === 0 ? (
+            <p>No address records.</p>
+          ) : (
+            <div className="scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Chain</th>
+                    <th scope="col">Address</th>
+                    <th scope="col">Verified</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {records.addresses.map((r) => (
+                    <tr key={r.chain}>
+                      <td>{r.chain}</td>
+                      <td className="mono">{r.address}</td>
+                      <td>
+                        {r.verified && r.verifiedAt !== null
+                          ? `verified ${new Date(r.verifiedAt * 1000).toLocaleDateString()}`
+                          : 'not verified'}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <p className="hint">Read at slot {records.slot}.</p>
+        </section>
+      )}
+      {agent && (
+        <section aria-labelledby="agent-heading">
+          <h2 id="agent-heading">Agent</h2>
+          <dl className="result">
+            <dt>Kind</dt>
+            <dd>
+              {agent.handleType === 3 ? 'agent handle (type 3, immutable)' : 'handle with an agent.manifest record'}
+            </dd>
+            <dt>Manifest</dt>
+            <dd className="mono">{agent.manifestUrl}</dd>
+            <dt>Name in manifest</dt>
+            <dd>{agent.manifest.sigil.name}</dd>
+            <dt>Network</dt>
+            <dd>{agent.manifest.sigil.network}</dd>
+            <dt>Attestation</dt>
+            <dd className="mono">{agent.manifest.identity?.attestation ?? 'none referenced'}</dd>
+            <dt>Endpoints</dt>
+            <dd>
+              {(agent.manifest.endpoints ?? []).length === 0
+                ? 'none'
+                : (agent.manifest.endpoints ?? []).map((e) => (
+                    <span key={`${e.type}:${e.url}`} className="block mono">
+                      {e.type}: {e.url}
+                    </span>
+                  ))}
+            </dd>
+          </dl>
+          {agent.manifest.identity?.description && <p>{agent.manifest.identity.description}</p>}
+        </section>
+      )}
+      {problems.length > 0 && (
+        <p className="hint" role="status">
+          Not shown: {problems.join('; ')}
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,307 @@
+'use client';
+// Pay webhooks: list and register. They are managed with one of the account's API keys (the service's pay-webhook
+// routes are keyed, and a registration challenge names the key), which the portal keeps in an httpOnly cookie.
+// Registration: the challenge message is shown first; then the signed-in wallet signs it in the browser.
+import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import Link from 'next/link';
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '@sigil/server/router';
+import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
+import { base58 } from '@scure/base';
+import { errorText, trpc } from '../lib/trpc';
+import { availableWallets } from '../lib/wallet';
+import { CopyButton } from './copy-button';
+import { useSession } from './session';
+import { RequireSession } from './sign-in';
+import { useWebhookKey, type WebhookKeyState } from './webhook-key';
+
+type Outputs = inferRouterOutputs<AppRouter>;
+type Webhook = Outputs['payWebhooks']['list']['webhooks'][number];
+type Created = Outputs['payWebhooks']['register'];
+type Challenge = Outputs['payWebhooks']['challenge'];
+
+export function WebhooksPanel() {
+  return (
+    <RequireSession purpose="register and manage the webhooks of your account">
+      <WithKey>{(key) => <Webhooks webhookKey={key} />}</WithKey>
+    </RequireSession>
+  );
+}
+
+/** Asks for the API key the webhook pages use, when the portal holds none yet. */
+export function WithKey({ children }: { children: (key: WebhookKeyState) => React.ReactNode }) {
+  const key = useWebhookKey();
+  const [secret, setSecret] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  if (key.prefix === undefined) return <p aria-live="polite">Loading…</p>;
+  if (key.prefix === null) {
+    return (
+      <section aria-labelledby="webhook-key-heading">
+        <h2 id="webhook-key-heading">Choose the API key for webhooks</h2>
+        <p>
+          Webhooks belong to your account and are managed with one of its API keys. Paste a key&rsquo;s secret (the
+          portal keeps it for this browser session only, out of reach of page scripts), or{' '}
+          <Link href="/keys">create a key</Link> and choose &ldquo;Use this key for webhooks&rdquo;.
+        </p>
+        <form
+          className="inline"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setError('');
+            setBusy(true);
+            try {
+              await key.use(secret.trim());
+              setSecret('');
+            } catch (err) {
+              setError(errorText(err));
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          <label>
+            API key secret
+            <input
+              type="password"
+              value={secret}
+              onChange={(e) => setSecret(e.target.value)}
+              autoComplete="off"
+              placeholder="sigil_sk_…"
+              required
+            />
+          </label>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Checking…' : 'Use this key'}
+          </button>
+        </form>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+      </section>
+    );
+  }
+  return <>{children(key)}</>;
+}
+
+function Webhooks({ webhookKey }: { webhookKey: WebhookKeyState }) {
+  const [webhooks, setWebhooks] = useState<Webhook[] | null>(null);
+  const [error, setError] = useState('');
+  const refresh = useCallback(async () => {
+    try {
+      setWebhooks((await trpc.payWebhooks.list.query({})).webhooks);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }, []);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  return (
+    <>
+      <p className="hint">
+        Managing with key <span className="mono">{webhookKey.prefix}…</span>{' '}
+        <button type="button" className="secondary" onClick={() => void webhookKey.forget()}>
+          Use another key
+        </button>
+      </p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      <section aria-labelledby="webhooks-heading">
+        <h2 id="webhooks-heading">Your webhooks</h2>
+        {webhooks === null ? (
+          !error && <p aria-live="polite">Loading webhooks…</p>
+        ) : webhooks.length === 0 ? (
+          <p>No webhooks yet: register one below.</p>
+        ) : (
+          <div className="scroll">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Endpoint</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody>
+                {webhooks.map((w) => (
+                  <tr key={w.id}>
+                    <td>
+                      <Link href={`/webhooks/${w.id}`}>{w.description ?? w.url}</Link>
+                      <br />
+                      <span className="mono hint">{w.url}</span>
+                    </td>
+                    <td className="mono">{w.scope.value}</td>
+                    <td>{w.event_types.length === PAY_EVENT_TYPES.length ? 'all' : w.event_types.join(', ')}</td>
+                    <td>{w.status === 'active' ? 'active' : `paused: ${w.paused_reason ?? ''}`}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <Register onRegistered={refresh} />
+    </>
+  );
+}
+
+function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
+  const { session } = useSession();
+  const [url, setUrl] = useState('');
+  const [scope, setScope] = useState(session?.address ?? '');
+  const [description, setDescription] = useState('');
+  const [types, setTypes] = useState<string[]>([]);
+  const [challenge, setChallenge] = useState<Challenge | null>(null);
+  const [created, setCreated] = useState<Created | null>(null);
+  const [status, setStatus] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const messageRef = useRef<HTMLDivElement>(null);
+  const secretRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (challenge) messageRef.current?.focus();
+  }, [challenge]);
+  useEffect(() => {
+    if (created) secretRef.current?.focus();
+  }, [created]);
+
+  async function requestChallenge(event: FormEvent) {
+    event.preventDefault();
+    setError('');
+    setCreated(null);
+    setBusy(true);
+    try {
+      setChallenge(
+        await trpc.payWebhooks.challenge.mutate({
+          scope: scope.trim(),
+          wallet: session!.address,
+          url: url.trim(),
+          ...(types.length > 0 ? { event_types: types } : {}),
+          ...(description.trim() ? { description: description.trim() } : {}),
+        }),
+      );
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function signAndRegister() {
+    if (!challenge || !session) return;
+    setError('');
+    setBusy(true);
+    try {
+      // The wallet the session was signed in with: the one whose signature the scope needs.
+      let signed: Uint8Array | undefined;
+      for (const wallet of availableWallets().filter((w) => w.can.message)) {
+        setStatus(`Asking ${wallet.name} to sign…`);
+        if ((await wallet.connect()) !== session.address) continue;
+        signed = await wallet.signMessage(new TextEncoder().encode(challenge.message));
+        break;
+      }
+      if (!signed) throw new Error(`no wallet in this browser holds ${session.address} and can sign messages`);
+      setStatus('Registering…');
+      setCreated(await trpc.payWebhooks.register.mutate({ nonce: challenge.nonce, signature: base58.encode(signed) }));
+      setChallenge(null);
+      setUrl('');
+      setDescription('');
+      await onRegistered();
+    } catch (err) {
+      setError(errorText(err));
+    } finally {
+      setStatus('');
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section aria-labelledby="register-heading">
+      <h2 id="register-heading">Register a webhook</h2>
+      <form className="stack" onSubmit={requestChallenge}>
+        <label>
+          Endpoint URL (HTTPS)
+          <input
+            type="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            placeholder="https://example.com/hooks"
+            required
+          />
+        </label>
+        <label>
+          Scope: your wallet, or an @name you control
+          <input type="text" value={scope} onChange={(e) => setScope(e.target.value)} required spellCheck={false} />
+        </label>
+        <label>
+          Description (optional)
+          <input type="text" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
+        </label>
+        <fieldset>
+          <legend>Events (none checked: all)</legend>
+          {PAY_EVENT_TYPES.map((t) => (
+            <label key={t} className="choice">
+              <input
+                type="checkbox"
+                checked={types.includes(t)}
+                onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
+              />
+              <span className="mono">{t}</span>
+            </label>
+          ))}
+        </fieldset>
+        <p>
+          <button type="submit" disabled={busy}>
+            Continue: show the message to sign
+          </button>
+        </p>
+      </form>
+      {challenge && (
+        <div className="callout" tabIndex={-1} ref={messageRef} aria-labelledby="challenge-heading">
+          <h3 id="challenge-heading">Your wallet will sign this message</h3>
+          <pre data-testid="challenge-message">{challenge.message}</pre>
+          <p className="hint">It expires at {new Date(challenge.expires_at * 1000).toLocaleTimeString()}.</p>
+          <button type="button" onClick={() => void signAndRegister()} disabled={busy}>
+            Sign with your wallet and register
+          </button>{' '}
+          <button type="button" className="secondary" onClick={() => setChallenge(null)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      <p aria-live="polite" className="hint">
+        {status}
+      </p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {created && (
+        <div className="secret" tabIndex={-1} ref={secretRef} aria-labelledby="webhook-secret-heading">
+          <h3 id="webhook-secret-heading">Webhook registered</h3>
+          <p>
+            <strong>Copy the signing secret now: it is shown only once.</strong> Your receiver verifies every delivery
+            with it (<code>verifyWebhook</code> in the SDK).
+          </p>
+          <p>
+            <code data-testid="webhook-secret">{created.secret}</code>{' '}
+            <CopyButton text={created.secret} label="secret" />
+          </p>
+          <p>
+            <Link href={`/webhooks/${created.id}`}>Open the webhook →</Link>
+          </p>
+        </div>
+      )}
+    </section>
+  );
+}
