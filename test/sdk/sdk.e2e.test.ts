@@ -338,6 +338,20 @@ describe('portal key management (Connect session)', () => {
   });
 });
 
+describe('usage history of the calling key', () => {
+  it("GET /v1/usage/history/key: the key's own buckets; 400 BAD_REQUEST for an unknown range", async () => {
+    const path = '/v1/usage/history/key';
+    const own = op(`GET ${path}`, await sigil.GET(path, { params: { query: { range: '1h' } } }));
+    expect(own.ok && own.data, show(own)).toMatchObject({ range: '1h', key_id: app.key.key.id, bucket_ms: 60_000 });
+    expect(own.ok && own.data.buckets.length).toBe(60);
+    expect(await sigil.GET(path, { params: { query: { range: '2h' as '1h' } } })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'BAD_REQUEST',
+    });
+  });
+});
+
 describe('pay webhooks', () => {
   it('every webhook operation: success, then its error', async () => {
     const client = createSigilClient({ baseUrl: hooks.app.base, apiKey: hooks.app.key.secret });

@@ -985,6 +985,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/usage/history/key': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The calling key's usage over time
+     * @description The same buckets as `GET /v1/usage/history` for the key in `X-API-Key` (`key_id` is implied). Rate limited like every keyed route.
+     */
+    get: operations['usageHistory-own'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8499,6 +8519,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8507,11 +8534,12 @@ export interface operations {
                   /** @constant */
                   type: 'handle.registered';
                   change: {
-                    handleType: number;
+                    handleType: number | null;
                     owner: {
                       before: string | null;
                       after: string | null;
                     };
+                    via?: string;
                   };
                 }
               | {
@@ -8541,6 +8569,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8553,6 +8588,7 @@ export interface operations {
                       before: string | null;
                       after: string | null;
                     };
+                    via?: string;
                   };
                 }
               | {
@@ -8582,6 +8618,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8594,6 +8637,7 @@ export interface operations {
                       before: string | null;
                       after: string | null;
                     };
+                    via?: string;
                   };
                 }
               | {
@@ -8623,6 +8667,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8668,6 +8719,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8710,6 +8768,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8754,6 +8819,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8803,6 +8875,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8849,6 +8928,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8894,6 +8980,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8935,6 +9028,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   handle: {
                     name: string;
@@ -8979,6 +9079,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   /** @constant */
                   type: 'namespace.created';
@@ -9015,6 +9122,13 @@ export interface operations {
                     wallet?: string;
                     issuer?: string;
                     authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
                   };
                   /** @constant */
                   type: 'domain.registered';
@@ -9027,6 +9141,1007 @@ export interface operations {
                       namespace: string;
                     };
                     owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'offer.made';
+                  change: {
+                    offer: string;
+                    amount: string;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'offer.cancelled';
+                  change: {
+                    offer: string;
+                    amount: string | null;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'offer.accepted';
+                  change: {
+                    offer: string;
+                    amount: string;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'listing.created';
+                  change: {
+                    listing: string;
+                    price: string;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'listing.cancelled';
+                  change: {
+                    listing: string;
+                    price: string | null;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'listing.sold';
+                  change: {
+                    listing: string;
+                    price: string;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'auction.created';
+                  change: {
+                    auction: string;
+                    reserve: string;
+                    durationSeconds: number;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'auction.bid';
+                  change: {
+                    auction: string;
+                    amount: string;
+                    previousBidder: string | null;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'auction.settled';
+                  change: {
+                    auction: string;
+                    winner: string | null;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'auction.cancelled';
+                  change: {
+                    auction: string;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'auction.closed';
+                  change: {
+                    auction: string;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'gift.created';
+                  change: {
+                    voucher: string;
+                    recipient: string;
+                    expiresAt: string | null;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'gift.claimed';
+                  change: {
+                    voucher: string;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'gift.refunded';
+                  change: {
+                    voucher: string;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'lease.started';
+                  change: {
+                    lease: string;
+                    amount: string;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'lease.paid';
+                  change: {
+                    lease: string;
+                    amount: string;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'lease.reclaimed';
+                  change: {
+                    lease: string;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'recovery.initiated';
+                  change: {
+                    recovery: string;
+                    newOwner: string;
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'recovery.completed';
+                  change: {
+                    recovery: string;
+                    owner: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  handle: {
+                    name: string;
+                    account: string;
+                  } | null;
+                  /** @constant */
+                  type: 'record.delegate_set';
+                  change: {
+                    delegate: {
+                      before: string | null;
+                      after: string | null;
+                    };
+                  };
+                }
+              | {
+                  /** @constant */
+                  schema: 'sigil.identity-events/v1';
+                  id: string;
+                  sequence: number;
+                  /** @constant */
+                  notice: 'Notification only: the chain is the source of truth.';
+                  /** @constant */
+                  test?: true;
+                  chain: {
+                    signature: string;
+                    ixIndex: number;
+                    innerIndex: number;
+                    slot: number;
+                    blockTime: string | null;
+                    /** @constant */
+                    commitment: 'finalized';
+                    /** @constant */
+                    finalized: true;
+                  };
+                  actors: {
+                    signer: string;
+                    owner?: string;
+                    newOwner?: string;
+                    wallet?: string;
+                    issuer?: string;
+                    authority?: string;
+                    buyer?: string;
+                    seller?: string;
+                    bidder?: string;
+                    creator?: string;
+                    recipient?: string;
+                    lessee?: string;
+                    delegate?: string;
+                  };
+                  /** @constant */
+                  type: 'namespace.pricing_set';
+                  handle: null;
+                  change: {
+                    namespace: string;
+                    price: {
                       before: string | null;
                       after: string | null;
                     };
@@ -9349,6 +10464,274 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'KEY_NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'usageHistory-own': {
+    parameters: {
+      query?: {
+        /** @example 24h */
+        range?: '1h' | '24h' | '7d' | '30d';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "range": "24h",
+           *       "key_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *       "bucket_ms": 3600000,
+           *       "limits": {
+           *         "minute": 300,
+           *         "day": 15000
+           *       },
+           *       "buckets": [
+           *         {
+           *           "start": 1795410000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795413600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795417200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795420800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795424400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795428000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795431600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795435200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795438800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795442400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795446000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795449600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795453200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795456800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795460400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795464000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795467600000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795471200000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795474800000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795478400000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795482000000,
+           *           "served": 0,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795485600000,
+           *           "served": 412,
+           *           "client_error": 3,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795489200000,
+           *           "served": 958,
+           *           "client_error": 11,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         },
+           *         {
+           *           "start": 1795492800000,
+           *           "served": 130,
+           *           "client_error": 0,
+           *           "rate_limited": 0,
+           *           "server_error": 0,
+           *           "paid": 0
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['UsageHistoryResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST`: unknown `range` */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
           } & components['schemas']['V1Error'];
         };
       };

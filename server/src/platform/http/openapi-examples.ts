@@ -1250,6 +1250,10 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { range: '24h', key_id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
     response: usageHistoryExample(),
   },
+  'GET /v1/usage/history/key': {
+    parameters: { range: '24h' },
+    response: usageHistoryExample(),
+  },
 };
 
 /** 24 hour buckets of one key, oldest first, every bucket present (zero-filled), a little traffic in the last three. */
