@@ -102,6 +102,12 @@ describe('the OpenAPI document', () => {
     expect(doc.paths['/v1/usage'].get.security).toEqual([{ BearerSession: [] }]);
     expect(doc.paths['/v1/auth/session'].get.security).toEqual([{ ApiKey: [], BearerSession: [] }]);
     expect(doc.paths['/v1/pay/webhooks'].post.security).toEqual([{ ApiKey: [] }]);
+    // Its INVALID_SESSION is about `subject.session` in the body, not a bearer header.
+    expect(doc.paths['/v1/gate/check'].post.security).toEqual([{ ApiKey: [] }]);
+    expect(doc.paths['/v1/usage/history'].get.security).toEqual([{ BearerSession: [] }]);
+    expect(doc.paths['/v1/usage/history/key'].get.security).toEqual([{ ApiKey: [] }]);
+    expect(doc.paths['/v1/identity/events'].get.security).toEqual([{ ApiKey: [] }]);
+    expect(doc.paths['/.well-known/jwks.json'].get.security).toEqual([]);
     const metered = operations.filter(({ op }) => op.security.some((s: object) => 'X402Payment' in s));
     expect(metered.map((o) => o.key).sort()).toEqual(Object.keys(METERED_ROUTES).sort());
     for (const { key, op } of metered) {

@@ -33,7 +33,12 @@ export interface ProcedureMeta extends OpenApiMeta {
   successStatus?: 200 | 201 | 204;
   /** The error codes this route may answer (platform/http/openapi.ts documents each status with its codes). */
   errors?: ErrorRows;
+  /** See RestOptions.credentials. */
+  credentials?: DocumentedCredential[];
 }
+
+/** The security schemes of /openapi.json that a route can require (platform/http/openapi.ts). */
+export type DocumentedCredential = 'ApiKey' | 'BearerSession';
 
 export interface RestOptions<Path extends string> {
   summary: string;
@@ -49,6 +54,12 @@ export interface RestOptions<Path extends string> {
   sharedCache?: boolean;
   /** See ProcedureMeta.successStatus. */
   successStatus?: 200 | 201 | 204;
+  /**
+   * The credentials the request carries, only where the route's codes would tell the document otherwise: the
+   * document reads them from the codes (INVALID_KEY → ApiKey, INVALID_SESSION → BearerSession), which is wrong when a
+   * code is about a token inside the body rather than the Authorization header.
+   */
+  credentials?: DocumentedCredential[];
 }
 
 /** `.meta(rest('GET', '/health', {...}))`: the spec's method and path for this procedure. */
@@ -72,6 +83,7 @@ export function rest<Path extends `/${string}`>(
   if (opts.errors) meta.errors = opts.errors;
   if (opts.cost) meta.rateLimitCost = opts.cost;
   if (opts.successStatus && opts.successStatus !== 200) meta.successStatus = opts.successStatus;
+  if (opts.credentials) meta.credentials = opts.credentials;
   if (opts.sharedCache) {
     if (method !== 'GET' || opts.protect)
       throw new Error(`sharedCache is for public GET routes only (${method} ${path})`);

@@ -18,6 +18,8 @@ export const check = apiKeyProcedure
         `a compact JWS (EdDSA; key at /.well-known/jwks.json). Costs ${GATE_CHECK_COST} rate-limit units (docs/gate.md).`,
       tags: ['gate'],
       protect: true,
+      // INVALID_SESSION is about `subject.session` in the body; the caller authenticates with its key only.
+      credentials: ['ApiKey'],
       cost: () => GATE_CHECK_COST,
       errors: {
         ...API_KEY_ERRORS,

@@ -83,6 +83,7 @@ interface DocumentedMeta {
   openapi?: { method: string; path: string };
   errors?: Partial<Record<string, DocumentedRow>>;
   successStatus?: 200 | 201 | 204;
+  credentials?: ('ApiKey' | 'BearerSession')[];
 }
 
 /** A code's reason, and another status the route also answers it with (trpc/meta.ts ErrorRow). */
@@ -96,11 +97,17 @@ interface Operation {
   security?: Record<string, string[]>[];
 }
 
-/** The security a route's named procedure enforces, read from the codes that procedure contributes. */
-function securityOf(codes: Set<string>): Record<string, string[]>[] {
+/**
+ * The security a route's named procedure enforces, read from the codes that procedure contributes, unless the route
+ * names its credentials itself (meta.credentials: a code that is about a token in the body, not a header).
+ */
+function securityOf(codes: Set<string>, credentials?: DocumentedMeta['credentials']): Record<string, string[]>[] {
   const needs: Record<string, string[]> = {};
-  if (codes.has('INVALID_KEY')) needs.ApiKey = [];
-  if (codes.has('INVALID_SESSION')) needs.BearerSession = [];
+  if (credentials) for (const scheme of credentials) needs[scheme] = [];
+  else {
+    if (codes.has('INVALID_KEY')) needs.ApiKey = [];
+    if (codes.has('INVALID_SESSION')) needs.BearerSession = [];
+  }
   if (Object.keys(needs).length === 0) return [];
   return isMetered(codes) ? [needs, { X402Payment: [] }] : [needs];
 }
@@ -204,7 +211,7 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, info: OpenApiInfo): 
     // Every error response is written from the route's own codes (meta.errors): one response per status, listing
     // that status's codes with their reasons, and a body schema whose `code` (public: `error`) is their enum.
     op.responses = { ...successResponses(op, success), ...errorResponses(face, meta.errors ?? {}) } as never;
-    op.security = securityOf(codes);
+    op.security = securityOf(codes, meta.credentials);
     if (isMetered(codes)) {
       op.description = `${op.description ?? ''}${X402_DESCRIPTION}`;
       (op.parameters ??= []).push({
