@@ -6,6 +6,7 @@ import { benchConnect } from './connect';
 import { benchMcp } from './mcp';
 import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
+import { benchReplicas } from './replicas';
 import { benchX402 } from './x402';
 import { benchUniversal } from './universal';
 import { benchWebhooks } from './webhooks';
@@ -44,6 +45,7 @@ const sections: Section[] = [
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
+  { name: 'replicas', run: () => benchReplicas() },
 ];
 
 const only = process.argv.slice(2);
