@@ -16,7 +16,7 @@ import { signChallenge } from '@sigil/client-sdk/connect';
 import { WEBHOOK_HEADERS } from '@sigil/contract/webhooks';
 import { freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
+import { queueEvents, seedWebhook, signRaw } from '@sigil/test/support/webhooks-world';
 import { createKey, ensurePortalKey } from '../../server/src/features/keys/service';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { currentLease } from '../../server/src/platform/db/index';
@@ -182,6 +182,26 @@ run('three replicas on one Postgres, over HTTP', () => {
     expect(statuses.filter((s) => s >= 500)).toHaveLength(0);
   }, 60_000);
 
+  it('single use: 50 concurrent registrations with one signed webhook challenge → exactly one 2xx', async () => {
+    const key = await freeKey();
+    const wallet = await generateKeyPairSigner();
+    const url = `https://127.0.0.1:${receiver.port}/hook`;
+    const challenge = await send('/v1/pay/webhooks/challenge', keyed(key.secret, { scope: wallet.address, url }));
+    expect(challenge.status).toBe(200);
+    const { nonce, message } = await challenge.json();
+    const body = { nonce, signature: await signRaw(wallet, message) };
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        send('/v1/pay/webhooks', keyed(key.secret, body)).then(async (r) => ({
+          status: r.status,
+          body: await r.json(),
+        })),
+      ),
+    );
+    expect(answers.filter((a) => a.status >= 200 && a.status < 300)).toHaveLength(1);
+    expect(answers.filter((a) => a.status >= 300).map((a) => a.body.code)).toEqual(Array(49).fill('CHALLENGE_INVALID'));
+  }, 60_000);
+
   it(
     'deliveries: every replica runs the delivery worker; 500 events → each delivered exactly once',
     async () => {
@@ -220,7 +240,7 @@ run('three replicas on one Postgres, over HTTP', () => {
     await until(async () => {
       const now = await currentLease(db.db, INDEXER_LEASE);
       return now !== undefined && now.holder !== lease!.holder;
-    }, 45_000);
+    }, 60_000);
     const taken = await currentLease(db.db, INDEXER_LEASE);
     expect(replicas.some((r) => r !== holder && taken?.holder.includes(`:${r.child.pid}:`))).toBe(true);
     // The killed replica comes back for the rolling restart below.
