@@ -17,8 +17,11 @@ import { WEBHOOK_HEADERS } from '@sigil/contract/webhooks';
 import { freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { queueEvents, seedWebhook, signRaw } from '@sigil/test/support/webhooks-world';
+import { startX402Chain, type X402Chain } from '@sigil/test/support/x402-app';
+import { X402_HEADERS, encodeBase64Json } from '@sigil/contract/x402';
+import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '@sigil/client-sdk/x402';
 import { createKey, ensurePortalKey } from '../../server/src/features/keys/service';
-import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
+import type { LocalChain } from '../../server/src/localchain/index';
 import { currentLease } from '../../server/src/platform/db/index';
 import { INDEXER_LEASE } from '../../server/src/workers/indexer';
 
@@ -35,6 +38,7 @@ interface Replica {
 }
 
 let db: FreshDatabase;
+let x402: X402Chain;
 let chain: LocalChain;
 let receiver: HttpsReceiver;
 let dir: string;
@@ -65,6 +69,8 @@ async function startReplica(index: number, port: number): Promise<Replica> {
       SIGIL_RPC_URL: chain.url,
       SIGIL_PROGRAM_ID: chain.programId,
       SIGIL_PORTAL_DOMAIN: PORTAL_DOMAIN,
+      SIGIL_PUBLIC_URL: 'https://api.sigil.test',
+      SIGIL_X402_PAY_TO: x402.payTo.address,
       // Shared secrets: every replica must sign and verify alike (docs/deploy.md "What replicas must share").
       SIGIL_SESSION_SECRET: 'cluster-session-secret-0123456789abcdef',
       SIGIL_X402_NONCE_SECRET: 'cluster-nonce-secret-0123456789abcdefgh',
@@ -128,7 +134,9 @@ const run = postgresReachable ? describe : describe.skip;
 run('three replicas on one Postgres, over HTTP', () => {
   beforeAll(async () => {
     db = await freshDatabase('postgres');
-    chain = await startLocalChain({ scenario: false });
+    // The chain x402 needs (funded payers, a payee with token accounts; slots advance when the test finalizes).
+    x402 = await startX402Chain();
+    chain = x402.chain;
     dir = mkdtempSync(join(tmpdir(), 'sigil-cluster-'));
     writeFileSync(join(dir, 'receiver-ca.pem'), selfSignedCert().cert);
     receiver = await startHttpsReceiver((req, res) => {
@@ -148,7 +156,7 @@ run('three replicas on one Postgres, over HTTP', () => {
   afterAll(async () => {
     for (const r of replicas) if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGKILL');
     await receiver?.close();
-    await chain?.close();
+    await x402?.close();
     await db?.drop();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -200,6 +208,24 @@ run('three replicas on one Postgres, over HTTP', () => {
     );
     expect(answers.filter((a) => a.status >= 200 && a.status < 300)).toHaveLength(1);
     expect(answers.filter((a) => a.status >= 300).map((a) => a.body.code)).toEqual(Array(49).fill('CHALLENGE_INVALID'));
+  }, 60_000);
+
+  it('single use: 50 concurrent redemptions of one x402 payment → exactly one 200', async () => {
+    const path = '/v1/resolve/alice';
+    const payer = x402.payer1;
+    const { entry } = await requestChallenge({ url: replicas[0]!.base + path }, payer.address);
+    expect(entry).not.toBeNull();
+    const signature = await sendInstructions(chain.rpc, payer, await paymentInstructions(chain.rpc, entry!, payer));
+    await chain.finalizeAll();
+    const payload = { signature, payerSig: await signRedeemMessage(payer, entry!.extra.redeemMessage!) };
+    const network = `solana:${chain.genesisHash.slice(0, 32)}`;
+    const headers = {
+      [X402_HEADERS.payer]: payer.address,
+      [X402_HEADERS.payment]: encodeBase64Json({ x402Version: 2, accepted: { scheme: 'exact', network }, payload }),
+    };
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => send(path, { headers }).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s >= 500)).toEqual([]);
   }, 60_000);
 
   it(
