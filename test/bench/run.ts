@@ -8,6 +8,7 @@ import { benchUsageHistory } from './usage-history';
 import { benchMcp } from './mcp';
 import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
+import { benchReplicas } from './replicas';
 import { benchX402 } from './x402';
 import { benchUniversal } from './universal';
 import { benchWebhooks } from './webhooks';
@@ -50,6 +51,8 @@ const sections: Section[] = [
   { name: 'identity-events', run: async () => (await benchIdentityEvents()).markdown },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
   { name: 'gate', run: async () => (await benchGate()).markdown },
+
+  { name: 'replicas', run: () => benchReplicas() },
 ];
 
 const only = process.argv.slice(2);

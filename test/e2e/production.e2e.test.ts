@@ -4,6 +4,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,15 +12,27 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 
 const root = join(import.meta.dirname, '../..');
-const PORT = 18_000 + (process.pid % 1000);
-const base = `http://127.0.0.1:${PORT}`;
+let PORT = 0;
+let base = '';
 
 let chain: LocalChain;
 let child: ChildProcess;
 let stdout = '';
 let dir: string;
 
+/** A port free right now (the child listens on it). */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
 beforeAll(async () => {
+  PORT = await freePort();
+  base = `http://127.0.0.1:${PORT}`;
   await promisify(execFile)(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root });
   chain = await startLocalChain({ scenario: false });
   dir = mkdtempSync(join(tmpdir(), 'sigil-prod-'));

@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createLogger } from '../platform/log';
 import { testConfig } from '../platform/config';
-import { runHousekeeping, X402_REFERENCE_GRACE_MS } from './housekeeping';
+import { runHousekeeping, X402_REFERENCE_GRACE_MS, X402_SETTLEMENT_RETENTION_MS } from './housekeeping';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 30, 17);
@@ -48,6 +48,21 @@ describeEachDialect('housekeeping', (ctx) => {
       })
       .execute();
 
+    const settlement = (key: string, startedAt: number) => ({
+      payment_key: key,
+      request_hash: 'cd'.repeat(32),
+      payer: 'payer',
+      amount: '5000',
+      network: 'solana:devnet',
+      started_at: startedAt,
+      transaction: null,
+      served_at: null,
+    });
+    await ctx.db
+      .insertInto('x402_settlements')
+      .values([settlement('old', NOW - X402_SETTLEMENT_RETENTION_MS - 1), settlement('recent', NOW - 600_000)])
+      .execute();
+
     const deleted = await runHousekeeping(
       {
         db: ctx.db,
@@ -63,8 +78,11 @@ describeEachDialect('housekeeping', (ctx) => {
       connectChallenges: 2,
       connectSessions: 3,
       x402References: 1,
+      x402Settlements: 1,
       usageHistory: 0,
     });
+    const settlements = await ctx.db.selectFrom('x402_settlements').select('payment_key').execute();
+    expect(settlements.map((r) => r.payment_key)).toEqual(['recent']);
     const refs = await ctx.db.selectFrom('x402_references').select('reference').orderBy('reference').execute();
     expect(refs.map((r) => r.reference)).toEqual(['old-paid', 'recently-expired']);
     const windows = await ctx.db.selectFrom('rate_limits').select(['key_id', 'day_start']).orderBy('key_id').execute();
@@ -84,6 +102,12 @@ describeEachDialect('housekeeping', (ctx) => {
       },
       NOW,
     );
-    expect(Object.keys(deleted).sort()).toEqual(['connectSessions', 'rateWindows', 'usageHistory', 'x402References']);
+    expect(Object.keys(deleted).sort()).toEqual([
+      'connectSessions',
+      'rateWindows',
+      'usageHistory',
+      'x402References',
+      'x402Settlements',
+    ]);
   });
 });

@@ -1,7 +1,9 @@
 // Housekeeping (node-cron): every few minutes, drop what can no longer matter — rate-limit windows older than the
 // previous one, Connect challenges past their retention, sessions expired over a day ago, unpaid x402 references
-// expired over a day ago (the grace keeps a late redeemer's answer REFERENCE_EXPIRED). Each job is one DELETE
-// by age (usage history too: minute rows after 48 h, hour rows after 35 days), idempotent, so several replicas running it at once is harmless. Registered on the lifecycle.
+// expired over a day ago (the grace keeps a late redeemer's answer REFERENCE_EXPIRED), facilitator settlements
+// started over a day ago, usage history (minute rows after 48 h, hour rows after 35 days) and identity events past
+// their retention. Each job is one DELETE by age, idempotent, so several replicas running it at once is harmless.
+// Registered on the lifecycle.
 import cron from 'node-cron';
 import type { Kysely } from 'kysely';
 import type { Database } from '../platform/db/index';
@@ -10,11 +12,14 @@ import type { Logger } from '../platform/log';
 import type { ConnectService, SessionService } from '../features/connect/index';
 import { deleteExpiredWindows } from '../features/ratelimit/index';
 import { deleteExpiredUsage } from '../features/usage-history/index';
-import { deleteExpiredReferences } from '../features/x402/index';
+import { deleteExpiredReferences, deleteOldSettlements } from '../features/x402/index';
 import { pruneIdentityLog } from '../features/identity-events/index';
 
 /** Unpaid x402 references are kept this long past their expiry, so a late redemption still reads as expired. */
 export const X402_REFERENCE_GRACE_MS = 86_400_000;
+
+/** Facilitator-rail settlements are kept this long after they started (features/x402/store.ts says why it is safe). */
+export const X402_SETTLEMENT_RETENTION_MS = 86_400_000;
 
 /** Every 5 minutes, at second 17 (off the minute boundary, where rate windows turn over). */
 export const HOUSEKEEPING_SCHEDULE = '17 */5 * * * *';
@@ -38,6 +43,7 @@ export async function runHousekeeping(
     connectChallenges: () => deps.connect.deleteExpiredChallenges(now),
     connectSessions: () => deps.sessions.deleteExpired(now),
     x402References: () => deleteExpiredReferences(deps.db, now - X402_REFERENCE_GRACE_MS),
+    x402Settlements: () => deleteOldSettlements(deps.db, now - X402_SETTLEMENT_RETENTION_MS),
     ...(deps.identityRetentionDays === undefined
       ? {}
       : { identityEvents: () => pruneIdentityLog(deps.db, deps.identityRetentionDays!, now) }),

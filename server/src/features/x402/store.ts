@@ -112,6 +112,16 @@ export async function insertSettlement(db: Kysely<Database>, row: Settlement): P
   return affectedRows(result) === 1;
 }
 
+/**
+ * Drops settlement rows started before `olderThan`. Safe a day on: a payment transaction lands only while its
+ * blockhash is recent (about a minute) and the recovery window is 600 s, so a payment presented again after that
+ * is refused by the facilitator (its blockhash has expired) and can neither be charged nor buy a second response.
+ */
+export async function deleteOldSettlements(db: Kysely<Database>, olderThan: number): Promise<number> {
+  const result = await db.deleteFrom('x402_settlements').where('started_at', '<', olderThan).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Forgets a payment the facilitator refused to settle (nothing landed), so it is judged anew if presented again. */
 export async function deleteSettlement(db: Kysely<Database>, paymentKey: string): Promise<void> {
   await db

@@ -59,11 +59,11 @@ async function sendRelay(deps: ToolDeps, url: string): Promise<ToolOutcome<Relay
         : `the Sigil service is unreachable at ${deps.apiUrl}`,
     };
   }
-  const bytes = new Uint8Array(await res.arrayBuffer());
-  if (bytes.length > MAX_RELAY_BYTES) {
-    return { ok: false, code: 'API_UNREACHABLE', message: `the Sigil service answered ${bytes.length} bytes` };
+  const body = await res.text();
+  const size = Buffer.byteLength(body);
+  if (size > MAX_RELAY_BYTES) {
+    return { ok: false, code: 'API_UNREACHABLE', message: `the Sigil service answered ${size} bytes` };
   }
-  const body = new TextDecoder().decode(bytes);
   let json: unknown = null;
   try {
     json = JSON.parse(body);

@@ -116,8 +116,8 @@ export function registerTransport(
   });
   app.addHook('onSend', async (request, reply, payload) => {
     // Answered before the whole body arrived (404 and 405 are decided before reading it, 413 on its declared length):
-    // close the connection rather than read a body no one will use.
-    if (!request.raw.complete) {
+    // close the connection rather than read a body no one will use. (Injected requests have no socket to close.)
+    if (request.raw.complete === false && typeof request.raw.socket?.destroySoon === 'function') {
       reply.header('connection', 'close');
       lingerOnClose(request.raw.socket, request.raw);
     }

@@ -1,0 +1,97 @@
+// Keyed resolve throughput with 1, 2 and 3 service processes on one Postgres database (docs/deploy.md "Scale-out"):
+// autocannon against every replica at once, the connections split between them, each request with the next of 300
+// partner keys (so the per-key rate limit never binds). On this 2-core machine the replicas, Postgres, the chain and
+// the load generator share the same cores: the figures show the method and that nothing breaks, not a speed-up.
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createKey } from '../../server/src/features/keys/service';
+import { createDatabase } from '../../server/src/platform/db/index';
+import { POSTGRES_ADMIN_URL } from '../support/postgres';
+import { startChainProcess, startServiceProcess, stop, table } from './support';
+
+const CONNECTIONS = 48;
+const KEYS = 300;
+
+export async function benchReplicas(opts: { seconds?: number } = {}): Promise<string> {
+  const seconds = opts.seconds ?? 5;
+  const chain = await startChainProcess();
+  const rows: (string | number)[][] = [];
+  try {
+    for (const count of [1, 2, 3]) rows.push(await measure(chain, count, seconds));
+  } finally {
+    await stop(chain.child);
+  }
+  return table(
+    ['replicas (one Postgres)', 'req/s', 'vs 1 replica', 'p50 ms', 'p99 ms', 'errors', 'non-2xx'],
+    rows.map((r) => [r[0]!, r[1]!, (Number(r[1]) / Number(rows[0]![1])).toFixed(2), ...r.slice(2)]),
+  );
+}
+
+async function measure(
+  chain: Awaited<ReturnType<typeof startChainProcess>>,
+  count: number,
+  seconds: number,
+): Promise<(string | number)[]> {
+  const name = `sigil_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const replicas: Awaited<ReturnType<typeof startServiceProcess>>[] = [];
+  const database = createDatabase({ url: url.href });
+  try {
+    // The first replica migrates; the others find the schema in place.
+    for (let i = 0; i < count; i++)
+      replicas.push(
+        await startServiceProcess(chain, {
+          DATABASE_URL: url.href,
+          SIGIL_RESOLVE_CACHE_MS: '0',
+          SIGIL_HANDLE_INDEX_INTERVAL_MS: '0',
+          SIGIL_SESSION_SECRET: 'bench-session-secret-0123456789abcdefgh',
+          SIGIL_X402_NONCE_SECRET: 'bench-nonce-secret-0123456789abcdefghij',
+          SIGIL_PORTAL_KEY: '',
+        }),
+      );
+    const secrets: string[] = [];
+    for (let i = 0; i < KEYS; i++)
+      secrets.push((await createKey(database.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })).secret);
+    let next = 0;
+    const run = (duration: number) =>
+      Promise.all(
+        replicas.map((replica) =>
+          autocannon({
+            url: `${replica.base}/v1/resolve/alice`,
+            connections: Math.ceil(CONNECTIONS / count),
+            duration,
+            requests: [
+              {
+                setupRequest: (req: any) => ({
+                  ...req,
+                  headers: { ...req.headers, 'x-api-key': secrets[next++ % KEYS] },
+                }),
+              },
+            ],
+          }),
+        ),
+      );
+    await run(1); // warm-up
+    const results = await run(seconds);
+    const sum = (f: (r: autocannon.Result) => number) => results.reduce((a, r) => a + f(r), 0);
+    return [
+      String(count),
+      Math.round(sum((r) => r.requests.average)),
+      Math.max(...results.map((r) => r.latency.p50)),
+      Math.max(...results.map((r) => r.latency.p99)),
+      sum((r) => r.errors + r.timeouts),
+      sum((r) => r.non2xx),
+    ];
+  } finally {
+    await Promise.all(replicas.map((r) => stop(r.child)));
+    await database.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
