@@ -9,9 +9,12 @@ import { createGateService } from '../../server/src/features/gate/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain';
 import { createChainReader } from '../../server/src/platform/chain/reader';
+import { findAttestationPda, findHandlePda, getAttestInstruction } from '../../server/src/platform/chain/registry';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { show } from '../support/connect-world';
+import { registerHandle, setRecord } from '../support/agent-registry';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
+import { exec, fundedWallet } from '../support/webhooks-world';
 
 let chain: LocalChain;
 let app: KeyedApp;
@@ -187,10 +190,75 @@ describe('agent.level: null only when the chain cannot be read', () => {
 });
 
 describe('agent.level: judged once per check, only as far as the policy asks', () => {
-  it('L0 only: no level check; L1 only: up to L1 (no probe); L1 and L2 leaves: one check up to L2', async () => {
-    const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5000 });
+  const reader = () => createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5000 });
+  const gateWith = (agents: Pick<AgentService, 'level'>, nowMs: number) =>
+    createGateService({
+      db: app.database.db,
+      chain: reader(),
+      reverse: createReverseService({ chain: reader() }),
+      agents,
+      sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
+      suffixes: app.config.domainSuffixes,
+      production: false,
+      issuer: 'http://sigil.test',
+      now: () => nowMs,
+    });
+
+  it('an attestation that expires bounds validUntil of a true L1, and L1 is false from its expiresAt', async () => {
+    // An agent of its own: type 3, its manifest on the demo host, referencing an attestation that expires.
+    const owner = await fundedWallet(chain);
+    const issuer = await fundedWallet(chain);
+    const name = 'gatexpiring';
+    await registerHandle(chain, owner, name, 3);
+    const [account] = await findHandlePda(chain.programId, name);
+    const [attestation] = await findAttestationPda(chain.programId, account, 'agent-audit');
+    const expiresAt = 2_000_000_000;
+    await exec(chain, issuer, [
+      getAttestInstruction({
+        programId: chain.programId,
+        issuer: issuer.address,
+        handle: account,
+        attestation,
+        platform: 'agent-audit',
+        subject: `${name}-audited`,
+        expiresAt,
+      }),
+    ]);
+    const origin = chain.agentHost!.origin;
+    await setRecord(chain, owner, name, 'text', 'agent.manifest', `${origin}/${name}/manifest.json`);
+    chain.agentHost!.serve({
+      ...chain.scenario!.agentHost.routes,
+      [`/${name}/manifest.json`]: {
+        status: 200,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          sigil: { version: 1, name, network: 'testnet', handle: account },
+          identity: { attestation },
+        }),
+      },
+    });
     const outbound = createOutboundClient({ allowLoopback: true, ca: chain.agentHost!.caPem, timeoutMs: 3_000 });
-    const agents = createAgentService({ chain: reader, outbound, network: 'testnet' });
+    const agents = createAgentService({ chain: reader(), outbound, network: 'testnet' });
+    const caller = { keyId: app.key.key.id, account: app.key.key.account };
+    const input = { subject: { handle: name }, policy: { 'agent.level': { min: 'L1' } } };
+    try {
+      const before = await gateWith(agents, (expiresAt - 10) * 1000).check(caller, input);
+      expect([before.decision, before.evaluatedAt, before.validUntil]).toEqual(['allow', expiresAt - 10, expiresAt]);
+      const at = await gateWith(agents, expiresAt * 1000).check(caller, input);
+      expect(at.decision).toBe('deny');
+      expect(at.reasons[0]!.evidence).toMatchObject({
+        level: 'L0',
+        next: { level: 'L1', reason: 'attestation-expired' },
+      });
+    } finally {
+      chain.agentHost!.serve(chain.scenario!.agentHost.routes);
+      await outbound.close();
+    }
+  });
+
+  it('L0 only: no level check; L1 only: up to L1 (no probe); L1 and L2 leaves: one check up to L2', async () => {
+    const outbound = createOutboundClient({ allowLoopback: true, ca: chain.agentHost!.caPem, timeoutMs: 3_000 });
+    const agents = createAgentService({ chain: reader(), outbound, network: 'testnet' });
     const calls: unknown[][] = [];
     const spy: Pick<AgentService, 'level'> = {
       level: (...args) => {
@@ -198,17 +266,7 @@ describe('agent.level: judged once per check, only as far as the policy asks', (
         return agents.level(...args);
       },
     };
-    const gate = createGateService({
-      db: app.database.db,
-      chain: reader,
-      reverse: createReverseService({ chain: reader }),
-      agents: spy,
-      sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
-      suffixes: app.config.domainSuffixes,
-      production: false,
-      issuer: 'http://sigil.test',
-      now: () => 1_900_000_000_000,
-    });
+    const gate = gateWith(spy, 1_900_000_000_000);
     const caller = { keyId: app.key.key.id, account: app.key.key.account };
     const decide = async (policy: PolicyNode) => {
       calls.length = 0;
