@@ -126,14 +126,6 @@ describe('POST /v1/gate/check: leaves on the demo scenario', () => {
     });
   }
 
-  it('agent.level L1 / L2 are indeterminate (a check reads only the chain), never allow', async () => {
-    const { decision, result, reason } = await leaf({ handle: 'scout' }, { 'agent.level': { min: 'L1' } });
-    expect([decision, result]).toEqual(['indeterminate', null]);
-    expect(reason.error).toBe(
-      "L1 needs the agent's manifest and a live probe of its host; a check reads only the chain",
-    );
-  });
-
   it('a decision body: subject, slot, times, hash, evidence of an attestation (its expiry bounds validUntil)', async () => {
     const policy: PolicyNode = { all: [{ 'handle.primary': {} }, { attestation: { platform: 'x' } }] };
     const res = await check({ subject: { wallet: wallet('alice') }, policy });
@@ -339,6 +331,7 @@ describe('attestation expiring exactly now (the service clock)', () => {
         db: app.database.db,
         chain: reader,
         reverse: createReverseService({ chain: reader }),
+        agents: { level: () => Promise.reject(new Error('no agent levels here')) },
         sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
         suffixes: app.config.domainSuffixes,
         production: false,
@@ -367,6 +360,7 @@ describe('RPC calls of a check', () => {
       db: app.database.db,
       chain: reader,
       reverse: createReverseService({ chain: reader }),
+      agents: { level: () => Promise.reject(new Error('no agent levels here')) },
       sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
       suffixes: app.config.domainSuffixes,
       production: false,
