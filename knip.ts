@@ -27,8 +27,8 @@ const config: KnipConfig = {
     server: {
       entry: ['src/main.ts', 'src/localchain/main.ts', 'src/mcp/main.ts', 'src/**/*.test.ts'],
       project: ['src/**/*.ts'],
-      // scripts/build.mjs compiles @sigil/contract into the server bundle and refuses any import the server does not
-      // declare, so the contract's own runtime dependencies are the server's too, though no server file names them.
+      // Imported by contract/ source that the server bundles (contract/src/gate.ts): the server's own package
+      // declares it so its install holds it; knip sees the import in the contract workspace only.
       ignoreDependencies: ['canonicalize'],
       ignoreIssues: {
         // `import * as m0001` objects handed to Kysely's Migrator, which calls `up` and `down`.

@@ -64,7 +64,7 @@ export const LEAF_PARAMS = {
     }),
   'agent.level': z.strictObject({ min: z.enum(AGENT_LEVELS) }).meta({
     description:
-      "The subject's handle is an agent of at least this verification level (docs/gate.md: L0 is read from the chain; L1 and L2 are indeterminate).",
+      "The subject's handle is an agent of at least this verification level (docs/gate.md: L0 declared, read from the chain; L1 attested and L2 pay-to confirmed, judged by fetching the manifest and probing its x402 endpoint, as the MCP tool get_agent_manifest does).",
   }),
   'token.balance': z
     .strictObject({

@@ -53,7 +53,8 @@ export const IDENTITY_EVENT_TYPES = [
   'namespace.pricing_set',
 ] as const;
 
-const FAMILIES = [...new Set(IDENTITY_EVENT_TYPES.map((t) => t.split('.')[0]!))];
+/** The families of the types (`handle`, `record`, `offer`, …), in the order of their first type. */
+export const IDENTITY_EVENT_FAMILIES = [...new Set(IDENTITY_EVENT_TYPES.map((t) => t.split('.')[0]!))];
 
 export const IDENTITY_LIMITS = {
   /** The log's page size. */
@@ -293,7 +294,8 @@ export function parseIdentityEventTypes(list: readonly unknown[] | null | undefi
     if (typeof entry !== 'string') throw new ApiError('INVALID_EVENT_TYPES', 'event_types: entries must be strings');
     const family = entry.endsWith('.*') ? entry.slice(0, -2) : entry;
     if (entry === '*') out.add('*');
-    else if (FAMILIES.includes(family) && !entry.includes('.', family.length + 1)) out.add(`${family}.*`);
+    else if (IDENTITY_EVENT_FAMILIES.includes(family) && !entry.includes('.', family.length + 1))
+      out.add(`${family}.*`);
     else if ((IDENTITY_EVENT_TYPES as readonly string[]).includes(entry)) out.add(entry);
     else
       throw new ApiError(

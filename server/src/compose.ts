@@ -57,6 +57,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const keys = createKeysService({ db });
   const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
   const reverse = createReverseService({ chain });
+  const agents = createAgentService({ chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway });
   const timeoutMs = config.rpcTimeoutMs;
   const queued = createQueueSignal();
   const usageHistory = createUsageHistoryService({ db, keys, log });
@@ -90,7 +91,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
       sns: config.solRpcUrl ? createSnsAdapter({ rpcUrl: config.solRpcUrl, timeoutMs }) : undefined,
       ens: config.ethRpcUrl ? createEnsAdapter({ rpcUrl: config.ethRpcUrl, timeoutMs }) : undefined,
     }),
-    agents: createAgentService({ chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway }),
+    agents,
     payWebhooks: createPayWebhooksService({
       db,
       chain,
@@ -107,6 +108,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
       db,
       chain,
       reverse,
+      agents, // agent.level L1 / L2 fetch manifests and probe x402 endpoints through the outbound client
       sessions,
       suffixes: config.domainSuffixes,
       signingSeed: config.gateSigningKey,

@@ -62,6 +62,7 @@ async function rpcCalls(chain: { url: string; programId: string }, scenario: any
     db: database.db,
     chain: reader,
     reverse,
+    agents: { level: () => Promise.reject(new Error('unused')) },
     sessions: { verify: () => Promise.reject(new Error('unused')) },
     suffixes: ['x1', 'xnt', 'xen'],
     production: true,

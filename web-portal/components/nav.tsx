@@ -3,13 +3,15 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useSession } from './session';
 
-const LINKS = [
+/** `section`: the paths the entry stands for (its own path when absent). */
+const LINKS: readonly { href: string; label: string; section?: string }[] = [
   { href: '/', label: 'Look up' },
   { href: '/keys', label: 'API keys' },
   { href: '/usage', label: 'Usage' },
   { href: '/webhooks', label: 'Webhooks' },
+  { href: '/identity/webhooks', label: 'Identity events', section: '/identity' },
   { href: '/quickstart', label: 'SDK quickstart' },
-] as const;
+];
 
 export function Nav({ docsUrl }: { docsUrl: string }) {
   const pathname = usePathname();
@@ -20,7 +22,7 @@ export function Nav({ docsUrl }: { docsUrl: string }) {
       <ul>
         {LINKS.map((link) => (
           <li key={link.href}>
-            <Link href={link.href} aria-current={current(link.href) ? 'page' : undefined}>
+            <Link href={link.href} aria-current={current(link.section ?? link.href) ? 'page' : undefined}>
               {link.label}
             </Link>
           </li>

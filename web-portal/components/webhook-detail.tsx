@@ -1,38 +1,33 @@
 'use client';
-// One pay webhook: its settings, the actions (test event, rotate the secret, resume an auto-paused one, delete) and
-// the delivery log with filters (status, event type) and redeliver. The log is re-read every few seconds while a
-// delivery is pending, so an attempt's outcome shows up without reloading. The service lists the latest 200
-// deliveries; the filters apply to those.
+// One webhook of either stream (pay, identity events): its settings, the actions (test event, rotate the secret,
+// resume an auto-paused one, recover a time window, delete) and the delivery log with filters (status, event type)
+// and redeliver. The log is re-read every few seconds while a delivery is pending, so an attempt's outcome shows up
+// without reloading. The service lists the latest 200 deliveries; the filters apply to those.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '@sigil/server/router';
-import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
-import { errorText, trpc } from '../lib/trpc';
-import { CopyButton } from './copy-button';
+import { errorText } from '../lib/trpc';
 import { RequireSession } from './sign-in';
+import { SecretOnce } from './webhook-parts';
+import { STREAMS, type Delivery, type Recovered, type StreamName, type WebhookView } from './webhook-streams';
 import { WithKey } from './webhooks-panel';
-
-type Outputs = inferRouterOutputs<AppRouter>;
-type Webhook = Outputs['payWebhooks']['get'];
-type Delivery = Outputs['payWebhooks']['deliveries']['deliveries'][number];
 
 const POLL_MS = 2_000;
 const LOG_LIMIT = 200;
 const seconds = (s: number | null) => (s === null ? '—' : new Date(s * 1000).toLocaleString());
 
-export function WebhookDetail({ id }: { id: string }) {
+export function WebhookDetail({ id, stream }: { id: string; stream: StreamName }) {
   return (
     <RequireSession purpose="manage this webhook">
-      <WithKey>{() => <Detail id={id} />}</WithKey>
+      <WithKey>{() => <Detail id={id} stream={stream} />}</WithKey>
     </RequireSession>
   );
 }
 
-function Detail({ id }: { id: string }) {
+function Detail({ id, stream }: { id: string; stream: StreamName }) {
+  const api = STREAMS[stream];
   const router = useRouter();
-  const [webhook, setWebhook] = useState<Webhook | null | undefined>(undefined);
+  const [webhook, setWebhook] = useState<WebhookView | null | undefined>(undefined);
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
   const [statusFilter, setStatusFilter] = useState('');
   const [typeFilter, setTypeFilter] = useState('');
@@ -40,22 +35,26 @@ function Detail({ id }: { id: string }) {
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  const secretRef = useRef<HTMLDivElement>(null);
   const logRef = useRef<HTMLHeadingElement>(null);
+  // While the webhook is being deleted no read starts, and the delete waits for the read in flight: a poll must
+  // not ask for a webhook that is already gone.
+  const deleting = useRef(false);
+  const reading = useRef<Promise<void>>(Promise.resolve());
 
-  const load = useCallback(async () => {
-    try {
-      const [w, log] = await Promise.all([
-        trpc.payWebhooks.get.query({ id }),
-        trpc.payWebhooks.deliveries.query({ id, limit: LOG_LIMIT }),
-      ]);
-      setWebhook(w);
-      setDeliveries(log.deliveries);
-    } catch (err) {
-      if ((err as { data?: { errorCode?: string } }).data?.errorCode === 'WEBHOOK_NOT_FOUND') setWebhook(null);
-      else setError(errorText(err));
-    }
-  }, [id]);
+  const load = useCallback(() => {
+    if (deleting.current) return Promise.resolve();
+    reading.current = (async () => {
+      try {
+        const [w, log] = await Promise.all([api.get(id), api.deliveries(id, LOG_LIMIT)]);
+        setWebhook(w);
+        setDeliveries(log);
+      } catch (err) {
+        if ((err as { data?: { errorCode?: string } }).data?.errorCode === 'WEBHOOK_NOT_FOUND') setWebhook(null);
+        else setError(errorText(err));
+      }
+    })();
+    return reading.current;
+  }, [api, id]);
 
   useEffect(() => {
     void load();
@@ -68,21 +67,26 @@ function Detail({ id }: { id: string }) {
     return () => clearInterval(timer);
   }, [pending, load]);
 
-  useEffect(() => {
-    if (secret) secretRef.current?.focus();
-  }, [secret]);
-
   /** Runs an action, re-reads the webhook and its log (unless it is gone), then says what happened. */
-  async function act(what: string, run: () => Promise<unknown>, options: { gone?: boolean; after?: () => void } = {}) {
+  async function act<T>(
+    what: string | ((result: T) => string),
+    run: () => Promise<T>,
+    options: { gone?: boolean; after?: () => void } = {},
+  ) {
     setError('');
     setNotice('');
     setBusy(true);
     try {
-      await run();
+      if (options.gone) {
+        deleting.current = true;
+        await reading.current;
+      }
+      const result = await run();
       if (!options.gone) await load();
-      setNotice(what);
+      setNotice(typeof what === 'string' ? what : what(result));
       options.after?.();
     } catch (err) {
+      deleting.current = false;
       setError(errorText(err));
     } finally {
       setBusy(false);
@@ -100,7 +104,7 @@ function Detail({ id }: { id: string }) {
   if (webhook === null)
     return (
       <p role="alert">
-        No such webhook on this account. <Link href="/webhooks">Back to your webhooks</Link>
+        No such webhook on this account. <Link href={api.base}>Back to your webhooks</Link>
       </p>
     );
 
@@ -112,7 +116,7 @@ function Detail({ id }: { id: string }) {
   return (
     <>
       <p>
-        <Link href="/webhooks">← All webhooks</Link>
+        <Link href={api.base}>← All webhooks</Link>
       </p>
       <section aria-labelledby="webhook-heading">
         <h2 id="webhook-heading">{webhook.description ?? webhook.url}</h2>
@@ -130,6 +134,12 @@ function Detail({ id }: { id: string }) {
             {webhook.status}
             {webhook.paused_reason ? ` — ${webhook.paused_reason}` : ''}
           </dd>
+          {'from_sequence' in webhook && (
+            <>
+              <dt>Delivers from</dt>
+              <dd>sequence {webhook.from_sequence} (earlier events are in the event log)</dd>
+            </>
+          )}
           <dt>Created</dt>
           <dd>{seconds(webhook.created_at)}</dd>
         </dl>
@@ -142,7 +152,7 @@ function Detail({ id }: { id: string }) {
             type="button"
             disabled={busy}
             onClick={() =>
-              void act('Test event queued.', () => trpc.payWebhooks.sendTest.mutate({ id }), {
+              void act('Test event queued.', () => api.sendTest(id), {
                 after: () => logRef.current?.focus(),
               })
             }
@@ -155,9 +165,7 @@ function Detail({ id }: { id: string }) {
             disabled={busy}
             onClick={() => {
               if (!window.confirm('Rotate the signing secret? The next attempt is signed with the new one.')) return;
-              void act('Secret rotated.', async () =>
-                setSecret((await trpc.payWebhooks.rotateSecret.mutate({ id })).secret),
-              );
+              void act('Secret rotated.', async () => setSecret(await api.rotateSecret(id)));
             }}
           >
             Rotate the secret
@@ -167,7 +175,7 @@ function Detail({ id }: { id: string }) {
               type="button"
               className="secondary"
               disabled={busy}
-              onClick={() => void act('Webhook resumed.', () => trpc.payWebhooks.resume.mutate({ id }))}
+              onClick={() => void act('Webhook resumed.', () => api.resume(id))}
             >
               Resume (paused: {webhook.paused_reason!.slice('auto-paused: '.length)})
             </button>
@@ -178,9 +186,9 @@ function Detail({ id }: { id: string }) {
             disabled={busy}
             onClick={() => {
               if (!window.confirm('Delete this webhook and its delivery log?')) return;
-              void act('Deleted.', () => trpc.payWebhooks.remove.mutate({ id }), {
+              void act('Deleted.', () => api.remove(id), {
                 gone: true,
-                after: () => router.push('/webhooks'),
+                after: () => router.push(api.base),
               });
             }}
           >
@@ -196,20 +204,26 @@ function Detail({ id }: { id: string }) {
           </p>
         )}
         {secret && (
-          <div className="secret" tabIndex={-1} ref={secretRef} aria-labelledby="rotated-heading">
-            <h3 id="rotated-heading">New signing secret</h3>
-            <p>
-              <strong>Copy it now: it is shown only once.</strong>
-            </p>
-            <p>
-              <code data-testid="rotated-secret">{secret}</code> <CopyButton text={secret} label="secret" />
-            </p>
+          <SecretOnce heading="New signing secret" secret={secret} testId="rotated-secret">
+            <p className="hint">The previous secret keeps signing beside it for 24 hours.</p>
             <button type="button" className="secondary" onClick={() => setSecret(null)}>
               I have saved it
             </button>
-          </div>
+          </SecretOnce>
         )}
       </section>
+
+      <Recover
+        busy={busy}
+        recover={(since, until) =>
+          void act(
+            (r: Recovered) =>
+              `Recovered: ${r.requeued} ${r.requeued === 1 ? 'delivery' : 'deliveries'} queued again, ${r.pending} pending in the window.`,
+            () => api.recover(id, since, until),
+            { after: () => logRef.current?.focus() },
+          )
+        }
+      />
 
       <section aria-labelledby="log-heading">
         <h2 id="log-heading" tabIndex={-1} ref={logRef}>
@@ -229,7 +243,7 @@ function Detail({ id }: { id: string }) {
             Event type
             <select value={typeFilter} onChange={(e) => setTypeFilter(e.target.value)}>
               <option value="">Any</option>
-              {PAY_EVENT_TYPES.map((t) => (
+              {api.eventTypes.map((t) => (
                 <option key={t} value={t}>
                   {t}
                 </option>
@@ -288,11 +302,7 @@ function Detail({ id }: { id: string }) {
                           className="secondary"
                           disabled={busy}
                           aria-label={`Redeliver ${d.event_type} from ${seconds(d.created_at)}`}
-                          onClick={() =>
-                            void act('Delivery queued again.', () =>
-                              trpc.payWebhooks.redeliver.mutate({ id, deliveryId: d.id }),
-                            )
-                          }
+                          onClick={() => void act('Delivery queued again.', () => api.redeliver(id, d.id))}
                         >
                           Redeliver
                         </button>
@@ -306,5 +316,49 @@ function Detail({ id }: { id: string }) {
         )}
       </section>
     </>
+  );
+}
+
+/** The datetime-local value (the browser's local time) of a moment. */
+const localInput = (ms: number) => {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+};
+
+/**
+ * Recover: every dead delivery of a time window, and every pending one that already failed, goes back in the queue
+ * (for an endpoint that was down and is fixed). The window defaults to the last 24 hours.
+ */
+function Recover({ busy, recover }: { busy: boolean; recover: (since: string, until?: string) => void }) {
+  const [since, setSince] = useState(() => localInput(Date.now() - 24 * 3600_000));
+  const [until, setUntil] = useState('');
+  return (
+    <section aria-labelledby="recover-heading">
+      <h2 id="recover-heading">Recover failed deliveries</h2>
+      <p className="hint">
+        Puts every dead delivery created in the window, and every pending one that already failed, back in the queue
+        with a fresh set of attempts, due now. Delivered ones are left alone (redeliver those one by one).
+      </p>
+      <form
+        className="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const iso = (local: string) => new Date(local).toISOString();
+          recover(iso(since), until ? iso(until) : undefined);
+        }}
+      >
+        <label>
+          From
+          <input type="datetime-local" value={since} onChange={(e) => setSince(e.target.value)} required />
+        </label>
+        <label>
+          Until (empty: now)
+          <input type="datetime-local" value={until} onChange={(e) => setUntil(e.target.value)} />
+        </label>
+        <button type="submit" className="secondary" disabled={busy}>
+          Recover
+        </button>
+      </form>
+    </section>
   );
 }

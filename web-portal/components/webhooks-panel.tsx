@@ -2,7 +2,7 @@
 // Pay webhooks: list and register. They are managed with one of the account's API keys (the service's pay-webhook
 // routes are keyed, and a registration challenge names the key), which the portal keeps in an httpOnly cookie.
 // Registration: the challenge message is shown first; then the signed-in wallet signs it in the browser.
-import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
@@ -10,13 +10,12 @@ import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
 import { base58 } from '@scure/base';
 import { errorText, trpc } from '../lib/trpc';
 import { availableWallets } from '../lib/wallet';
-import { CopyButton } from './copy-button';
+import { ManagingKey, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
 import { useSession } from './session';
 import { RequireSession } from './sign-in';
 import { useWebhookKey, type WebhookKeyState } from './webhook-key';
 
 type Outputs = inferRouterOutputs<AppRouter>;
-type Webhook = Outputs['payWebhooks']['list']['webhooks'][number];
 type Created = Outputs['payWebhooks']['register'];
 type Challenge = Outputs['payWebhooks']['challenge'];
 
@@ -87,67 +86,11 @@ export function WithKey({ children }: { children: (key: WebhookKeyState) => Reac
 }
 
 function Webhooks({ webhookKey }: { webhookKey: WebhookKeyState }) {
-  const [webhooks, setWebhooks] = useState<Webhook[] | null>(null);
-  const [error, setError] = useState('');
-  const refresh = useCallback(async () => {
-    try {
-      setWebhooks((await trpc.payWebhooks.list.query({})).webhooks);
-    } catch (err) {
-      setError(errorText(err));
-    }
-  }, []);
-  useEffect(() => {
-    void refresh();
-  }, [refresh]);
-
+  const { webhooks, error, refresh } = useWebhookList('pay');
   return (
     <>
-      <p className="hint">
-        Managing with key <span className="mono">{webhookKey.prefix}…</span>{' '}
-        <button type="button" className="secondary" onClick={() => void webhookKey.forget()}>
-          Use another key
-        </button>
-      </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      <section aria-labelledby="webhooks-heading">
-        <h2 id="webhooks-heading">Your webhooks</h2>
-        {webhooks === null ? (
-          !error && <p aria-live="polite">Loading webhooks…</p>
-        ) : webhooks.length === 0 ? (
-          <p>No webhooks yet: register one below.</p>
-        ) : (
-          <div className="scroll">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Events</th>
-                  <th scope="col">Status</th>
-                </tr>
-              </thead>
-              <tbody>
-                {webhooks.map((w) => (
-                  <tr key={w.id}>
-                    <td>
-                      <Link href={`/webhooks/${w.id}`}>{w.description ?? w.url}</Link>
-                      <br />
-                      <span className="mono hint">{w.url}</span>
-                    </td>
-                    <td className="mono">{w.scope.value}</td>
-                    <td>{w.event_types.length === PAY_EVENT_TYPES.length ? 'all' : w.event_types.join(', ')}</td>
-                    <td>{w.status === 'active' ? 'active' : `paused: ${w.paused_reason ?? ''}`}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <ManagingKey webhookKey={webhookKey} />
+      <WebhookTable stream="pay" webhooks={webhooks} error={error} empty="No webhooks yet: register one below." />
       <Register onRegistered={refresh} />
     </>
   );
@@ -165,14 +108,10 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const messageRef = useRef<HTMLDivElement>(null);
-  const secretRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     if (challenge) messageRef.current?.focus();
   }, [challenge]);
-  useEffect(() => {
-    if (created) secretRef.current?.focus();
-  }, [created]);
 
   async function requestChallenge(event: FormEvent) {
     event.preventDefault();
@@ -287,20 +226,11 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
         </p>
       )}
       {created && (
-        <div className="secret" tabIndex={-1} ref={secretRef} aria-labelledby="webhook-secret-heading">
-          <h3 id="webhook-secret-heading">Webhook registered</h3>
-          <p>
-            <strong>Copy the signing secret now: it is shown only once.</strong> Your receiver verifies every delivery
-            with it (<code>verifyWebhook</code> in the SDK).
-          </p>
-          <p>
-            <code data-testid="webhook-secret">{created.secret}</code>{' '}
-            <CopyButton text={created.secret} label="secret" />
-          </p>
+        <SecretOnce heading="Webhook registered" secret={created.secret} testId="webhook-secret">
           <p>
             <Link href={`/webhooks/${created.id}`}>Open the webhook →</Link>
           </p>
-        </div>
+        </SecretOnce>
       )}
     </section>
   );

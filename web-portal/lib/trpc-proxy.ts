@@ -1,6 +1,6 @@
 // Same-origin tRPC for the browser: the service sends no CORS headers, so the portal's backend forwards the few
 // procedures the portal uses to the service's /trpc, and turns the session cookie into the Bearer header the
-// keys procedures need, and the webhook-key cookie into the X-API-Key the pay-webhook procedures need.
+// keys procedures need, and the webhook-key cookie into the X-API-Key the webhook and event-log procedures need.
 // Anything else (connect.*, future procedures) is not reachable through the portal.
 import { API_KEY_HEADER, REQUEST_ID_HEADER } from '@sigil/contract/http-headers';
 import { UPSTREAM_TIMEOUT_MS } from './connect-proxy';
@@ -9,7 +9,8 @@ import { readApiKeyCookie, readSessionCookie } from './session-cookie';
 
 /**
  * Procedure → the credential the portal attaches: none (public), the signed-in session (Bearer), or the API key the
- * user chose for webhooks (X-API-Key: pay webhooks belong to the account of the key that manages them).
+ * user chose for webhooks (X-API-Key: webhooks of both streams belong to the account of the key that manages them;
+ * the identity-event log is a keyed read).
  */
 export const PORTAL_PROCEDURES: Readonly<Record<string, { auth: 'none' | 'session' | 'apiKey' }>> = {
   'resolve.resolve': { auth: 'none' },
@@ -30,6 +31,18 @@ export const PORTAL_PROCEDURES: Readonly<Record<string, { auth: 'none' | 'sessio
   'payWebhooks.remove': { auth: 'apiKey' },
   'payWebhooks.redeliver': { auth: 'apiKey' },
   'payWebhooks.sendTest': { auth: 'apiKey' },
+  'payWebhooks.recover': { auth: 'apiKey' },
+  'identityEvents.create': { auth: 'apiKey' },
+  'identityEvents.list': { auth: 'apiKey' },
+  'identityEvents.get': { auth: 'apiKey' },
+  'identityEvents.deliveries': { auth: 'apiKey' },
+  'identityEvents.rotateSecret': { auth: 'apiKey' },
+  'identityEvents.resume': { auth: 'apiKey' },
+  'identityEvents.remove': { auth: 'apiKey' },
+  'identityEvents.redeliver': { auth: 'apiKey' },
+  'identityEvents.sendTest': { auth: 'apiKey' },
+  'identityEvents.recover': { auth: 'apiKey' },
+  'identityEvents.events': { auth: 'apiKey' },
 };
 
 const MAX_BODY_BYTES = 64 * 1024;

@@ -3,8 +3,9 @@ import type { AgentService } from './service';
 
 export { agentsRouter } from './router';
 export { createAgentService } from './service';
-// The MCP get_agent_manifest tool names the deployment network and probes x402 endpoints with the manifest limits.
-export { MANIFEST_MAX_BYTES, MANIFEST_TIMEOUT_MS, type ManifestNetwork } from './service';
+export { type AgentService, type ManifestNetwork } from './service';
+// The verification levels, shared by the MCP tool get_agent_manifest and Gate's agent.level leaf.
+export { LEVELS, LEVEL_FAILURES, type AgentLevelReport } from './level';
 
 declare module '../../trpc/context' {
   interface Services {

@@ -27,6 +27,7 @@ import {
   type RecordAccount,
 } from '../../platform/chain/types';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
+import { agentLevel, type AgentLevelOptions, type AgentLevelReport } from './level';
 
 export type ManifestNetwork = 'mainnet' | 'testnet';
 
@@ -50,6 +51,8 @@ export interface AgentService {
   resolve(handleInput: string): Promise<AgentResolution>;
   /** Pure: shape and identity only, no RPC (the handle account is derived, not read). */
   validate(handleInput: string, manifest: unknown): Promise<ValidateManifestResult>;
+  /** The verification level reached (L0 declared, L1 attested, L2 pay-to confirmed): level.ts. */
+  level(handleInput: string, options?: AgentLevelOptions): Promise<AgentLevelReport>;
 }
 
 /** AgentServiceDeps with the defaults applied: what the verbs take first. */
@@ -64,6 +67,8 @@ export function createAgentService(options: AgentServiceDeps): AgentService {
   return {
     resolve: (handleInput) => resolveAgent(deps, handleInput),
     validate: (handleInput, manifest) => validateAgentManifest(deps, handleInput, manifest),
+    level: async (handleInput, levelOptions) =>
+      agentLevel({ ...deps, resolve: (name) => resolveAgent(deps, name) }, requireHandle(handleInput), levelOptions),
   };
 }
 

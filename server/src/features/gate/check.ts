@@ -2,7 +2,7 @@
 // once per check (memoized), all answered at or after the subject read's slot (`minContextSlot` where the read
 // takes it), then the three-valued decision.
 import type { Address } from '@solana/kit';
-import { AGENT_HANDLE_TYPE, AGENT_MANIFEST_RECORD } from '@sigil/contract/agents';
+import { AGENT_MANIFEST_RECORD } from '@sigil/contract/agents';
 import { ApiError } from '@sigil/contract/errors';
 import {
   AGENT_LEVELS,
@@ -23,6 +23,7 @@ import {
   type RecordAccount,
   type RecordKey,
 } from '../../platform/chain/types';
+import type { AgentLevelReport, AgentService } from '../agents/index';
 import type { SessionService } from '../connect/index';
 import type { ReverseService } from '../reverse/index';
 import { evaluatePolicy, type LeafOutcome } from './evaluate';
@@ -32,6 +33,8 @@ export const DECISION_TTL_SECONDS = 60;
 
 export interface CheckDeps {
   chain: ChainReader;
+  /** The agents feature's verification levels (manifest fetch and x402 probe through the outbound client). */
+  agents: Pick<AgentService, 'level'>;
   reverse: ReverseService;
   sessions: Pick<SessionService, 'verify'>;
   suffixes: readonly string[];
@@ -56,9 +59,14 @@ interface AccountPlan {
   attestations: string[];
 }
 
+/** The accounts to read at once, and the highest agent level above L0 a leaf asks for (checked once, that far). */
+interface Plan extends AccountPlan {
+  agentLevel?: 'L1' | 'L2';
+}
+
 /** Walks the policy once for the accounts its leaves need, so they are read together at one slot. */
-function planOf(policy: PolicyNode): AccountPlan {
-  const plan: AccountPlan = { records: [], attestations: [] };
+function planOf(policy: PolicyNode): Plan {
+  const plan: Plan = { records: [], attestations: [] };
   const addRecord = (kind: 'address' | 'text', key: string) => {
     if (!plan.records.some((r) => r.kind === kind && r.key === key)) plan.records.push({ kind, key });
   };
@@ -69,8 +77,11 @@ function planOf(policy: PolicyNode): AccountPlan {
     else if (key === 'not') stack.push(body as PolicyNode);
     else if (key === 'atLeast') stack.push(...(body.of as PolicyNode[]));
     else if (key === 'record.verified') addRecord('address', body.chain);
-    else if (key === 'agent.level') addRecord('text', AGENT_MANIFEST_RECORD);
-    else if (key === 'attestation' && !plan.attestations.includes(body.platform)) plan.attestations.push(body.platform);
+    else if (key === 'agent.level') {
+      addRecord('text', AGENT_MANIFEST_RECORD);
+      if (body.min === 'L2' || (body.min === 'L1' && plan.agentLevel === undefined)) plan.agentLevel = body.min;
+    } else if (key === 'attestation' && !plan.attestations.includes(body.platform))
+      plan.attestations.push(body.platform);
   }
   return plan;
 }
@@ -80,7 +91,7 @@ class Reads {
   private readonly memo = new Map<string, Promise<unknown>>();
   constructor(
     private readonly deps: CheckDeps,
-    private readonly plan: AccountPlan,
+    private readonly plan: Plan,
     public anchor: bigint | undefined,
   ) {}
 
@@ -102,7 +113,17 @@ class Reads {
   /** The planned records and attestations of the subject's handle: one getMultipleAccounts, pinned to the anchor. */
   private handleAccounts(handle: HandleAccount) {
     return this.once(`accounts:${handle.address}`, () =>
-      this.deps.chain.getHandleAccounts(handle.address, this.plan, { minContextSlot: this.anchor }),
+      this.deps.chain.getHandleAccounts(
+        handle.address,
+        { records: this.plan.records, attestations: this.plan.attestations },
+        { minContextSlot: this.anchor },
+      ),
+    );
+  }
+  /** The agent's levels, up to the highest one the policy asks for: one manifest fetch and at most one probe. */
+  agentLevel(handle: HandleAccount, nowSec: number): Promise<AgentLevelReport> {
+    return this.once(`level:${handle.address}`, () =>
+      this.deps.agents.level(handle.name, { upTo: this.plan.agentLevel, nowSec }),
     );
   }
   async record(handle: HandleAccount, kind: 'address' | 'text', key: string): Promise<RecordAccount | null> {
@@ -320,15 +341,11 @@ async function leafOutcome(
         reads.authority(handle),
       ]);
       const manifest = record && isRecordLive(record, handle, authority) ? record : undefined;
-      const declared = manifest !== undefined;
       const evidence = { handle: handle.name, handleType: handle.handleType, manifest: manifest?.value ?? null };
-      if (!declared) return { result: false, evidence: { ...evidence, level: null } };
-      if (params.min === AGENT_LEVELS[0]) return { result: true, evidence: { ...evidence, level: 'L0' } };
-      return {
-        result: null,
-        evidence: { ...evidence, level: 'L0', agentType: handle.handleType === AGENT_HANDLE_TYPE },
-        error: `${String(params.min)} needs the agent's manifest and a live probe of its host; a check reads only the chain`,
-      };
+      if (!manifest) return { result: false, evidence: { ...evidence, level: null } };
+      const min = params.min as (typeof AGENT_LEVELS)[number];
+      if (min === 'L0') return { result: true, evidence: { ...evidence, level: 'L0' } };
+      return agentLevelOutcome(reads, handle, nowSec, min, evidence);
     }
     case 'token.balance': {
       if (wallet === undefined) return unknownSubject(subject, 'wallet');
@@ -342,6 +359,42 @@ async function leafOutcome(
       return { result: wallet !== null && (params.list as string[]).includes(wallet), evidence: { wallet } };
     }
   }
+}
+
+/**
+ * `agent.level` L1 / L2 of a declared agent, judged by the agents feature (docs/gate.md "agent.level"): a level not
+ * reached — the manifest or the probe failed on the agent's side — is false with the reason; only a chain read that
+ * cannot be made is null.
+ */
+async function agentLevelOutcome(
+  reads: Reads,
+  handle: HandleAccount,
+  nowSec: number,
+  min: 'L1' | 'L2',
+  evidence: Record<string, unknown>,
+): Promise<LeafOutcome> {
+  let report: AgentLevelReport;
+  try {
+    report = await reads.agentLevel(handle, nowSec);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.code === 'RPC_ERROR') return { result: null, evidence: { ...evidence, level: 'L0' }, error: err.message };
+    // The agents read sees the handle at `confirmed` after the check's read: released or undeclared since.
+    return { result: false, evidence: { ...evidence, level: null, refused: { code: err.code, message: err.message } } };
+  }
+  const result = AGENT_LEVELS.indexOf(report.level) >= AGENT_LEVELS.indexOf(min);
+  const expiresAt = report.attestation?.expiresAt;
+  return {
+    result,
+    evidence: {
+      ...evidence,
+      level: report.level,
+      reached: report.reached,
+      next: report.next,
+      slot: Number(report.slot),
+    },
+    ...(result && expiresAt ? { expiresAt } : {}),
+  };
 }
 
 const normalized = (name: string) => (name.startsWith('@') ? name.slice(1) : name).toLowerCase();

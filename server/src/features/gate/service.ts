@@ -12,6 +12,7 @@ import {
 } from '@sigil/contract/gate';
 import type { ChainReader } from '../../platform/chain/types';
 import type { Database } from '../../platform/db/index';
+import type { AgentService } from '../agents/index';
 import type { SessionService } from '../connect/index';
 import type { ReverseService } from '../reverse/index';
 import { checkPolicy, type CheckDeps } from './check';
@@ -58,6 +59,8 @@ export interface GateServiceDeps {
   db: Kysely<Database>;
   chain: ChainReader;
   reverse: ReverseService;
+  /** agent.level L1 / L2: the agents feature, holding the hardened outbound client (manifests, x402 probes). */
+  agents: Pick<AgentService, 'level'>;
   sessions: Pick<SessionService, 'verify'>;
   suffixes: readonly string[];
   signingSeed?: string;

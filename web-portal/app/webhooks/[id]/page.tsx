@@ -8,7 +8,7 @@ export default async function WebhookPage({ params }: { params: Promise<{ id: st
   return (
     <>
       <h1>Webhook</h1>
-      <WebhookDetail id={id} />
+      <WebhookDetail id={id} stream="pay" />
     </>
   );
 }

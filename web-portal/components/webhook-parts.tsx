@@ -1,0 +1,125 @@
+'use client';
+// Pieces both webhook streams' pages share: the list of an account's webhooks and the secret shown once.
+import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
+import Link from 'next/link';
+import { errorText } from '../lib/trpc';
+import { CopyButton } from './copy-button';
+import { STREAMS, type StreamName, type WebhookView } from './webhook-streams';
+import type { WebhookKeyState } from './webhook-key';
+
+/** Reads a stream's webhooks; `refresh` re-reads them after a change. */
+export function useWebhookList(stream: StreamName) {
+  const [webhooks, setWebhooks] = useState<WebhookView[] | null>(null);
+  const [error, setError] = useState('');
+  const refresh = useCallback(async () => {
+    try {
+      setWebhooks(await STREAMS[stream].list());
+    } catch (err) {
+      setError(errorText(err));
+    }
+  }, [stream]);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+  return { webhooks, error, refresh };
+}
+
+/** Which key manages the webhooks, with a way to switch. */
+export function ManagingKey({ webhookKey }: { webhookKey: WebhookKeyState }) {
+  return (
+    <p className="hint">
+      Managing with key <span className="mono">{webhookKey.prefix}…</span>{' '}
+      <button type="button" className="secondary" onClick={() => void webhookKey.forget()}>
+        Use another key
+      </button>
+    </p>
+  );
+}
+
+/** The account's webhooks of one stream, with loading and empty states. */
+export function WebhookTable({
+  stream,
+  webhooks,
+  error,
+  empty,
+}: {
+  stream: StreamName;
+  webhooks: WebhookView[] | null;
+  error: string;
+  empty: string;
+}) {
+  const { base, describeTypes } = STREAMS[stream];
+  return (
+    <section aria-labelledby="webhooks-heading">
+      <h2 id="webhooks-heading">Your webhooks</h2>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {webhooks === null ? (
+        !error && <p aria-live="polite">Loading webhooks…</p>
+      ) : webhooks.length === 0 ? (
+        <p>{empty}</p>
+      ) : (
+        <div className="scroll">
+          <table data-testid="webhook-list">
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Scope</th>
+                <th scope="col">Events</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {webhooks.map((w) => (
+                <tr key={w.id}>
+                  <td>
+                    <Link href={`${base}/${w.id}`}>{w.description ?? w.url}</Link>
+                    <br />
+                    <span className="mono hint">{w.url}</span>
+                  </td>
+                  <td className="mono">{w.scope.value}</td>
+                  <td>{describeTypes(w.event_types)}</td>
+                  <td>{w.status === 'active' ? 'active' : `paused: ${w.paused_reason ?? ''}`}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+/** A signing secret shown once; it takes the focus when it appears so a screen reader announces it. */
+export function SecretOnce({
+  heading,
+  secret,
+  testId,
+  children,
+}: {
+  heading: string;
+  secret: string;
+  testId: string;
+  children?: ReactNode;
+}) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    ref.current?.focus();
+  }, [secret]);
+  return (
+    <div className="secret" tabIndex={-1} ref={ref} aria-labelledby={`${testId}-heading`}>
+      <h3 id={`${testId}-heading`}>{heading}</h3>
+      <p>
+        <strong>Copy the signing secret now: it is shown only once.</strong> Your receiver verifies every delivery with
+        it (<code>verifyWebhook</code> in the SDK).
+      </p>
+      <p>
+        <code data-testid={testId}>{secret}</code> <CopyButton text={secret} label="secret" />
+      </p>
+      {children}
+    </div>
+  );
+}
