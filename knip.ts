@@ -27,6 +27,8 @@ const config: KnipConfig = {
     server: {
       entry: ['src/main.ts', 'src/localchain/main.ts', 'src/mcp/main.ts', 'src/**/*.test.ts'],
       project: ['src/**/*.ts'],
+      // Imported by contract/src/gate.ts, which the server's build bundles: the server's production install needs it.
+      ignoreDependencies: ['canonicalize'],
       ignoreIssues: {
         // `import * as m0001` objects handed to Kysely's Migrator, which calls `up` and `down`.
         'src/platform/db/migrations/0*.ts': ['exports'],
