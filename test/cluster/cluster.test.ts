@@ -4,6 +4,7 @@
 // Figures are in docs/deploy.md ("Scale-out"). CLUSTER_SCALE=N multiplies the load of every scenario for longer runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -150,6 +151,9 @@ async function until(done: () => boolean | Promise<boolean>, limitMs: number): P
 }
 
 const deliveries = new Map<string, number>();
+/** While set, the receiver answers nothing on FAILOVER_PATH: the senders' attempts stay in flight. */
+let held: ServerResponse[] | null = null;
+const FAILOVER_PATH = '/failover';
 
 const run = postgresReachable ? describe : describe.skip;
 
@@ -164,7 +168,8 @@ run('three replicas on one Postgres, over HTTP', () => {
     receiver = await startHttpsReceiver((req, res) => {
       const id = String(req.headers[WEBHOOK_HEADERS.deliveryId.toLowerCase()] ?? '');
       deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
-      res.writeHead(200).end();
+      if (held && req.url === FAILOVER_PATH) held.push(res);
+      else res.writeHead(200).end();
     });
     // The portal key exists before the replicas start, so none of them generates its own.
     await ensurePortalKey(db.db, { domain: PORTAL_DOMAIN });
@@ -283,7 +288,7 @@ run('three replicas on one Postgres, over HTTP', () => {
       // A wallet watched by a pay webhook, registered over HTTP as a customer does.
       const key = (await createKey(db.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })).secret;
       const recipient = await generateKeyPairSigner();
-      const url = `https://127.0.0.1:${receiver.port}/failover`;
+      const url = `https://127.0.0.1:${receiver.port}${FAILOVER_PATH}`;
       const challenge = await send(
         '/v1/pay/webhooks/challenge',
         keyed(key, { scope: recipient.address, url, event_types: ['payment'] }),
@@ -296,6 +301,11 @@ run('three replicas on one Postgres, over HTTP', () => {
       );
       expect(created.status).toBe(201);
       const hook: { id: string } = await created.json();
+      const arrivals = () =>
+        receiver.requests.filter((r) => r.headers[WEBHOOK_HEADERS.subscriptionId.toLowerCase()] === hook.id);
+      const header = (r: ReceivedRequest, name: string) => String(r.headers[name.toLowerCase()]);
+      const arrivalsOf = (deliveryId: string) =>
+        arrivals().filter((r) => header(r, WEBHOOK_HEADERS.deliveryId) === deliveryId).length;
 
       // The chain keeps moving before, during and after the kill: a native payment to the watched wallet every
       // PAY_EVERY_MS (each finalized at once), and with every fourth one a name registration (an identity event,
@@ -331,9 +341,29 @@ run('three replicas on one Postgres, over HTTP', () => {
       const before = await currentLease(db.db, INDEXER_LEASE);
       const holder = holderOf(before);
       expect(holder, `lease ${before?.holder}`).toBeDefined();
+      // The kill must lose work in flight: hold the receiver's answers until an attempt of the holder's delivery
+      // worker (woken by its own indexer) has reached the receiver unanswered. Its claim dies with the process, so
+      // another worker can send it again only once the claim lapses (60 s): the repeat at-least-once allows.
+      held = [];
+      let lost: string[] = [];
+      await until(async () => {
+        const claimed = await db.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('webhook_id', '=', hook.id)
+          .where('status', '=', 'pending')
+          .where('lease_holder', 'like', `%:${holder!.child.pid}:%`)
+          .execute();
+        lost = claimed.map((r) => r.id).filter((id) => arrivalsOf(id) > 0);
+        return lost.length > 0;
+      }, 30_000);
+      expect(lost.length).toBeGreaterThan(0);
       inRotation.delete(holder!.index);
       holder!.child.kill('SIGKILL');
       await once(holder!.child, 'exit');
+      // The surviving replicas' attempts get their answer (well within the 10 s response timeout).
+      for (const res of held) res.writeHead(200).end();
+      held = null;
       const sentBeforeKill = payments.length;
       // Read after the exit: the last renewal the killed replica made, so the moment its lease lapses.
       const lapsed = (await currentLease(db.db, INDEXER_LEASE, 0))!;
@@ -362,16 +392,15 @@ run('three replicas on one Postgres, over HTTP', () => {
 
       // Every payment's event reaches the receiver at least once; a repeat is the same delivery of the same event.
       const expected = new Map(payments.map((sig) => [payEventId(sig, 0, -1, 'payment.received'), sig]));
-      const arrivals = () =>
-        receiver.requests.filter((r) => r.headers[WEBHOOK_HEADERS.subscriptionId.toLowerCase()] === hook.id);
-      const header = (r: ReceivedRequest, name: string) => String(r.headers[name.toLowerCase()]);
       await until(() => {
         const got = new Set(arrivals().map((r) => header(r, WEBHOOK_HEADERS.eventId)));
-        return [...expected.keys()].every((id) => got.has(id));
+        return [...expected.keys()].every((id) => got.has(id)) && lost.every((id) => arrivalsOf(id) > 1);
       }, 150_000 * SCALE);
       const got = arrivals();
       const arrivedIds = new Set(got.map((r) => header(r, WEBHOOK_HEADERS.eventId)));
       expect([...expected.keys()].filter((id) => !arrivedIds.has(id))).toEqual([]);
+      // The attempts lost with the killed replica were sent again, by another worker.
+      expect(lost.filter((id) => arrivalsOf(id) < 2)).toEqual([]);
       const mismatched = got.filter((r) => {
         const event = JSON.parse(r.body.toString('utf8'));
         const eventId = header(r, WEBHOOK_HEADERS.eventId);
@@ -416,7 +445,7 @@ run('three replicas on one Postgres, over HTTP', () => {
       expect(registered(log).sort()).toEqual([...names].sort());
 
       console.info(
-        `failover: ${payments.length} payments (${sentBeforeKill} before the kill, ` +
+        `failover: ${payments.length} payments (${sentBeforeKill} before the kill, ${lost.length} attempts lost, ` +
           `${sentBeforeTakeover - sentBeforeKill} before the takeover), ${got.length} arrivals, ` +
           `takeover ${takenAt - lapsed.expiresAt} ms after the lapse, ${names.length} names, log ${log.length}`,
       );
