@@ -12,12 +12,15 @@ export {
   insertWithinCap,
   limitReached,
   listDeliveries,
+  newSubscriptionRow,
   newWebhookSecret,
   ownRow,
   recoverDeliveries,
   redeliver,
   resumeWebhook,
   rotateWebhookSecret,
+  streamRows,
+  vetWebhookUrl,
 } from './service';
 export type { WebhookCaller } from './service';
 export type { AttemptOutcome, DeliveryDeps } from './attempts';
