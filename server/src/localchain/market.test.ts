@@ -133,6 +133,16 @@ async function tokenized(owner: KeyPairSigner) {
   return { name, handle, mint: mint.address, ata };
 }
 
+/** A tokenized handle of `owner`, listed by it at `price`. */
+async function listed(owner: KeyPairSigner, price: bigint) {
+  const t = await tokenized(owner);
+  const [listing] = await MARKET_PDAS.listing(programId, t.handle);
+  await ok(owner, [
+    ix('list_handle', { price }, { seller: owner.address, handle: t.handle, listing, sellerTokenAccount: t.ata }),
+  ]);
+  return { ...t, listing };
+}
+
 async function auction(owner: KeyPairSigner, reserve = LAMPORTS_PER_NATIVE, duration = 600) {
   const { name, handle } = await register(owner);
   const [auctionPda] = await MARKET_PDAS.auction(programId, handle);
@@ -195,15 +205,7 @@ describe('every row of the spec table, from a real transaction', () => {
   });
 
   it('FrozenNft (0x93): a plain send of a listed NFT, raised by the token program', async () => {
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
-    await ok(seller, [
-      ix(
-        'list_handle',
-        { price: LAMPORTS_PER_NATIVE },
-        { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata },
-      ),
-    ]);
+    const { listing, ...t } = await listed(seller, LAMPORTS_PER_NATIVE);
     const dest = await ataOf(buyer.address, t.mint, TOKEN_PROGRAM_ADDRESS);
     const send = getTransferCheckedInstruction({
       source: t.ata,
@@ -609,15 +611,7 @@ describe('happy paths', () => {
   });
 
   it('a listing bought: the NFT and the authority move to the buyer', async () => {
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
-    await ok(seller, [
-      ix(
-        'list_handle',
-        { price: 4n * LAMPORTS_PER_NATIVE },
-        { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata },
-      ),
-    ]);
+    const { listing, ...t } = await listed(seller, 4n * LAMPORTS_PER_NATIVE);
     const buyerAta = await ataOf(buyer.address, t.mint, TOKEN_PROGRAM_ADDRESS);
     await ok(buyer, [
       ix(
@@ -641,12 +635,8 @@ describe('happy paths', () => {
   });
 
   it('a listing is bought only through the mint token program, at the listed price', async () => {
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
     const price = LAMPORTS_PER_NATIVE;
-    await ok(seller, [
-      ix('list_handle', { price }, { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata }),
-    ]);
+    const { listing, ...t } = await listed(seller, price);
     const fake = '11111111111111111111111111111111' as Address;
     const buyerAta = await ataOf(buyer.address, t.mint, fake);
     const sellerAta = await ataOf(seller.address, t.mint, fake);
@@ -834,15 +824,7 @@ describe("the service's reads while a handle is in the market", () => {
     const authorityOf = async (handle: Address) =>
       (await reader.getHandleAuthority((await reader.getHandleByAddress(handle, 'processed'))!, 'processed')).authority;
 
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
-    await ok(seller, [
-      ix(
-        'list_handle',
-        { price: LAMPORTS_PER_NATIVE },
-        { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata },
-      ),
-    ]);
+    const { listing, ...t } = await listed(seller, LAMPORTS_PER_NATIVE);
     expect(await authorityOf(t.handle)).toBe(seller.address);
 
     const a = await auction(seller);

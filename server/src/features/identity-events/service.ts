@@ -17,7 +17,7 @@ import {
   type IdentityWebhookCreated,
   type IdentityWebhookCreateRequest,
 } from '@sigil/contract/identity-events';
-import { WEBHOOK_LIMITS, type DeliveryRecord } from '@sigil/contract/webhooks';
+import { isoSeconds, WEBHOOK_LIMITS, type DeliveryRecord } from '@sigil/contract/webhooks';
 import type { KeyTier } from '@sigil/contract/keys';
 import { normalizeName } from '@sigil/contract/names';
 import type { Database, WebhookSubscriptionsTable } from '../../platform/db/index';
@@ -38,6 +38,8 @@ import {
   resumeWebhook,
   rotateWebhookSecret,
   streamRows,
+  TEST_SIGNATURE,
+  testEventChain,
   vetWebhookUrl,
   type QueueSignal,
   type WebhookCaller,
@@ -123,8 +125,7 @@ export async function listIdentityWebhooks(
   return { webhooks: (await streamRows(db, caller, 'identity')).map(toIdentityWebhook) };
 }
 
-/** A fixed, obviously fake chain position for test events. */
-const TEST_SIGNATURE = '1'.repeat(64);
+/** The system program's address: an obviously fake account for test events. */
 const NO_ADDRESS = '11111111111111111111111111111111';
 
 /**
@@ -147,15 +148,7 @@ export async function sendIdentityTestEvent(
     sequence: 0,
     notice: IDENTITY_EVENT_NOTICE,
     test: true,
-    chain: {
-      signature: TEST_SIGNATURE,
-      ixIndex: 0,
-      innerIndex: -1,
-      slot: 0,
-      blockTime: new Date(seconds(now) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      commitment: 'finalized',
-      finalized: true,
-    },
+    chain: testEventChain(isoSeconds(seconds(now))),
     handle: { name, account: NO_ADDRESS },
     actors: { signer: row.scope_type === 'wallet' ? row.scope_value : NO_ADDRESS },
     change: {

@@ -20,6 +20,8 @@ export {
   resumeWebhook,
   rotateWebhookSecret,
   streamRows,
+  TEST_SIGNATURE,
+  testEventChain,
   vetWebhookUrl,
 } from './service';
 export type { WebhookCaller } from './service';

@@ -643,8 +643,21 @@ export async function recoverDeliveries(
   return { requeued, pending: Number(n) };
 }
 
-/** A sample payment for test events: fixed, obviously fake, valid shapes. */
-const TEST_SIGNATURE = '1'.repeat(64);
+/** The signature test events of either stream carry: fixed, obviously fake, a valid shape. */
+export const TEST_SIGNATURE = '1'.repeat(64);
+
+/** The chain position a test event of either stream claims: slot 0, finalized, the fake signature. */
+export function testEventChain(blockTime: string) {
+  return {
+    signature: TEST_SIGNATURE,
+    ixIndex: 0,
+    innerIndex: -1,
+    slot: 0,
+    blockTime,
+    commitment: 'finalized' as const,
+    finalized: true as const,
+  };
+}
 
 /**
  * POST …/{id}/test: queues a signed test event (`test: true`, type payment.received, a sample payment to the
@@ -665,15 +678,7 @@ export async function sendTestEvent(
     type: 'payment.received',
     notice: PAY_EVENT_NOTICE,
     test: true,
-    chain: {
-      signature: TEST_SIGNATURE,
-      ixIndex: 0,
-      innerIndex: -1,
-      slot: 0,
-      blockTime: new Date(now).toISOString(),
-      commitment: 'finalized',
-      finalized: true,
-    },
+    chain: testEventChain(new Date(now).toISOString()),
     payment: {
       kind: 'transfer',
       payer: '11111111111111111111111111111111',
