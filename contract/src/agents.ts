@@ -6,6 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { ApiError } from './errors';
 import { isBase58Address, normalizeName, parseHandle } from './names';
 import { AddressSchema } from './public';
+import { AGENT_LEVELS } from './gate';
 
 // ───────────────────────────── CAIP-2 ─────────────────────────────
 
@@ -246,6 +247,51 @@ export type AgentResolution = z.infer<typeof AgentResolutionSchema>;
 export const AgentHandleInputSchema = z.object({
   handle: z.string().meta({ description: 'Handle, `@` optional.', example: '@scout' }),
 });
+
+// ───────────────────────────── verification level ─────────────────────────────
+
+/** Why the next level was not reached: a stable word a caller can branch on (docs/agents.md, docs/mcp.md). */
+export const LEVEL_FAILURES = [
+  // L1
+  'manifest-unreachable',
+  'manifest-invalid',
+  'no-attestation',
+  'attestation-not-found',
+  'attestation-revoked',
+  'attestation-expired',
+  // L2
+  'no-x402-endpoint',
+  'no-verified-payment-address',
+  'probe-blocked',
+  'probe-unreachable',
+  'probe-redirect',
+  'probe-not-402',
+  'probe-invalid-challenge',
+  'payto-mismatch',
+] as const;
+export type LevelFailure = (typeof LEVEL_FAILURES)[number];
+
+export const AgentLevelSchema = z
+  .strictObject({
+    handle: z.string().meta({ description: 'Handle name, normalized, no `@`.', example: 'scout' }),
+    slot: z
+      .number()
+      .int()
+      .meta({ description: 'Context slot of the (`confirmed`) chain read the levels were judged on.' }),
+    level: z
+      .enum(AGENT_LEVELS)
+      .meta({ description: 'The highest level reached: L0 declared, L1 attested, L2 pay-to confirmed.' }),
+    reached: z
+      .array(z.strictObject({ level: z.enum(AGENT_LEVELS), reason: z.string() }))
+      .meta({ description: 'Each level reached, lowest first, with what proved it.' }),
+    next: z
+      .strictObject({ level: z.enum(['L1', 'L2']), reason: z.enum(LEVEL_FAILURES), message: z.string() })
+      .nullable()
+      .meta({ description: 'Why the next level was not reached (null at L2); levels above it were not checked.' }),
+  })
+  .meta({ id: 'AgentLevel' });
+
+export type AgentLevelResult = z.infer<typeof AgentLevelSchema>;
 
 /** MCP discovery order: the `agent.mcp` record (endpoints.mcp), then the first manifest endpoint of type `mcp`. */
 export function discoverMcpEndpoint(

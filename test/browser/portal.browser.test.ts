@@ -531,7 +531,7 @@ describe('identity events, in the browser', () => {
 });
 
 describe('accessibility of the public pages', () => {
-  it('look-up (empty, a handle with records, an error), quickstart, and signed-out pages: axe in both themes', async () => {
+  it('look-up (empty, a handle with records, an agent’s level, an error), quickstart, and signed-out pages: axe in both themes', async () => {
     const opened = await stack.open({ wallet: await demoWallet('heidi') });
     const { page, errors } = opened;
     await page.goto('/');
@@ -541,6 +541,14 @@ describe('accessibility of the public pages', () => {
     await page.getByRole('heading', { name: '@alice' }).waitFor();
     await page.getByRole('heading', { name: 'Address records' }).waitFor();
     await checkPage(page, 'lookup-alice');
+    // An agent: its verification level and why the next one was not reached (this service does not trust the demo
+    // agent host's CA, so the manifest is unreachable and the level stops at L0).
+    await page.goto('/?q=@scout');
+    await page.getByRole('heading', { name: 'Verification level' }).waitFor();
+    await expect(page.locator('section[aria-labelledby="level-heading"] dd code').textContent()).resolves.toBe(
+      'manifest-unreachable',
+    );
+    await checkPage(page, 'lookup-agent');
     await page.goto('/?q=nobodyhere');
     await expect(page.locator('main p.error').textContent()).resolves.toBe('nobodyhere: handle not registered');
     await checkPage(page, 'lookup-error');

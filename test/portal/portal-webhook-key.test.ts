@@ -133,6 +133,7 @@ describe('the lookup (server side)', () => {
     expect(alice.resolution).toMatchObject({ name: 'alice', namespace: 'handle', verification: 'owner' });
     expect(alice.records?.addresses.map((a) => a.chain)).toStrictEqual(['BTC', 'ETH', 'SOL', 'X1']);
     expect(alice.agent).toBeNull();
+    expect(alice.level).toBeNull();
     expect(alice.problems).toStrictEqual([]);
     expect(await lookup('nobodyhere', portal.config)).toStrictEqual({
       kind: 'error',
@@ -146,5 +147,20 @@ describe('the lookup (server side)', () => {
       records: null,
       problems: ['address records and agent manifests need the portal key (SIGIL_PORTAL_KEY)'],
     });
+  });
+
+  it('an agent whose manifest this service cannot fetch: no manifest, but its level (L0) and why L1 failed', async () => {
+    // This service does not trust the demo agent host's CA, so the manifest is unreachable: the level says so.
+    const scout = await lookup('@scout', portal.config);
+    expect(scout.kind).toBe('resolution');
+    if (scout.kind !== 'resolution') return;
+    expect(scout.agent).toBeNull();
+    expect(scout.level).toMatchObject({
+      handle: 'scout',
+      level: 'L0',
+      next: { level: 'L1', reason: 'manifest-unreachable' },
+    });
+    expect(scout.problems).toHaveLength(1);
+    expect(scout.problems[0]).toMatch(/^agent: manifest https:\/\/.+ is unreachable: .+ \(MANIFEST_UNREACHABLE\)$/);
   });
 });

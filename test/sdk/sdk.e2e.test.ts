@@ -204,6 +204,17 @@ describe('agents', () => {
     });
   });
 
+  it('GET /v1/agents/{handle}/level: the demo agent at L2; 404 NOT_AN_AGENT', async () => {
+    const path = '/v1/agents/{handle}/level';
+    const scout = op(`GET ${path}`, await sigil.GET(path, { params: { path: { handle: '@scout' } } }));
+    expect(scout.ok && scout.data, show(scout)).toMatchObject({ handle: 'scout', level: 'L2', next: null });
+    expect(await sigil.GET(path, { params: { path: { handle: 'alice' } } })).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'NOT_AN_AGENT',
+    });
+  });
+
   it('POST /v1/agents/validate: valid; 400 INVALID_HANDLE', async () => {
     const manifest = (await sigil.GET('/v1/agents/{handle}', { params: { path: { handle: 'scout' } } })) as {
       data: { manifest: Record<string, unknown> };

@@ -1,5 +1,10 @@
 // The lookup's answer (rendered on the server from lib/lookup.ts).
+import { Fragment } from 'react';
+import type { AgentLevelResult } from '@sigil/contract/agents';
 import type { LookupResult } from '../lib/lookup';
+
+/** The level names of docs/mcp.md. */
+const LEVEL_NAMES = { L0: 'declared', L1: 'attested', L2: 'pay-to confirmed' } as const;
 
 export function LookupResultView({ result }: { result: LookupResult }) {
   if (result.kind === 'error') {
@@ -46,7 +51,7 @@ export function LookupResultView({ result }: { result: LookupResult }) {
 }
 
 function DetailsView({ details }: { details: Extract<LookupResult, { kind: 'resolution' }> }) {
-  const { records, agent, problems } = details;
+  const { records, agent, level, problems } = details;
   return (
     <>
       {records && (
@@ -113,11 +118,48 @@ function DetailsView({ details }: { details: Extract<LookupResult, { kind: 'reso
           {agent.manifest.identity?.description && <p>{agent.manifest.identity.description}</p>}
         </section>
       )}
+      {level && <LevelView level={level} />}
       {problems.length > 0 && (
         <p className="hint" role="status">
           Not shown: {problems.join('; ')}
         </p>
       )}
     </>
+  );
+}
+
+function LevelView({ level }: { level: AgentLevelResult }) {
+  return (
+    <section aria-labelledby="level-heading">
+      <h2 id="level-heading">Verification level</h2>
+      <p>
+        <strong>
+          {level.level} {LEVEL_NAMES[level.level]}
+        </strong>
+      </p>
+      <dl className="result">
+        {level.reached.map((r) => (
+          <Fragment key={r.level}>
+            <dt>
+              {r.level} {LEVEL_NAMES[r.level]}
+            </dt>
+            <dd>{r.reason}</dd>
+          </Fragment>
+        ))}
+        {level.next && (
+          <>
+            <dt>
+              {level.next.level} {LEVEL_NAMES[level.next.level]}: not reached
+            </dt>
+            <dd>
+              <code>{level.next.reason}</code>: {level.next.message}
+            </dd>
+          </>
+        )}
+      </dl>
+      <p className="hint">
+        Checked live at slot {level.slot}; levels above the first one not reached were not checked.
+      </p>
+    </section>
   );
 }

@@ -1,10 +1,10 @@
 // The lookup, on the portal's server (the home page is a server component): the public resolve or reverse, then for
-// a handle its address records (GET /v1/resolve/{name}) and, for an agent, its manifest (GET /v1/agents/{handle}),
-// both keyed with the portal's own key. Nothing reaches the browser but the rendered answer, so a name that is not
+// a handle its address records (GET /v1/resolve/{name}) and, for an agent, its manifest (GET /v1/agents/{handle})
+// and verification level (GET /v1/agents/{handle}/level), all keyed with the portal's own key. Nothing reaches the browser but the rendered answer, so a name that is not
 // registered (or a handle that is not an agent) logs no failed request in the browser's console.
 import { API_KEY_HEADER } from '@sigil/contract/http-headers';
 import { isBase58Address } from '@sigil/contract/names';
-import type { AgentResolution } from '@sigil/contract/agents';
+import type { AgentLevelResult, AgentResolution } from '@sigil/contract/agents';
 import type { V1Resolution } from '@sigil/contract/universal';
 import { UPSTREAM_TIMEOUT_MS } from './connect-proxy';
 import type { PortalServerConfig } from './server-config';
@@ -16,6 +16,8 @@ export type LookupResult =
       resolution: { name: string; namespace: string; owner: string; tokenized: boolean; verification: string };
       records: V1Resolution | null;
       agent: AgentResolution | null;
+      /** The agent's verification level; present even when its manifest could not be read (it is then L0). */
+      level: AgentLevelResult | null;
       /** Parts that could not be read, with the service's message; the public answer stands either way. */
       problems: string[];
     }
@@ -71,6 +73,7 @@ export async function lookup(
       resolution,
       records: null,
       agent: null,
+      level: null,
       problems: [],
     };
     if (resolution.namespace !== 'handle') return result;
@@ -79,15 +82,19 @@ export async function lookup(
       return result;
     }
     const name = encodeURIComponent(resolution.name);
-    const [records, agent] = await Promise.all([
+    const [records, agent, level] = await Promise.all([
       getJson(config, `/v1/resolve/@${name}`, true, fetchImpl),
       getJson(config, `/v1/agents/${name}`, true, fetchImpl),
+      getJson(config, `/v1/agents/${name}/level`, true, fetchImpl),
     ]);
     if (records.status === 200) result.records = records.body as unknown as V1Resolution;
     else result.problems.push(`address records: ${errorOf(records.body, records.status)}`);
     if (agent.status === 200) result.agent = agent.body as unknown as AgentResolution;
     else if (!NOT_AGENT.has(String(agent.body.code)))
       result.problems.push(`agent: ${errorOf(agent.body, agent.status)}`);
+    if (level.status === 200) result.level = level.body as unknown as AgentLevelResult;
+    else if (!NOT_AGENT.has(String(level.body.code)))
+      result.problems.push(`agent level: ${errorOf(level.body, level.status)}`);
     return result;
   } catch {
     return { kind: 'error', query: value, text: 'the Sigil service did not answer; try again' };

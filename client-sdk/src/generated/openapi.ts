@@ -563,6 +563,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/agents/{handle}/level': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An agent's verification level (keyed or x402, priced like a resolve)
+     * @description L0 declared (an `agent.manifest` record), L1 attested (the manifest references a live on-chain attestation of the handle), L2 pay-to confirmed (a live 402 probe of the manifest's x402 endpoint asks to pay a signature-verified X1/SOL address record of the handle). `next` names why the next level was not reached; levels above it were not checked (docs/agents.md).
+     *
+     *     **Pay-per-call (x402).** Without `X-API-Key`, where this deployment sells calls, the answer is a 402 challenge (also base64 in the `PAYMENT-REQUIRED` header); pay it and repeat the identical request with `PAYMENT-SIGNATURE` and `X-Payer` (docs/x402.md). A 200 bought this way carries `PAYMENT-RESPONSE`.
+     */
+    get: operations['agents-level'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/agents/validate': {
     parameters: {
       query?: never;
@@ -1557,6 +1579,48 @@ export interface components {
       };
     } & {
       [key: string]: unknown;
+    };
+    AgentLevel: {
+      /**
+       * @description Handle name, normalized, no `@`.
+       * @example scout
+       */
+      handle: string;
+      /** @description Context slot of the (`confirmed`) chain read the levels were judged on. */
+      slot: number;
+      /**
+       * @description The highest level reached: L0 declared, L1 attested, L2 pay-to confirmed.
+       * @enum {string}
+       */
+      level: 'L0' | 'L1' | 'L2';
+      /** @description Each level reached, lowest first, with what proved it. */
+      reached: {
+        /** @enum {string} */
+        level: 'L0' | 'L1' | 'L2';
+        reason: string;
+      }[];
+      /** @description Why the next level was not reached (null at L2); levels above it were not checked. */
+      next: {
+        /** @enum {string} */
+        level: 'L1' | 'L2';
+        /** @enum {string} */
+        reason:
+          | 'manifest-unreachable'
+          | 'manifest-invalid'
+          | 'no-attestation'
+          | 'attestation-not-found'
+          | 'attestation-revoked'
+          | 'attestation-expired'
+          | 'no-x402-endpoint'
+          | 'no-verified-payment-address'
+          | 'probe-blocked'
+          | 'probe-unreachable'
+          | 'probe-redirect'
+          | 'probe-not-402'
+          | 'probe-invalid-challenge'
+          | 'payto-mismatch';
+        message: string;
+      } | null;
     };
     ValidateManifestResult: {
       /**
@@ -5664,6 +5728,279 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'MANIFEST_UNREACHABLE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `X402_UNAVAILABLE`: x402: the chain could not be read to verify the payment; retry
+       *
+       *     `X402_SETTLE_TIMEOUT`: x402 facilitator rail: the facilitator did not answer in time; the response is withheld; retry the same payment
+       *
+       *     `X402_FACILITATOR_ERROR`: x402 facilitator rail: the facilitator failed or is down; the response is withheld; retry the same payment
+       *
+       *     `RPC_ERROR`: chain unreachable; retry
+       */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'X402_UNAVAILABLE' | 'X402_SETTLE_TIMEOUT' | 'X402_FACILITATOR_ERROR' | 'RPC_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METERING_UNAVAILABLE`: x402: the payment store failed after the handler; the response is withheld, nothing is consumed */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METERING_UNAVAILABLE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'agents-level': {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description x402 only: the paying wallet (base58); binds the challenge reference to it. */
+        'X-Payer'?: string;
+      };
+      path: {
+        /**
+         * @description Handle, `@` optional.
+         * @example @scout
+         */
+        handle: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          /** @description x402 only: the base64 settlement receipt (also in `X-PAYMENT-RESPONSE`). */
+          'PAYMENT-RESPONSE'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "handle": "scout",
+           *       "slot": 116,
+           *       "level": "L2",
+           *       "reached": [
+           *         {
+           *           "level": "L0",
+           *           "reason": "@scout has an agent.manifest record: https://agents.example/scout/manifest.json"
+           *         },
+           *         {
+           *           "level": "L1",
+           *           "reason": "the manifest references attestation CNUUsNnMrP542dXarow8RAMnEEAW3beqfaYNz5FnJSzX (agent-audit: scout-audited, issuer GstJYgUcS6iaNtJBw8mGrPFNDsjpACbaZYhrSU2QJiJq), live on chain"
+           *         },
+           *         {
+           *           "level": "L2",
+           *           "reason": "https://127.0.0.1:46075/scout/x402 answered 402 asking to pay EejKdmNGrhoX7CzxWTQMSMLafUEf5vNgAfhiJ7qRz1q7, a signature-verified address of @scout"
+           *         }
+           *       ],
+           *       "next": null
+           *     }
+           */
+          'application/json': components['schemas']['AgentLevel'];
+        };
+      };
+      /**
+       * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
+       *
+       *     `INVALID_HANDLE`
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header, and x402 is off on this deployment
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description A fresh x402 challenge; on a rejection `error` = `code` names why.
+       *
+       *     `PAYER_REQUIRED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_PAYLOAD_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REDEEM_SIGNATURE_REQUIRED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REDEEM_SIGNATURE_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_NETWORK_UNSUPPORTED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_NOT_FINALIZED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_ALREADY_USED`: x402: already redeemed (409: by a concurrent request, first)
+       *
+       *     `PAYMENT_FAILED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_STALE`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_WRONG_ASSET`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_WRONG_DESTINATION`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_AMOUNT_TOO_LOW`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYER_MISMATCH`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_LAYOUT_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REFERENCE_MISSING`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REFERENCE_MISMATCH`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `REFERENCE_REUSED`: x402: reference already redeemed (409: by a concurrent request, first)
+       *
+       *     `REFERENCE_EXPIRED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `MULTISIG_AUTHORITY_UNSUPPORTED`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_UNVERIFIABLE`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `VERIFIER_UNAVAILABLE`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `PAYMENT_INVALID`: x402: the 402 body is a fresh challenge naming this code
+       *
+       *     `SETTLEMENT_FAILED`: x402: the 402 body is a fresh challenge naming this code
+       */
+      402: {
+        headers: {
+          /** @description The same challenge, base64 JSON. */
+          'PAYMENT-REQUIRED'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?:
+              | 'PAYER_REQUIRED'
+              | 'PAYMENT_PAYLOAD_INVALID'
+              | 'REDEEM_SIGNATURE_REQUIRED'
+              | 'REDEEM_SIGNATURE_INVALID'
+              | 'PAYMENT_NETWORK_UNSUPPORTED'
+              | 'PAYMENT_NOT_FINALIZED'
+              | 'PAYMENT_ALREADY_USED'
+              | 'PAYMENT_FAILED'
+              | 'PAYMENT_STALE'
+              | 'PAYMENT_WRONG_ASSET'
+              | 'PAYMENT_WRONG_DESTINATION'
+              | 'PAYMENT_AMOUNT_TOO_LOW'
+              | 'PAYER_MISMATCH'
+              | 'PAYMENT_LAYOUT_INVALID'
+              | 'REFERENCE_MISSING'
+              | 'REFERENCE_MISMATCH'
+              | 'REFERENCE_REUSED'
+              | 'REFERENCE_EXPIRED'
+              | 'MULTISIG_AUTHORITY_UNSUPPORTED'
+              | 'PAYMENT_UNVERIFIABLE'
+              | 'VERIFIER_UNAVAILABLE'
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
+            /** @enum {unknown} */
+            error?:
+              | 'PAYER_REQUIRED'
+              | 'PAYMENT_PAYLOAD_INVALID'
+              | 'REDEEM_SIGNATURE_REQUIRED'
+              | 'REDEEM_SIGNATURE_INVALID'
+              | 'PAYMENT_NETWORK_UNSUPPORTED'
+              | 'PAYMENT_NOT_FINALIZED'
+              | 'PAYMENT_ALREADY_USED'
+              | 'PAYMENT_FAILED'
+              | 'PAYMENT_STALE'
+              | 'PAYMENT_WRONG_ASSET'
+              | 'PAYMENT_WRONG_DESTINATION'
+              | 'PAYMENT_AMOUNT_TOO_LOW'
+              | 'PAYER_MISMATCH'
+              | 'PAYMENT_LAYOUT_INVALID'
+              | 'REFERENCE_MISSING'
+              | 'REFERENCE_MISMATCH'
+              | 'REFERENCE_REUSED'
+              | 'REFERENCE_EXPIRED'
+              | 'MULTISIG_AUTHORITY_UNSUPPORTED'
+              | 'PAYMENT_UNVERIFIABLE'
+              | 'VERIFIER_UNAVAILABLE'
+              | 'PAYMENT_INVALID'
+              | 'SETTLEMENT_FAILED';
+          } & components['schemas']['X402PaymentRequired'];
+        };
+      };
+      /**
+       * @description `HANDLE_NOT_REGISTERED`
+       *
+       *     `NOT_AN_AGENT`: the handle is not an agent
+       *
+       *     `NO_MANIFEST`: an agent without a manifest record
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAYMENT_ALREADY_USED`: x402: already redeemed (409: by a concurrent request, first)
+       *
+       *     `REFERENCE_REUSED`: x402: reference already redeemed (409: by a concurrent request, first)
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYMENT_ALREADY_USED' | 'REFERENCE_REUSED';
           } & components['schemas']['V1Error'];
         };
       };

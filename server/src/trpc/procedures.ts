@@ -142,6 +142,7 @@ export const METERED_ROUTES = {
   'GET /v1/resolve/{name}': 'resolve',
   'GET /v1/resolve-universal/{name}': 'resolve',
   'GET /v1/agents/{handle}': 'resolve', // "priced like a resolve"
+  'GET /v1/agents/{handle}/level': 'resolve', // the agent route's price: one chain read and one probe
   'GET /v1/reverse/{address}': 'reverse', // SIGIL_X402_PRICE_REVERSE, the resolve price by default
 } as const satisfies Record<string, PriceClass>;
 

@@ -10,6 +10,7 @@ import {
   type AgentEndpoints,
   type AgentManifestV1,
   type AgentResolution,
+  type LevelFailure,
 } from '@sigil/contract/agents';
 import { ApiError } from '@sigil/contract/errors';
 import { AGENT_LEVELS } from '@sigil/contract/gate';
@@ -27,27 +28,6 @@ import { OutboundError, type OutboundClient } from '../../platform/outbound/clie
 /** The levels in order (the policy language's `agent.level {min}` names the same). */
 export const LEVELS = AGENT_LEVELS;
 export type AgentLevel = (typeof LEVELS)[number];
-
-/** Why the next level was not reached: a stable word a caller can branch on (docs/mcp.md). */
-export const LEVEL_FAILURES = [
-  // L1
-  'manifest-unreachable',
-  'manifest-invalid',
-  'no-attestation',
-  'attestation-not-found',
-  'attestation-revoked',
-  'attestation-expired',
-  // L2
-  'no-x402-endpoint',
-  'no-verified-payment-address',
-  'probe-blocked',
-  'probe-unreachable',
-  'probe-redirect',
-  'probe-not-402',
-  'probe-invalid-challenge',
-  'payto-mismatch',
-] as const;
-export type LevelFailure = (typeof LEVEL_FAILURES)[number];
 
 export interface AgentLevelReport {
   name: string;

@@ -3,16 +3,10 @@
 // L2 pay-to confirmed by a live 402 probe. Reports the level reached and, for the next one, why it failed.
 // docs/mcp.md.
 import { z } from 'zod';
-import { AgentEndpointsSchema, AgentManifestV1Schema } from '@sigil/contract/agents';
+import { AgentEndpointsSchema, AgentManifestV1Schema, LEVEL_FAILURES } from '@sigil/contract/agents';
 import { ApiError } from '@sigil/contract/errors';
 import { parseHandle } from '@sigil/contract/names';
-import {
-  createAgentService,
-  LEVEL_FAILURES,
-  LEVELS,
-  type AgentLevelReport,
-  type ManifestNetwork,
-} from '../../features/agents/index';
+import { createAgentService, LEVELS, type AgentLevelReport, type ManifestNetwork } from '../../features/agents/index';
 import type { ChainReader } from '../../platform/chain/types';
 import type { OutboundClient } from '../../platform/outbound/client';
 import type { ToolDefinition, ToolOutcome } from '../tool';

@@ -612,6 +612,33 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       },
     },
   },
+  'GET /v1/agents/{handle}/level': {
+    parameters: {
+      handle: '@scout',
+    },
+    response: {
+      handle: 'scout',
+      slot: 116,
+      level: 'L2',
+      reached: [
+        {
+          level: 'L0',
+          reason: '@scout has an agent.manifest record: https://agents.example/scout/manifest.json',
+        },
+        {
+          level: 'L1',
+          reason:
+            'the manifest references attestation CNUUsNnMrP542dXarow8RAMnEEAW3beqfaYNz5FnJSzX (agent-audit: scout-audited, issuer GstJYgUcS6iaNtJBw8mGrPFNDsjpACbaZYhrSU2QJiJq), live on chain',
+        },
+        {
+          level: 'L2',
+          reason:
+            'https://127.0.0.1:46075/scout/x402 answered 402 asking to pay EejKdmNGrhoX7CzxWTQMSMLafUEf5vNgAfhiJ7qRz1q7, a signature-verified address of @scout',
+        },
+      ],
+      next: null,
+    },
+  },
   'POST /v1/agents/validate': {
     request: {
       handle: '@scout',
