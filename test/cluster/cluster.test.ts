@@ -4,19 +4,34 @@
 // Figures are in docs/deploy.md ("Scale-out"). CLUSTER_SCALE=N multiplies the load of every scenario for longer runs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { getTransferSolInstruction } from '@solana-program/system';
 import { base58 } from '@scure/base';
 import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
 import { WEBHOOK_HEADERS } from '@sigil/contract/webhooks';
+import { payEventId } from '@sigil/contract/pay-events';
 import { freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
-import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { queueEvents, seedWebhook, signRaw } from '@sigil/test/support/webhooks-world';
+import {
+  selfSignedCert,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedRequest,
+} from '@sigil/test/support/https-receiver';
+import {
+  exec,
+  fundedWallet,
+  queueEvents,
+  registerName,
+  seedWebhook,
+  signRaw,
+} from '@sigil/test/support/webhooks-world';
 import { startX402Chain, type X402Chain } from '@sigil/test/support/x402-app';
 import { X402_HEADERS, encodeBase64Json } from '@sigil/contract/x402';
 import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '@sigil/client-sdk/x402';
@@ -28,6 +43,14 @@ import { INDEXER_LEASE } from '../../server/src/workers/indexer';
 const SCALE = Math.max(1, Number(process.env.CLUSTER_SCALE ?? 1));
 const root = join(import.meta.dirname, '../..');
 const PORTAL_DOMAIN = 'portal.sigil.test';
+/** Failover: payments before the kill and after the takeover; in between, one every PAY_EVERY_MS. */
+const PHASE_PAYMENTS = 4 * SCALE;
+const PAY_EVERY_MS = Math.round(1000 / SCALE);
+/**
+ * How long after the killed holder's lease lapses another replica may take it: the worker tries once a second
+ * (its interval) and this test polls every 200 ms; the rest is room for a loaded shared machine.
+ */
+const TAKEOVER_SLACK_MS = 5_000;
 
 interface Replica {
   index: number;
@@ -128,6 +151,9 @@ async function until(done: () => boolean | Promise<boolean>, limitMs: number): P
 }
 
 const deliveries = new Map<string, number>();
+/** While set, the receiver answers nothing on FAILOVER_PATH: the senders' attempts stay in flight. */
+let held: ServerResponse[] | null = null;
+const FAILOVER_PATH = '/failover';
 
 const run = postgresReachable ? describe : describe.skip;
 
@@ -142,7 +168,8 @@ run('three replicas on one Postgres, over HTTP', () => {
     receiver = await startHttpsReceiver((req, res) => {
       const id = String(req.headers[WEBHOOK_HEADERS.deliveryId.toLowerCase()] ?? '');
       deliveries.set(id, (deliveries.get(id) ?? 0) + 1);
-      res.writeHead(200).end();
+      if (held && req.url === FAILOVER_PATH) held.push(res);
+      else res.writeHead(200).end();
     });
     // The portal key exists before the replicas start, so none of them generates its own.
     await ensurePortalKey(db.db, { domain: PORTAL_DOMAIN });
@@ -254,25 +281,181 @@ run('three replicas on one Postgres, over HTTP', () => {
     180_000 * SCALE,
   );
 
-  it('indexer lease failover: kill -9 the holder → another replica takes the lease within its lifetime', async () => {
-    await until(async () => (await currentLease(db.db, INDEXER_LEASE)) !== undefined, 30_000);
-    const lease = await currentLease(db.db, INDEXER_LEASE);
-    const holder = replicas.find((r) => lease?.holder.includes(`:${r.child.pid}:`));
-    expect(holder, `lease ${lease?.holder}`).toBeDefined();
-    inRotation.delete(holder!.index);
-    holder!.child.kill('SIGKILL');
-    await once(holder!.child, 'exit');
-    // Within the lease lifetime (30 s) after it was last renewed, plus one worker interval.
-    await until(async () => {
-      const now = await currentLease(db.db, INDEXER_LEASE);
-      return now !== undefined && now.holder !== lease!.holder;
-    }, 60_000);
-    const taken = await currentLease(db.db, INDEXER_LEASE);
-    expect(replicas.some((r) => r !== holder && taken?.holder.includes(`:${r.child.pid}:`))).toBe(true);
-    // The killed replica comes back for the rolling restart below.
-    replicas[holder!.index] = await startReplica(holder!.index, holder!.port);
-    inRotation.add(holder!.index);
-  }, 180_000);
+  it(
+    'indexer lease failover: kill -9 the holder while payments flow → another replica takes the lease within its ' +
+      'lifetime, every payment event arrives (duplicates with the same event id), the identity log has no gap',
+    async () => {
+      // A wallet watched by a pay webhook, registered over HTTP as a customer does.
+      const key = (await createKey(db.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })).secret;
+      const recipient = await generateKeyPairSigner();
+      const url = `https://127.0.0.1:${receiver.port}${FAILOVER_PATH}`;
+      const challenge = await send(
+        '/v1/pay/webhooks/challenge',
+        keyed(key, { scope: recipient.address, url, event_types: ['payment'] }),
+      );
+      expect(challenge.status).toBe(200);
+      const { nonce, message } = await challenge.json();
+      const created = await send(
+        '/v1/pay/webhooks',
+        keyed(key, { nonce, signature: await signRaw(recipient, message) }),
+      );
+      expect(created.status).toBe(201);
+      const hook: { id: string } = await created.json();
+      const arrivals = () =>
+        receiver.requests.filter((r) => r.headers[WEBHOOK_HEADERS.subscriptionId.toLowerCase()] === hook.id);
+      const header = (r: ReceivedRequest, name: string) => String(r.headers[name.toLowerCase()]);
+      const arrivalsOf = (deliveryId: string) =>
+        arrivals().filter((r) => header(r, WEBHOOK_HEADERS.deliveryId) === deliveryId).length;
+
+      // The chain keeps moving before, during and after the kill: a native payment to the watched wallet every
+      // PAY_EVERY_MS (each finalized at once), and with every fourth one a name registration (an identity event,
+      // derived under the same lease).
+      const payer = await fundedWallet(chain);
+      const owner = await fundedWallet(chain);
+      const tag = randomBytes(3).toString('hex');
+      const payments: string[] = [];
+      const names: string[] = [];
+      let stop = false;
+      const flow = (async () => {
+        for (let i = 0; !stop; i++) {
+          const amount = 1_000_000n + BigInt(i); // above the rent-exempt minimum: the first one creates the account
+          payments.push(
+            await exec(chain, payer, [
+              getTransferSolInstruction({ source: payer, destination: recipient.address, amount }),
+            ]),
+          );
+          if (i % 4 === 0) {
+            const name = `failover${tag}${i}`;
+            await registerName(chain, name, owner);
+            names.push(name);
+          }
+          await new Promise((r) => setTimeout(r, PAY_EVERY_MS));
+        }
+      })();
+      const sent = (n: number) => until(() => payments.length >= n, 60_000);
+
+      await sent(PHASE_PAYMENTS);
+      await until(async () => (await currentLease(db.db, INDEXER_LEASE)) !== undefined, 30_000);
+      const holderOf = (lease: { holder: string } | undefined) =>
+        replicas.find((r) => lease?.holder.includes(`:${r.child.pid}:`));
+      const before = await currentLease(db.db, INDEXER_LEASE);
+      const holder = holderOf(before);
+      expect(holder, `lease ${before?.holder}`).toBeDefined();
+      // The kill must lose work in flight: hold the receiver's answers until an attempt of the holder's delivery
+      // worker (woken by its own indexer) has reached the receiver unanswered. Its claim dies with the process, so
+      // another worker can send it again only once the claim lapses (60 s): the repeat at-least-once allows.
+      held = [];
+      let lost: string[] = [];
+      await until(async () => {
+        const claimed = await db.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('webhook_id', '=', hook.id)
+          .where('status', '=', 'pending')
+          .where('lease_holder', 'like', `%:${holder!.child.pid}:%`)
+          .execute();
+        lost = claimed.map((r) => r.id).filter((id) => arrivalsOf(id) > 0);
+        return lost.length > 0;
+      }, 30_000);
+      expect(lost.length).toBeGreaterThan(0);
+      inRotation.delete(holder!.index);
+      holder!.child.kill('SIGKILL');
+      await once(holder!.child, 'exit');
+      // The surviving replicas' attempts get their answer (well within the 10 s response timeout).
+      for (const res of held) res.writeHead(200).end();
+      held = null;
+      const sentBeforeKill = payments.length;
+      // Read after the exit: the last renewal the killed replica made, so the moment its lease lapses.
+      const lapsed = (await currentLease(db.db, INDEXER_LEASE, 0))!;
+      expect(lapsed.holder).toBe(before!.holder);
+
+      let takenAt = 0;
+      await until(async () => {
+        const now = await currentLease(db.db, INDEXER_LEASE);
+        if (now === undefined || now.holder === lapsed.holder) return false;
+        takenAt = Date.now();
+        return true;
+      }, 60_000);
+      const taken = await currentLease(db.db, INDEXER_LEASE, 0);
+      const successor = holderOf(taken);
+      expect(successor !== undefined && successor !== holder, `lease ${taken?.holder}`).toBe(true);
+      // Not before the lapse (two holders at once), and within one worker interval after it (1 s), with room for this
+      // test's polling on a shared machine.
+      expect(takenAt).toBeGreaterThanOrEqual(lapsed.expiresAt);
+      expect(takenAt - lapsed.expiresAt).toBeLessThanOrEqual(TAKEOVER_SLACK_MS);
+      const sentBeforeTakeover = payments.length;
+      await sent(sentBeforeTakeover + PHASE_PAYMENTS);
+      stop = true;
+      await flow;
+      // Payments were made while no replica held the lease (the interesting ones).
+      expect(sentBeforeTakeover - sentBeforeKill).toBeGreaterThan(0);
+
+      // Every payment's event reaches the receiver at least once; a repeat is the same delivery of the same event.
+      const expected = new Map(payments.map((sig) => [payEventId(sig, 0, -1, 'payment.received'), sig]));
+      await until(() => {
+        const got = new Set(arrivals().map((r) => header(r, WEBHOOK_HEADERS.eventId)));
+        return [...expected.keys()].every((id) => got.has(id)) && lost.every((id) => arrivalsOf(id) > 1);
+      }, 150_000 * SCALE);
+      const got = arrivals();
+      const arrivedIds = new Set(got.map((r) => header(r, WEBHOOK_HEADERS.eventId)));
+      expect([...expected.keys()].filter((id) => !arrivedIds.has(id))).toEqual([]);
+      // The attempts lost with the killed replica were sent again, by another worker.
+      expect(lost.filter((id) => arrivalsOf(id) < 2)).toEqual([]);
+      const mismatched = got.filter((r) => {
+        const event = JSON.parse(r.body.toString('utf8'));
+        const eventId = header(r, WEBHOOK_HEADERS.eventId);
+        return event.id !== eventId || event.chain.signature !== expected.get(eventId);
+      });
+      expect(mismatched.map((r) => header(r, WEBHOOK_HEADERS.eventId))).toEqual([]);
+      const deliveryOf = new Map<string, Set<string>>();
+      for (const r of got) {
+        const eventId = header(r, WEBHOOK_HEADERS.eventId);
+        deliveryOf.set(eventId, (deliveryOf.get(eventId) ?? new Set()).add(header(r, WEBHOOK_HEADERS.deliveryId)));
+      }
+      expect([...deliveryOf].filter(([, ids]) => ids.size !== 1).map(([id]) => id)).toEqual([]);
+      const rows = await db.db
+        .selectFrom('webhook_deliveries')
+        .select('event_id')
+        .where('webhook_id', '=', hook.id)
+        .execute();
+      expect(rows.map((r) => r.event_id).sort()).toEqual([...expected.keys()].sort());
+
+      // The identity log, read over HTTP: sequences 1..n without a gap, each registration in it exactly once.
+      const readLog = async () => {
+        const events: { sequence: number; type: string; handle: { name: string } | null }[] = [];
+        for (let after = 0; ;) {
+          const res = await send(`/v1/identity/events?after=${after}&limit=200`, keyed(key));
+          expect(res.status).toBe(200);
+          const page = await res.json();
+          events.push(...page.events);
+          if (!page.has_more) return events;
+          after = page.next_after;
+        }
+      };
+      const registered = (log: Awaited<ReturnType<typeof readLog>>) =>
+        log
+          .filter((e) => e.type === 'handle.registered' && names.includes(e.handle?.name ?? ''))
+          .map((e) => e.handle!.name);
+      let log = await readLog();
+      await until(async () => {
+        log = await readLog();
+        return names.every((n) => registered(log).includes(n));
+      }, 60_000);
+      expect(log.map((e) => e.sequence)).toEqual(log.map((_, i) => i + 1));
+      expect(registered(log).sort()).toEqual([...names].sort());
+
+      console.info(
+        `failover: ${payments.length} payments (${sentBeforeKill} before the kill, ${lost.length} attempts lost, ` +
+          `${sentBeforeTakeover - sentBeforeKill} before the takeover), ${got.length} arrivals, ` +
+          `takeover ${takenAt - lapsed.expiresAt} ms after the lapse, ${names.length} names, log ${log.length}`,
+      );
+
+      // The killed replica comes back for the rolling restart below.
+      replicas[holder!.index] = await startReplica(holder!.index, holder!.port);
+      inRotation.add(holder!.index);
+    },
+    300_000 * SCALE,
+  );
 
   it('rolling restart under steady load: zero failed requests, zero lost deliveries', async () => {
     const hook = await seedWebhook(db.db, `https://127.0.0.1:${receiver.port}/hook`);

@@ -15,12 +15,12 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
   ErrorCode,
   JSONRPCRequestSchema,
   ListToolsRequestSchema,
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
+  type CallToolRequest,
   type CallToolResult,
   type JSONRPCMessage,
   type JSONRPCRequest,
@@ -146,8 +146,9 @@ export function createMcpServer(tools: ReadonlyMap<string, CompiledTool>, deps: 
   const listing = [...tools.values()].map((t) => t.listing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listing }));
   server.setRequestHandler(LOOSE_CALL_TOOL_REQUEST, async (loose) => {
-    // The SDK's tools/call wrapper has already checked the request against CallToolRequestSchema (-32602 if not).
-    const request = CallToolRequestSchema.parse(loose);
+    // The SDK's tools/call wrapper has already checked this very request against CallToolRequestSchema (-32602 if
+    // not) before it calls us, so a third parse would only cost time.
+    const request = loose as unknown as CallToolRequest;
     const tool = tools.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     return callTool(tool, request.params.arguments, deps, logger);
