@@ -4,10 +4,10 @@
 import { base58 } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { z } from 'zod';
-import { ApiError, type V1ErrorCode } from './errors';
+import type { V1ErrorCode } from './errors';
 import { isBase58Address } from './names';
-import { parseWebhookScope, WEBHOOK_LIMITS } from './webhooks';
-import { addCodedIssue, withFieldCodes } from './parse';
+import { eventTypeEntries, parseWebhookScope, unknownEventType, WEBHOOK_LIMITS } from './webhooks';
+import { addCodedIssue, asIssue, withFieldCodes } from './parse';
 import { PayEventChainSchema } from './pay-events';
 
 export const IDENTITY_EVENTS_SCHEMA = 'sigil.identity-events/v1';
@@ -285,23 +285,16 @@ export function identityEventId(signature: string, ixIndex: number, innerIndex: 
  * added later (the market's). Throws INVALID_EVENT_TYPES naming the first bad entry.
  */
 export function parseIdentityEventTypes(list: readonly unknown[] | null | undefined): string[] {
-  if (list == null || list.length === 0) return ['*'];
-  if (list.length > WEBHOOK_LIMITS.maxEventTypeEntries) {
-    throw new ApiError('INVALID_EVENT_TYPES', `event_types: at most ${WEBHOOK_LIMITS.maxEventTypeEntries} entries`);
-  }
+  const entries = eventTypeEntries(list);
+  if (entries === null) return ['*'];
   const out = new Set<string>();
-  for (const entry of list) {
-    if (typeof entry !== 'string') throw new ApiError('INVALID_EVENT_TYPES', 'event_types: entries must be strings');
+  for (const entry of entries) {
     const family = entry.endsWith('.*') ? entry.slice(0, -2) : entry;
     if (entry === '*') out.add('*');
     else if (IDENTITY_EVENT_FAMILIES.includes(family) && !entry.includes('.', family.length + 1))
       out.add(`${family}.*`);
     else if ((IDENTITY_EVENT_TYPES as readonly string[]).includes(entry)) out.add(entry);
-    else
-      throw new ApiError(
-        'INVALID_EVENT_TYPES',
-        `event_types: unknown event type ${JSON.stringify(entry.slice(0, 64))}`,
-      );
+    else throw unknownEventType(entry);
   }
   return out.has('*') ? ['*'] : [...out];
 }
@@ -328,17 +321,6 @@ const FIELD_CODES: Record<string, V1ErrorCode> = {
   url: 'INVALID_URL',
   event_types: 'INVALID_EVENT_TYPES',
 };
-
-function asIssue(ctx: z.RefinementCtx, rule: () => unknown): boolean {
-  try {
-    rule();
-    return true;
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    addCodedIssue(ctx, err.code, err.message);
-    return false;
-  }
-}
 
 export const IdentityWebhookCreateRequestSchema = withFieldCodes(
   z

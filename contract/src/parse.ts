@@ -25,6 +25,18 @@ export function addCodedIssue(ctx: z.RefinementCtx, code: V1ErrorCode, message: 
   ctx.addIssue({ code: 'custom', message, params: { code, whole: true } satisfies CodedParams });
 }
 
+/** A rule of the contract that throws its ApiError, as an issue of the schema being refined (false when it threw). */
+export function asIssue(ctx: z.RefinementCtx, rule: () => unknown): boolean {
+  try {
+    rule();
+    return true;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    addCodedIssue(ctx, err.code, err.message);
+    return false;
+  }
+}
+
 /** The schema, answering `codes` for its failures. Apply before `.meta({ id })`: derived schemas drop the id. */
 export function withFieldCodes<S extends z.ZodType>(schema: S, codes: FieldCodes): S {
   return schema.superRefine(

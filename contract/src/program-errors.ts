@@ -21,13 +21,13 @@ export interface ProgramErrorEntry {
 }
 
 const hexOf = (code: number) => `0x${code.toString(16)}`;
-const entry = (
+const entry = <N extends string>(
   code: number | null,
-  name: string,
+  name: N,
   condition: string,
   source: ProgramErrorSource = 'registry',
   spec = true,
-): ProgramErrorEntry => ({
+): ProgramErrorEntry & { name: N } => ({
   code,
   hex: code === null ? null : hexOf(code),
   name,
@@ -38,7 +38,7 @@ const entry = (
 });
 
 /** The spec's table, row for row (names for the rows the spec describes in words are ours: docs/registry-program.md). */
-export const SPEC_PROGRAM_ERRORS: readonly ProgramErrorEntry[] = [
+const SPEC_ROWS = [
   entry(6017, 'HandleIsTokenized', 'offers, auctions, recovery on a tokenized name'),
   entry(147, 'FrozenNft', 'plain send of a listed NFT', 'token'),
   entry(0, 'AccountAlreadyInUse', 'second offer from same wallet on same name', 'system'),
@@ -76,7 +76,8 @@ export const SPEC_PROGRAM_ERRORS: readonly ProgramErrorEntry[] = [
   ),
   entry(3012, 'DelegateAccountMissing', 'record-delegate action with no delegate set'),
   entry(null, 'NothingToReclaim', 'reclaim_expired_lease: name registered permanently or paid off; nothing to reclaim'),
-];
+] as const;
+export const SPEC_PROGRAM_ERRORS: readonly ProgramErrorEntry[] = SPEC_ROWS;
 
 /**
  * The registry layout's own errors (rules the spec does not list: names, PDAs, signers, invoices), numbered from
@@ -113,32 +114,7 @@ const LAYOUT_ENTRIES = Object.entries(REGISTRY_LAYOUT_ERRORS).map(([name, code])
 );
 
 /** Spec names of the catalog, for typed lookups. */
-export type SpecProgramErrorName =
-  | 'HandleIsTokenized'
-  | 'FrozenNft'
-  | 'AccountAlreadyInUse'
-  | 'PriceChanged'
-  | 'BidTooLow'
-  | 'SellerCannotBid'
-  | 'AuctionNotEnded'
-  | 'AuctionEnded'
-  | 'AuctionHasBids'
-  | 'BadDuration'
-  | 'VoucherNotExpired'
-  | 'VoucherClaimNotRecipient'
-  | 'AuctionNotStale'
-  | 'VoucherExpiryTooFar'
-  | 'UnreceivableCreatorPayout'
-  | 'NotTreasury'
-  | 'ReservedClaimNotApproved'
-  | 'NamespacePricingMismatch'
-  | 'NamespacePricingRequiresV2'
-  | 'PriceExceedsMax'
-  | 'NamespaceTierBelowFloor'
-  | 'NamespaceTierAboveMax'
-  | 'LeaseFirstPaymentTooSmall'
-  | 'DelegateAccountMissing'
-  | 'NothingToReclaim';
+export type SpecProgramErrorName = (typeof SPEC_ROWS)[number]['name'];
 
 /** The spec entry of that name. */
 export function specProgramError(name: SpecProgramErrorName): ProgramErrorEntry {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { ApiError, type V1ErrorCode } from './errors';
 import { isBase58Address, isTopLevelHandle, normalizeName } from './names';
-import { addCodedIssue, parseCoded, withFieldCodes } from './parse';
+import { addCodedIssue, asIssue, parseCoded, withFieldCodes } from './parse';
 
 // ---------------------------------------------------------------------------------------------------------
 // Limits (spec "Limits")
@@ -91,23 +91,36 @@ const EVENT_TYPE_GROUPS: Record<string, readonly PayEventType[]> = {
  * a later version is never delivered to a webhook whose owner did not sign for it.
  */
 export function parseEventTypes(list: readonly unknown[] | null | undefined): PayEventType[] {
-  if (list == null || list.length === 0) return [...PAY_EVENT_TYPES];
-  if (list.length > WEBHOOK_LIMITS.maxEventTypeEntries) {
-    throw new ApiError('INVALID_EVENT_TYPES', `event_types: at most ${WEBHOOK_LIMITS.maxEventTypeEntries} entries`);
-  }
+  const entries = eventTypeEntries(list);
+  if (entries === null) return [...PAY_EVENT_TYPES];
   const chosen = new Set<PayEventType>();
-  for (const entry of list) {
-    if (typeof entry !== 'string') throw new ApiError('INVALID_EVENT_TYPES', 'event_types: entries must be strings');
+  for (const entry of entries) {
     const group = Object.hasOwn(EVENT_TYPE_GROUPS, entry) ? EVENT_TYPE_GROUPS[entry] : undefined;
     if (group) for (const t of group) chosen.add(t);
     else if ((PAY_EVENT_TYPES as readonly string[]).includes(entry)) chosen.add(entry as PayEventType);
-    else
-      throw new ApiError(
-        'INVALID_EVENT_TYPES',
-        `event_types: unknown event type ${JSON.stringify(entry.slice(0, 64))}`,
-      );
+    else throw unknownEventType(entry);
   }
   return PAY_EVENT_TYPES.filter((t) => chosen.has(t));
+}
+
+/**
+ * The entries of an `event_types` list of either stream, or null when it is absent or empty (all types). Throws
+ * INVALID_EVENT_TYPES for too many entries or one that is not a string.
+ */
+export function eventTypeEntries(list: readonly unknown[] | null | undefined): string[] | null {
+  if (list == null || list.length === 0) return null;
+  if (list.length > WEBHOOK_LIMITS.maxEventTypeEntries) {
+    throw new ApiError('INVALID_EVENT_TYPES', `event_types: at most ${WEBHOOK_LIMITS.maxEventTypeEntries} entries`);
+  }
+  for (const entry of list) {
+    if (typeof entry !== 'string') throw new ApiError('INVALID_EVENT_TYPES', 'event_types: entries must be strings');
+  }
+  return list as string[];
+}
+
+/** The INVALID_EVENT_TYPES error naming an entry that is no type of the stream. */
+export function unknownEventType(entry: string): ApiError {
+  return new ApiError('INVALID_EVENT_TYPES', `event_types: unknown event type ${JSON.stringify(entry.slice(0, 64))}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -153,18 +166,6 @@ const FIELD_CODES: Record<string, V1ErrorCode> = {
   nonce: 'CHALLENGE_INVALID',
   signature: 'SIGNATURE_INVALID',
 };
-
-/** A rule of the contract that throws its ApiError, as an issue of the schema being refined. */
-function asIssue(ctx: z.RefinementCtx, rule: () => unknown): boolean {
-  try {
-    rule();
-    return true;
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    addCodedIssue(ctx, err.code, err.message);
-    return false;
-  }
-}
 
 /**
  * Challenge request: shape, scope grammar, wallet address, event_types grammar, and the WALLET_MISMATCH rule for

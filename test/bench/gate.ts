@@ -10,8 +10,8 @@ import type { PolicyNode } from '@sigil/contract/gate';
 import { createGateService } from '../../server/src/features/gate/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
 import { createUniversalService } from '../../server/src/features/universal/service';
-import { createChainReader } from '../../server/src/platform/chain/reader';
 import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
+import { countingReader } from '../support/localchain-wallets';
 import { load, loadTable, startBareServer, startChainProcess, stop, table, type LoadRow } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -48,13 +48,7 @@ function fiveLeaves(scenario: any): PolicyNode {
 
 /** RPC calls of one operation, counted on a fresh reader of the chain. */
 async function rpcCalls(chain: { url: string; programId: string }, scenario: any): Promise<(string | number)[][]> {
-  const calls: string[] = [];
-  const reader = createChainReader({
-    rpcUrl: chain.url,
-    programId: chain.programId,
-    timeoutMs: 5000,
-    onRpcCall: (e) => calls.push(e.method),
-  });
+  const { reader, calls } = countingReader(chain);
   const database = createDatabase({ sqliteFile: ':memory:' });
   await migrateToLatest(database.db);
   const reverse = createReverseService({ chain: reader });

@@ -5,9 +5,6 @@
 //     kicked by the indexer). Goal: p50 under 1 s.
 //  2. The log: pages of 200 read from a 20 000-event log (SQLite) by the service's reader (filters off, then with a
 //     handle filter), next to the bare SELECT of the same rows as the baseline measured in the same run.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { z } from 'zod';
 import {
@@ -16,64 +13,26 @@ import {
   IdentityEventSchema,
   identityEventId,
 } from '@sigil/contract/identity-events';
-import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
-import { createOutboundClient } from '../../server/src/platform/outbound/client';
+import { migrateToLatest } from '../../server/src/platform/db/index';
 import { findRecordPda, getSetRecordInstruction } from '../../server/src/platform/chain/registry';
-import { createChainReader } from '../../server/src/platform/chain/reader';
 import { createIdentityWebhook, readIdentityLog } from '../../server/src/features/identity-events/service';
 import { createQueueSignal } from '../../server/src/features/pay-webhooks/index';
-import { startLocalChain } from '../../server/src/localchain/index';
-import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
-import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { fundedWallet, registerName, signedTransaction } from '../support/webhooks-world';
-import { table } from './support';
+import { deliveryLatency, percentile, table, tempDb } from './support';
 
-function tempDb() {
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-id-'));
-  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
-  return {
-    ...handle,
-    drop: async () => {
-      await handle.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-
-async function latency(changes: number): Promise<number[]> {
-  const arrivals = new Map<string, number>();
-  const receiver = await startHttpsReceiver((req, res, body) => {
-    if (req.headers['sigil-event-type'] === 'record.set') {
-      arrivals.set(
-        (JSON.parse(body.toString('utf8')) as { chain: { signature: string } }).chain.signature,
-        performance.now(),
-      );
-    }
-    res.writeHead(200).end();
-  });
-  const chain = await startLocalChain({ scenario: false });
-  const database = tempDb();
-  const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert });
-  try {
-    await migrateToLatest(database.db);
-    const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5000 });
+function latency(changes: number): Promise<number[]> {
+  return deliveryLatency('record.set', changes, async ({ chain, db, receiverUrl }) => {
     const owner = await fundedWallet(chain);
     const handle = await registerName(chain, 'benchid', owner);
     await chain.finalizeAll();
     await createIdentityWebhook(
-      { db: database.db, allowLoopback: true, queued: createQueueSignal() },
+      { db, allowLoopback: true, queued: createQueueSignal() },
       { keyId: 'key_bench', account: 'acct_bench', tier: 'partner' },
-      { scope: '@benchid', url: `https://127.0.0.1:${receiver.port}/identity`, event_types: ['record'] },
+      { scope: '@benchid', url: `${receiverUrl}/identity`, event_types: ['record'] },
     );
-    const workers = startPayWebhookWorkers({ db: database.db, chain: reader, client });
     const [record] = await findRecordPda(chain.programId, handle, 'text', 'bio');
-    const finalizedAt = new Map<string, number>();
-    const pending: Promise<void>[] = [];
-    for (let i = 0; i < changes; i++) {
-      const tx = await signedTransaction(chain, owner, [
+    return (i) =>
+      signedTransaction(chain, owner, [
         getSetRecordInstruction({
           programId: chain.programId,
           authority: owner.address,
@@ -84,26 +43,7 @@ async function latency(changes: number): Promise<number[]> {
           value: `bio ${i}`,
         }),
       ]);
-      // sendAndConfirm polls the ledger every ≤ 50 ms: it resolves within 50 ms of finalization.
-      pending.push(
-        chain
-          .sendAndConfirm(tx, { commitment: 'finalized' })
-          .then((sig) => void finalizedAt.set(sig, performance.now())),
-      );
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    await Promise.all(pending);
-    const deadline = Date.now() + 30_000;
-    while (arrivals.size < changes && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    await workers.stop();
-    if (arrivals.size < changes) throw new Error(`only ${arrivals.size} of ${changes} events delivered`);
-    return [...finalizedAt].map(([sig, at]) => arrivals.get(sig)! - at).sort((a, b) => a - b);
-  } finally {
-    await client.close();
-    await receiver.close();
-    await chain.close();
-    await database.drop();
-  }
+  });
 }
 
 const ADDR = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';

@@ -1,12 +1,20 @@
 // Shared pieces of the benchmarks: child processes for the chain and the service (so the load generator does not
 // share their event loop), a bare node:http baseline, and an autocannon run summarized as one table row.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import type { Transaction } from '@solana/kit';
+import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../server/src/platform/db/index';
+import { createOutboundClient } from '../../server/src/platform/outbound/client';
+import { createChainReader } from '../../server/src/platform/chain/reader';
+import type { ChainReader } from '../../server/src/platform/chain/types';
+import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
+import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
+import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -208,4 +216,89 @@ export function loadTable(rows: LoadRow[], baseline: LoadRow): string {
       r.non2xx,
     ]),
   );
+}
+
+/** A fresh SQLite database in a temporary folder, removed by `drop`. */
+export function tempDb(): DatabaseHandle & { drop(): Promise<void> } {
+  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-db-'));
+  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
+  return {
+    ...handle,
+    drop: async () => {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The p-th percentile of ascending `sorted` samples. */
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** What a latency run's `setup` gets: a fresh local chain and database, the reader over them, the receiver's URL. */
+interface LatencyEnv {
+  chain: LocalChain;
+  db: DatabaseHandle['db'];
+  reader: ChainReader;
+  receiverUrl: string;
+}
+
+/**
+ * Webhook delivery latency with the production workers (indexer pass every 1 s, delivery kicked by the indexer):
+ * `count` transactions sent 150 ms apart, each timed from its finalization to the arrival at a local HTTPS receiver
+ * of the `eventType` delivery naming its signature. `setup` subscribes the receiver and returns the i-th
+ * transaction's builder. Ascending milliseconds.
+ */
+export async function deliveryLatency(
+  eventType: string,
+  count: number,
+  setup: (env: LatencyEnv) => Promise<(i: number) => Promise<Transaction>>,
+): Promise<number[]> {
+  const arrivals = new Map<string, number>();
+  const receiver = await startHttpsReceiver((req, res, body) => {
+    if (req.headers['sigil-event-type'] === eventType) {
+      arrivals.set(
+        (JSON.parse(body.toString('utf8')) as { chain: { signature: string } }).chain.signature,
+        performance.now(),
+      );
+    }
+    res.writeHead(200).end();
+  });
+  const chain = await startLocalChain({ scenario: false });
+  const database = tempDb();
+  const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert });
+  try {
+    await migrateToLatest(database.db);
+    const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5000 });
+    const transaction = await setup({
+      chain,
+      db: database.db,
+      reader,
+      receiverUrl: `https://127.0.0.1:${receiver.port}`,
+    });
+    const workers = startPayWebhookWorkers({ db: database.db, chain: reader, client });
+    const finalizedAt = new Map<string, number>();
+    const pending: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      const tx = await transaction(i);
+      // sendAndConfirm polls the ledger every ≤ 50 ms: it resolves within 50 ms of finalization.
+      pending.push(
+        chain
+          .sendAndConfirm(tx, { commitment: 'finalized' })
+          .then((sig) => void finalizedAt.set(sig, performance.now())),
+      );
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await Promise.all(pending);
+    const deadline = Date.now() + 30_000;
+    while (arrivals.size < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await workers.stop();
+    if (arrivals.size < count) throw new Error(`only ${arrivals.size} of ${count} ${eventType} events delivered`);
+    return [...finalizedAt].map(([sig, at]) => arrivals.get(sig)! - at).sort((a, b) => a - b);
+  } finally {
+    await client.close();
+    await receiver.close();
+    await chain.close();
+    await database.drop();
+  }
 }

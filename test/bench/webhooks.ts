@@ -6,13 +6,10 @@
 //  2. Latency: native payments on the local chain (400 ms slots, finality 4 slots behind), from the moment the
 //     transaction is finalized to the moment the signed delivery reaches the receiver, with the production worker
 //     settings (indexer pass every 1 s, delivery kicked by the indexer).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { WEBHOOK_LIMITS } from '@sigil/contract/webhooks';
-import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../server/src/platform/db/index';
+import { migrateToLatest } from '../../server/src/platform/db/index';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { buildDeliveryRequest } from '../../server/src/features/pay-webhooks/attempts';
@@ -26,28 +23,10 @@ import {
   signedTransaction,
   signRaw,
 } from '../support/webhooks-world';
-import { startLocalChain } from '../../server/src/localchain/index';
-import { createChainReader } from '../../server/src/platform/chain/reader';
 import { startDeliveryWorker } from '../../server/src/workers/delivery-loop';
-import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
-import { table } from './support';
+import { deliveryLatency, percentile, table, tempDb } from './support';
 
 const CONCURRENCY = 16;
-
-function tempDb(): DatabaseHandle & { drop(): Promise<void> } {
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-wh-'));
-  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
-  return {
-    ...handle,
-    drop: async () => {
-      await handle.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 export interface WebhookBenchResult {
   rawPerSec: number;
@@ -128,23 +107,8 @@ export async function throughput(events: number): Promise<{ rawPerSec: number; d
   }
 }
 
-async function latency(payments: number): Promise<number[]> {
-  const arrivals = new Map<string, number>();
-  const receiver = await startHttpsReceiver((req, res, body) => {
-    if (req.headers['sigil-event-type'] === 'payment.received') {
-      arrivals.set(
-        (JSON.parse(body.toString('utf8')) as { chain: { signature: string } }).chain.signature,
-        performance.now(),
-      );
-    }
-    res.writeHead(200).end();
-  });
-  const chain = await startLocalChain({ scenario: false });
-  const database = tempDb();
-  const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert });
-  try {
-    await migrateToLatest(database.db);
-    const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5000 });
+function latency(payments: number): Promise<number[]> {
+  return deliveryLatency('payment.received', payments, async ({ chain, db, reader, receiverUrl }) => {
     const merchant = await fundedWallet(chain);
     const payer = await fundedWallet(chain);
     // A fresh local chain reports slot 0 as finalized while it is still open (finality clamps at genesis): move
@@ -152,39 +116,13 @@ async function latency(payments: number): Promise<number[]> {
     await chain.finalizeAll();
     const deps = { chain: reader, allowLoopback: true };
     const caller = { keyId: 'key_bench', account: 'acct_bench' };
-    const c = await issueChallengeFromBody(database.db, deps, caller, {
-      scope: merchant.address,
-      url: `https://127.0.0.1:${receiver.port}/pay`,
-    });
-    await registerWebhook(database.db, deps, caller, { nonce: c.nonce, signature: await signRaw(merchant, c.message) });
-    const workers = startPayWebhookWorkers({ db: database.db, chain: reader, client });
-
-    const finalizedAt = new Map<string, number>();
-    const pending: Promise<void>[] = [];
-    for (let i = 0; i < payments; i++) {
-      const tx = await signedTransaction(chain, payer, [
+    const c = await issueChallengeFromBody(db, deps, caller, { scope: merchant.address, url: `${receiverUrl}/pay` });
+    await registerWebhook(db, deps, caller, { nonce: c.nonce, signature: await signRaw(merchant, c.message) });
+    return (i) =>
+      signedTransaction(chain, payer, [
         getTransferSolInstruction({ source: payer, destination: merchant.address, amount: BigInt(1000 + i) }),
       ]);
-      // sendAndConfirm polls the ledger every ≤ 50 ms: it resolves within 50 ms of finalization.
-      pending.push(
-        chain
-          .sendAndConfirm(tx, { commitment: 'finalized' })
-          .then((sig) => void finalizedAt.set(sig, performance.now())),
-      );
-      await new Promise((r) => setTimeout(r, 150));
-    }
-    await Promise.all(pending);
-    const deadline = Date.now() + 30_000;
-    while (arrivals.size < payments && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    await workers.stop();
-    if (arrivals.size < payments) throw new Error(`only ${arrivals.size} of ${payments} payments delivered`);
-    return [...finalizedAt].map(([sig, at]) => arrivals.get(sig)! - at).sort((a, b) => a - b);
-  } finally {
-    await client.close();
-    await receiver.close();
-    await chain.close();
-    await database.drop();
-  }
+  });
 }
 
 export async function benchWebhooks({ events = 2000, payments = 40 } = {}): Promise<WebhookBenchResult> {

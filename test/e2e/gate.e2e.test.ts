@@ -12,12 +12,14 @@ import { policyHash, type PolicyNode } from '@sigil/contract/gate';
 import { createGateService } from '../../server/src/features/gate/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
 import { createChainReader } from '../../server/src/platform/chain/reader';
-import type { LocalChain, Scenario } from '../../server/src/localchain';
+import type { ChainReader } from '../../server/src/platform/chain/types';
 import { demoWallet } from '../../server/src/localchain/scenario';
 import { apiKeyAuthSuite } from '../support/auth-suite';
+import { countingReader } from '../support/localchain-wallets';
 import { show, signIn } from '../support/connect-world';
 import { DIALECTS, postgresReachable } from '../support/db';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
+import { useScenarioApp, withFaults } from '../support/scenario-app';
 import {
   ataOf,
   createMint,
@@ -30,29 +32,9 @@ import {
   transferName,
 } from '../support/webhooks-world';
 
-let app: KeyedApp;
-let scenario: Scenario;
-
-beforeAll(async () => {
-  app = await startKeyedApp({ dialect: 'sqlite' });
-  scenario = app.chain.scenario!;
-}, 60_000);
-
-afterAll(async () => {
-  await app?.close();
-});
-
-const wallet = (name: string) => scenario.wallets[name]!.address;
-const check = (body: unknown, key = app.key.secret, a = app) => a.call('POST', '/v1/gate/check', { key, body });
-
-async function withFaults<T>(chain: LocalChain, run: () => Promise<T>): Promise<T> {
-  chain.faults.set({ unreachable: true });
-  try {
-    return await run();
-  } finally {
-    chain.faults.clear();
-  }
-}
+const t = useScenarioApp();
+const { wallet } = t;
+const check = (body: unknown, key = t.app.key.secret, a = t.app) => a.call('POST', '/v1/gate/check', { key, body });
 
 /** The one leaf's result of an inline single-leaf policy for a subject. */
 async function leaf(
@@ -116,7 +98,7 @@ describe('POST /v1/gate/check: leaves on the demo scenario', () => {
   const fill = (value: unknown): any =>
     JSON.parse(
       JSON.stringify(value).replace(/"\$(\w+)"/g, (_, name: string) =>
-        JSON.stringify(name === 'usdx' ? scenario.mints.usdx!.address : wallet(name)),
+        JSON.stringify(name === 'usdx' ? t.scenario.mints.usdx!.address : wallet(name)),
       ),
     );
   /**
@@ -177,22 +159,22 @@ describe('POST /v1/gate/check: leaves on the demo scenario', () => {
 describe('POST /v1/gate/check: chain failures are null, and null is never allow', () => {
   it('RPC down: every leaf that reads is null → indeterminate; `any` with a true wallet.in still allows', async () => {
     const policy: PolicyNode = {
-      all: [{ 'handle.primary': {} }, { 'token.balance': { mint: scenario.mints.usdx!.address, min: '1' } }],
+      all: [{ 'handle.primary': {} }, { 'token.balance': { mint: t.scenario.mints.usdx!.address, min: '1' } }],
     };
-    const res = await withFaults(app.chain, () => check({ subject: { wallet: wallet('alice') }, policy }));
+    const res = await withFaults(t.app.chain, () => check({ subject: { wallet: wallet('alice') }, policy }));
     expect(res.status, show(res)).toBe(200);
     expect(res.body.decision).toBe('indeterminate');
     expect(res.body.reasons.map((r: { result: unknown }) => r.result)).toEqual([null, null, null]);
     expect(res.body.reasons[1].error).toMatch(/rpc unreachable/);
 
-    const either = await withFaults(app.chain, () =>
+    const either = await withFaults(t.app.chain, () =>
       check({
         subject: { wallet: wallet('alice') },
         policy: { any: [{ 'handle.primary': {} }, { 'wallet.in': { list: [wallet('alice')] } }] },
       }),
     );
     expect(either.body.decision).toBe('allow'); // decided by a leaf that needs no read
-    const both = await withFaults(app.chain, () =>
+    const both = await withFaults(t.app.chain, () =>
       check({
         subject: { wallet: wallet('alice') },
         policy: { all: [{ 'handle.primary': {} }, { 'wallet.in': { list: [wallet('alice')] } }] },
@@ -202,8 +184,8 @@ describe('POST /v1/gate/check: chain failures are null, and null is never allow'
   });
 
   it('an attestation account that does not decode: that leaf is null (indeterminate), its neighbours still read', async () => {
-    const [attestation] = await findAttestationPda(app.chain.programId, scenario.handles.alice!.account, 'x');
-    app.chain.faults.set({ malformedAccounts: [attestation] });
+    const [attestation] = await findAttestationPda(t.app.chain.programId, t.scenario.handles.alice!.account, 'x');
+    t.app.chain.faults.set({ malformedAccounts: [attestation] });
     try {
       const res = await check({
         subject: { handle: 'alice' },
@@ -214,12 +196,12 @@ describe('POST /v1/gate/check: chain failures are null, and null is never allow'
       expect(res.body.reasons.map((r: { result: unknown }) => r.result)).toEqual([null, null, true]);
       expect(res.body.reasons[1].error).toBe(`malformed account ${attestation}`);
     } finally {
-      app.chain.faults.clear();
+      t.app.chain.faults.clear();
     }
   });
 
   it('RPC down with a handle subject: the wallet is unknown, so even wallet.in is null', async () => {
-    const res = await withFaults(app.chain, () =>
+    const res = await withFaults(t.app.chain, () =>
       check({ subject: { handle: 'alice' }, policy: { 'wallet.in': { list: [wallet('alice')] } } }),
     );
     expect(res.body).toMatchObject({ decision: 'indeterminate', subject: { wallet: null, handle: null }, slot: 0 });
@@ -233,23 +215,23 @@ describe('POST /v1/gate/check: state built on the local chain', () => {
   let mint2022: string;
 
   beforeAll(async () => {
-    owner = await fundedWallet(app.chain);
-    heir = await fundedWallet(app.chain);
-    const payment = await fundedWallet(app.chain);
+    owner = await fundedWallet(t.app.chain);
+    heir = await fundedWallet(t.app.chain);
+    const payment = await fundedWallet(t.app.chain);
     // A verified X1 record written by `owner`, then the handle moves to `heir`: the record is stale.
-    const handle = await registerName(app.chain, 'gatestale', owner, payment);
-    await transferName(app.chain, handle, owner, heir.address);
-    mint2022 = await createMint(app.chain, owner, TOKEN_2022_PROGRAM_ADDRESS, 6);
-    await fundTokens(app.chain, owner, mint2022 as never, heir.address, TOKEN_2022_PROGRAM_ADDRESS, 2_500_000n);
+    const handle = await registerName(t.app.chain, 'gatestale', owner, payment);
+    await transferName(t.app.chain, handle, owner, heir.address);
+    mint2022 = await createMint(t.app.chain, owner, TOKEN_2022_PROGRAM_ADDRESS, 6);
+    await fundTokens(t.app.chain, owner, mint2022 as never, heir.address, TOKEN_2022_PROGRAM_ADDRESS, 2_500_000n);
 
     // A tokenized handle whose NFT its holder keeps in a token account that is not the associated one.
-    const programId = app.chain.programId;
+    const programId = t.app.chain.programId;
     const [gatenft] = await findHandlePda(programId, 'gatenft');
-    await registerName(app.chain, 'gatenft', owner);
+    await registerName(t.app.chain, 'gatenft', owner);
     const nft = await generateKeyPairSigner();
     const ata = await ataOf(owner.address, nft.address, TOKEN_PROGRAM_ADDRESS);
     await exec(
-      app.chain,
+      t.app.chain,
       owner,
       [
         getTokenizeInstruction({
@@ -263,9 +245,9 @@ describe('POST /v1/gate/check: state built on the local chain', () => {
       [nft],
     );
     const side = await generateKeyPairSigner();
-    const rent = await app.chain.rpc.getMinimumBalanceForRentExemption(165n).send();
+    const rent = await t.app.chain.rpc.getMinimumBalanceForRentExemption(165n).send();
     await exec(
-      app.chain,
+      t.app.chain,
       owner,
       [
         getCreateAccountInstruction({
@@ -296,12 +278,12 @@ describe('POST /v1/gate/check: state built on the local chain', () => {
   });
 
   it('a session that proved a handle stands for it only while its wallet still holds it', async () => {
-    const seller = await fundedWallet(app.chain);
-    const buyer = await fundedWallet(app.chain);
-    const handle = await registerName(app.chain, 'gatesold', seller);
-    const signedIn = await signIn(app, {
-      keySecret: app.key.secret,
-      audience: app.key.key.id,
+    const seller = await fundedWallet(t.app.chain);
+    const buyer = await fundedWallet(t.app.chain);
+    const handle = await registerName(t.app.chain, 'gatesold', seller);
+    const signedIn = await signIn(t.app, {
+      keySecret: t.app.key.secret,
+      audience: t.app.key.key.id,
       wallet: seller,
       body: { handle: 'gatesold' },
     });
@@ -309,7 +291,7 @@ describe('POST /v1/gate/check: state built on the local chain', () => {
     const body = { subject: { session: signedIn.body.token }, policy: { 'handle.type': { type: 'standard' } } };
     const before = await check(body);
     expect(before.body).toMatchObject({ decision: 'allow', subject: { wallet: seller.address, handle: 'gatesold' } });
-    await transferName(app.chain, handle, seller, buyer.address);
+    await transferName(t.app.chain, handle, seller, buyer.address);
     const after = await check(body);
     expect(after.body).toMatchObject({ decision: 'deny', subject: { wallet: seller.address, handle: null } });
   });
@@ -332,25 +314,28 @@ describe('POST /v1/gate/check: state built on the local chain', () => {
   });
 });
 
+/** A gate service of its own over the app's database and `reader` (no sessions), on the service clock or `now`. */
+const gateOver = (reader: ChainReader, now?: () => number) =>
+  createGateService({
+    db: t.app.database.db,
+    chain: reader,
+    reverse: createReverseService({ chain: reader }),
+    agents: { level: () => Promise.reject(new Error('no agent levels here')) },
+    sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
+    suffixes: t.app.config.domainSuffixes,
+    production: false,
+    issuer: 'http://sigil.test',
+    ...(now ? { now } : {}),
+  });
+
 describe('attestation expiring exactly now (the service clock)', () => {
   it('live one second before expiresAt (validUntil = expiresAt), not at expiresAt', async () => {
-    const reader = createChainReader({ rpcUrl: app.chain.url, programId: app.chain.programId, timeoutMs: 5000 });
+    const reader = createChainReader({ rpcUrl: t.app.chain.url, programId: t.app.chain.programId, timeoutMs: 5000 });
     const bobHandle = (await reader.getHandle('bob')).value!;
     const github = (await reader.getAttestations(bobHandle.address)).find((a) => a.platform === 'github')!;
     expect(github.expiresAt).toBeGreaterThan(0);
-    const gateAt = (nowSec: number) =>
-      createGateService({
-        db: app.database.db,
-        chain: reader,
-        reverse: createReverseService({ chain: reader }),
-        agents: { level: () => Promise.reject(new Error('no agent levels here')) },
-        sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
-        suffixes: app.config.domainSuffixes,
-        production: false,
-        issuer: 'http://sigil.test',
-        now: () => nowSec * 1000,
-      });
-    const caller = { keyId: app.key.key.id, account: app.key.key.account };
+    const gateAt = (nowSec: number) => gateOver(reader, () => nowSec * 1000);
+    const caller = { keyId: t.app.key.key.id, account: t.app.key.key.account };
     const input = { subject: { handle: 'bob' }, policy: { attestation: { platform: 'github' } } };
     const before = await gateAt(github.expiresAt - 1).check(caller, input);
     expect([before.decision, before.validUntil]).toEqual(['allow', github.expiresAt]);
@@ -361,34 +346,19 @@ describe('attestation expiring exactly now (the service clock)', () => {
 
 describe('RPC calls of a check', () => {
   it('five leaves on a wallet subject: the reverse (2), the handle’s records and attestations at once (1), the balance (2)', async () => {
-    const calls: string[] = [];
-    const reader = createChainReader({
-      rpcUrl: app.chain.url,
-      programId: app.chain.programId,
-      timeoutMs: 5000,
-      onRpcCall: (e) => calls.push(e.method),
-    });
-    const gate = createGateService({
-      db: app.database.db,
-      chain: reader,
-      reverse: createReverseService({ chain: reader }),
-      agents: { level: () => Promise.reject(new Error('no agent levels here')) },
-      sessions: { verify: () => Promise.reject(new Error('no sessions here')) },
-      suffixes: app.config.domainSuffixes,
-      production: false,
-      issuer: 'http://sigil.test',
-    });
+    const { reader, calls } = countingReader(t.app.chain);
+    const gate = gateOver(reader);
     const policy: PolicyNode = {
       all: [
         { 'handle.primary': {} },
         { attestation: { platform: 'x' } },
         { 'record.verified': { chain: 'SOL' } },
-        { 'token.balance': { mint: scenario.mints.usdx!.address, min: '0' } },
+        { 'token.balance': { mint: t.scenario.mints.usdx!.address, min: '0' } },
         { 'wallet.in': { list: [wallet('alice')] } },
       ],
     };
     const result = await gate.check(
-      { keyId: app.key.key.id, account: app.key.key.account },
+      { keyId: t.app.key.key.id, account: t.app.key.key.account },
       { subject: { wallet: wallet('alice') }, policy },
     );
     expect(result.decision).toBe('allow');
@@ -405,7 +375,7 @@ describe('RPC calls of a check', () => {
 describe('POST /v1/gate/check: subjects and requests', () => {
   it('a session issued through this key stands for its wallet', async () => {
     const alice = await demoWallet('alice');
-    const signedIn = await signIn(app, { keySecret: app.key.secret, audience: app.key.key.id, wallet: alice });
+    const signedIn = await signIn(t.app, { keySecret: t.app.key.secret, audience: t.app.key.key.id, wallet: alice });
     expect(signedIn.status, show(signedIn)).toBe(200);
     const res = await check({
       subject: { session: signedIn.body.token },
@@ -417,7 +387,11 @@ describe('POST /v1/gate/check: subjects and requests', () => {
 
   it('a session issued through another key is refused: 401 INVALID_SESSION', async () => {
     const alice = await demoWallet('alice');
-    const other = await signIn(app, { keySecret: app.otherKey.secret, audience: app.otherKey.key.id, wallet: alice });
+    const other = await signIn(t.app, {
+      keySecret: t.app.otherKey.secret,
+      audience: t.app.otherKey.key.id,
+      wallet: alice,
+    });
     expect(other.status, show(other)).toBe(200);
     const res = await check({ subject: { session: other.body.token }, policy: { 'handle.primary': {} } });
     expect(res.status, show(res)).toBe(401);
@@ -472,7 +446,7 @@ describe('POST /v1/gate/check: subjects and requests', () => {
   });
 
   it('is never sold for x402: a keyless check is 401 API_KEY_REQUIRED', async () => {
-    const res = await app.call('POST', '/v1/gate/check', {
+    const res = await t.app.call('POST', '/v1/gate/check', {
       body: { subject: { handle: 'alice' }, policy: { 'handle.primary': {} } },
     });
     expect(res.status).toBe(401);
@@ -481,7 +455,7 @@ describe('POST /v1/gate/check: subjects and requests', () => {
 
   apiKeyAuthSuite(
     'POST /v1/gate/check',
-    () => app,
+    () => t.app,
     (a, auth) =>
       a.call('POST', '/v1/gate/check', {
         ...auth,
@@ -497,14 +471,14 @@ describe('signed decisions', () => {
     expect(res.status, show(res)).toBe(200);
     const { jws, ...decision } = res.body;
     expect(jws.split('.')).toHaveLength(3);
-    const jwks = await app.call('GET', '/.well-known/jwks.json');
+    const jwks = await t.app.call('GET', '/.well-known/jwks.json');
     expect(jwks.status).toBe(200);
     expect(jwks.body.keys).toHaveLength(1);
     expect(jwks.body.keys[0]).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', use: 'sig' });
     const { payload, protectedHeader } = await jwtVerify(jws, createLocalJWKSet(jwks.body), {
       algorithms: ['EdDSA'],
       typ: 'sigil-gate-decision+jwt',
-      issuer: app.config.publicUrl,
+      issuer: t.app.config.publicUrl,
       currentDate: new Date(decision.evaluatedAt * 1000),
     });
     expect(protectedHeader.kid).toBe(jwks.body.keys[0].kid);
@@ -520,14 +494,14 @@ describe('signed decisions', () => {
     const forged = Buffer.from(Buffer.from(payload, 'base64url').toString().replace('"deny"', '"allow"')).toString(
       'base64url',
     );
-    const jwks = (await app.call('GET', '/.well-known/jwks.json')).body;
+    const jwks = (await t.app.call('GET', '/.well-known/jwks.json')).body;
     await expect(
       jwtVerify(`${header}.${forged}.${signature}`, createLocalJWKSet(jwks), { algorithms: ['EdDSA'] }),
     ).rejects.toThrow(/signature/);
   });
 
   it('/openapi.json lists every Gate and keyed-reverse route with its error statuses', async () => {
-    const doc = (await app.call('GET', '/openapi.json')).body;
+    const doc = (await t.app.call('GET', '/openapi.json')).body;
     // The error statuses each route documents (the generator writes every success as 200, whatever the route sends).
     const statuses = (path: string, method: string) =>
       Object.keys(doc.paths[path][method].responses)
@@ -543,7 +517,7 @@ describe('signed decisions', () => {
   });
 
   it('the policy language is published as JSON Schema', async () => {
-    const res = await app.call('GET', '/v1/gate/policy.schema.json');
+    const res = await t.app.call('GET', '/v1/gate/policy.schema.json');
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -557,7 +531,7 @@ for (const dialect of DIALECTS) {
   run(`policies [${dialect}]`, () => {
     let store: KeyedApp;
     beforeAll(async () => {
-      store = await startKeyedApp({ dialect, chain: app.chain });
+      store = await startKeyedApp({ dialect, chain: t.app.chain });
     }, 60_000);
     afterAll(async () => {
       await store?.close();

@@ -9,6 +9,7 @@ import type { RpcCallEvent } from '../../server/src/platform/chain/types';
 import { testConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/log';
 import { rawRequest } from '../support/http-app';
+import { withFaults } from '../support/scenario-app';
 import { startLocalChain, type LocalChain, type Scenario } from '../../server/src/localchain';
 
 let chain: LocalChain;
@@ -52,14 +53,8 @@ afterAll(async () => {
 const get = (path: string, b = base) => rawRequest(b, 'GET', path);
 const wallet = (name: string) => scenario.wallets[name]!.address;
 
-async function withFaults<T>(faults: Parameters<LocalChain['faults']['set']>[0], run: () => Promise<T>): Promise<T> {
-  chain.faults.set(faults);
-  try {
-    return await run();
-  } finally {
-    chain.faults.clear();
-  }
-}
+const faulty = <T>(faults: Parameters<LocalChain['faults']['set']>[0], run: () => Promise<T>) =>
+  withFaults(chain, run, faults);
 
 describe('GET /resolve/{name}', () => {
   it('resolves a handle with exactly the spec fields', async () => {
@@ -152,7 +147,7 @@ describe('GET /resolve/{name}', () => {
 
   it('502 malformed account when the handle account does not decode (transient)', async () => {
     const [alicePda] = await findHandlePda(chain.programId, 'alice');
-    const res = await withFaults({ malformedAccounts: [alicePda] }, () => get('/resolve/alice'));
+    const res = await faulty({ malformedAccounts: [alicePda] }, () => get('/resolve/alice'));
     expect(res.status, res.text).toBe(502);
     expect(res.json()).toStrictEqual({ error: 'malformed account', input: 'alice' });
     expect((await get('/resolve/alice')).status).toBe(200); // transient: fine once the data is fine
@@ -164,7 +159,7 @@ describe('GET /resolve/{name}', () => {
       { httpStatus: 500 },
       { rpcError: { code: -32000, message: 'node is behind' } },
     ]) {
-      const res = await withFaults(fault, () => get('/resolve/alice'));
+      const res = await faulty(fault, () => get('/resolve/alice'));
       expect(res.status, JSON.stringify(fault) + res.text).toBe(502);
       expect(res.json()).toStrictEqual({ error: 'rpc unreachable', input: 'alice' });
     }
@@ -206,18 +201,18 @@ describe('GET /reverse/{address}', () => {
 
   it('502 malformed handle when the pointed-at handle does not decode; malformed account for the pointer', async () => {
     const [alicePda] = await findHandlePda(chain.programId, 'alice');
-    let res = await withFaults({ malformedAccounts: [alicePda] }, () => get(`/reverse/${wallet('alice')}`));
+    let res = await faulty({ malformedAccounts: [alicePda] }, () => get(`/reverse/${wallet('alice')}`));
     expect(res.status, res.text).toBe(502);
     expect(res.json()).toStrictEqual({ error: 'malformed handle', input: wallet('alice') });
 
     const [pointer] = await findPrimaryPointerPda(chain.programId, wallet('alice'));
-    res = await withFaults({ malformedAccounts: [pointer] }, () => get(`/reverse/${wallet('alice')}`));
+    res = await faulty({ malformedAccounts: [pointer] }, () => get(`/reverse/${wallet('alice')}`));
     expect(res.status, res.text).toBe(502);
     expect(res.json()).toStrictEqual({ error: 'malformed account', input: wallet('alice') });
   });
 
   it('502 rpc unreachable', async () => {
-    const res = await withFaults({ unreachable: true }, () => get(`/reverse/${wallet('alice')}`));
+    const res = await faulty({ unreachable: true }, () => get(`/reverse/${wallet('alice')}`));
     expect(res.status).toBe(502);
     expect(res.json()).toStrictEqual({ error: 'rpc unreachable', input: wallet('alice') });
   });
@@ -267,7 +262,7 @@ describe('routes and methods', () => {
       program: chain.programId,
       chain: { genesisHash: chain.genesisHash },
     });
-    const down = await withFaults({ unreachable: true }, () => get('/version'));
+    const down = await faulty({ unreachable: true }, () => get('/version'));
     expect(down.status).toBe(502);
     expect(down.json()).toStrictEqual({ error: 'rpc unreachable' });
   });
@@ -277,7 +272,7 @@ describe('cache', () => {
   it('serves an answer for at most SIGIL_RESOLVE_CACHE_MS, then reads the chain again', async () => {
     const cached = await startService({ SIGIL_RESOLVE_CACHE_MS: '300' });
     expect((await get('/resolve/alice', cached)).status).toBe(200);
-    const during = await withFaults({ unreachable: true }, async () => {
+    const during = await faulty({ unreachable: true }, async () => {
       const first = await get('/resolve/alice', cached);
       await new Promise((r) => setTimeout(r, 400));
       return [first, await get('/resolve/alice', cached)] as const;
@@ -288,7 +283,7 @@ describe('cache', () => {
 
   it('does not cache failures', async () => {
     const cached = await startService({ SIGIL_RESOLVE_CACHE_MS: '60000' });
-    const res = await withFaults({ unreachable: true }, () => get('/resolve/bob', cached));
+    const res = await faulty({ unreachable: true }, () => get('/resolve/bob', cached));
     expect(res.status).toBe(502);
     expect((await get('/resolve/bob', cached)).status).toBe(200);
   });

@@ -2,42 +2,21 @@
 // the pointer and slot, the batch (order, duplicates, bad items, cost per address, 101 addresses), chain failures,
 // and the shared auth suite. RPC calls per batch are counted on a reader of the same chain.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { base58 } from '@scure/base';
 import { createKey } from '../../server/src/features/keys/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
-import { createChainReader } from '../../server/src/platform/chain/reader';
 import { findPrimaryPointerPda } from '../../server/src/platform/chain/registry';
-import type { Scenario } from '../../server/src/localchain';
 import { apiKeyAuthSuite } from '../support/auth-suite';
-import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
+import { countingReader } from '../support/localchain-wallets';
+import { useScenarioApp, withFaults } from '../support/scenario-app';
 
-let app: KeyedApp;
-let scenario: Scenario;
-
-beforeAll(async () => {
-  app = await startKeyedApp({ dialect: 'sqlite' });
-  scenario = app.chain.scenario!;
-}, 60_000);
-
-afterAll(async () => {
-  await app?.close();
-});
-
-const wallet = (name: string) => scenario.wallets[name]!.address;
-const get = (address: string) => app.call('GET', `/v1/reverse/${address}`, { key: app.key.secret });
-const batch = (addresses: unknown, key = app.key.secret) =>
-  app.call('POST', '/v1/reverse/batch', { key, body: { addresses } });
+const t = useScenarioApp();
+const { wallet } = t;
+const get = (address: string) => t.app.call('GET', `/v1/reverse/${address}`, { key: t.app.key.secret });
+const batch = (addresses: unknown, key = t.app.key.secret) =>
+  t.app.call('POST', '/v1/reverse/batch', { key, body: { addresses } });
 const show = (res: { status: number; text: string }) => `${res.status} ${res.text}`;
-
-async function withFaults<T>(run: () => Promise<T>): Promise<T> {
-  app.chain.faults.set({ unreachable: true });
-  try {
-    return await run();
-  } finally {
-    app.chain.faults.clear();
-  }
-}
 
 describe('GET /v1/reverse/{address}', () => {
   it('a trusted primary: the handle, forwardMatch, the pointer as read and the slot', async () => {
@@ -53,7 +32,7 @@ describe('GET /v1/reverse/{address}', () => {
       forwardMatch: true,
       authority: wallet('alice'),
     });
-    expect(pointer.handleAccount).toBe(scenario.handles.alice!.account);
+    expect(pointer.handleAccount).toBe(t.scenario.handles.alice!.account);
     expect(Object.keys(pointer).sort()).toEqual(['account', 'handleAccount', 'setAt', 'setSlot']);
     expect(Number.isSafeInteger(slot) && slot >= pointer.setSlot).toBe(true);
   });
@@ -83,7 +62,7 @@ describe('GET /v1/reverse/{address}', () => {
   }
 
   it('the scenario names a wallet for every failed rule', () => {
-    expect(scenario.reverse).toMatchObject({
+    expect(t.scenario.reverse).toMatchObject({
       primaryHandleReleased: wallet('judy'),
       primarySetBeforeRegistration: wallet('erin'),
       primaryLostAuthority: wallet('grace'),
@@ -101,7 +80,7 @@ describe('GET /v1/reverse/{address}', () => {
   });
 
   it('chain unreachable → 502 RPC_ERROR, never a made-up answer', async () => {
-    const res = await withFaults(() => get(wallet('alice')));
+    const res = await withFaults(t.app.chain, () => get(wallet('alice')));
     expect(res.status, show(res)).toBe(502);
     expect(res.body).toStrictEqual({ code: 'RPC_ERROR', message: 'the chain RPC is unreachable' });
   });
@@ -112,7 +91,7 @@ describe('GET /v1/reverse/{address}', () => {
 
   apiKeyAuthSuite(
     'GET /v1/reverse/{address}',
-    () => app,
+    () => t.app,
     (a, auth) => a.call('GET', `/v1/reverse/${wallet('alice')}`, auth),
   );
 });
@@ -142,7 +121,7 @@ describe('POST /v1/reverse/batch', () => {
   });
 
   it('costs one rate-limit unit per address (duplicates included)', async () => {
-    const { secret } = await createKey(app.database.db, { account: base58.encode(randomBytes(32)) });
+    const { secret } = await createKey(t.app.database.db, { account: base58.encode(randomBytes(32)) });
     const first = await batch([wallet('alice')], secret);
     const before = Number(first.headers.get('x-ratelimit-daily-remaining'));
     const res = await batch([wallet('alice'), wallet('alice'), wallet('bob'), wallet('carol')], secret);
@@ -159,13 +138,7 @@ describe('POST /v1/reverse/batch', () => {
   });
 
   it('100 addresses of plain handles take two RPC calls; each tokenized handle adds its holder lookup', async () => {
-    const calls: string[] = [];
-    const reader = createChainReader({
-      rpcUrl: app.chain.url,
-      programId: app.chain.programId,
-      timeoutMs: 5000,
-      onRpcCall: (e) => calls.push(e.method),
-    });
+    const { reader, calls } = countingReader(t.app.chain);
     const service = createReverseService({ chain: reader });
     const plain = ['alice', 'bob', 'erin', 'grace', 'heidi', 'judy', 'ivan'].map(wallet);
     const hundred = Array.from({ length: 100 }, (_, i) =>
@@ -187,8 +160,8 @@ describe('POST /v1/reverse/batch', () => {
   });
 
   it('an account that does not decode is that item’s 502 RPC_ERROR; the other items still answer', async () => {
-    const [pointer] = await findPrimaryPointerPda(app.chain.programId, wallet('alice') as never);
-    app.chain.faults.set({ malformedAccounts: [pointer] });
+    const [pointer] = await findPrimaryPointerPda(t.app.chain.programId, wallet('alice') as never);
+    t.app.chain.faults.set({ malformedAccounts: [pointer] });
     try {
       const res = await batch([wallet('alice'), wallet('bob')]);
       expect(res.status, show(res)).toBe(200);
@@ -201,19 +174,19 @@ describe('POST /v1/reverse/batch', () => {
       const single = await get(wallet('alice'));
       expect([single.status, single.body.code]).toEqual([502, 'RPC_ERROR']);
     } finally {
-      app.chain.faults.clear();
+      t.app.chain.faults.clear();
     }
   });
 
   it('chain unreachable → 502 RPC_ERROR for the batch', async () => {
-    const res = await withFaults(() => batch([wallet('alice')]));
+    const res = await withFaults(t.app.chain, () => batch([wallet('alice')]));
     expect(res.status, show(res)).toBe(502);
     expect(res.body.code).toBe('RPC_ERROR');
   });
 
   apiKeyAuthSuite(
     'POST /v1/reverse/batch',
-    () => app,
+    () => t.app,
     (a, auth) => a.call('POST', '/v1/reverse/batch', { ...auth, body: { addresses: [wallet('alice')] } }),
   );
 });

@@ -14,6 +14,7 @@ import { placeSnsName, placeSolRecordV2, testKey, type TestKey } from '../suppor
 import { startEnsNode, type EnsNode } from '../support/ens/node';
 import { apiKeyAuthSuite } from '../support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
+import { withFaults } from '../support/scenario-app';
 
 const VITALIK = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
 const SOL_KEY = `0x${'11'.repeat(32)}` as Hex; // 32 × 0x11 → base58 29d2S7vB453rNYFdR5Ycwt7y9haRT5fwVwL9zTmBhfV2
@@ -72,15 +73,6 @@ const get = (path: string, app = full) => app.call('GET', path, { key: app.key.s
 async function awayFromMinuteEdge(): Promise<void> {
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
-}
-
-async function withFaults<T>(chain: LocalChain, run: () => Promise<T>): Promise<T> {
-  chain.faults.set({ unreachable: true });
-  try {
-    return await run();
-  } finally {
-    chain.faults.clear();
-  }
 }
 
 describe('GET /v1/resolve-universal/{name}: native namespaces', () => {

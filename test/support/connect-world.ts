@@ -51,6 +51,16 @@ export async function signIn(
   });
 }
 
+/** portalSessionAuthSuite's two genuine sessions of `wallet`: one through the portal key, one through app.key. */
+export function sessionsOf(wallet: () => Promise<KeyPairSigner>) {
+  return {
+    portalSession: async (a: KeyedApp) => portalSession(a, await wallet()),
+    integratorSession: async (a: KeyedApp) =>
+      (await signIn(a, { keySecret: a.key.secret, audience: a.key.key.id, wallet: await wallet() })).body
+        .token as string,
+  };
+}
+
 /** A session token for `wallet` through the portal's key, and its jti (from the token's payload). */
 export async function portalSession(app: KeyedApp, wallet: KeyPairSigner): Promise<{ token: string; jti: string }> {
   const res = await signIn(app, { keySecret: app.portal.secret, audience: app.portal.key.id, wallet });

@@ -10,11 +10,25 @@ import {
   type KeyPairSigner,
   type Signature,
 } from '@solana/kit';
+import { afterAll, beforeAll } from 'vitest';
 import { z } from 'zod';
+import { useScenarioApp, type ScenarioApp } from './scenario-app';
 import type { LocalChain } from '../../server/src/localchain/index';
 import type { ToolDefinition, ToolDeps } from '../../server/src/mcp/tool';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
+
+/** useScenarioApp, and the ToolDeps over its chain and service (built after it starts, closed before it stops). */
+export function useToolApp(): ScenarioApp & { readonly deps: ToolDeps } {
+  const ctx = useScenarioApp() as ScenarioApp & { deps: ToolDeps };
+  beforeAll(() => {
+    ctx.deps = toolDeps(ctx.app.chain, ctx.app.base);
+  });
+  afterAll(async () => {
+    await ctx.deps?.outbound.close();
+  });
+  return ctx;
+}
 
 /** What the MCP process builds at start, over this chain and service. */
 export function toolDeps(chain: Pick<LocalChain, 'url' | 'programId'>, apiUrl = 'http://127.0.0.1:9'): ToolDeps {

@@ -30,6 +30,7 @@ import type { Database } from '../../server/src/platform/db/index';
 import { prefixedId } from '../../server/src/platform/ids';
 import {
   issueWebhookChallenge,
+  newSubscriptionRow,
   newWebhookSecret,
   type WebhookCaller,
   type WebhookServiceDeps,
@@ -280,37 +281,21 @@ export async function seedWebhook(
   url: string,
   overrides: { account?: string } = {},
 ): Promise<{ id: string; secret: string }> {
-  const now = Date.now();
-  const id = prefixedId('whsub_', now);
   const secret = newWebhookSecret();
   const wallet = '4Nd1mBQtrMJVYVfKf2PJy9NZUZdTAsp7D4xWLs4gDB4T';
-  await db
-    .insertInto('webhook_subscriptions')
-    .values({
-      id,
-      account: overrides.account ?? 'acct_seed',
-      key_id: 'key_seed',
-      scope_type: 'wallet',
-      scope_value: wallet,
-      handle_account: null,
-      authority_wallet: null,
-      payment_wallet: null,
-      wallets: JSON.stringify([wallet]),
-      url,
-      event_types: JSON.stringify(['payment.received']),
-      description: null,
-      status: 'active',
-      paused_reason: null,
-      secret,
-      consecutive_dead: 0,
-      watch_from_slot: 0,
-      rate_window_start: 0,
-      rate_count: 0,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute();
-  return { id, secret };
+  const row = newSubscriptionRow(Date.now(), {
+    account: overrides.account ?? 'acct_seed',
+    key_id: 'key_seed',
+    scope_type: 'wallet',
+    scope_value: wallet,
+    wallets: JSON.stringify([wallet]),
+    url,
+    event_types: JSON.stringify(['payment.received']),
+    description: null,
+    secret,
+  });
+  await db.insertInto('webhook_subscriptions').values(row).execute();
+  return { id: row.id, secret };
 }
 
 /** A payment.received payload (valid per PayEventSchema) with a unique signature. */

@@ -3,7 +3,6 @@
 // path, and what the service's reader sees while a handle is listed, auctioned, leased or gifted.
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import {
-  findAssociatedTokenPda,
   getBurnCheckedInstruction,
   getCreateAssociatedTokenIdempotentInstruction,
   getTransferCheckedInstruction,
@@ -33,7 +32,8 @@ import {
 import { TOKEN_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { createChainReader } from '../platform/chain/reader';
 import { startLocalChain, type LocalChain } from './index';
-import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
+import { fundedWallet, rawSendTransaction, signedTransaction } from '@sigil/test/support/localchain-wallets';
+import { ataOf } from '@sigil/test/support/webhooks-world';
 
 let chain: LocalChain;
 let programId: Address;
@@ -65,23 +65,8 @@ beforeAll(async () => {
 });
 afterAll(() => chain.close());
 
-type RpcResponse = {
-  result?: string;
-  error?: { code: number; message: string; data?: { err: unknown; logs: string[] } };
-};
-
 async function send(payer: KeyPairSigner, instructions: Instruction[], others: KeyPairSigner[] = []) {
-  const tx = await signedTransaction(chain, payer, instructions, { others });
-  const res = await fetch(chain.url, {
-    method: 'POST',
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'sendTransaction',
-      params: [base64Wire(tx), { encoding: 'base64' }],
-    }),
-  });
-  return (await res.json()) as RpcResponse;
+  return rawSendTransaction(chain, await signedTransaction(chain, payer, instructions, { others }));
 }
 
 async function ok(payer: KeyPairSigner, instructions: Instruction[], others: KeyPairSigner[] = []) {
@@ -107,6 +92,17 @@ const ix = <N extends MarketInstructionName>(
   remaining: Address[] = [],
 ) => getMarketInstruction(programId, name, args, accounts, remaining);
 
+/** initiate_recovery of `handle` to `newOwner`, paid by the first recovery member and co-signed by `second`. */
+async function initiateRecovery(handle: Address, newOwner: Address, second = members[1]!) {
+  const [config] = await MARKET_PDAS.config(programId);
+  const [recovery] = await MARKET_PDAS.recovery(programId, handle);
+  const instruction = ix('initiate_recovery', { newOwner }, { payer: members[0]!.address, config, handle, recovery }, [
+    members[0]!.address,
+    second.address,
+  ]);
+  return { ix: instruction, recovery };
+}
+
 const now = () => chain.ledger.blockTime(chain.slot());
 const lamports = async (a: Address) => (await chain.rpc.getBalance(a, { commitment: 'processed' }).send()).value;
 async function account(address: Address) {
@@ -128,17 +124,23 @@ async function register(owner: KeyPairSigner, prefix = 'mk') {
 async function tokenized(owner: KeyPairSigner) {
   const { name, handle } = await register(owner);
   const mint = await generateKeyPairSigner();
-  const [ata] = await findAssociatedTokenPda({
-    owner: owner.address,
-    mint: mint.address,
-    tokenProgram: TOKEN_PROGRAM_ADDRESS,
-  });
+  const ata = await ataOf(owner.address, mint.address, TOKEN_PROGRAM_ADDRESS);
   await ok(
     owner,
     [getTokenizeInstruction({ programId, owner: owner.address, handle, mint: mint.address, ownerTokenAccount: ata })],
     [mint],
   );
   return { name, handle, mint: mint.address, ata };
+}
+
+/** A tokenized handle of `owner`, listed by it at `price`. */
+async function listed(owner: KeyPairSigner, price: bigint) {
+  const t = await tokenized(owner);
+  const [listing] = await MARKET_PDAS.listing(programId, t.handle);
+  await ok(owner, [
+    ix('list_handle', { price }, { seller: owner.address, handle: t.handle, listing, sellerTokenAccount: t.ata }),
+  ]);
+  return { ...t, listing };
 }
 
 async function auction(owner: KeyPairSigner, reserve = LAMPORTS_PER_NATIVE, duration = 600) {
@@ -198,32 +200,13 @@ describe('every row of the spec table, from a real transaction', () => {
         ])
       ).name,
     ).toBe('HandleIsTokenized');
-    const [config] = await MARKET_PDAS.config(programId);
-    const [recovery] = await MARKET_PDAS.recovery(programId, t.handle);
-    const init = ix(
-      'initiate_recovery',
-      { newOwner: buyer.address },
-      { payer: members[0]!.address, config, handle: t.handle, recovery },
-      [members[0]!.address, members[1]!.address],
-    );
+    const { ix: init } = await initiateRecovery(t.handle, buyer.address);
     expect((await refused(members[0]!, [init], [members[1]!])).name).toBe('HandleIsTokenized');
   });
 
   it('FrozenNft (0x93): a plain send of a listed NFT, raised by the token program', async () => {
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
-    await ok(seller, [
-      ix(
-        'list_handle',
-        { price: LAMPORTS_PER_NATIVE },
-        { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata },
-      ),
-    ]);
-    const [dest] = await findAssociatedTokenPda({
-      owner: buyer.address,
-      mint: t.mint,
-      tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    });
+    const { listing, ...t } = await listed(seller, LAMPORTS_PER_NATIVE);
+    const dest = await ataOf(buyer.address, t.mint, TOKEN_PROGRAM_ADDRESS);
     const send = getTransferCheckedInstruction({
       source: t.ata,
       mint: t.mint,
@@ -286,11 +269,7 @@ describe('every row of the spec table, from a real transaction', () => {
       ix('list_handle', { price }, { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata });
     await ok(seller, [list(10n * LAMPORTS_PER_NATIVE)]);
     await ok(seller, [list(12n * LAMPORTS_PER_NATIVE)]);
-    const [buyerAta] = await findAssociatedTokenPda({
-      owner: buyer.address,
-      mint: t.mint,
-      tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    });
+    const buyerAta = await ataOf(buyer.address, t.mint, TOKEN_PROGRAM_ADDRESS);
     const buy = ix(
       'buy_listing',
       { expectedPrice: 10n * LAMPORTS_PER_NATIVE },
@@ -333,14 +312,7 @@ describe('every row of the spec table, from a real transaction', () => {
   it('AuctionHasBids (0x1791): cancel, transfer, release, initiate and complete recovery while a bid stands', async () => {
     const a = await auction(seller);
     // A recovery started before the bid, to try completing it after.
-    const [config] = await MARKET_PDAS.config(programId);
-    const [recovery] = await MARKET_PDAS.recovery(programId, a.handle);
-    const initiate = ix(
-      'initiate_recovery',
-      { newOwner: third.address },
-      { payer: members[0]!.address, config, handle: a.handle, recovery },
-      [members[0]!.address, members[1]!.address],
-    );
+    const { ix: initiate, recovery } = await initiateRecovery(a.handle, third.address);
     await ok(members[0]!, [initiate], [members[1]!]);
     await ok(buyer, [bid(buyer, a, LAMPORTS_PER_NATIVE)]);
     const attempts: [KeyPairSigner, Instruction, KeyPairSigner[]][] = [
@@ -569,11 +541,7 @@ describe('every row of the spec table, from a real transaction', () => {
 
   it('a code outside the catalog falls back to TransactionRejected with the raw code', async () => {
     const t = await tokenized(seller);
-    const [sink] = await findAssociatedTokenPda({
-      owner: buyer.address,
-      mint: t.mint,
-      tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    });
+    const sink = await ataOf(buyer.address, t.mint, TOKEN_PROGRAM_ADDRESS);
     // Two tokens from a one-token account: the token program's own 0x1 (insufficient funds).
     const create = getCreateAssociatedTokenIdempotentInstruction({
       payer: seller,
@@ -643,20 +611,8 @@ describe('happy paths', () => {
   });
 
   it('a listing bought: the NFT and the authority move to the buyer', async () => {
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
-    await ok(seller, [
-      ix(
-        'list_handle',
-        { price: 4n * LAMPORTS_PER_NATIVE },
-        { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata },
-      ),
-    ]);
-    const [buyerAta] = await findAssociatedTokenPda({
-      owner: buyer.address,
-      mint: t.mint,
-      tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    });
+    const { listing, ...t } = await listed(seller, 4n * LAMPORTS_PER_NATIVE);
+    const buyerAta = await ataOf(buyer.address, t.mint, TOKEN_PROGRAM_ADDRESS);
     await ok(buyer, [
       ix(
         'buy_listing',
@@ -679,15 +635,11 @@ describe('happy paths', () => {
   });
 
   it('a listing is bought only through the mint token program, at the listed price', async () => {
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
     const price = LAMPORTS_PER_NATIVE;
-    await ok(seller, [
-      ix('list_handle', { price }, { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata }),
-    ]);
+    const { listing, ...t } = await listed(seller, price);
     const fake = '11111111111111111111111111111111' as Address;
-    const [buyerAta] = await findAssociatedTokenPda({ owner: buyer.address, mint: t.mint, tokenProgram: fake });
-    const [sellerAta] = await findAssociatedTokenPda({ owner: seller.address, mint: t.mint, tokenProgram: fake });
+    const buyerAta = await ataOf(buyer.address, t.mint, fake);
+    const sellerAta = await ataOf(seller.address, t.mint, fake);
     const accounts = { buyer: buyer.address, handle: t.handle, listing, seller: seller.address, mint: t.mint };
     const spoofed = ix(
       'buy_listing',
@@ -745,11 +697,7 @@ describe('happy paths', () => {
 
     const g2 = await gift(11n, 86_400);
     const mint = await generateKeyPairSigner();
-    const [ata] = await findAssociatedTokenPda({
-      owner: buyer.address,
-      mint: mint.address,
-      tokenProgram: TOKEN_PROGRAM_ADDRESS,
-    });
+    const ata = await ataOf(buyer.address, mint.address, TOKEN_PROGRAM_ADDRESS);
     await ok(
       third,
       [
@@ -822,18 +770,8 @@ describe('happy paths', () => {
 
   it('a recovery completed after the delay', async () => {
     const { handle } = await register(seller);
-    const [config] = await MARKET_PDAS.config(programId);
-    const [recovery] = await MARKET_PDAS.recovery(programId, handle);
-    await ok(
-      members[0]!,
-      [
-        ix('initiate_recovery', { newOwner: third.address }, { payer: members[0]!.address, config, handle, recovery }, [
-          members[0]!.address,
-          members[2]!.address,
-        ]),
-      ],
-      [members[2]!],
-    );
+    const { ix: initiate, recovery } = await initiateRecovery(handle, third.address, members[2]!);
+    await ok(members[0]!, [initiate], [members[2]!]);
     const complete = ix('complete_recovery', {}, { newOwner: third.address, handle, recovery });
     expect((await refused(third, [complete])).name).toBe('InvalidState');
     await chain.warpTo(now() + RECOVERY_DELAY_SECONDS);
@@ -886,15 +824,7 @@ describe("the service's reads while a handle is in the market", () => {
     const authorityOf = async (handle: Address) =>
       (await reader.getHandleAuthority((await reader.getHandleByAddress(handle, 'processed'))!, 'processed')).authority;
 
-    const t = await tokenized(seller);
-    const [listing] = await MARKET_PDAS.listing(programId, t.handle);
-    await ok(seller, [
-      ix(
-        'list_handle',
-        { price: LAMPORTS_PER_NATIVE },
-        { seller: seller.address, handle: t.handle, listing, sellerTokenAccount: t.ata },
-      ),
-    ]);
+    const { listing, ...t } = await listed(seller, LAMPORTS_PER_NATIVE);
     expect(await authorityOf(t.handle)).toBe(seller.address);
 
     const a = await auction(seller);

@@ -43,7 +43,7 @@ import {
 import { SECP256K1_PROGRAM_ADDRESS, SPL_MEMO_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../platform/chain/programs';
 import { REGISTRY_ERRORS, startLocalChain, type LocalChain } from './index';
 import { secp256k1Addresses, secp256k1ProofData, verifyRecordMessage } from './secp256k1';
-import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
+import { fundedWallet, rawSendTransaction, signedTransaction } from '@sigil/test/support/localchain-wallets';
 
 let chain: LocalChain;
 let programId: Address;
@@ -60,21 +60,7 @@ afterAll(() => chain.close());
 
 const handlePda = async (name: string) => (await findHandlePda(programId, name))[0];
 
-async function rpcSend(tx: Transaction, skipPreflight = false) {
-  const res = await fetch(chain.url, {
-    method: 'POST',
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'sendTransaction',
-      params: [base64Wire(tx), { encoding: 'base64', skipPreflight }],
-    }),
-  });
-  return (await res.json()) as {
-    result?: string;
-    error?: { code: number; message: string; data?: { err: unknown; logs: string[] } };
-  };
-}
+const rpcSend = (tx: Transaction, skipPreflight = false) => rawSendTransaction(chain, tx, { skipPreflight });
 
 async function account(address: Address) {
   const info = await chain.rpc.getAccountInfo(address, { encoding: 'base64', commitment: 'processed' }).send();

@@ -13,7 +13,12 @@ import {
 } from '@solana-program/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalChain, type LocalChain } from './index';
-import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
+import {
+  base64Wire,
+  fundedWallet,
+  rawSendTransaction,
+  signedTransaction,
+} from '@sigil/test/support/localchain-wallets';
 import { TOKEN_2022_PROGRAM_ADDRESS } from '../platform/chain/programs';
 
 let chain: LocalChain;
@@ -151,21 +156,13 @@ describe('fees and failures', () => {
       signedTransaction(chain, poor, [
         getTransferSolInstruction({ source: poor, destination: bob.address, amount: 5_000_000_000n }),
       ]);
-    const refused = await fetch(chain.url, {
-      method: 'POST',
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'sendTransaction',
-        params: [base64Wire(await build()), { encoding: 'base64' }],
-      }),
-    }).then((r) => r.json());
-    expect(refused.error.code).toBe(-32002);
-    expect(refused.error.message).toBe(
+    const { error } = await rawSendTransaction(chain, await build());
+    expect(error?.code).toBe(-32002);
+    expect(error?.message).toBe(
       'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1',
     );
-    expect(refused.error.data.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
-    expect(refused.error.data.logs.length).toBeGreaterThan(0);
+    expect(error?.data?.err).toEqual({ InstructionError: [0, { Custom: 1 }] });
+    expect(error?.data?.logs.length).toBeGreaterThan(0);
 
     await chain.advance(1); // a new blockhash, so the next transaction has a new signature
     const tx = await build();

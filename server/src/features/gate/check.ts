@@ -221,15 +221,9 @@ const unknownSubject = (subject: Subject, what: 'wallet' | 'handle'): LeafOutcom
 });
 
 /** One leaf over the subject; a chain failure makes it null with the reason. */
-async function evaluateLeaf(
-  reads: Reads,
-  subject: Subject,
-  nowSec: number,
-  name: LeafName,
-  params: Record<string, unknown>,
-): Promise<LeafOutcome> {
+async function evaluateLeaf(...args: Parameters<typeof leafOutcome>): Promise<LeafOutcome> {
   try {
-    return await leafOutcome(reads, subject, nowSec, name, params);
+    return await leafOutcome(...args);
   } catch (err) {
     if (err instanceof ChainError) return { result: null, evidence: {}, error: chainMessage(err) };
     throw err;

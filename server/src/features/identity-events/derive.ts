@@ -197,6 +197,38 @@ export async function deriveEvents(
       await clearPrimaries(ref, after, 'handle_transferred');
     };
 
+    const recordRow = (account: string) =>
+      trx.selectFrom('identity_records').selectAll().where('account', '=', account).executeTakeFirst();
+    /** A record written by its handle's authority or by a delegate: the same kept state and the same event. */
+    const setRecord = async (
+      handle: string,
+      record: string,
+      args: { kind: number; key: string; value: string },
+      actors: { signer: string; authority: string } | { signer: string; delegate: string },
+    ) => {
+      const ref = await handleRef(handle);
+      if (!ref) return;
+      const kind = args.kind === 0 ? 'address' : 'text';
+      const prior = await recordRow(record);
+      await trx
+        .insertInto('identity_records')
+        .values({ account: record, handle, kind, key: args.key, value: args.value, verified: 0 })
+        .onConflict((oc) => oc.column('account').doUpdateSet({ value: args.value, verified: 0 }))
+        .execute();
+      emit({
+        type: 'record.set',
+        handle: ref,
+        actors,
+        change: {
+          kind,
+          key: args.key,
+          record,
+          value: { before: prior?.value ?? null, after: args.value },
+          verified: { before: prior ? prior.verified === 1 : null, after: false },
+        },
+      });
+    };
+
     switch (ix.name) {
       case 'register': {
         const { owner, handle } = ix.accounts;
@@ -292,42 +324,14 @@ export async function deriveEvents(
       }
       case 'set_record': {
         const { authority, handle, record } = ix.accounts;
-        const ref = await handleRef(handle);
-        if (!ref) break;
-        const kind = ix.args.kind === 0 ? 'address' : 'text';
-        const prior = await trx
-          .selectFrom('identity_records')
-          .selectAll()
-          .where('account', '=', record)
-          .executeTakeFirst();
-        await trx
-          .insertInto('identity_records')
-          .values({ account: record, handle, kind, key: ix.args.key, value: ix.args.value, verified: 0 })
-          .onConflict((oc) => oc.column('account').doUpdateSet({ value: ix.args.value, verified: 0 }))
-          .execute();
-        emit({
-          type: 'record.set',
-          handle: ref,
-          actors: { signer, authority },
-          change: {
-            kind,
-            key: ix.args.key,
-            record,
-            value: { before: prior?.value ?? null, after: ix.args.value },
-            verified: { before: prior ? prior.verified === 1 : null, after: false },
-          },
-        });
+        await setRecord(handle, record, ix.args, { signer, authority });
         break;
       }
       case 'verify_record': {
         const { authority, handle, record, verifier } = ix.accounts;
         const ref = await handleRef(handle);
         if (!ref) break;
-        const prior = await trx
-          .selectFrom('identity_records')
-          .selectAll()
-          .where('account', '=', record)
-          .executeTakeFirst();
+        const prior = await recordRow(record);
         await trx.updateTable('identity_records').set({ verified: 1 }).where('account', '=', record).execute();
         emit({
           type: 'record.verified',
@@ -396,20 +400,7 @@ export async function deriveEvents(
         });
         break;
       }
-      case 'register_under_namespace': {
-        const { owner, namespace, domain } = ix.accounts;
-        const tld = (await readKv(trx as never, namespaceKey(namespace))) ?? null;
-        emit({
-          type: 'domain.registered',
-          handle: null,
-          actors: { signer, owner },
-          change: {
-            domain: { account: domain, label: ix.args.label, tld, namespace },
-            owner: { before: null, after: owner },
-          },
-        });
-        break;
-      }
+      case 'register_under_namespace':
       case 'register_under_namespace_v2': {
         const { owner, namespace, domain } = ix.accounts;
         const tld = (await readKv(trx as never, namespaceKey(namespace))) ?? null;
@@ -678,31 +669,7 @@ export async function deriveEvents(
       }
       case 'set_record_as_delegate': {
         const { delegate, handle, record } = ix.accounts;
-        const ref = await handleRef(handle);
-        if (!ref) break;
-        const kind = ix.args.kind === 0 ? 'address' : 'text';
-        const prior = await trx
-          .selectFrom('identity_records')
-          .selectAll()
-          .where('account', '=', record)
-          .executeTakeFirst();
-        await trx
-          .insertInto('identity_records')
-          .values({ account: record, handle, kind, key: ix.args.key, value: ix.args.value, verified: 0 })
-          .onConflict((oc) => oc.column('account').doUpdateSet({ value: ix.args.value, verified: 0 }))
-          .execute();
-        emit({
-          type: 'record.set',
-          handle: ref,
-          actors: { signer, delegate },
-          change: {
-            kind,
-            key: ix.args.key,
-            record,
-            value: { before: prior?.value ?? null, after: ix.args.value },
-            verified: { before: prior ? prior.verified === 1 : null, after: false },
-          },
-        });
+        await setRecord(handle, record, ix.args, { signer, delegate });
         break;
       }
       case 'set_namespace_pricing': {

@@ -17,11 +17,11 @@ import {
   type IdentityWebhookCreated,
   type IdentityWebhookCreateRequest,
 } from '@sigil/contract/identity-events';
-import { WEBHOOK_ID_PREFIX, WEBHOOK_LIMITS, type DeliveryRecord } from '@sigil/contract/webhooks';
+import { isoSeconds, WEBHOOK_LIMITS, type DeliveryRecord } from '@sigil/contract/webhooks';
 import type { KeyTier } from '@sigil/contract/keys';
 import { normalizeName } from '@sigil/contract/names';
 import type { Database, WebhookSubscriptionsTable } from '../../platform/db/index';
-import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
+import type { Resolver } from '../../platform/outbound/destination-policy';
 import { prefixedId } from '../../platform/ids';
 import {
   countWebhooks,
@@ -30,12 +30,17 @@ import {
   limitReached,
   listDeliveries,
   newDeliveryRow,
+  newSubscriptionRow,
   newWebhookSecret,
   ownRow,
   recoverDeliveries,
   redeliver,
   resumeWebhook,
   rotateWebhookSecret,
+  streamRows,
+  TEST_SIGNATURE,
+  testEventChain,
+  vetWebhookUrl,
   type QueueSignal,
   type WebhookCaller,
 } from '../pay-webhooks/index';
@@ -85,13 +90,7 @@ export async function createIdentityWebhook(
     throw new ApiError('PARTNER_TIER_REQUIRED', 'scope `*` (the whole registry) needs a partner-tier key');
   }
   const eventTypes = parseIdentityEventTypes(req.event_types);
-  const verdict = await vetDestination(req.url, deps.resolver, { allowLoopback: deps.allowLoopback });
-  if (!verdict.ok) {
-    if (verdict.reason === 'invalid_url') throw new ApiError('INVALID_URL', `url: ${verdict.message}`);
-    throw new ApiError('URL_REJECTED', `url: ${verdict.message}`);
-  }
-  const url = verdict.url.href;
-  if (url.length > WEBHOOK_LIMITS.maxUrlLength) throw new ApiError('INVALID_URL', 'url: too long');
+  const url = await vetWebhookUrl(req.url, deps);
   if ((await countWebhooks(db, caller.account, 'identity')) >= WEBHOOK_LIMITS.perAccount) throw limitReached();
 
   const secret = newWebhookSecret();
@@ -100,33 +99,18 @@ export async function createIdentityWebhook(
     // (its events are in the log, before from_sequence) or after (it sees this webhook and fans out to it).
     // Before the stream's first run: from 1, the whole backfill.
     const fromSequence = (await lockedNextSequence(trx)) ?? 1;
-    const fresh: Selectable<WebhookSubscriptionsTable> = {
-      id: prefixedId(WEBHOOK_ID_PREFIX, now),
+    const fresh = newSubscriptionRow(now, {
       account: caller.account,
       key_id: caller.keyId,
       scope_type: scope.type,
       scope_value: scope.value,
-      handle_account: null,
-      authority_wallet: null,
-      payment_wallet: null,
-      wallets: '[]',
       url,
       event_types: JSON.stringify(eventTypes),
       description: req.description?.trim() ? req.description : null,
-      status: 'active',
-      paused_reason: null,
       secret,
-      consecutive_dead: 0,
-      watch_from_slot: 0,
-      rate_window_start: 0,
-      rate_count: 0,
-      created_at: now,
-      updated_at: now,
       stream: 'identity',
       watch_from_sequence: fromSequence,
-      previous_secret: null,
-      previous_secret_until: null,
-    };
+    });
     await insertWithinCap(trx, fresh);
     return fresh;
   });
@@ -138,18 +122,10 @@ export async function listIdentityWebhooks(
   db: Kysely<Database>,
   caller: WebhookCaller,
 ): Promise<{ webhooks: IdentityWebhook[] }> {
-  const rows = await db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where('account', '=', caller.account)
-    .where('stream', '=', 'identity')
-    .orderBy('id')
-    .execute();
-  return { webhooks: rows.map(toIdentityWebhook) };
+  return { webhooks: (await streamRows(db, caller, 'identity')).map(toIdentityWebhook) };
 }
 
-/** A fixed, obviously fake chain position for test events. */
-const TEST_SIGNATURE = '1'.repeat(64);
+/** The system program's address: an obviously fake account for test events. */
 const NO_ADDRESS = '11111111111111111111111111111111';
 
 /**
@@ -172,15 +148,7 @@ export async function sendIdentityTestEvent(
     sequence: 0,
     notice: IDENTITY_EVENT_NOTICE,
     test: true,
-    chain: {
-      signature: TEST_SIGNATURE,
-      ixIndex: 0,
-      innerIndex: -1,
-      slot: 0,
-      blockTime: new Date(seconds(now) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      commitment: 'finalized',
-      finalized: true,
-    },
+    chain: testEventChain(isoSeconds(seconds(now))),
     handle: { name, account: NO_ADDRESS },
     actors: { signer: row.scope_type === 'wallet' ? row.scope_value : NO_ADDRESS },
     change: {

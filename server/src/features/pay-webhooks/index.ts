@@ -12,12 +12,17 @@ export {
   insertWithinCap,
   limitReached,
   listDeliveries,
+  newSubscriptionRow,
   newWebhookSecret,
   ownRow,
   recoverDeliveries,
   redeliver,
   resumeWebhook,
   rotateWebhookSecret,
+  streamRows,
+  TEST_SIGNATURE,
+  testEventChain,
+  vetWebhookUrl,
 } from './service';
 export type { WebhookCaller } from './service';
 export type { AttemptOutcome, DeliveryDeps } from './attempts';

@@ -137,6 +137,24 @@ function chainFailure(err: unknown): never {
 // Registration
 
 /**
+ * A webhook's destination as the outbound destination policy normalizes it (either stream): INVALID_URL when it is
+ * no URL or too long once normalized, URL_REJECTED when the policy refuses where it points.
+ */
+export async function vetWebhookUrl(
+  url: string,
+  deps: { resolver?: Resolver | undefined; allowLoopback?: boolean | undefined },
+): Promise<string> {
+  const verdict = await vetDestination(url, deps.resolver, { allowLoopback: deps.allowLoopback });
+  if (!verdict.ok) {
+    if (verdict.reason === 'invalid_url') throw new ApiError('INVALID_URL', `url: ${verdict.message}`);
+    throw new ApiError('URL_REJECTED', `url: ${verdict.message}`);
+  }
+  const href = verdict.url.href;
+  if (href.length > WEBHOOK_LIMITS.maxUrlLength) throw new ApiError('INVALID_URL', 'url: too long');
+  return href;
+}
+
+/**
  * POST /v1/pay/webhooks/challenge: validates the request (field codes, WALLET_MISMATCH), vets the URL with the
  * outbound destination policy (INVALID_URL / URL_REJECTED), refuses early when the account is full
  * (LIMIT_REACHED), and stores a single-use, 10-minute challenge whose message the wallet signs.
@@ -148,13 +166,7 @@ export async function issueWebhookChallenge(
   req: ParsedWebhookChallengeRequest,
 ): Promise<WebhookChallengeResponse> {
   const now = deps.now?.() ?? Date.now();
-  const verdict = await vetDestination(req.url, deps.resolver, { allowLoopback: deps.allowLoopback });
-  if (!verdict.ok) {
-    if (verdict.reason === 'invalid_url') throw new ApiError('INVALID_URL', `url: ${verdict.message}`);
-    throw new ApiError('URL_REJECTED', `url: ${verdict.message}`);
-  }
-  const url = verdict.url.href;
-  if (url.length > WEBHOOK_LIMITS.maxUrlLength) throw new ApiError('INVALID_URL', 'url: too long');
+  const url = await vetWebhookUrl(req.url, deps);
   if ((await countWebhooks(db, caller.account)) >= WEBHOOK_LIMITS.perAccount) throw limitReached();
 
   const nonce = randomBase58(24);
@@ -322,9 +334,7 @@ function subscriptionRow(
   proven: ProvenScope,
   fresh: { secret: string; watchFromSlot: bigint; now: number },
 ): Selectable<WebhookSubscriptionsTable> {
-  const { now } = fresh;
-  return {
-    id: prefixedId(WEBHOOK_ID_PREFIX, now),
+  return newSubscriptionRow(fresh.now, {
     account: caller.account,
     key_id: caller.keyId,
     scope_type: challenge.scope_type,
@@ -336,11 +346,35 @@ function subscriptionRow(
     url: challenge.url,
     event_types: challenge.event_types,
     description: challenge.description,
+    secret: fresh.secret,
+    watch_from_slot: Number(fresh.watchFromSlot),
+  });
+}
+
+type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+
+/**
+ * A new webhook's row, active and with nothing delivered yet: `fields` (who, what, where, the secret) over the
+ * starting state every new webhook of any stream has (a pay webhook, no scope wallets, no watch position).
+ */
+export function newSubscriptionRow(
+  now: number,
+  fields: Pick<
+    SubscriptionRow,
+    'account' | 'key_id' | 'scope_type' | 'scope_value' | 'url' | 'event_types' | 'description' | 'secret'
+  > &
+    Partial<SubscriptionRow>,
+): SubscriptionRow {
+  return {
+    id: prefixedId(WEBHOOK_ID_PREFIX, now),
+    handle_account: null,
+    authority_wallet: null,
+    payment_wallet: null,
+    wallets: '[]',
     status: 'active',
     paused_reason: null,
-    secret: fresh.secret,
     consecutive_dead: 0,
-    watch_from_slot: Number(fresh.watchFromSlot),
+    watch_from_slot: 0,
     rate_window_start: 0,
     rate_count: 0,
     created_at: now,
@@ -349,6 +383,7 @@ function subscriptionRow(
     watch_from_sequence: null,
     previous_secret: null,
     previous_secret_until: null,
+    ...fields,
   };
 }
 
@@ -412,16 +447,24 @@ export async function ownRow(
   return row;
 }
 
-/** GET /v1/pay/webhooks: the account's webhooks, oldest first. */
-export async function listWebhooks(db: Kysely<Database>, caller: WebhookCaller): Promise<{ webhooks: Webhook[] }> {
-  const rows = await db
+/** The account's webhooks of `stream`, oldest first. */
+export function streamRows(
+  db: Kysely<Database>,
+  caller: WebhookCaller,
+  stream: WebhookStream,
+): Promise<Selectable<WebhookSubscriptionsTable>[]> {
+  return db
     .selectFrom('webhook_subscriptions')
     .selectAll()
     .where('account', '=', caller.account)
-    .where('stream', '=', 'pay')
+    .where('stream', '=', stream)
     .orderBy('id')
     .execute();
-  return { webhooks: rows.map(toWebhook) };
+}
+
+/** GET /v1/pay/webhooks: the account's webhooks, oldest first. */
+export async function listWebhooks(db: Kysely<Database>, caller: WebhookCaller): Promise<{ webhooks: Webhook[] }> {
+  return { webhooks: (await streamRows(db, caller, 'pay')).map(toWebhook) };
 }
 
 export async function getWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<Webhook> {
@@ -600,8 +643,21 @@ export async function recoverDeliveries(
   return { requeued, pending: Number(n) };
 }
 
-/** A sample payment for test events: fixed, obviously fake, valid shapes. */
-const TEST_SIGNATURE = '1'.repeat(64);
+/** The signature test events of either stream carry: fixed, obviously fake, a valid shape. */
+export const TEST_SIGNATURE = '1'.repeat(64);
+
+/** The chain position a test event of either stream claims: slot 0, finalized, the fake signature. */
+export function testEventChain(blockTime: string) {
+  return {
+    signature: TEST_SIGNATURE,
+    ixIndex: 0,
+    innerIndex: -1,
+    slot: 0,
+    blockTime,
+    commitment: 'finalized' as const,
+    finalized: true as const,
+  };
+}
 
 /**
  * POST …/{id}/test: queues a signed test event (`test: true`, type payment.received, a sample payment to the
@@ -622,15 +678,7 @@ export async function sendTestEvent(
     type: 'payment.received',
     notice: PAY_EVENT_NOTICE,
     test: true,
-    chain: {
-      signature: TEST_SIGNATURE,
-      ixIndex: 0,
-      innerIndex: -1,
-      slot: 0,
-      blockTime: new Date(now).toISOString(),
-      commitment: 'finalized',
-      finalized: true,
-    },
+    chain: testEventChain(new Date(now).toISOString()),
     payment: {
       kind: 'transfer',
       payer: '11111111111111111111111111111111',

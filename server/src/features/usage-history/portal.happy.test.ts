@@ -1,45 +1,34 @@
 // Usage history over real HTTP: a signed-in wallet's key makes calls that end served, 4xx and 429; the portal
 // route reads them back per key and per account, zero-filled; the shared session auth suite covers the route.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiKeyAuthSuite, portalSessionAuthSuite } from '@sigil/test/support/auth-suite';
-import { portalSession, show, signIn } from '@sigil/test/support/connect-world';
-import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
+import { portalSession, sessionsOf, show } from '@sigil/test/support/connect-world';
+import { useScenarioApp } from '@sigil/test/support/scenario-app';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
-import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { demoWallet } from '../../localchain/scenario';
 
-let chain: LocalChain;
-let app: KeyedApp;
-
-beforeAll(async () => {
-  chain = await startLocalChain({ scenario: true });
-  app = await startKeyedApp({ dialect: 'sqlite', chain });
-});
-afterAll(async () => {
-  await app?.close();
-  await chain?.close();
-});
+const t = useScenarioApp();
 
 describe('usage history', () => {
   it("counts a key's calls by outcome and answers them per key and per account", async () => {
     const grace = await demoWallet('grace');
-    const { token } = await portalSession(app, grace);
-    const created = await app.call('POST', '/v1/keys', { bearer: token, body: { name: 'charts' } });
+    const { token } = await portalSession(t.app, grace);
+    const created = await t.app.call('POST', '/v1/keys', { bearer: token, body: { name: 'charts' } });
     expect(created.status, show(created)).toBe(201);
     const { key, secret } = created.body;
 
-    const served = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
+    const served = await t.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
     expect(served.status, show(served)).toBe(200);
-    const badRequest = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: 'nope' } });
+    const badRequest = await t.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: 'nope' } });
     expect(badRequest.status, show(badRequest)).toBe(400);
-    await setUsage(app.database.db, key.id, { minute: 300, day: 300 });
-    const limited = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
+    await setUsage(t.app.database.db, key.id, { minute: 300, day: 300 });
+    const limited = await t.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
     expect(limited.status, show(limited)).toBe(429);
     // An unknown key identifies no one: not counted.
-    const unknown = await app.call('POST', '/v1/auth/challenge', { key: 'sigil_sk_unknown', body: {} });
+    const unknown = await t.app.call('POST', '/v1/auth/challenge', { key: 'sigil_sk_unknown', body: {} });
     expect(unknown.status, show(unknown)).toBe(401);
 
-    const perKey = await app.call('GET', `/v1/usage/history?range=1h&key_id=${key.id}`, { bearer: token });
+    const perKey = await t.app.call('GET', `/v1/usage/history?range=1h&key_id=${key.id}`, { bearer: token });
     expect(perKey.status, show(perKey)).toBe(200);
     expect(perKey.body).toMatchObject({ range: '1h', key_id: key.id, bucket_ms: 60_000 });
     expect(perKey.body.limits).toStrictEqual({ minute: 300, day: 15_000 });
@@ -53,7 +42,7 @@ describe('usage history', () => {
       total('paid'),
     ]).toStrictEqual([1, 1, 1, 0, 0]);
 
-    const account = await app.call('GET', '/v1/usage/history', { bearer: token });
+    const account = await t.app.call('GET', '/v1/usage/history', { bearer: token });
     expect(account.status, show(account)).toBe(200);
     expect(account.body).toMatchObject({ range: '24h', key_id: null, bucket_ms: 3_600_000 });
     expect(account.body.buckets).toHaveLength(24);
@@ -63,17 +52,17 @@ describe('usage history', () => {
 
     // Over tRPC too (the portal's face).
     const input = encodeURIComponent(JSON.stringify({ range: '7d', key_id: key.id }));
-    const trpc = await app.call('GET', `/trpc/usageHistory.history?input=${input}`, { bearer: token });
+    const trpc = await t.app.call('GET', `/trpc/usageHistory.history?input=${input}`, { bearer: token });
     expect(trpc.status, show(trpc)).toBe(200);
     expect(trpc.body.result.data.buckets).toHaveLength(168);
   });
 
   it('refuses a key of another account (404 KEY_NOT_FOUND) and an unknown range (400 BAD_REQUEST)', async () => {
-    const { token } = await portalSession(app, await demoWallet('grace'));
-    const other = await app.call('GET', `/v1/usage/history?key_id=${app.key.key.id}`, { bearer: token });
+    const { token } = await portalSession(t.app, await demoWallet('grace'));
+    const other = await t.app.call('GET', `/v1/usage/history?key_id=${t.app.key.key.id}`, { bearer: token });
     expect(other.status, show(other)).toBe(404);
-    expect(other.body).toStrictEqual({ code: 'KEY_NOT_FOUND', message: `no key ${app.key.key.id} in your account` });
-    const range = await app.call('GET', '/v1/usage/history?range=2w', { bearer: token });
+    expect(other.body).toStrictEqual({ code: 'KEY_NOT_FOUND', message: `no key ${t.app.key.key.id} in your account` });
+    const range = await t.app.call('GET', '/v1/usage/history?range=2w', { bearer: token });
     expect(range.status, show(range)).toBe(400);
     expect(range.body.code).toBe('BAD_REQUEST');
   });
@@ -82,43 +71,38 @@ describe('usage history', () => {
 describe("a key's own history (X-API-Key)", () => {
   it('answers the calling key’s buckets; the read itself is counted like any keyed request', async () => {
     const { secret, key } = await (async () => {
-      const { token } = await portalSession(app, await demoWallet('erin'));
-      return (await app.call('POST', '/v1/keys', { bearer: token, body: { name: 'own' } })).body;
+      const { token } = await portalSession(t.app, await demoWallet('erin'));
+      return (await t.app.call('POST', '/v1/keys', { bearer: token, body: { name: 'own' } })).body;
     })();
     for (let i = 0; i < 2; i++) {
-      const res = await app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: key.id } });
+      const res = await t.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: key.id } });
       expect(res.status, show(res)).toBe(400);
     }
-    const first = await app.call('GET', '/v1/usage/history/key?range=1h', { key: secret });
+    const first = await t.app.call('GET', '/v1/usage/history/key?range=1h', { key: secret });
     expect(first.status, show(first)).toBe(200);
     expect(first.body).toMatchObject({ range: '1h', key_id: key.id, bucket_ms: 60_000 });
     const sum = (body: any, field: string) => body.buckets.reduce((n: number, b: any) => n + b[field], 0);
     expect([sum(first.body, 'served'), sum(first.body, 'client_error')]).toStrictEqual([0, 2]);
-    const second = await app.call('GET', '/v1/usage/history/key', { key: secret });
+    const second = await t.app.call('GET', '/v1/usage/history/key', { key: secret });
     expect(second.body).toMatchObject({ range: '24h', key_id: key.id });
     expect([sum(second.body, 'served'), sum(second.body, 'client_error')]).toStrictEqual([1, 2]);
-    const badRange = await app.call('GET', '/v1/usage/history/key?range=2w', { key: secret });
+    const badRange = await t.app.call('GET', '/v1/usage/history/key?range=2w', { key: secret });
     expect(badRange.status, show(badRange)).toBe(400);
     expect(badRange.body.code).toBe('BAD_REQUEST');
   });
 
   apiKeyAuthSuite(
     'GET /v1/usage/history/key',
-    () => app,
+    () => t.app,
     (a, auth) => a.call('GET', '/v1/usage/history/key', auth),
   );
 });
 
 describe('shared session auth suite', () => {
-  const sessions = {
-    portalSession: async (a: KeyedApp) => portalSession(a, await demoWallet('heidi')),
-    integratorSession: async (a: KeyedApp) =>
-      (await signIn(a, { keySecret: a.key.secret, audience: a.key.key.id, wallet: await demoWallet('heidi') })).body
-        .token as string,
-  };
+  const sessions = sessionsOf(() => demoWallet('heidi'));
   portalSessionAuthSuite(
     'GET /v1/usage/history',
-    () => app,
+    () => t.app,
     (a, auth) => a.call('GET', '/v1/usage/history?range=1h', auth),
     sessions,
   );

@@ -2,17 +2,17 @@
 // bid in its auction), built with the market's one builder and simulated before they are handed out, so an offer on
 // a tokenized name, a second offer, a seller's own bid or a bid under 5 % comes back as the program's error by name
 // (PROGRAM_ERROR) instead of a transaction that cannot land.
+import type { Address, Instruction } from '@solana/kit';
 import { z } from 'zod';
-import { parseHandle } from '@sigil/contract/names';
 import { getMarketInstruction, MARKET_INSTRUCTIONS, MARKET_PDAS } from '../../platform/chain/registry';
 import { isHandleReleased } from '../../platform/chain/trust-rules';
 import type { ToolDefinition, ToolDeps } from '../tool';
 import {
   chainFailure,
+  handleNameArg,
   instructionJson,
   instructionSchema,
-  refusedBySimulation,
-  unsignedTransaction,
+  simulatedTransaction,
   unsignedTransactionSchema,
   walletArg,
   type Failure,
@@ -41,9 +41,9 @@ type Prepared = { ok: true; value: z.infer<z.ZodObject<typeof outputSchema>> } |
 
 /** The parts both tools check first: the handle, the wallet, the amount, then a live handle on chain. */
 async function common(args: { handle: string; amount: string }, wallet: string, what: string, deps: ToolDeps) {
-  const name = parseHandle(args.handle.trim());
-  if (name === null)
-    return { ok: false, code: 'INVALID_HANDLE', message: `"${args.handle}" is not a valid handle` } as const;
+  const handleArg = handleNameArg(args.handle);
+  if (!handleArg.ok) return handleArg;
+  const { name } = handleArg;
   const signer = walletArg(wallet, what);
   if (!signer.ok) return signer;
   if (!LAMPORTS.test(args.amount) || BigInt(args.amount) >= 2n ** 64n)
@@ -52,6 +52,29 @@ async function common(args: { handle: string; amount: string }, wallet: string, 
   if (!handle || isHandleReleased(handle))
     return { ok: false, code: 'HANDLE_NOT_REGISTERED', message: `@${name} is not registered` } as const;
   return { ok: true, name, signer: signer.address, handle, amount: BigInt(args.amount) } as const;
+}
+
+/** Both tools' answer: the one instruction, simulated, with the market account it opens or bids in. */
+async function prepared(
+  deps: ToolDeps,
+  checked: Extract<Awaited<ReturnType<typeof common>>, { ok: true }>,
+  instruction: 'make_offer' | 'place_bid',
+  marketAccount: Address,
+  ix: Instruction,
+): Promise<Prepared> {
+  const simulated = await simulatedTransaction(deps.chain, checked.signer, [ix]);
+  if (!simulated.ok) return simulated;
+  return {
+    ok: true,
+    value: {
+      handle: checked.name,
+      handleAccount: checked.handle.address,
+      marketAccount,
+      amount: checked.amount.toString(),
+      instruction: instructionJson(ix, accountNames(instruction)),
+      transaction: simulated.transaction,
+    },
+  };
 }
 
 const offerInput = {
@@ -84,20 +107,7 @@ export const prepareOfferTool: ToolDefinition<typeof offerInput, typeof outputSc
         { amount: checked.amount },
         { buyer: checked.signer, handle: checked.handle.address, offer },
       );
-      const transaction = await unsignedTransaction(deps.chain, checked.signer, [ix]);
-      const refused = await refusedBySimulation(deps.chain, transaction);
-      if (refused) return refused;
-      return {
-        ok: true,
-        value: {
-          handle: checked.name,
-          handleAccount: checked.handle.address,
-          marketAccount: offer,
-          amount: checked.amount.toString(),
-          instruction: instructionJson(ix, accountNames('make_offer')),
-          transaction,
-        },
-      };
+      return await prepared(deps, checked, 'make_offer', offer, ix);
     } catch (err) {
       return chainFailure(err);
     }
@@ -141,20 +151,7 @@ export const prepareBidTool: ToolDefinition<typeof bidInput, typeof outputSchema
           previousBidder: state.highBidder ?? checked.signer,
         },
       );
-      const transaction = await unsignedTransaction(deps.chain, checked.signer, [ix]);
-      const refused = await refusedBySimulation(deps.chain, transaction);
-      if (refused) return refused;
-      return {
-        ok: true,
-        value: {
-          handle: checked.name,
-          handleAccount: checked.handle.address,
-          marketAccount: auction,
-          amount: checked.amount.toString(),
-          instruction: instructionJson(ix, accountNames('place_bid')),
-          transaction,
-        },
-      };
+      return await prepared(deps, checked, 'place_bid', auction, ix);
     } catch (err) {
       return chainFailure(err);
     }

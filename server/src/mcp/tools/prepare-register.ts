@@ -1,16 +1,15 @@
 // prepare_register: the unsigned register instruction and transaction for a free handle. The price is whatever the
 // program charges when the transaction lands: the instruction carries none, so there is nothing to quote here.
 import { z } from 'zod';
-import { parseHandle } from '@sigil/contract/names';
 import { findHandlePda, getRegisterInstruction, HANDLE_TYPE_AGENT } from '../../platform/chain/registry';
 import { isHandleReleased } from '../../platform/chain/trust-rules';
 import type { ToolDefinition } from '../tool';
 import {
   chainFailure,
+  handleNameArg,
   instructionJson,
   instructionSchema,
-  refusedBySimulation,
-  unsignedTransaction,
+  simulatedTransaction,
   unsignedTransactionSchema,
   walletArg,
 } from './unsigned-tx';
@@ -61,10 +60,9 @@ export const prepareRegisterTool: ToolDefinition<typeof inputSchema, typeof outp
   outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, deps) {
-    const name = parseHandle(args.handle.trim());
-    if (name === null) {
-      return { ok: false, code: 'INVALID_HANDLE', message: `"${args.handle}" is not a valid handle` };
-    }
+    const handleArg = handleNameArg(args.handle);
+    if (!handleArg.ok) return handleArg;
+    const { name } = handleArg;
     const owner = walletArg(args.owner, 'owner');
     if (!owner.ok) return owner;
     const payer = args.payer === undefined ? owner : walletArg(args.payer, 'payer');
@@ -88,9 +86,8 @@ export const prepareRegisterTool: ToolDefinition<typeof inputSchema, typeof outp
         name,
         handleType,
       });
-      const transaction = await unsignedTransaction(deps.chain, payer.address, [ix]);
-      const refused = await refusedBySimulation(deps.chain, transaction);
-      if (refused) return refused;
+      const simulated = await simulatedTransaction(deps.chain, payer.address, [ix]);
+      if (!simulated.ok) return simulated;
       return {
         ok: true,
         value: {
@@ -101,7 +98,7 @@ export const prepareRegisterTool: ToolDefinition<typeof inputSchema, typeof outp
           payer: payer.address,
           reRegistration: existing !== null,
           instruction: instructionJson(ix, REGISTER_ACCOUNTS),
-          transaction,
+          transaction: simulated.transaction,
           price: 'computed by the program when the transaction lands; the instruction carries no price',
         },
       };

@@ -2,7 +2,6 @@
 // The program's key and value rules are checked first (the same constants its emulator enforces), and so is the
 // signer's authority over the handle, so that an agent does not sign a transaction bound to fail.
 import { z } from 'zod';
-import { parseHandle } from '@sigil/contract/names';
 import {
   findRecordPda,
   getSetRecordInstruction,
@@ -12,10 +11,10 @@ import {
 import type { ToolDefinition } from '../tool';
 import {
   chainFailure,
+  handleNameArg,
   instructionJson,
   instructionSchema,
-  refusedBySimulation,
-  unsignedTransaction,
+  simulatedTransaction,
   unsignedTransactionSchema,
   walletArg,
 } from './unsigned-tx';
@@ -63,10 +62,9 @@ export const prepareSetRecordTool: ToolDefinition<typeof inputSchema, typeof out
   outputSchema,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   async run(args, deps) {
-    const name = parseHandle(args.handle.trim());
-    if (name === null) {
-      return { ok: false, code: 'INVALID_HANDLE', message: `"${args.handle}" is not a valid handle` };
-    }
+    const handleArg = handleNameArg(args.handle);
+    if (!handleArg.ok) return handleArg;
+    const { name } = handleArg;
     if (!TEXT_RECORD_KEY_PATTERN.test(args.key)) {
       return { ok: false, code: 'BAD_REQUEST', message: 'key must be 1-32 characters of a-z 0-9 . _ -' };
     }
@@ -105,9 +103,8 @@ export const prepareSetRecordTool: ToolDefinition<typeof inputSchema, typeof out
         key: args.key,
         value: args.value,
       });
-      const transaction = await unsignedTransaction(deps.chain, authority.address, [ix]);
-      const refused = await refusedBySimulation(deps.chain, transaction);
-      if (refused) return refused;
+      const simulated = await simulatedTransaction(deps.chain, authority.address, [ix]);
+      if (!simulated.ok) return simulated;
       return {
         ok: true,
         value: {
@@ -119,7 +116,7 @@ export const prepareSetRecordTool: ToolDefinition<typeof inputSchema, typeof out
           action: records.some((r) => r.address === record) ? 'update' : 'create',
           authority: authority.address,
           instruction: instructionJson(ix, SET_RECORD_ACCOUNTS),
-          transaction,
+          transaction: simulated.transaction,
         },
       };
     } catch (err) {

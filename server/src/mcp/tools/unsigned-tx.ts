@@ -18,7 +18,7 @@ import {
   type Instruction,
 } from '@solana/kit';
 import { z } from 'zod';
-import { isBase58Address } from '@sigil/contract/names';
+import { isBase58Address, parseHandle } from '@sigil/contract/names';
 import { decodeProgramError } from '@sigil/contract/program-errors';
 import { ChainError, type ChainReader } from '../../platform/chain/types';
 
@@ -107,10 +107,7 @@ export type Failure = { ok: false; code: string; message: string };
  * handing out a transaction that cannot land. Failures of the transaction as a whole (an unfunded fee payer, say)
  * do not refuse: they depend on the wallet at signing time, which the agent may still change.
  */
-export async function refusedBySimulation(
-  chain: ChainReader,
-  transaction: UnsignedTransactionJson,
-): Promise<Failure | null> {
+async function refusedBySimulation(chain: ChainReader, transaction: UnsignedTransactionJson): Promise<Failure | null> {
   const simulation = await chain.simulateTransaction(transaction.base64);
   const err = simulation.err as { InstructionError?: unknown } | null;
   if (err === null || typeof err !== 'object' || !('InstructionError' in err)) return null;
@@ -124,6 +121,23 @@ export async function refusedBySimulation(
     code: 'PROGRAM_ERROR',
     message: `${decoded.name}${where ? ` (${where})` : ''}: ${decoded.condition}${decoded.detail ? ` (${decoded.detail})` : ''}`,
   };
+}
+
+/** The unsigned transaction of `instructions`, or the PROGRAM_ERROR failure when its simulation says it would fail. */
+export async function simulatedTransaction(
+  chain: ChainReader,
+  feePayer: Address,
+  instructions: readonly Instruction[],
+): Promise<{ ok: true; transaction: UnsignedTransactionJson } | Failure> {
+  const transaction = await unsignedTransaction(chain, feePayer, instructions);
+  return (await refusedBySimulation(chain, transaction)) ?? { ok: true, transaction };
+}
+
+/** A handle argument (the leading @ optional), or the INVALID_HANDLE failure. */
+export function handleNameArg(value: string): { ok: true; name: string } | Failure {
+  const name = parseHandle(value.trim());
+  if (name === null) return { ok: false, code: 'INVALID_HANDLE', message: `"${value}" is not a valid handle` };
+  return { ok: true, name };
 }
 
 /** A base58 wallet address, or the INVALID_WALLET failure naming the argument. */
