@@ -275,6 +275,7 @@ describe('the real metered routes (appRouter)', () => {
       'GET /v1/resolve/{name}',
       'GET /v1/resolve-universal/{name}',
       'GET /v1/agents/{handle}',
+      'GET /v1/agents/{handle}/level',
       'GET /v1/reverse/{address}',
     ]);
     for (const route of Object.keys(METERED_ROUTES)) {
