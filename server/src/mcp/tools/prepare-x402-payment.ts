@@ -5,7 +5,7 @@
 import { address, createNoopSigner } from '@solana/kit';
 import { z } from 'zod';
 import { buildPaymentInstructions } from '@sigil/client-sdk/x402';
-import { X402_HEADERS, X402_SCHEME, X402_VERSION, caip2FromGenesisHash } from '@sigil/contract/x402';
+import { X402_HEADERS, X402_SCHEME, X402_VERSION } from '@sigil/contract/x402';
 import type { ToolDefinition } from '../tool';
 import {
   chainFailure,
@@ -15,7 +15,15 @@ import {
   unsignedTransactionSchema,
   walletArg,
 } from './unsigned-tx';
-import { acceptIndexArg, boundEntry, challengeArg, fetchChallenge, parseChallenge, serviceUrl } from './x402-challenge';
+import {
+  acceptIndexArg,
+  boundEntry,
+  challengeArg,
+  fetchChallenge,
+  networkMismatch,
+  parseChallenge,
+  serviceUrl,
+} from './x402-challenge';
 
 const TRANSFER_ACCOUNTS = ['source', 'mint', 'destination', 'authority', 'reference'];
 
@@ -107,14 +115,8 @@ export const prepareX402PaymentTool: ToolDefinition<typeof inputSchema, typeof o
     const { entry, reference, redeemMessage } = picked.bound;
 
     try {
-      const network = caip2FromGenesisHash(await deps.chain.getGenesisHash());
-      if (network !== entry.network) {
-        return {
-          ok: false,
-          code: 'PAYMENT_NETWORK_UNSUPPORTED',
-          message: `the challenge is for ${entry.network}; this server's chain is ${network}`,
-        };
-      }
+      const mismatch = await networkMismatch(deps, entry);
+      if (mismatch) return mismatch;
       const mint = await deps.chain.getMint(address(entry.asset));
       if (!mint) return { ok: false, code: 'BAD_REQUEST', message: `the asset ${entry.asset} is not a mint here` };
       const instructions = await buildPaymentInstructions(entry, createNoopSigner(payer.address), { mint });
@@ -123,7 +125,7 @@ export const prepareX402PaymentTool: ToolDefinition<typeof inputSchema, typeof o
       return {
         ok: true,
         value: {
-          network,
+          network: entry.network,
           asset: entry.asset,
           payTo: entry.payTo,
           amount: entry.amount,
@@ -142,7 +144,7 @@ export const prepareX402PaymentTool: ToolDefinition<typeof inputSchema, typeof o
             paymentHeader: X402_HEADERS.payment,
             payment: {
               x402Version: X402_VERSION,
-              accepted: { scheme: X402_SCHEME, network },
+              accepted: { scheme: X402_SCHEME, network: entry.network },
               payload: { reference, payerSig: '<base58 ed25519 signature of redeemMessage by payer>' },
             },
           },

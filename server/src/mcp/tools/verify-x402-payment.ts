@@ -12,7 +12,6 @@ import {
   X402_HEADERS,
   X402_SCHEME,
   X402_VERSION,
-  caip2FromGenesisHash,
   canonicalRequest,
   encodeBase64Json,
   encodePaymentHeader,
@@ -28,6 +27,7 @@ import {
   acceptIndexArg,
   boundEntry,
   challengeArg,
+  networkMismatch,
   parseChallenge,
   serviceUrl,
   type BoundEntry,
@@ -200,15 +200,8 @@ async function chainVerdict(
   signature: string,
 ): Promise<ChainVerdict> {
   try {
-    const network = caip2FromGenesisHash(await deps.chain.getGenesisHash());
-    if (network !== entry.network) {
-      return {
-        ok: false,
-        code: 'PAYMENT_NETWORK_UNSUPPORTED',
-        message: `the challenge is for ${entry.network}; this server's chain is ${network}`,
-        finalized: false,
-      };
-    }
+    const mismatch = await networkMismatch(deps, entry);
+    if (mismatch) return { ...mismatch, finalized: false };
     const tx = await deps.chain.getTransactionWire(signature, 'finalized');
     if (!tx) {
       const seen = await deps.chain.getTransactionWire(signature, 'confirmed');

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   X402_HEADERS,
   X402_REDEEM_PREFIX,
+  caip2FromGenesisHash,
   decodeChallengeHeader,
   isNativeEntry,
   nativeEntryOf,
@@ -140,4 +141,18 @@ export function boundEntry(
     };
   }
   return { ok: true, bound: { entry, reference, redeemMessage: message } };
+}
+
+/**
+ * PAYMENT_NETWORK_UNSUPPORTED when the challenge's entry is for another network than this server's chain; null when
+ * they agree. Reads the chain's genesis hash (an RPC failure throws, for the caller's RPC_ERROR).
+ */
+export async function networkMismatch(deps: ToolDeps, entry: { network: string }): Promise<Failure | null> {
+  const network = caip2FromGenesisHash(await deps.chain.getGenesisHash());
+  if (network === entry.network) return null;
+  return {
+    ok: false,
+    code: 'PAYMENT_NETWORK_UNSUPPORTED',
+    message: `the challenge is for ${entry.network}; this server's chain is ${network}`,
+  };
 }
