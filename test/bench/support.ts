@@ -198,6 +198,43 @@ export async function load(
   };
 }
 
+/**
+ * Like `load`, with every connection sending its own request: one single-connection autocannon per target, all at
+ * once in this process (the same load as one run with that many connections). For answers that must not be shared
+ * between concurrent requests (e.g. the MCP relay's collapsing of identical GETs). Rates and errors are summed; p50
+ * and p99 are the worst connection's.
+ */
+export async function loadSpread(
+  name: string,
+  targets: { url: string; method?: string; headers?: Record<string, string>; body?: string }[],
+  opts: { seconds?: number; warmupSeconds?: number } = {},
+): Promise<LoadRow> {
+  const run = (duration: number) =>
+    Promise.all(
+      targets.map((t) =>
+        autocannon({
+          url: t.url,
+          connections: 1,
+          duration,
+          ...(t.method ? { method: t.method as autocannon.Options['method'] } : {}),
+          ...(t.headers ? { headers: t.headers } : {}),
+          ...(t.body !== undefined ? { body: t.body } : {}),
+        }),
+      ),
+    );
+  await run(opts.warmupSeconds ?? 1);
+  const results = await run(opts.seconds ?? 5);
+  const sum = (f: (r: autocannon.Result) => number) => results.reduce((a, r) => a + f(r), 0);
+  return {
+    name,
+    requestsPerSec: Math.round(sum((r) => r.requests.average)),
+    p50Ms: Math.max(...results.map((r) => r.latency.p50)),
+    p99Ms: Math.max(...results.map((r) => r.latency.p99)),
+    errors: sum((r) => r.errors + r.timeouts),
+    non2xx: sum((r) => r.non2xx),
+  };
+}
+
 export function table(headers: string[], rows: (string | number)[][]): string {
   const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n');

@@ -64,8 +64,15 @@ describe('createApiFetch', () => {
     expect(await res.text()).toBe('');
   });
 
-  it('a timeout signal rejects with a TimeoutError, which the relay reports as such', async () => {
-    const err = await apiFetch(`${base}/slow`, { signal: AbortSignal.timeout(50) }).catch((e: unknown) => e);
+  it('a call past its timeoutMs rejects with a TimeoutError, which the relay reports as such', async () => {
+    const err = await apiFetch(`${base}/slow`, { timeoutMs: 50 }).catch((e: unknown) => e);
     expect((err as Error).name).toBe('TimeoutError');
+    expect((err as Error).message).toBe('no answer within 50 ms');
+  });
+
+  it('a call that names no timeout still has one: the default the fetch was made with', async () => {
+    const err = await createApiFetch({ timeoutMs: 50 })(`${base}/slow`).catch((e: unknown) => e);
+    expect((err as Error).name).toBe('TimeoutError');
+    expect((err as Error).message).toBe('no answer within 50 ms');
   });
 });

@@ -323,7 +323,7 @@ describe('the hot path answers exactly as a per-request SDK server and transport
       logger: createLogger({ logLevel: 'silent' }),
       bindHost: '127.0.0.1',
       port: 0,
-      sharedPath: false,
+      hotPath: false,
     });
     try {
       const bodies = [
@@ -336,6 +336,26 @@ describe('the hot path answers exactly as a per-request SDK server and transport
         rpc(6, 'tools/call', { name: 'no_such_tool', arguments: {} }),
         rpc(7, 'tools/call', { name: 'resolve_name', arguments: 'alice' }),
         rpc(8, 'tools/call', {}),
+        rpc('call-9', 'tools/call', { name: 'check_availability', arguments: { name: 'Not Valid!' } }),
+        rpc(10, 'tools/call', { name: 'reverse_lookup', arguments: { address: 'not-an-address' } }),
+        rpc(11, 'tools/call', { name: 'resolve_name' }),
+        rpc(12, 'tools/call', { name: 'resolve_name', arguments: null }),
+        rpc(13, 'tools/call', { name: 7, arguments: {} }),
+        rpc(14, 'tools/call', { name: 'resolve_name', arguments: { name: 'alice' }, _meta: { progressToken: 1 } }),
+        rpc(15, 'tools/call', { name: 'resolve_name', arguments: { name: 'alice' }, task: { ttl: 1000 } }),
+        rpc(16, 'tools/list', { cursor: 'next' }),
+        rpc(17, 'tools/list', { cursor: 5 }),
+        rpc(18, 'ping', { _meta: {} }),
+        rpc(19, 'ping', null),
+        rpc(1.5, 'ping'),
+        rpc(2 ** 60, 'ping'),
+        rpc(-3, 'ping'),
+        JSON.stringify({ jsonrpc: '2.0', id: 20, method: 'ping', extra: true }),
+        JSON.stringify({ jsonrpc: '1.0', id: 21, method: 'ping' }),
+        JSON.stringify({ jsonrpc: '2.0', id: null, method: 'ping' }),
+        JSON.stringify([{ jsonrpc: '2.0', id: 22, method: 'ping' }]),
+        JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+        rpc(23, 'resources/list', {}),
       ];
       for (const body of bodies) {
         const [hot, fresh] = await Promise.all([post(world.mcp.url, body), post(reference.url, body)]);

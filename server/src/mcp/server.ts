@@ -1,7 +1,8 @@
-// The MCP tool server: stateless Streamable HTTP over node:http. Every POST to /mcp gets a NEW protocol server and a
-// NEW transport (no session ids), both closed when the response closes: a stateless transport that is reused answers
-// later requests with an empty 500. Host and Origin are checked against an allow-list (DNS rebinding), the body is
-// capped, and every request has a deadline.
+// The MCP tool server: stateless Streamable HTTP over node:http. A POST to /mcp that is a plainly valid ping,
+// tools/list or tools/call is answered by the hot path (hotRequest/hotAnswer); every other POST gets a NEW protocol
+// server and a NEW SDK transport (no session ids), both closed when the response closes: a stateless transport that
+// is reused answers later requests with an empty 500. Host and Origin are checked against an allow-list (DNS
+// rebinding), the body is capped, and every request has a deadline.
 //
 // The tools are served through the SDK's low-level `Server` with our own tools/list and tools/call handlers rather
 // than `McpServer.registerTool`, because in SDK 1.32 registerTool (a) turns every error, an unknown tool included,
@@ -13,17 +14,13 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   ErrorCode,
-  JSONRPCRequestSchema,
   ListToolsRequestSchema,
   McpError,
   SUPPORTED_PROTOCOL_VERSIONS,
   type CallToolRequest,
   type CallToolResult,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -98,11 +95,12 @@ export function compileTools(tools: readonly ToolDefinition[]): ReadonlyMap<stri
   return compiled;
 }
 
+/** Keys in CallToolResultSchema's order, the order the SDK's parse of a result gives them (the hot path relies on it). */
 function errorResult(code: string, message: string): CallToolResult {
   return {
-    isError: true,
     content: [{ type: 'text', text: `${code}: ${message}` }],
     structuredContent: { code, message },
+    isError: true,
   };
 }
 
@@ -156,76 +154,81 @@ export function createMcpServer(tools: ReadonlyMap<string, CompiledTool>, deps: 
   return server;
 }
 
-/**
- * The methods a plainly valid single request sends to the shared protocol server instead of a per-request one: the
- * hot path of an agent (list the tools, call one, ping). They read no per-client state (no initialize, no session,
- * no log level), so one server answers them for everybody exactly as a fresh one would.
- */
-const SHARED_PATH_METHODS: ReadonlySet<string> = new Set(['tools/call', 'tools/list', 'ping']);
+/** JSON-RPC request ids as the SDK accepts them: a string or a (safe) integer. */
+type RequestId = string | number;
 
 /**
- * The transport of the shared protocol server. Each exchange hands one JSON-RPC request to the server under a
- * private id (every client numbers its requests from 1, so client ids cannot key concurrent exchanges) and settles
- * with the answer under the client's own id. Notifications the server emits are dropped, as the SDK's JSON response
- * mode drops them; the server sends no requests of its own on these methods.
+ * A request the hot path answers itself: a single, plainly valid JSON-RPC request for `ping`, `tools/list` or
+ * `tools/call` of a tool we have. These read no per-client state (no initialize, no session, no log level), so one
+ * answer fits every client, and their answers are ours to write: the SDK's protocol layer would only re-check the
+ * message with several zod parses (most of a relayed call's cost in the MCP process) and wrap the same result.
  */
-export class ExchangeTransport implements Transport {
-  onmessage?: Transport['onmessage'];
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  private readonly pending = new Map<number, (message: JSONRPCMessage | undefined) => void>();
-  private lastId = 0;
+type HotRequest =
+  | { method: 'ping' | 'tools/list'; id: RequestId }
+  | { method: 'tools/call'; id: RequestId; tool: CompiledTool; args: unknown };
 
-  async start(): Promise<void> {}
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params']);
 
-  async close(): Promise<void> {
-    this.pending.clear();
-    this.onclose?.();
-  }
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
-  async send(message: JSONRPCMessage): Promise<void> {
-    if (!('id' in message) || 'method' in message || typeof message.id !== 'number') return;
-    const settle = this.pending.get(message.id);
-    if (!settle) return; // the client went away first (see cancel)
-    this.pending.delete(message.id);
-    settle(message);
-  }
-
-  /**
-   * The server's answer to `request`, under the request's own id. `cancel` when the client is gone: the answer then
-   * settles as undefined, so nothing waits on a call whose handler never returns.
-   */
-  exchange(request: JSONRPCRequest): { answer: Promise<JSONRPCMessage | undefined>; cancel: () => void } {
-    const id = ++this.lastId;
-    let settle!: (message: JSONRPCMessage | undefined) => void;
-    const answer = new Promise<JSONRPCMessage | undefined>((resolve) => {
-      settle = resolve;
-      this.pending.set(id, (message) => resolve(message && ({ ...message, id: request.id } as JSONRPCMessage)));
-    });
-    this.onmessage?.({ ...request, id });
-    const cancel = () => {
-      if (!this.pending.delete(id)) return;
-      settle(undefined);
-      // The handler's abort signal fires, as it does when a per-request server's transport closes.
-      this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } });
-    };
-    return { answer, cancel };
+/**
+ * The request when the hot path may answer it. Every check is one the SDK would make, kept on the side of caution:
+ * anything unusual (batches, notifications, initialize, `_meta`, task augmentation, a pagination cursor, an unknown
+ * tool, malformed params, a header the SDK's transport would refuse) goes to a per-request SDK server and transport,
+ * which gives its own answer.
+ */
+export function hotRequest(
+  headers: http.IncomingHttpHeaders,
+  parsed: unknown,
+  tools: ReadonlyMap<string, CompiledTool>,
+): HotRequest | undefined {
+  const accept = headers.accept;
+  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
+  if (!isJsonContentType(headers['content-type'])) return undefined;
+  const version = headers['mcp-protocol-version'];
+  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) return undefined;
+  // JSONRPCRequestSchema: a strict object, jsonrpc "2.0", a string or integer id, params an object when present.
+  if (!isPlainObject(parsed) || parsed.jsonrpc !== '2.0') return undefined;
+  for (const key in parsed) if (!ENVELOPE_KEYS.has(key)) return undefined;
+  const { id, params } = parsed;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
+  if (params !== undefined && (!isPlainObject(params) || '_meta' in params)) return undefined;
+  switch (parsed.method) {
+    case 'ping':
+      return { method: 'ping', id };
+    case 'tools/list':
+      return params !== undefined && 'cursor' in params ? undefined : { method: 'tools/list', id };
+    case 'tools/call': {
+      // CallToolRequestSchema: a string name, arguments a record when present; no task augmentation here.
+      if (params === undefined || typeof params.name !== 'string' || 'task' in params) return undefined;
+      const tool = tools.get(params.name);
+      const args = params.arguments;
+      if (!tool || (args !== undefined && !isPlainObject(args))) return undefined;
+      return { method: 'tools/call', id, tool, args };
+    }
+    default:
+      return undefined;
   }
 }
 
 /**
- * The request when it may take the shared path: one JSON-RPC request to a shared-path method, with every header the
- * SDK's transport would check already acceptable. Anything else (batches, notifications, initialize, a header the
- * transport would refuse) goes to a per-request SDK transport, which gives its own answer.
+ * The JSON-RPC response the hot path sends, serialized exactly as the SDK's protocol layer and transport would:
+ * `{result, jsonrpc, id}` in that order, the tools/call result in CallToolResultSchema's key order (callTool builds
+ * it so). `listing` is the tools/list result, serialized once.
  */
-function sharedPathRequest(req: http.IncomingMessage, parsed: unknown): JSONRPCRequest | undefined {
-  const accept = req.headers.accept;
-  if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
-  if (!isJsonContentType(req.headers['content-type'])) return undefined;
-  const version = req.headers['mcp-protocol-version'];
-  if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(String(version))) return undefined;
-  const request = JSONRPCRequestSchema.safeParse(parsed);
-  return request.success && SHARED_PATH_METHODS.has(request.data.method) ? request.data : undefined;
+async function hotAnswer(request: HotRequest, listing: string, deps: ToolDeps, logger: Logger): Promise<string> {
+  const id = JSON.stringify(request.id);
+  switch (request.method) {
+    case 'ping':
+      return `{"result":{},"jsonrpc":"2.0","id":${id}}`;
+    case 'tools/list':
+      return `{"result":${listing},"jsonrpc":"2.0","id":${id}}`;
+    case 'tools/call': {
+      const result = await callTool(request.tool, request.args, deps, logger);
+      return `{"result":${JSON.stringify(result)},"jsonrpc":"2.0","id":${id}}`;
+    }
+  }
 }
 
 export interface McpHttpOptions {
@@ -239,10 +242,10 @@ export interface McpHttpOptions {
   maxBodyBytes?: number;
   deadlineMs?: number;
   /**
-   * false: every request goes through a per-request SDK server and transport, the hot path included. The tests
+   * false: every request goes through a per-request SDK server and transport, the hot path's included. The tests
    * answer the same requests both ways and compare the bytes.
    */
-  sharedPath?: boolean;
+  hotPath?: boolean;
 }
 
 function rpcError(res: http.ServerResponse, status: number, code: number, message: string, headers = {}): void {
@@ -293,9 +296,7 @@ export function createMcpRequestListener(options: McpHttpOptions): http.RequestL
     ...(options.allowedHosts ?? []).map((h) => h.toLowerCase()),
   ]);
   const { logger, deps } = options;
-  const exchanges = new ExchangeTransport();
-  const sharedReady = createMcpServer(tools, deps, logger).connect(exchanges);
-
+  const listing = JSON.stringify({ tools: [...tools.values()].map((t) => t.listing) });
   const originAllowed = (origin: string): boolean => {
     try {
       return allowed.has(new URL(origin).hostname.replace(/^\[|\]$/g, '').toLowerCase());
@@ -337,17 +338,11 @@ export function createMcpRequestListener(options: McpHttpOptions): http.RequestL
       rpcError(res, 504, ErrorCode.InternalError, `Deadline exceeded (${deadlineMs} ms)`);
     }, deadlineMs);
 
-    const request = options.sharedPath === false ? undefined : sharedPathRequest(req, parsed);
+    const request = options.hotPath === false ? undefined : hotRequest(req.headers, parsed, tools);
     if (request) {
-      await sharedReady;
-      const { answer, cancel } = exchanges.exchange(request);
-      res.on('close', () => {
-        clearTimeout(deadline);
-        cancel();
-      });
-      const message = await answer;
-      if (message === undefined || res.headersSent || res.destroyed) return;
-      const body = JSON.stringify(message);
+      res.on('close', () => clearTimeout(deadline));
+      const body = await hotAnswer(request, listing, deps, logger);
+      if (res.headersSent || res.destroyed) return;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
       return;

@@ -25,8 +25,15 @@ export type ApiResponse = Pick<Response, 'status' | 'ok' | 'text' | 'json' | 'ar
   headers: Pick<Headers, 'get'>;
 };
 
+/**
+ * What the tools send: fetch's options, less the signal, plus the call's deadline. The process's fetch
+ * (mcp/api-fetch.ts) gives every call a deadline, `timeoutMs` or its default, and rejects a late call with a
+ * TimeoutError; a test may pass global fetch, which ignores `timeoutMs`.
+ */
+export type ApiRequestInit = Pick<RequestInit, 'method' | 'headers' | 'body' | 'redirect'> & { timeoutMs?: number };
+
 /** The fetch the tools call the service with: global fetch fits, and so does the process's own (mcp/api-fetch.ts). */
-export type ApiFetch = (url: string, init?: RequestInit) => Promise<ApiResponse>;
+export type ApiFetch = (url: string, init?: ApiRequestInit) => Promise<ApiResponse>;
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;

@@ -48,7 +48,7 @@ export async function relayGet(
 async function sendRelay(deps: ToolDeps, url: string): Promise<ToolOutcome<RelayOutput>> {
   let res: ApiResponse;
   try {
-    res = await deps.fetch(url, { signal: AbortSignal.timeout(RELAY_TIMEOUT_MS), redirect: 'manual' });
+    res = await deps.fetch(url, { timeoutMs: RELAY_TIMEOUT_MS, redirect: 'manual' });
   } catch (err) {
     const timedOut = err instanceof Error && err.name === 'TimeoutError';
     return {

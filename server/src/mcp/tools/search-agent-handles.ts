@@ -86,7 +86,7 @@ async function search(args: z.infer<z.ZodObject<typeof inputSchema>>, deps: Tool
     response = await deps.fetch(`${deps.queryApiUrl}/v1/search/handles?${params}`, {
       headers,
       redirect: 'error',
-      signal: AbortSignal.timeout(QUERY_API_TIMEOUT_MS),
+      timeoutMs: QUERY_API_TIMEOUT_MS,
     });
     body = await response.json();
   } catch (err) {
