@@ -1,11 +1,24 @@
 // The relay behind resolve_name and reverse_lookup: one GET to the Sigil service's public route, whose status and
 // body come back exactly as the service sent them (the service owns the answer; the tool adds nothing to it).
+//
+// Two ways a call is answered without a GET of its own, both with bytes the service sent for that URL and only while
+// the service would still send them: it joins a GET already in flight for the same URL, or it reuses an answer for
+// as long as the service's Cache-Control allows a shared cache to (the service states the whole seconds it will still
+// replay that answer itself, docs/mcp.md). The caching rules are RFC 9111's, applied by http-cache-semantics as a
+// shared cache, with nothing stale ever served: no heuristic freshness, no stale-while-revalidate or stale-if-error,
+// and the freshness counted from when the request was sent.
+import CachePolicy from 'http-cache-semantics';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { ApiResponse, ToolDeps, ToolOutcome } from '../tool';
 
 /** Public answers are small JSON objects; anything larger is not a public answer. */
 const MAX_RELAY_BYTES = 64 * 1024;
 const RELAY_TIMEOUT_MS = 10_000;
+/** Reusable answers kept at most (least recently used first out): ~64 KiB each at worst. */
+const MAX_REUSABLE = 5_000;
+/** The response headers RFC 9111 freshness and storability depend on. */
+const CACHING_HEADERS = ['cache-control', 'pragma', 'expires', 'date', 'age', 'vary', 'set-cookie'] as const;
 
 export const relayOutputSchema = {
   status: z.number().int().describe('The HTTP status the service answered with (200, 400, 404, 409, 502 …).'),
@@ -18,13 +31,24 @@ export const relayOutputSchema = {
 
 type RelayOutput = { status: number; body: string; json?: unknown };
 
-/**
- * Relays in flight, per tool deps (one per process; tests make their own), by URL. A call that arrives while the
- * same GET is on its way to the service shares its answer instead of sending a second one: it is the answer the
- * service gave during the call, and the service's own answer cache would have given both the same bytes anyway.
- * Under an agent fleet asking for the same names this keeps the relay from costing the service twice.
- */
-const IN_FLIGHT = new WeakMap<ToolDeps, Map<string, Promise<ToolOutcome<RelayOutput>>>>();
+interface RelayState {
+  /** Relays in flight by URL: a call that arrives meanwhile shares the answer instead of sending a second GET. */
+  inFlight: Map<string, Promise<ToolOutcome<RelayOutput>>>;
+  /** Answers the service allowed to be reused, by URL, each kept only for its remaining freshness. */
+  reusable: LRUCache<string, RelayOutput>;
+}
+
+/** Per tool deps (one per process; tests make their own). */
+const STATES = new WeakMap<ToolDeps, RelayState>();
+
+function stateOf(deps: ToolDeps): RelayState {
+  let state = STATES.get(deps);
+  if (!state) {
+    state = { inFlight: new Map(), reusable: new LRUCache({ max: MAX_REUSABLE }) };
+    STATES.set(deps, state);
+  }
+  return state;
+}
 
 export async function relayGet(
   deps: ToolDeps,
@@ -36,16 +60,37 @@ export async function relayGet(
     return { ok: false, code: 'BAD_REQUEST', message: `"${segment}" cannot be sent as a path segment` };
   }
   const url = `${deps.apiUrl}/${route}/${encodeURIComponent(segment)}`;
-  let inFlight = IN_FLIGHT.get(deps);
-  if (!inFlight) IN_FLIGHT.set(deps, (inFlight = new Map()));
-  const shared = inFlight.get(url);
+  const state = stateOf(deps);
+  const reused = state.reusable.get(url);
+  if (reused) return { ok: true, value: reused };
+  const shared = state.inFlight.get(url);
   if (shared) return shared;
-  const relayed = sendRelay(deps, url).finally(() => inFlight.delete(url));
-  inFlight.set(url, relayed);
+  const relayed = sendRelay(deps, url, state).finally(() => state.inFlight.delete(url));
+  state.inFlight.set(url, relayed);
   return relayed;
 }
 
-async function sendRelay(deps: ToolDeps, url: string): Promise<ToolOutcome<RelayOutput>> {
+/**
+ * How many milliseconds a shared cache may still reuse this answer, counted from `sentAt` (when the GET left):
+ * the answer may have been produced any time after that, never before.
+ */
+export function freshForMs(url: string, res: ApiResponse, sentAt: number): number {
+  const headers: Record<string, string> = {};
+  for (const name of CACHING_HEADERS) {
+    const value = res.headers.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  const policy = new CachePolicy(
+    { url, method: 'GET', headers: {} },
+    { status: res.status, headers },
+    { shared: true, cacheHeuristic: 0, immutableMinTimeToLive: 0 },
+  );
+  if (!policy.storable()) return 0;
+  return (policy.maxAge() - policy.age()) * 1000 - (performance.now() - sentAt);
+}
+
+async function sendRelay(deps: ToolDeps, url: string, state: RelayState): Promise<ToolOutcome<RelayOutput>> {
+  const sentAt = performance.now();
   let res: ApiResponse;
   try {
     res = await deps.fetch(url, { timeoutMs: RELAY_TIMEOUT_MS, redirect: 'manual' });
@@ -70,5 +115,8 @@ async function sendRelay(deps: ToolDeps, url: string): Promise<ToolOutcome<Relay
   } catch {
     json = null;
   }
-  return { ok: true, value: { status: res.status, body, json } };
+  const value = { status: res.status, body, json };
+  const freshMs = Math.floor(freshForMs(url, res, sentAt));
+  if (freshMs > 0) state.reusable.set(url, value, { ttl: freshMs });
+  return { ok: true, value };
 }

@@ -5,14 +5,17 @@ import * as testing from '@sigil/test/support/http-app';
 
 let cached: TestApp;
 let uncached: TestApp;
+let longer: TestApp;
 
 beforeAll(async () => {
   cached = await startTestApp({ env: { SIGIL_RESOLVE_CACHE_MS: '300' } });
   uncached = await startTestApp({ env: { SIGIL_RESOLVE_CACHE_MS: '0' } });
+  longer = await startTestApp({ env: { SIGIL_RESOLVE_CACHE_MS: '2500' } });
 });
 afterAll(async () => {
   await cached.close();
   await uncached.close();
+  await longer.close();
 });
 
 const json = { 'content-type': 'application/json' };
@@ -69,5 +72,46 @@ describe('shared answer cache (sharedCache routes)', () => {
     const a = (await rawRequest(uncached.base, 'GET', '/test/counted/c')).json();
     const b = (await rawRequest(uncached.base, 'GET', '/test/counted/c')).json();
     expect(b.calls).toBe(a.calls + 1);
+  });
+});
+
+describe('Cache-Control on replayable answers', () => {
+  it('a fresh answer may be reused for the whole seconds the service will replay it', async () => {
+    const fresh = await rawRequest(longer.base, 'GET', '/test/counted/cc1');
+    expect(fresh.status).toBe(200);
+    expect(fresh.headers['cache-control']).toBe('public, max-age=2');
+  });
+
+  it('a replay says what is left of its lifetime, rounded down', async () => {
+    const fresh = (await rawRequest(longer.base, 'GET', '/test/counted/cc2')).json();
+    await new Promise((r) => setTimeout(r, 600));
+    const replay = await rawRequest(longer.base, 'GET', '/test/counted/cc2');
+    expect(replay.json()).toStrictEqual(fresh); // a replay indeed
+    expect(replay.headers['cache-control']).toBe('public, max-age=1');
+  });
+
+  it('under a second left (or a bound under a second): max-age=0, so nobody reuses it', async () => {
+    expect((await rawRequest(cached.base, 'GET', '/test/counted/cc3')).headers['cache-control']).toBe(
+      'public, max-age=0',
+    );
+    expect((await rawRequest(cached.base, 'GET', '/test/counted/cc3')).headers['cache-control']).toBe(
+      'public, max-age=0',
+    );
+  });
+
+  it('definitive 4xx answers carry it; 5xx answers and an uncached service do not', async () => {
+    const missing = await rawRequest(longer.base, 'GET', '/test/counted/missing');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['cache-control']).toBe('public, max-age=2');
+    const down = await rawRequest(longer.base, 'GET', '/test/counted/down');
+    expect(down.status).toBe(502);
+    expect(down.headers['cache-control']).toBeUndefined();
+    expect((await rawRequest(uncached.base, 'GET', '/test/counted/cc4')).headers['cache-control']).toBeUndefined();
+  });
+
+  it('routes that are not sharedCache never carry it', async () => {
+    const res = await rawRequest(longer.base, 'POST', '/v1/test/created', { headers: json, body: '{"name":"a"}' });
+    expect(res.status).toBe(201);
+    expect(res.headers['cache-control']).toBeUndefined();
   });
 });

@@ -202,6 +202,15 @@ function bodyInput(request: FastifyRequest, pathParams: Record<string, string>):
   return { ...(body as Record<string, unknown>), ...pathParams };
 }
 
+/**
+ * What a replayable answer tells caches downstream (a browser, a CDN, the MCP relay): it may be reused for the whole
+ * seconds this service itself will still replay it, rounded down, so no cache that honours it ever serves an answer
+ * this service would no longer serve. Public: the answer depends on the URL alone.
+ */
+function cacheControl(remainingMs: number): string {
+  return `public, max-age=${Math.max(0, Math.floor(remainingMs / 1000))}`;
+}
+
 /** Registers the REST face; returns its routing decision function (app.ts reuses it for URLs Fastify rejects). */
 export function registerRest(
   app: FastifyInstance,
@@ -229,7 +238,11 @@ export function registerRest(
       const hit = answers.get(request.url);
       if (hit) {
         request.routeLabel = hit.routeLabel;
-        return reply.code(hit.status).type('application/json; charset=utf-8').send(hit.body);
+        return reply
+          .code(hit.status)
+          .header('cache-control', cacheControl(answers.getRemainingTTL(request.url)))
+          .type('application/json; charset=utf-8')
+          .send(hit.body);
       }
     }
     const decision = decide(request.method, request.url);
@@ -238,10 +251,15 @@ export function registerRest(
     request.restRoute = decision.route;
   }
 
-  /** Keeps a sharedCache route's definitive answer (2xx/4xx, never 5xx) for replay. */
-  function remember(request: FastifyRequest, route: RestRoute, status: number, body: string): void {
-    if (answers && route.sharedCache && status < 500)
+  /**
+   * Keeps a sharedCache route's definitive answer (2xx/4xx, never 5xx) for replay, and says so to the client: the
+   * answer carries the Cache-Control a replay of it would carry now.
+   */
+  function remember(request: FastifyRequest, reply: FastifyReply, route: RestRoute, status: number, body: string) {
+    if (answers && route.sharedCache && status < 500) {
       answers.set(request.url, { status, body, routeLabel: route.template });
+      reply.header('cache-control', cacheControl(opts.responseCacheMs));
+    }
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
@@ -269,12 +287,12 @@ export function registerRest(
       const data = await fn(input);
       if (route.successStatus === 204) return reply.code(204).send();
       const body = JSON.stringify(data);
-      remember(request, route, route.successStatus, body);
+      remember(request, reply, route, route.successStatus, body);
       return reply.code(route.successStatus).type('application/json; charset=utf-8').send(body);
     } catch (error) {
       const shaped = shapeRestError(route.face, error, soleParam(route.pathParams));
       if (shaped.unexpected) request.log.error({ err: error }, 'unexpected error in REST procedure');
-      if (!shaped.headers) remember(request, route, shaped.status, JSON.stringify(shaped.body));
+      if (!shaped.headers) remember(request, reply, route, shaped.status, JSON.stringify(shaped.body));
       return send(reply, shaped);
     }
   }
