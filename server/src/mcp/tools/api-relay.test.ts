@@ -62,7 +62,7 @@ describe('relayGet', () => {
   });
 
   it('reuses nothing the service does not allow a shared cache to reuse', async () => {
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       {},
       { 'cache-control': 'public, max-age=0' },
       { 'cache-control': 'private, max-age=60' },
