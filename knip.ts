@@ -29,7 +29,9 @@ const config: KnipConfig = {
       project: ['src/**/*.ts'],
       // Imported by contract/ source that the server bundles (contract/src/gate.ts): the server's own package
       // declares it so its install holds it; knip sees the import in the contract workspace only.
-      ignoreDependencies: ['canonicalize'],
+      // @types/http-cache-semantics: that package's `types` field names its JavaScript file, so knip counts the
+      // package as typed by itself, while TypeScript still needs the DefinitelyTyped declarations.
+      ignoreDependencies: ['canonicalize', '@types/http-cache-semantics'],
       ignoreIssues: {
         // `import * as m0001` objects handed to Kysely's Migrator, which calls `up` and `down`.
         'src/platform/db/migrations/0*.ts': ['exports'],

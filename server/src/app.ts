@@ -99,6 +99,7 @@ function requestContextFor(services: AppServices) {
     // One bag per request, shared with the onSend hook of registerHooks.
     responseHeaders: (request.responseHeaders ??= {}),
     usage: (request.usageMark ??= {}),
+    replay: (request.replay ??= {}),
     requestId: request.id,
     face,
     method: request.method,

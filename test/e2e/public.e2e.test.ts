@@ -281,6 +281,25 @@ describe('cache', () => {
     expect(during[1].status).toBe(502); // past the bound: asks the chain, which is down
   });
 
+  it('an answer built from an outcome cached for another spelling is replayed only for what is left of its bound', async () => {
+    const cached = await startService({ SIGIL_RESOLVE_CACHE_MS: '2500' });
+    const started = Date.now();
+    const first = await get('/resolve/alice', cached);
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('public, max-age=2');
+    await new Promise((r) => setTimeout(r, 1_200));
+    // Another URL (its own answer), the same handle (the outcome cached at `started`): ~1.3 s of the bound left.
+    const other = await get('/resolve/Alice', cached);
+    expect(other.status).toBe(200);
+    expect(other.headers['cache-control']).toBe('public, max-age=1');
+    const late = await faulty({ unreachable: true }, async () => {
+      await new Promise((r) => setTimeout(r, Math.max(0, started + 2_800 - Date.now())));
+      return get('/resolve/Alice', cached);
+    });
+    // Past the outcome's bound the chain must be asked again (it is down), though /resolve/Alice itself is 1.6 s old.
+    expect(late.status).toBe(502);
+  });
+
   it('does not cache failures', async () => {
     const cached = await startService({ SIGIL_RESOLVE_CACHE_MS: '60000' });
     const res = await faulty({ unreachable: true }, () => get('/resolve/bob', cached));

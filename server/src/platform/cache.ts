@@ -4,12 +4,14 @@ import { LRUCache } from 'lru-cache';
 
 export interface ReadCache<V> {
   get(key: string, load: () => Promise<V>): Promise<V>;
+  /** How much longer the entry under `key` lives (ms); 0 when there is none; Infinity when nothing is cached. */
+  remainingMs(key: string): number;
   clear(): void;
 }
 
 export function createReadCache<V extends {}>(opts: { ttlMs: number; max?: number }): ReadCache<V> {
   if (opts.ttlMs <= 0) {
-    return { get: (_key, load) => load(), clear() {} };
+    return { get: (_key, load) => load(), remainingMs: () => Infinity, clear() {} };
   }
   const cache = new LRUCache<string, V, () => Promise<V>>({
     max: opts.max ?? 10_000,
@@ -21,6 +23,7 @@ export function createReadCache<V extends {}>(opts: { ttlMs: number; max?: numbe
     async get(key, load) {
       return (await cache.fetch(key, { context: load })) as V;
     },
+    remainingMs: (key) => cache.getRemainingTTL(key),
     clear: () => cache.clear(),
   };
 }

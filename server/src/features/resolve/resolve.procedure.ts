@@ -24,4 +24,4 @@ export const resolve = publicProcedure
   )
   .input(ResolveInputSchema)
   .output(ResolutionSchema)
-  .query(({ ctx, input }) => ctx.services.resolve.resolve(input.name));
+  .query(({ ctx, input }) => ctx.services.resolve.resolve(input.name, ctx.replay));

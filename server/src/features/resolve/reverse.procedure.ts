@@ -22,4 +22,4 @@ export const reverse = publicProcedure
   )
   .input(ReverseInputSchema)
   .output(ReverseResultSchema)
-  .query(({ ctx, input }) => ctx.services.resolve.reverse(input.address));
+  .query(({ ctx, input }) => ctx.services.resolve.reverse(input.address, ctx.replay));

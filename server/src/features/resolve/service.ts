@@ -11,9 +11,17 @@ import { createReadCache, type ReadCache } from '../../platform/cache';
 /** A cached outcome: a definitive answer (found, or a 4xx refusal). Transient failures are thrown, never cached. */
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: PublicErrorKey };
 
+/**
+ * Where the verbs report how much longer the cached chain outcome behind their answer (or refusal) stays within the
+ * staleness bound, so an answer replayed downstream never outlives it (RequestContext.replay).
+ */
+interface ReplayWindow {
+  forMs?: number;
+}
+
 export interface ResolveService {
-  resolve(input: string): Promise<Resolution>;
-  reverse(input: string): Promise<ReverseResult>;
+  resolve(input: string, replay?: ReplayWindow): Promise<Resolution>;
+  reverse(input: string, replay?: ReplayWindow): Promise<ReverseResult>;
   /**
    * The wallet's trusted primary handle account (same rules and cache as `reverse`), or null when it has none.
    * For callers that need the account too (Connect), so it is not read a second time by name.
@@ -41,26 +49,27 @@ export function createResolveService(options: {
     primaries: createReadCache({ ttlMs: options.cacheTtlMs }),
   };
   return {
-    resolve: (input) => resolveName(deps, input),
-    reverse: (input) => reverseAddress(deps, input),
+    resolve: (input, replay) => resolveName(deps, input, replay),
+    reverse: (input, replay) => reverseAddress(deps, input, replay),
     primaryHandle: (wallet) => primaryHandle(deps, wallet),
   };
 }
 
 /** GET /resolve/{name}: the owner of a handle or domain. */
-export function resolveName(deps: ResolveDeps, input: string): Promise<Resolution> {
+export function resolveName(deps: ResolveDeps, input: string, replay?: ReplayWindow): Promise<Resolution> {
   return withInput(input, async () => {
-    const outcome = await lookupName(deps, input);
+    const outcome = await lookupName(deps, input, replay);
     if (!outcome.ok) throw new PublicError(outcome.error);
     return { input, ...outcome.value };
   });
 }
 
 /** GET /reverse/{address}: the wallet's trusted primary handle. */
-export function reverseAddress(deps: ResolveDeps, input: string): Promise<ReverseResult> {
+export function reverseAddress(deps: ResolveDeps, input: string, replay?: ReplayWindow): Promise<ReverseResult> {
   return withInput(input, async () => {
     if (!isBase58Address(input)) throw new PublicError('INVALID_ADDRESS');
     const outcome = await deps.primaries.get(input, () => readPrimary(deps.chain, input as Address));
+    if (replay) replay.forMs = deps.primaries.remainingMs(input);
     if (!outcome.ok) throw new PublicError(outcome.error);
     return { input, address: input, handle: outcome.value.name };
   });
@@ -73,15 +82,22 @@ export async function primaryHandle(deps: ResolveDeps, wallet: string): Promise<
   return outcome.ok ? outcome.value : null;
 }
 
-async function lookupName(deps: ResolveDeps, input: string): Promise<Outcome<Omit<Resolution, 'input'>>> {
+async function lookupName(
+  deps: ResolveDeps,
+  input: string,
+  replay?: ReplayWindow,
+): Promise<Outcome<Omit<Resolution, 'input'>>> {
   const cls = classifyName(input, deps.suffixes);
+  // A refusal of the spelling itself reads nothing: it stays true for as long as anyone replays it.
   if (cls.kind !== 'handle' && cls.kind !== 'domain') return { ok: false, error: NAME_CLASS_ERRORS[cls.kind] };
   const key = `${cls.kind}:${cls.name}`;
-  return deps.names.get(key, () =>
+  const outcome = await deps.names.get(key, () =>
     withChainErrors('MALFORMED_ACCOUNT', () =>
       cls.kind === 'handle' ? readHandle(deps.chain, cls.name) : readDomain(deps.chain, cls.label, cls.tld),
     ),
   );
+  if (replay) replay.forMs = deps.names.remainingMs(key);
+  return outcome;
 }
 
 async function readHandle(chain: ChainReader, name: string): Promise<Outcome<Omit<Resolution, 'input'>>> {

@@ -53,6 +53,11 @@ declare module 'fastify' {
     restRoute?: RestRoute;
     /** Metrics label for this request's route (a template, never a raw path). */
     routeLabel?: string;
+    /**
+     * sharedCache routes: how much longer the data behind this answer stays within its staleness bound, when the
+     * procedure built it from data already cached (ctx.replay). The answer is replayed no longer than that.
+     */
+    replay?: { forMs?: number };
   }
 }
 
@@ -253,13 +258,15 @@ export function registerRest(
 
   /**
    * Keeps a sharedCache route's definitive answer (2xx/4xx, never 5xx) for replay, and says so to the client: the
-   * answer carries the Cache-Control a replay of it would carry now.
+   * answer carries the Cache-Control a replay of it would carry now. Replayed for the bound, or for what is left of
+   * it for the data the procedure built the answer from, whichever ends first.
    */
   function remember(request: FastifyRequest, reply: FastifyReply, route: RestRoute, status: number, body: string) {
-    if (answers && route.sharedCache && status < 500) {
-      answers.set(request.url, { status, body, routeLabel: route.template });
-      reply.header('cache-control', cacheControl(opts.responseCacheMs));
-    }
+    if (!answers || !route.sharedCache || status >= 500) return;
+    const ttl = Math.floor(Math.min(opts.responseCacheMs, request.replay?.forMs ?? Infinity));
+    if (ttl < 1) return;
+    answers.set(request.url, { status, body, routeLabel: route.template }, { ttl });
+    reply.header('cache-control', cacheControl(ttl));
   }
 
   async function serve(request: FastifyRequest, reply: FastifyReply) {
