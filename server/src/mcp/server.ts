@@ -242,7 +242,7 @@ export interface McpHttpOptions {
   maxBodyBytes?: number;
   deadlineMs?: number;
   /**
-   * false: every request goes through a per-request SDK server and transport, the hot path's included. The tests
+   * false: every request goes through a per-request SDK server and transport, hot-path requests too. The tests
    * answer the same requests both ways and compare the bytes.
    */
   hotPath?: boolean;
