@@ -128,6 +128,10 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
+    // Draining: a request that still arrives on a connection this replica already had (sent just before the
+    // balancer took it out of rotation) is served, with Connection: close, instead of Fastify's own 503 (not our
+    // error shape, and a failed request for the client): until the drain ends the replica has all it needs.
+    return503OnClosing: false,
     // A whole path is one wildcard parameter of the REST catch-all route: allow long ones (e.g. several ids).
     routerOptions: { maxParamLength: 2048 },
     // URLs Fastify's router refuses (a malformed %-sequence anywhere in the path): the REST routing rules decide

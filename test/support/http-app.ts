@@ -12,6 +12,7 @@ import { mergeRouters, router } from '../../server/src/trpc/init';
 import { rest } from '../../server/src/trpc/meta';
 import { publicProcedure } from '../../server/src/trpc/procedures';
 import { appRouter } from '../../server/src/router';
+import type { FastifyInstance } from 'fastify';
 import { composeTestApp, type TestAppDeps } from './compose-app';
 
 const unsupported = () => {
@@ -150,9 +151,16 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** buildApp on 127.0.0.1:0 with the probe router and a log capture. */
+/**
+ * buildApp on 127.0.0.1:0 with the probe router and a log capture. `beforeListen` may add hooks a test needs (e.g.
+ * a slow preClose, to hold a drain open).
+ */
 export async function startTestApp(
-  opts: { env?: Record<string, string>; deps?: Partial<TestAppDeps> } = {},
+  opts: {
+    env?: Record<string, string>;
+    deps?: Partial<TestAppDeps>;
+    beforeListen?: (app: FastifyInstance) => void;
+  } = {},
 ): Promise<TestApp> {
   const config = testConfig({ LOG_LEVEL: 'info', ...opts.env });
   const logs: Record<string, unknown>[] = [];
@@ -169,6 +177,7 @@ export async function startTestApp(
     router: testRouter,
     ...opts.deps,
   });
+  opts.beforeListen?.(app);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   return { base: `http://127.0.0.1:${port}`, logs, config, close: () => app.close() };
