@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { createLogger } from '../../server/src/platform/log';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
-import { createApiFetch } from '../../server/src/mcp/api-fetch';
+import { createUpstreamFetch } from '../../server/src/platform/outbound/upstream';
 import { startMcpHttpServer, type RunningMcpServer } from '../../server/src/mcp/server';
 import type { ToolDeps } from '../../server/src/mcp/tool';
 import { mcpTools } from '../../server/src/mcp/tools/index';
@@ -39,7 +39,7 @@ export async function startMcpWorld(options: { app?: KeyedApp } = {}): Promise<M
   const app = options.app ?? (await startKeyedApp({ dialect: 'sqlite' }));
   const chain = createChainReader({ rpcUrl: app.chain.url, programId: app.chain.programId, timeoutMs: 2000 });
   const outbound = createOutboundClient();
-  const deps: ToolDeps = { chain, apiUrl: app.base, queryApiUrl: undefined, outbound, fetch: createApiFetch() };
+  const deps: ToolDeps = { chain, apiUrl: app.base, queryApiUrl: undefined, outbound, fetch: createUpstreamFetch() };
   const mcp = await startMcpHttpServer({
     tools: TOOLS,
     deps,

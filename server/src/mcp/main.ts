@@ -3,7 +3,7 @@
 import { createChainReader } from '../platform/chain/reader';
 import { createLogger } from '../platform/log';
 import { createOutboundClient } from '../platform/outbound/client';
-import { createApiFetch } from './api-fetch';
+import { createUpstreamFetch } from '../platform/outbound/upstream';
 import { loadMcpConfig, McpConfigErrors, type McpConfig } from './config';
 import { startMcpHttpServer } from './server';
 import { mcpTools } from './tools/index';
@@ -40,7 +40,7 @@ const running = await startMcpHttpServer({
     queryApiUrl: config.queryApiUrl,
     queryApiKey: config.queryApiKey,
     outbound,
-    fetch: createApiFetch(),
+    fetch: createUpstreamFetch(),
   },
   logger,
   bindHost: config.bind.host,

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import type { ChainReader } from '../platform/chain/types';
 import type { OutboundClient } from '../platform/outbound/client';
+import type { UpstreamFetch } from '../platform/outbound/upstream';
 
 /** What every tool may use; the MCP process builds one at start (mcp/main.ts). Tools hold no keys. */
 export interface ToolDeps {
@@ -16,24 +17,12 @@ export interface ToolDeps {
   queryApiKey?: string;
   /** The hardened outbound client (SSRF rules, timeouts, no redirects) for manifests and probes. */
   outbound: OutboundClient;
-  /** The API's fetch (relays to SIGIL_API_URL, which may be loopback); tests pass their own. */
-  fetch: ApiFetch;
+  /**
+   * The service's fetch (SIGIL_API_URL, SIGIL_QUERY_API_URL, which may be loopback): the process's upstream client
+   * (platform/outbound/upstream.ts: a deadline per call, capped answers); tests may pass global fetch.
+   */
+  fetch: UpstreamFetch;
 }
-
-/** What the tools read of an answer from the service: a fetch `Response` has it all. */
-export type ApiResponse = Pick<Response, 'status' | 'ok' | 'text' | 'json' | 'arrayBuffer'> & {
-  headers: Pick<Headers, 'get'>;
-};
-
-/**
- * What the tools send: fetch's options, less the signal, plus the call's deadline. The process's fetch
- * (mcp/api-fetch.ts) gives every call a deadline, `timeoutMs` or its default, and rejects a late call with a
- * TimeoutError; a test may pass global fetch, which ignores `timeoutMs`.
- */
-export type ApiRequestInit = Pick<RequestInit, 'method' | 'headers' | 'body' | 'redirect'> & { timeoutMs?: number };
-
-/** The fetch the tools call the service with: global fetch fits, and so does the process's own (mcp/api-fetch.ts). */
-export type ApiFetch = (url: string, init?: ApiRequestInit) => Promise<ApiResponse>;
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;

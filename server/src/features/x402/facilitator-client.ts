@@ -1,8 +1,10 @@
 // The facilitator rail's HTTP client: the x402 facilitator API (POST /verify, POST /settle, GET /supported), each
 // call under the configured deadline. The facilitator is the operator's configured dependency, not a URL a user
-// supplied, so it is called directly (the outbound client's destination policy is for user-supplied URLs).
-// Answers are read to at most 64 KiB and validated; anything else is a FacilitatorFailure.
+// supplied, so it is called through the upstream client (platform/outbound/upstream.ts), not the destination policy
+// meant for user-supplied URLs. Answers are read to at most 64 KiB and validated; anything else is a
+// FacilitatorFailure.
 import { z } from 'zod';
+import { createUpstreamFetch, UpstreamTooLarge, type UpstreamResponse } from '../../platform/outbound/upstream';
 
 /** Why a facilitator call failed: past the deadline, or any other failure (down, non-2xx, malformed answer). */
 export class FacilitatorFailure extends Error {
@@ -59,31 +61,30 @@ export interface FacilitatorClient {
 }
 
 export function createFacilitatorClient(options: { url: string; timeoutMs: number }): FacilitatorClient {
+  const upstream = createUpstreamFetch({ timeoutMs: options.timeoutMs, maxBytes: MAX_ANSWER_BYTES });
   const call = async <T>(path: string, schema: z.ZodType<T>, body?: FacilitatorRequest): Promise<T> => {
-    const signal = AbortSignal.timeout(options.timeoutMs);
-    let text: string;
+    let res: UpstreamResponse;
     try {
-      const res = await fetch(`${options.url}${path}`, {
+      res = await upstream(`${options.url}${path}`, {
         method: body ? 'POST' : 'GET',
         headers: body
           ? { 'content-type': 'application/json', accept: 'application/json' }
           : { accept: 'application/json' },
         body: body ? JSON.stringify(body) : undefined,
-        redirect: 'manual',
-        signal,
       });
-      text = await readCapped(res);
-      if (!res.ok) throw new FacilitatorFailure('error', `facilitator ${path} answered HTTP ${res.status}`);
     } catch (err) {
-      if (err instanceof FacilitatorFailure) throw err;
-      if (signal.aborted) {
+      if (err instanceof Error && err.name === 'TimeoutError') {
         throw new FacilitatorFailure('timeout', `facilitator ${path} did not answer within ${options.timeoutMs} ms`);
+      }
+      if (err instanceof UpstreamTooLarge) {
+        throw new FacilitatorFailure('error', `facilitator answer larger than ${MAX_ANSWER_BYTES} bytes`);
       }
       throw new FacilitatorFailure('error', `facilitator ${path} unreachable (${(err as Error).message})`);
     }
+    if (!res.ok) throw new FacilitatorFailure('error', `facilitator ${path} answered HTTP ${res.status}`);
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = JSON.parse(await res.text());
     } catch {
       throw new FacilitatorFailure('error', `facilitator ${path} answered something that is not JSON`);
     }
@@ -96,23 +97,4 @@ export function createFacilitatorClient(options: { url: string; timeoutMs: numbe
     verify: (body) => call('/verify', verifySchema, body),
     settle: (body) => call('/settle', settleSchema, body),
   };
-}
-
-/** The answer's text, refused past MAX_ANSWER_BYTES (a facilitator answer is a few hundred bytes). */
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new FacilitatorFailure('error', `facilitator answer larger than ${MAX_ANSWER_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }

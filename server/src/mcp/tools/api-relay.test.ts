@@ -1,7 +1,8 @@
 // Concurrent identical relays share one request to the service; an answer is reused afterwards only as long as the
 // service's Cache-Control lets a shared cache reuse it, and never past it.
 import { describe, expect, it } from 'vitest';
-import type { ApiFetch, ToolDeps } from '../tool';
+import type { UpstreamFetch } from '../../platform/outbound/upstream';
+import type { ToolDeps } from '../tool';
 import { freshForMs, relayGet } from './api-relay';
 
 function countingDeps(opts: { headers?: Record<string, string>; status?: number; delayMs?: number } = {}): {
@@ -11,7 +12,7 @@ function countingDeps(opts: { headers?: Record<string, string>; status?: number;
 } {
   const urls: string[] = [];
   const waiting: (() => void)[] = [];
-  const fetch: ApiFetch = (url) => {
+  const fetch: UpstreamFetch = (url) => {
     const n = urls.push(url);
     const respond = () => new Response(`{"n":${n}}`, { status: opts.status ?? 200, headers: opts.headers });
     if (opts.delayMs !== undefined) return new Promise((r) => setTimeout(() => r(respond()), opts.delayMs));

@@ -10,7 +10,8 @@
 import CachePolicy from 'http-cache-semantics';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import type { ApiResponse, ToolDeps, ToolOutcome } from '../tool';
+import { UpstreamTooLarge, type UpstreamResponse } from '../../platform/outbound/upstream';
+import type { ToolDeps, ToolOutcome } from '../tool';
 
 /** Public answers are small JSON objects; anything larger is not a public answer. */
 const MAX_RELAY_BYTES = 64 * 1024;
@@ -74,7 +75,7 @@ export async function relayGet(
  * How many milliseconds a shared cache may still reuse this answer, counted from `sentAt` (when the GET left):
  * the answer may have been produced any time after that, never before.
  */
-export function freshForMs(url: string, res: ApiResponse, sentAt: number): number {
+export function freshForMs(url: string, res: UpstreamResponse, sentAt: number): number {
   const headers: Record<string, string> = {};
   for (const name of CACHING_HEADERS) {
     const value = res.headers.get(name);
@@ -91,7 +92,7 @@ export function freshForMs(url: string, res: ApiResponse, sentAt: number): numbe
 
 async function sendRelay(deps: ToolDeps, url: string, state: RelayState): Promise<ToolOutcome<RelayOutput>> {
   const sentAt = performance.now();
-  let res: ApiResponse;
+  let res: UpstreamResponse;
   try {
     res = await deps.fetch(url, { timeoutMs: RELAY_TIMEOUT_MS, redirect: 'manual' });
   } catch (err) {
@@ -101,7 +102,9 @@ async function sendRelay(deps: ToolDeps, url: string, state: RelayState): Promis
       code: 'API_UNREACHABLE',
       message: timedOut
         ? `the Sigil service did not answer within ${RELAY_TIMEOUT_MS} ms`
-        : `the Sigil service is unreachable at ${deps.apiUrl}`,
+        : err instanceof UpstreamTooLarge
+          ? `the Sigil service answered more than ${err.maxBytes} bytes`
+          : `the Sigil service is unreachable at ${deps.apiUrl}`,
     };
   }
   const body = await res.text();

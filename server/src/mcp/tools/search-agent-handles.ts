@@ -11,7 +11,8 @@ import {
   SearchHandleItemSchema,
   SearchHandlesResponseSchema,
 } from '@sigil/contract/search';
-import type { ApiResponse, ToolDefinition, ToolDeps, ToolOutcome } from '../tool';
+import type { UpstreamResponse } from '../../platform/outbound/upstream';
+import type { ToolDefinition, ToolDeps, ToolOutcome } from '../tool';
 
 /** Bound on one query API call: a search is one indexed SQL query, so anything slower is an outage. */
 const QUERY_API_TIMEOUT_MS = 10_000;
@@ -80,7 +81,7 @@ async function search(args: z.infer<z.ZodObject<typeof inputSchema>>, deps: Tool
   const headers: Record<string, string> = { accept: 'application/json' };
   if (deps.queryApiKey) headers[API_KEY_HEADER] = deps.queryApiKey;
 
-  let response: ApiResponse;
+  let response: UpstreamResponse;
   let body: unknown;
   try {
     response = await deps.fetch(`${deps.queryApiUrl}/v1/search/handles?${params}`, {

@@ -21,7 +21,8 @@ import {
 import { checkPaymentTransaction } from '../../features/x402/index';
 import { ChainError } from '../../platform/chain/types';
 import { decodeSignature, verifyWalletMessage } from '../../platform/crypto/wallet-signature';
-import type { ApiResponse, ToolDefinition, ToolDeps } from '../tool';
+import type { UpstreamResponse } from '../../platform/outbound/upstream';
+import type { ToolDefinition, ToolDeps } from '../tool';
 import { walletArg } from './unsigned-tx';
 import {
   acceptIndexArg,
@@ -257,7 +258,7 @@ async function askService(
     accepted: { scheme: X402_SCHEME, network },
     payload: { signature },
   });
-  let response: ApiResponse;
+  let response: UpstreamResponse;
   try {
     response = await deps.fetch(url, {
       method: request.method.toUpperCase(),

@@ -14,7 +14,8 @@ import {
   type X402AcceptEntry,
   type X402Challenge,
 } from '@sigil/contract/x402';
-import type { ApiResponse, ToolDeps } from '../tool';
+import type { UpstreamResponse } from '../../platform/outbound/upstream';
+import type { ToolDeps } from '../tool';
 import type { Failure } from './unsigned-tx';
 
 export const challengeArg = z
@@ -66,7 +67,7 @@ export async function fetchChallenge(
   url: string,
   payer: string,
 ): Promise<{ ok: true; challenge: X402Challenge } | Failure> {
-  let response: ApiResponse;
+  let response: UpstreamResponse;
   try {
     response = await deps.fetch(url, { method: 'GET', headers: { [X402_HEADERS.payer]: payer } });
   } catch (err) {

@@ -1,8 +1,9 @@
-// The tools' fetch to the Sigil service behaves as fetch does where the tools depend on it: status, headers and
-// body exactly as sent, request headers and body delivered, no redirect followed, a timeout named TimeoutError.
+// The upstream client behaves as fetch does where its callers depend on it: status, headers and body exactly as sent,
+// request headers and body delivered, no redirect followed, a timeout named TimeoutError; and it refuses an answer
+// over its cap whole.
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiFetch } from './api-fetch';
+import { createUpstreamFetch, UpstreamTooLarge } from './upstream';
 
 let server: http.Server;
 let base: string;
@@ -17,6 +18,11 @@ beforeAll(async () => {
       if (req.url === '/redirect') return res.writeHead(302, { location: '/elsewhere' }).end();
       if (req.url === '/empty') return res.writeHead(204).end();
       if (req.url === '/slow') return void setTimeout(() => res.end('late'), 2_000);
+      if (req.url === '/big') return res.end('x'.repeat(3_000));
+      if (req.url === '/streamed') {
+        res.write('y'.repeat(1_500));
+        return void setTimeout(() => res.end('y'.repeat(1_500)), 20);
+      }
       res.writeHead(409, { 'content-type': 'application/json', 'x-two': ['a', 'b'] });
       res.end('{"code":"AMBIGUOUS","message":"é"}');
     });
@@ -26,8 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-describe('createApiFetch', () => {
-  const apiFetch = createApiFetch();
+describe('createUpstreamFetch', () => {
+  const apiFetch = createUpstreamFetch();
 
   it('returns the status, the headers and the body bytes as the service sent them', async () => {
     const res = await apiFetch(`${base}/resolve/%40alice?x=1`);
@@ -44,9 +50,9 @@ describe('createApiFetch', () => {
     expect(seen.at(-1)!.headers!['x-payer']).toBe('abc');
   });
 
-  it('refuses a body that is not a string rather than dropping it', async () => {
+  it('refuses a request body that is not a string rather than dropping it', async () => {
     await expect(apiFetch(`${base}/v1/x`, { method: 'POST', body: new Uint8Array([1]) })).rejects.toThrow(
-      'api fetch sends string bodies only',
+      'upstream calls send string bodies',
     );
   });
 
@@ -71,8 +77,19 @@ describe('createApiFetch', () => {
   });
 
   it('a call that names no timeout still has one: the default the fetch was made with', async () => {
-    const err = await createApiFetch({ timeoutMs: 50 })(`${base}/slow`).catch((e: unknown) => e);
+    const err = await createUpstreamFetch({ timeoutMs: 50 })(`${base}/slow`).catch((e: unknown) => e);
     expect((err as Error).name).toBe('TimeoutError');
     expect((err as Error).message).toBe('no answer within 50 ms');
+  });
+
+  it('refuses an answer over its cap, declared or streamed, and keeps serving', async () => {
+    const capped = createUpstreamFetch({ maxBytes: 2_000 });
+    for (const path of ['/big', '/streamed']) {
+      const err = await capped(`${base}${path}`).catch((e: unknown) => e);
+      expect(err, path).toBeInstanceOf(UpstreamTooLarge);
+      expect((err as Error).message).toBe('the answer is larger than 2000 bytes');
+    }
+    expect((await capped(`${base}/empty`)).status).toBe(204);
+    expect(await (await createUpstreamFetch({ maxBytes: 3_000 })(`${base}/big`)).text()).toHaveLength(3_000);
   });
 });
