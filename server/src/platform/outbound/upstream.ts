@@ -82,20 +82,11 @@ export function createUpstreamFetch(opts: { timeoutMs?: number; maxBytes?: numbe
         body: init?.body ?? undefined,
         signal: deadline,
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of answer.body) {
-        size += (chunk as Buffer).length;
-        if (size > maxBytes) {
-          answer.body.on('error', () => {}).destroy();
-          throw new UpstreamTooLarge(maxBytes);
-        }
-        chunks.push(chunk as Buffer);
-      }
+      const body = await readCapped(answer.body, answer.headers['content-length'], maxBytes);
       if (init?.redirect === 'error' && answer.statusCode >= 300 && answer.statusCode < 400) {
         throw new TypeError(`redirect refused (${answer.statusCode})`);
       }
-      return answerOf(answer.statusCode, answer.headers, Buffer.concat(chunks));
+      return answerOf(answer.statusCode, answer.headers, body);
     } catch (err) {
       // Whatever undici reports when our deadline aborts it, the call timed out: named as fetch names it.
       if (deadline.aborted) throw new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError');
@@ -104,4 +95,35 @@ export function createUpstreamFetch(opts: { timeoutMs?: number; maxBytes?: numbe
       deadline.clear();
     }
   };
+}
+
+type BodyReadable = Awaited<ReturnType<Agent['request']>>['body'];
+
+/**
+ * The whole body, or UpstreamTooLarge past `maxBytes`. A body whose declared length fits is read in one go (the
+ * common case, and the cheap one: no async iteration); anything else is counted while it streams.
+ */
+async function readCapped(
+  body: BodyReadable,
+  declared: string | string[] | undefined,
+  maxBytes: number,
+): Promise<Buffer> {
+  const length = typeof declared === 'string' ? Number(declared) : NaN;
+  if (length > maxBytes) {
+    body.on('error', () => {}).destroy();
+    throw new UpstreamTooLarge(maxBytes);
+  }
+  // undici ends the body in error if more bytes come than the declared length, so the cap holds here too.
+  if (Number.isSafeInteger(length)) return Buffer.from(await body.arrayBuffer());
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.on('error', () => {}).destroy();
+      throw new UpstreamTooLarge(maxBytes);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
 }
