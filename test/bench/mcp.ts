@@ -4,10 +4,11 @@
 //
 // The relay answers a call in one of three ways (docs/mcp.md): reusing an answer within the lifetime the service
 // states (Cache-Control), joining an identical GET in flight, or sending its own GET. The rows separate them: one
-// name on every connection; 32 spellings of it, one per connection (handles are case-insensitive, so all resolve to
-// the same handle, but each is its own URL for the relay and for the service's answer cache, so no call joins
-// another); and the same 32 against a second service whose answer cache lasts 999 ms, which states `max-age=0`
-// (nothing reusable), so that every call costs the relay a GET.
+// name on every connection (calls join and reuse); 32 spellings of it, one per connection (handles are
+// case-insensitive, so all resolve to the same handle, but each is its own URL for the relay and for the service's
+// answer cache, so no call joins another; and as the 32 answers are built from one cached chain outcome, only the
+// spelling that reloads it is told max-age=1, the others less than a second, max-age=0); and the same 32 against a
+// second service whose answer cache lasts 999 ms, which always states max-age=0, so that every call costs a GET.
 import {
   load,
   loadSpread,
