@@ -283,20 +283,22 @@ describe('cache', () => {
 
   it('an answer built from an outcome cached for another spelling is replayed only for what is left of its bound', async () => {
     const cached = await startService({ SIGIL_RESOLVE_CACHE_MS: '2500' });
-    const started = Date.now();
     const first = await get('/resolve/alice', cached);
+    // The outcome was cached before this point: it leaves the bound before answered + 2.5 s.
+    const answered = Date.now();
     expect(first.status).toBe(200);
     expect(first.headers['cache-control']).toBe('public, max-age=2');
     await new Promise((r) => setTimeout(r, 1_200));
-    // Another URL (its own answer), the same handle (the outcome cached at `started`): ~1.3 s of the bound left.
+    // Another URL (its own answer), the same handle (the outcome cached before `answered`): under 1.3 s left.
     const other = await get('/resolve/Alice', cached);
     expect(other.status).toBe(200);
     expect(other.headers['cache-control']).toBe('public, max-age=1');
     const late = await faulty({ unreachable: true }, async () => {
-      await new Promise((r) => setTimeout(r, Math.max(0, started + 2_800 - Date.now())));
+      await new Promise((r) => setTimeout(r, Math.max(0, answered + 2_600 - Date.now())));
       return get('/resolve/Alice', cached);
     });
-    // Past the outcome's bound the chain must be asked again (it is down), though /resolve/Alice itself is 1.6 s old.
+    // Past the outcome's bound the chain must be asked again (it is down), though /resolve/Alice's own answer is
+    // ~1.4 s old: replayed for a whole bound it would still be served.
     expect(late.status).toBe(502);
   });
 

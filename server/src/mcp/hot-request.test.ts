@@ -13,7 +13,21 @@ const rpc = (method: string, params?: unknown, id: unknown = 1) => ({
   method,
   ...(params === undefined ? {} : { params }),
 });
-const route = (body: unknown, headers: Record<string, string> = HEADERS) => hotRequest(headers, body, tools)?.method;
+/** A request's headers as node gives them: joined where node joins, and every value of each name. */
+const route = (body: unknown, headers: Record<string, string | string[]> = HEADERS) =>
+  hotRequest(
+    {
+      headers: Object.fromEntries(
+        Object.entries(headers).map(([k, v]) => [
+          k,
+          Array.isArray(v) ? (k === 'content-type' ? v[0] : v.join(', ')) : v,
+        ]),
+      ),
+      headersDistinct: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v : [v]])),
+    },
+    body,
+    tools,
+  )?.method;
 
 describe('hotRequest', () => {
   it('takes ping, tools/list and tools/call of a known tool', () => {
@@ -40,6 +54,8 @@ describe('hotRequest', () => {
     expect(route(body, { ...HEADERS, 'content-type': 'text/plain' })).toBeUndefined();
     expect(route(body, { ...HEADERS, 'mcp-protocol-version': '1999-01-01' })).toBeUndefined();
     expect(route(body, { accept: HEADERS.accept })).toBeUndefined();
+    // Node keeps the first Content-Type; the SDK's transport sees both and answers 415.
+    expect(route(body, { ...HEADERS, 'content-type': ['application/json', 'application/json'] })).toBeUndefined();
   });
 
   it('leaves to the SDK every envelope that is not a plain single request', () => {
@@ -79,5 +95,8 @@ describe('hotRequest', () => {
     expect(route(rpc('tools/call'))).toBeUndefined();
     expect(route(rpc('tools/list', { cursor: 'next' }))).toBeUndefined();
     expect(route(rpc('ping', { _meta: {} }))).toBeUndefined();
+    // No tasks capability: the SDK refuses task augmentation of any method.
+    expect(route(rpc('ping', { task: {} }))).toBeUndefined();
+    expect(route(rpc('tools/list', { task: { ttl: 1 } }))).toBeUndefined();
   });
 });

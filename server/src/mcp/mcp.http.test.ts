@@ -306,6 +306,20 @@ describe('transport rules', () => {
   });
 });
 
+/** A POST with raw header lines (repeats kept, as fetch would not): status, content type and body. */
+function rawPost(url: string, body: string, rawHeaders: string[]) {
+  const { port } = new URL(url);
+  return new Promise<{ status: number; type: string | undefined; text: string }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: rawHeaders }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode!, type: res.headers['content-type'], text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 describe('the hot path answers exactly as a per-request SDK server and transport', () => {
   const post = (url: string, body: string, headers: Record<string, string> = {}) =>
     fetch(url, {
@@ -346,6 +360,8 @@ describe('the hot path answers exactly as a per-request SDK server and transport
         rpc(16, 'tools/list', { cursor: 'next' }),
         rpc(17, 'tools/list', { cursor: 5 }),
         rpc(18, 'ping', { _meta: {} }),
+        rpc('18-task', 'ping', { task: {} }),
+        rpc('18-list-task', 'tools/list', { task: { ttl: 1 } }),
         rpc(19, 'ping', null),
         rpc(1.5, 'ping'),
         rpc(2 ** 60, 'ping'),
@@ -363,6 +379,22 @@ describe('the hot path answers exactly as a per-request SDK server and transport
         expect(hot.headers.get('content-type'), body).toBe(fresh.headers.get('content-type'));
         expect(await hot.text(), body).toBe(await fresh.text());
       }
+      // Two Content-Type headers (fetch cannot send them): node keeps the first, the SDK's transport sees both.
+      const twice = [world.mcp.url, reference.url].map((url) =>
+        rawPost(url, rpc(1, 'ping'), [
+          'Content-Type',
+          'application/json',
+          'Content-Type',
+          'application/json',
+          'Accept',
+          'application/json, text/event-stream',
+          'Host',
+          '127.0.0.1',
+        ]),
+      );
+      const [hotTwice, freshTwice] = await Promise.all(twice);
+      expect(hotTwice.status).not.toBe(200);
+      expect(hotTwice).toEqual(freshTwice);
     } finally {
       await reference.close();
     }

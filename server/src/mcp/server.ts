@@ -179,10 +179,13 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
  * which gives its own answer.
  */
 export function hotRequest(
-  headers: http.IncomingHttpHeaders,
+  req: Pick<http.IncomingMessage, 'headers' | 'headersDistinct'>,
   parsed: unknown,
   tools: ReadonlyMap<string, CompiledTool>,
 ): HotRequest | undefined {
+  const { headers } = req;
+  // Node keeps the first of two Content-Type headers; the SDK's transport sees both joined, and refuses that (415).
+  if (req.headersDistinct['content-type']?.length !== 1) return undefined;
   const accept = headers.accept;
   if (!accept?.includes('application/json') || !accept.includes('text/event-stream')) return undefined;
   if (!isJsonContentType(headers['content-type'])) return undefined;
@@ -193,15 +196,16 @@ export function hotRequest(
   for (const key in parsed) if (!ENVELOPE_KEYS.has(key)) return undefined;
   const { id, params } = parsed;
   if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return undefined;
-  if (params !== undefined && (!isPlainObject(params) || '_meta' in params)) return undefined;
+  // Task augmentation of any method: this server declares no tasks capability, which the SDK answers with an error.
+  if (params !== undefined && (!isPlainObject(params) || '_meta' in params || 'task' in params)) return undefined;
   switch (parsed.method) {
     case 'ping':
       return { method: 'ping', id };
     case 'tools/list':
       return params !== undefined && 'cursor' in params ? undefined : { method: 'tools/list', id };
     case 'tools/call': {
-      // CallToolRequestSchema: a string name, arguments a record when present; no task augmentation here.
-      if (params === undefined || typeof params.name !== 'string' || 'task' in params) return undefined;
+      // CallToolRequestSchema: a string name, arguments a record when present.
+      if (params === undefined || typeof params.name !== 'string') return undefined;
       const tool = tools.get(params.name);
       const args = params.arguments;
       if (!tool || (args !== undefined && !isPlainObject(args))) return undefined;
@@ -338,7 +342,7 @@ export function createMcpRequestListener(options: McpHttpOptions): http.RequestL
       rpcError(res, 504, ErrorCode.InternalError, `Deadline exceeded (${deadlineMs} ms)`);
     }, deadlineMs);
 
-    const request = options.hotPath === false ? undefined : hotRequest(req.headers, parsed, tools);
+    const request = options.hotPath === false ? undefined : hotRequest(req, parsed, tools);
     if (request) {
       res.on('close', () => clearTimeout(deadline));
       const body = await hotAnswer(request, listing, deps, logger);

@@ -124,9 +124,9 @@ export interface RequestContext {
   /** Filled by the key or payment step; the HTTP layer records it after the response (usage history). */
   usage: UsageMark;
   /**
-   * A procedure that answers from data already cached sets `forMs` to how much longer that data stays within its
-   * staleness bound; the REST face then replays the answer (sharedCache routes) no longer than that, so an answer
-   * and the cached data it was built from never add up to more than one bound.
+   * A procedure that answers from data already cached sets `until` (a `performance.now()` time) to when that data
+   * leaves its staleness bound; the REST face then replays the answer (sharedCache routes) no longer than that, so an
+   * answer and the cached data it was built from never add up to more than one bound.
    */
-  replay: { forMs?: number };
+  replay: { until?: number };
 }

@@ -12,11 +12,11 @@ import { createReadCache, type ReadCache } from '../../platform/cache';
 type Outcome<T> = { ok: true; value: T } | { ok: false; error: PublicErrorKey };
 
 /**
- * Where the verbs report how much longer the cached chain outcome behind their answer (or refusal) stays within the
- * staleness bound, so an answer replayed downstream never outlives it (RequestContext.replay).
+ * Where the verbs report when (`performance.now()`) the cached chain outcome behind their answer (or refusal) leaves
+ * the staleness bound, so an answer replayed downstream never outlives it (RequestContext.replay).
  */
 interface ReplayWindow {
-  forMs?: number;
+  until?: number;
 }
 
 export interface ResolveService {
@@ -69,7 +69,7 @@ export function reverseAddress(deps: ResolveDeps, input: string, replay?: Replay
   return withInput(input, async () => {
     if (!isBase58Address(input)) throw new PublicError('INVALID_ADDRESS');
     const outcome = await deps.primaries.get(input, () => readPrimary(deps.chain, input as Address));
-    if (replay) replay.forMs = deps.primaries.remainingMs(input);
+    if (replay) replay.until = deps.primaries.expiresAt(input);
     if (!outcome.ok) throw new PublicError(outcome.error);
     return { input, address: input, handle: outcome.value.name };
   });
@@ -96,7 +96,7 @@ async function lookupName(
       cls.kind === 'handle' ? readHandle(deps.chain, cls.name) : readDomain(deps.chain, cls.label, cls.tld),
     ),
   );
-  if (replay) replay.forMs = deps.names.remainingMs(key);
+  if (replay) replay.until = deps.names.expiresAt(key);
   return outcome;
 }
 

@@ -1,10 +1,10 @@
 // The relay behind resolve_name and reverse_lookup: one GET to the Sigil service's public route, whose status and
 // body come back exactly as the service sent them (the service owns the answer; the tool adds nothing to it).
 //
-// Two ways a call is answered without a GET of its own, both with bytes the service sent for that URL and only while
-// the service would still send them: it joins a GET already in flight for the same URL, or it reuses an answer for
-// as long as the service's Cache-Control allows a shared cache to (the service states the whole seconds it will still
-// replay that answer itself, docs/mcp.md). The caching rules are RFC 9111's, applied by http-cache-semantics as a
+// Two ways a call is answered without a GET of its own, both with bytes the service sent for that URL and never
+// older than the service's own staleness bound: it joins a GET already in flight for the same URL, or it reuses an
+// answer for as long as the service's Cache-Control allows a shared cache to (the service states the whole seconds
+// it will still replay that answer itself, docs/mcp.md). The caching rules are RFC 9111's, applied by http-cache-semantics as a
 // shared cache, with nothing stale ever served: no heuristic freshness, no stale-while-revalidate or stale-if-error,
 // and the freshness counted from when the request was sent.
 import CachePolicy from 'http-cache-semantics';
@@ -16,8 +16,9 @@ import type { ToolDeps, ToolOutcome } from '../tool';
 /** Public answers are small JSON objects; anything larger is not a public answer. */
 const MAX_RELAY_BYTES = 64 * 1024;
 const RELAY_TIMEOUT_MS = 10_000;
-/** Reusable answers kept at most (least recently used first out): ~64 KiB each at worst. */
+/** Reusable answers kept at most (least recently used first out), and their bodies' total size at most. */
 const MAX_REUSABLE = 5_000;
+const MAX_REUSABLE_BYTES = 8 * 1024 * 1024;
 /** The response headers RFC 9111 freshness and storability depend on. */
 const CACHING_HEADERS = ['cache-control', 'pragma', 'expires', 'date', 'age', 'vary', 'set-cookie'] as const;
 
@@ -45,7 +46,14 @@ const STATES = new WeakMap<ToolDeps, RelayState>();
 function stateOf(deps: ToolDeps): RelayState {
   let state = STATES.get(deps);
   if (!state) {
-    state = { inFlight: new Map(), reusable: new LRUCache({ max: MAX_REUSABLE }) };
+    state = {
+      inFlight: new Map(),
+      reusable: new LRUCache({
+        max: MAX_REUSABLE,
+        maxSize: MAX_REUSABLE_BYTES,
+        sizeCalculation: (value) => Math.max(1, value.body.length),
+      }),
+    };
     STATES.set(deps, state);
   }
   return state;

@@ -54,10 +54,10 @@ declare module 'fastify' {
     /** Metrics label for this request's route (a template, never a raw path). */
     routeLabel?: string;
     /**
-     * sharedCache routes: how much longer the data behind this answer stays within its staleness bound, when the
+     * sharedCache routes: when (`performance.now()`) the data behind this answer leaves its staleness bound, if the
      * procedure built it from data already cached (ctx.replay). The answer is replayed no longer than that.
      */
-    replay?: { forMs?: number };
+    replay?: { until?: number };
   }
 }
 
@@ -234,6 +234,8 @@ export function registerRest(
       ? new LRUCache<string, { status: number; body: string; routeLabel: string }>({
           max: 20_000,
           ttl: opts.responseCacheMs,
+          // The remaining lifetime goes out in Cache-Control: read the clock every time, so it is never overstated.
+          ttlResolution: 0,
         })
       : null;
 
@@ -263,7 +265,8 @@ export function registerRest(
    */
   function remember(request: FastifyRequest, reply: FastifyReply, route: RestRoute, status: number, body: string) {
     if (!answers || !route.sharedCache || status >= 500) return;
-    const ttl = Math.floor(Math.min(opts.responseCacheMs, request.replay?.forMs ?? Infinity));
+    const until = request.replay?.until;
+    const ttl = Math.floor(Math.min(opts.responseCacheMs, until === undefined ? Infinity : until - performance.now()));
     if (ttl < 1) return;
     answers.set(request.url, { status, body, routeLabel: route.template }, { ttl });
     reply.header('cache-control', cacheControl(ttl));
