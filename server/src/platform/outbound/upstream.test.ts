@@ -64,6 +64,12 @@ describe('createUpstreamFetch', () => {
     await expect(apiFetch(`${base}/redirect`, { redirect: 'error' })).rejects.toThrow('redirect refused (302)');
   });
 
+  it('refuses a URL with credentials rather than dropping them', async () => {
+    await expect(apiFetch(base.replace('http://', 'http://user:secret@') + '/empty')).rejects.toThrow(
+      'upstream URLs carry no credentials',
+    );
+  });
+
   it('answers a 204 with an empty body', async () => {
     const res = await apiFetch(`${base}/empty`);
     expect(res.status).toBe(204);

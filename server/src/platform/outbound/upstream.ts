@@ -70,6 +70,8 @@ export function createUpstreamFetch(opts: { timeoutMs?: number; maxBytes?: numbe
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
   return async (input, init) => {
     const url = new URL(input);
+    // As fetch does: credentials in a URL are refused, never silently dropped.
+    if (url.username || url.password) throw new TypeError('upstream URLs carry no credentials');
     if (init?.body != null && typeof init.body !== 'string') throw new TypeError('upstream calls send string bodies');
     const timeoutMs = init?.timeoutMs ?? opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const deadline = deadlines.start(timeoutMs);
