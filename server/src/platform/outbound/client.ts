@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { Agent, Dispatcher } from 'undici';
 import { checkUrl, DestinationError, systemResolver, type PolicyOptions, type Resolver } from './destination-policy';
 import { DeadlineWheel, type Deadline } from './deadlines';
+import { flatHeaders, readBodyCapped } from './capped-body';
 import { createVettedAgent } from './dispatcher';
 
 export type OutboundErrorKind =
@@ -286,22 +287,10 @@ async function readProbeResponse(
   maxBytes: number,
   started: number,
 ): Promise<ProbeResult> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(res.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
-  }
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of res.body) {
-    total += (chunk as Buffer).length;
-    if (total > maxBytes) {
-      res.body.on('error', () => {}).destroy();
-      const ms = Math.round(performance.now() - started);
-      throw new OutboundError('body_too_large', `body exceeds ${maxBytes} bytes`, ms, res.statusCode);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return { status: res.statusCode, headers, body: Buffer.concat(chunks), ms: Math.round(performance.now() - started) };
+  const body = await readBodyCapped(res, maxBytes);
+  const ms = Math.round(performance.now() - started);
+  if (!body) throw new OutboundError('body_too_large', `body exceeds ${maxBytes} bytes`, ms, res.statusCode);
+  return { status: res.statusCode, headers: flatHeaders(res.headers), body, ms };
 }
 
 /** 2xx only, JSON content type only, at most `maxBytes` (declared or streamed), strict UTF-8 JSON. */
@@ -321,16 +310,11 @@ async function readJsonResponse(res: Dispatcher.ResponseData, maxBytes: number, 
     fail('body_too_large', `body of ${declared} bytes exceeds ${maxBytes}`);
   }
 
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of res.body) {
-    total += (chunk as Buffer).length;
-    if (total > maxBytes) fail('body_too_large', `body exceeds ${maxBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
+  const body = await readBodyCapped(res, maxBytes);
+  if (!body) throw new OutboundError('body_too_large', `body exceeds ${maxBytes} bytes`, ms(), res.statusCode);
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks)));
+    json = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
   } catch {
     throw new OutboundError('invalid_json', 'body is not valid JSON', ms(), res.statusCode);
   }

@@ -11,6 +11,7 @@
 // (docs/benchmarks.md); deadlines sit on a deadline wheel rather than an AbortSignal.timeout per call, whose timer
 // and event-target bookkeeping showed in the relay's profile.
 import { Agent } from 'undici';
+import { flatHeaders, readBodyCapped } from './capped-body';
 import { DeadlineWheel } from './deadlines';
 
 /** What callers read of an answer: a fetch `Response` has it all. */
@@ -40,18 +41,11 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /** The answers are small JSON documents; 1 MiB is far past any of them. */
 const DEFAULT_MAX_BYTES = 1024 * 1024;
 
-type HeaderRecord = Record<string, string | string[] | undefined>;
-
-function answerOf(status: number, headers: HeaderRecord, body: Buffer): UpstreamResponse {
+function answerOf(status: number, headers: Record<string, string>, body: Buffer): UpstreamResponse {
   return {
     status,
     ok: status >= 200 && status < 300,
-    headers: {
-      get: (name: string) => {
-        const value = headers[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-    },
+    headers: { get: (name: string) => headers[name.toLowerCase()] ?? null },
     text: async () => body.toString('utf8'),
     json: async () => JSON.parse(body.toString('utf8')) as unknown,
     arrayBuffer: async () => body.buffer.slice(body.byteOffset, body.byteOffset + body.byteLength) as ArrayBuffer,
@@ -84,11 +78,12 @@ export function createUpstreamFetch(opts: { timeoutMs?: number; maxBytes?: numbe
         body: init?.body ?? undefined,
         signal: deadline,
       });
-      const body = await readCapped(answer.body, answer.headers['content-length'], maxBytes);
+      const body = await readBodyCapped(answer, maxBytes);
+      if (!body) throw new UpstreamTooLarge(maxBytes);
       if (init?.redirect === 'error' && answer.statusCode >= 300 && answer.statusCode < 400) {
         throw new TypeError(`redirect refused (${answer.statusCode})`);
       }
-      return answerOf(answer.statusCode, answer.headers, body);
+      return answerOf(answer.statusCode, flatHeaders(answer.headers), body);
     } catch (err) {
       // Whatever undici reports when our deadline aborts it, the call timed out: named as fetch names it.
       if (deadline.aborted) throw new DOMException(`no answer within ${timeoutMs} ms`, 'TimeoutError');
@@ -97,35 +92,4 @@ export function createUpstreamFetch(opts: { timeoutMs?: number; maxBytes?: numbe
       deadline.clear();
     }
   };
-}
-
-type BodyReadable = Awaited<ReturnType<Agent['request']>>['body'];
-
-/**
- * The whole body, or UpstreamTooLarge past `maxBytes`. A body whose declared length fits is read in one go (the
- * common case, and the cheap one: no async iteration); anything else is counted while it streams.
- */
-async function readCapped(
-  body: BodyReadable,
-  declared: string | string[] | undefined,
-  maxBytes: number,
-): Promise<Buffer> {
-  const length = typeof declared === 'string' ? Number(declared) : NaN;
-  if (length > maxBytes) {
-    body.on('error', () => {}).destroy();
-    throw new UpstreamTooLarge(maxBytes);
-  }
-  // undici ends the body in error if more bytes come than the declared length, so the cap holds here too.
-  if (Number.isSafeInteger(length)) return Buffer.from(await body.arrayBuffer());
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) {
-      body.on('error', () => {}).destroy();
-      throw new UpstreamTooLarge(maxBytes);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
 }
