@@ -4,12 +4,11 @@
 // the load generator share the same cores: the figures show the method and that nothing breaks, not a speed-up.
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
-import autocannon from 'autocannon';
 import pg from 'pg';
 import { createKey } from '../../server/src/features/keys/service';
 import { createDatabase } from '../../server/src/platform/db/index';
 import { POSTGRES_ADMIN_URL } from '../support/postgres';
-import { startChainProcess, startServiceProcess, stop, table } from './support';
+import { loadSpread, startChainProcess, startServiceProcess, stop, table } from './support';
 
 const CONNECTIONS = 48;
 const KEYS = 300;
@@ -59,35 +58,16 @@ async function measure(
     for (let i = 0; i < KEYS; i++)
       secrets.push((await createKey(database.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })).secret);
     let next = 0;
-    const run = (duration: number) =>
-      Promise.all(
-        replicas.map((replica) =>
-          autocannon({
-            url: `${replica.base}/v1/resolve/alice`,
-            connections: Math.ceil(CONNECTIONS / count),
-            duration,
-            requests: [
-              {
-                setupRequest: (req: any) => ({
-                  ...req,
-                  headers: { ...req.headers, 'x-api-key': secrets[next++ % KEYS] },
-                }),
-              },
-            ],
-          }),
-        ),
-      );
-    await run(1); // warm-up
-    const results = await run(seconds);
-    const sum = (f: (r: autocannon.Result) => number) => results.reduce((a, r) => a + f(r), 0);
-    return [
+    const row = await loadSpread(
       String(count),
-      Math.round(sum((r) => r.requests.average)),
-      Math.max(...results.map((r) => r.latency.p50)),
-      Math.max(...results.map((r) => r.latency.p99)),
-      sum((r) => r.errors + r.timeouts),
-      sum((r) => r.non2xx),
-    ];
+      replicas.map((replica) => ({
+        url: `${replica.base}/v1/resolve/alice`,
+        connections: Math.ceil(CONNECTIONS / count),
+        setupRequest: (req: any) => ({ ...req, headers: { ...req.headers, 'x-api-key': secrets[next++ % KEYS] } }),
+      })),
+      { seconds },
+    );
+    return [row.name, row.requestsPerSec, row.p50Ms, row.p99Ms, row.errors, row.non2xx];
   } finally {
     await Promise.all(replicas.map((r) => stop(r.child)));
     await database.close();

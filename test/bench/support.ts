@@ -199,14 +199,22 @@ export async function load(
 }
 
 /**
- * Like `load`, with every connection sending its own request: one single-connection autocannon per target, all at
- * once in this process (the same load as one run with that many connections). For answers that must not be shared
- * between concurrent requests (e.g. the MCP relay's collapsing of identical GETs). Rates and errors are summed; p50
- * and p99 are the worst connection's.
+ * Like `load`, over several targets at once: one autocannon per target (one connection each unless it says more), all
+ * in this process (the same load as one run with as many connections). For answers that must not be shared between
+ * concurrent requests (e.g. the MCP relay's joining of identical GETs), or for several servers at once. Rates and
+ * errors are summed; p50 and p99 are the worst target's.
  */
 export async function loadSpread(
   name: string,
-  targets: { url: string; method?: string; headers?: Record<string, string>; body?: string }[],
+  targets: {
+    url: string;
+    connections?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    /** Rewrites each request before it is sent (autocannon's setupRequest). */
+    setupRequest?: (req: any) => any;
+  }[],
   opts: { seconds?: number; warmupSeconds?: number } = {},
 ): Promise<LoadRow> {
   const run = (duration: number) =>
@@ -214,11 +222,12 @@ export async function loadSpread(
       targets.map((t) =>
         autocannon({
           url: t.url,
-          connections: 1,
+          connections: t.connections ?? 1,
           duration,
           ...(t.method ? { method: t.method as autocannon.Options['method'] } : {}),
           ...(t.headers ? { headers: t.headers } : {}),
           ...(t.body !== undefined ? { body: t.body } : {}),
+          ...(t.setupRequest ? { requests: [{ setupRequest: t.setupRequest }] } : {}),
         }),
       ),
     );
