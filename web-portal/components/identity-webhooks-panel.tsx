@@ -10,7 +10,7 @@ import type { AppRouter } from '@sigil/server/router';
 import { IDENTITY_EVENT_FAMILIES } from '@sigil/contract/identity-events';
 import { errorText, trpc } from '../lib/trpc';
 import { RequireSession } from './sign-in';
-import { ManagingKey, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
+import { EndpointUrlField, ManagingKey, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
 import type { WebhookKeyState } from './webhook-key';
 import { WithKey } from './webhooks-panel';
 
@@ -77,16 +77,7 @@ function Create({ onCreated }: { onCreated: () => Promise<void> }) {
     <section aria-labelledby="create-heading">
       <h2 id="create-heading">Create an identity webhook</h2>
       <form className="stack" onSubmit={create}>
-        <label>
-          Endpoint URL (HTTPS)
-          <input
-            type="url"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            placeholder="https://example.com/hooks"
-            required
-          />
-        </label>
+        <EndpointUrlField value={url} onChange={setUrl} />
         <label>
           Scope: an @name, a wallet address, or * (the whole registry, partner keys)
           <input

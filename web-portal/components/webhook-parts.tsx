@@ -123,3 +123,19 @@ export function SecretOnce({
     </div>
   );
 }
+
+/** The endpoint field of both streams' create forms (HTTPS only; the service vets the destination). */
+export function EndpointUrlField({ value, onChange }: { value: string; onChange: (url: string) => void }) {
+  return (
+    <label>
+      Endpoint URL (HTTPS)
+      <input
+        type="url"
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+        placeholder="https://example.com/hooks"
+        required
+      />
+    </label>
+  );
+}

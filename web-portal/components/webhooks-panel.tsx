@@ -10,7 +10,7 @@ import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
 import { base58 } from '@scure/base';
 import { errorText, trpc } from '../lib/trpc';
 import { availableWallets } from '../lib/wallet';
-import { ManagingKey, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
+import { EndpointUrlField, ManagingKey, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
 import { useSession } from './session';
 import { RequireSession } from './sign-in';
 import { useWebhookKey, type WebhookKeyState } from './webhook-key';
@@ -167,16 +167,7 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
     <section aria-labelledby="register-heading">
       <h2 id="register-heading">Register a webhook</h2>
       <form className="stack" onSubmit={requestChallenge}>
-        <label>
-          Endpoint URL (HTTPS)
-          <input
-            type="url"
-            value={url}
-            onChange={(e) => setUrl(e.target.value)}
-            placeholder="https://example.com/hooks"
-            required
-          />
-        </label>
+        <EndpointUrlField value={url} onChange={setUrl} />
         <label>
           Scope: your wallet, or an @name you control
           <input type="text" value={scope} onChange={(e) => setScope(e.target.value)} required spellCheck={false} />
