@@ -1,0 +1,51 @@
+// Rows of gifts (vouchers): the voucher holds the handle in escrow until it is claimed or refunded.
+import { isoSeconds } from '@sigil/contract/webhooks';
+import type { DeriveContext, DeriveRows, Ix } from './context';
+import { clearPrimaries, kvGet, kvSet, moveOwner, transferred } from './state';
+
+async function giftClaimed(c: DeriveContext, ix: Ix<'claim_voucher' | 'claim_voucher_tokenized'>) {
+  const { handle, voucher, creator } = ix.accounts;
+  const known = await kvGet<{ recipient: string }>(c, 'voucher', voucher);
+  const recipient = 'recipient' in ix.accounts ? ix.accounts.recipient : (known?.recipient ?? ix.accounts.claimer);
+  const { ref, before } = await moveOwner(c, handle, recipient);
+  c.emit({
+    type: 'gift.claimed',
+    handle: ref,
+    actors: { signer: c.signer, creator, recipient },
+    change: { voucher, owner: { before: before ?? voucher, after: recipient } },
+  });
+  await transferred(c, ref, creator, recipient, 'gift.claimed');
+}
+
+export const giftRows = {
+  create_voucher: async (c, ix) => {
+    const { creator, handle, voucher, recipient } = ix.accounts;
+    // The handle is held in escrow by the voucher account until it is claimed or refunded.
+    const { ref, before } = await moveOwner(c, handle, voucher);
+    await kvSet(c, 'voucher', voucher, { recipient });
+    c.emit({
+      type: 'gift.created',
+      handle: ref,
+      actors: { signer: c.signer, creator, recipient },
+      change: {
+        voucher,
+        recipient,
+        expiresAt: ix.args.expiresAt === 0 ? null : isoSeconds(ix.args.expiresAt),
+        owner: { before: before ?? creator, after: voucher },
+      },
+    });
+    if (ref) await clearPrimaries(c, ref, null, 'handle_transferred');
+  },
+  claim_voucher: giftClaimed,
+  claim_voucher_tokenized: giftClaimed,
+  refund_voucher: async (c, ix) => {
+    const { creator, handle, voucher } = ix.accounts;
+    const { ref, before } = await moveOwner(c, handle, creator);
+    c.emit({
+      type: 'gift.refunded',
+      handle: ref,
+      actors: { signer: c.signer, creator },
+      change: { voucher, owner: { before: before ?? voucher, after: creator } },
+    });
+  },
+} satisfies DeriveRows;
