@@ -106,13 +106,14 @@ function main() {
   const row = (f: FunctionSize) => `${String(f.lines).padStart(6)}  ${`${f.file}:${f.line}`.padEnd(72)} ${f.name}`;
   console.log(`The ${Math.min(options.top, functions.length)} biggest of ${functions.length} functions (lines):`);
   for (const f of functions.slice(0, options.top)) console.log(row(f));
-  if (options.max === null) return;
-  const over = functions.filter((f) => f.lines > options.max);
+  const { max } = options;
+  if (max === null) return;
+  const over = functions.filter((f) => f.lines > max);
   if (over.length === 0) {
-    console.log(`\nNo function is over ${options.max} lines.`);
+    console.log(`\nNo function is over ${max} lines.`);
     return;
   }
-  console.log(`\n${over.length} function(s) over ${options.max} lines:`);
+  console.log(`\n${over.length} function(s) over ${max} lines:`);
   for (const f of over) console.log(row(f));
   process.exitCode = 1;
 }
