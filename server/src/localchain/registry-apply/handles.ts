@@ -14,7 +14,7 @@ import { ZERO_ADDRESS } from '../../platform/chain/trust-rules';
 import { expectPda, fail, mintHandleNft } from '../emulator-run';
 import { refuseWhileBidStands } from '../market-apply/accounts';
 import { TOKEN_PROGRAMS } from '../tokens';
-import { type RegistryRows } from './rows';
+import type { RegistryRows } from './rows';
 
 export const handleRows = {
   register: async (emu, run, ix) => {

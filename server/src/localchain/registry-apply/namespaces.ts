@@ -9,7 +9,7 @@ import {
   MARKET_PDAS,
 } from '../../platform/chain/registry';
 import { expectPda, fail } from '../emulator-run';
-import { type RegistryRows } from './rows';
+import type { RegistryRows } from './rows';
 
 export const namespaceRows = {
   create_namespace: async (emu, run, ix) => {
