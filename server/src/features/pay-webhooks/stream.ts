@@ -10,7 +10,7 @@ import {
   PAY_EVENT_ID_PREFIX,
   type PayEvent,
 } from '@sigil/contract/pay-events';
-import { WEBHOOK_LIMITS, type PayEventType, type Webhook } from '@sigil/contract/webhooks';
+import type { PayEventType, Webhook } from '@sigil/contract/webhooks';
 import {
   seconds,
   signedHeaders,
@@ -19,7 +19,8 @@ import {
   type SubscriptionRow,
   type WebhookStream,
 } from '../webhooks/index';
-import { insertPayEvent, selectPayEventPayloads } from './queries';
+import { loadPayEvents } from './events';
+import { insertPayEvent } from './queries';
 
 export function toWebhook(row: SubscriptionRow): Webhook {
   return {
@@ -37,22 +38,6 @@ export function toWebhook(row: SubscriptionRow): Webhook {
     created_at: seconds(row.created_at),
     updated_at: seconds(row.updated_at),
   };
-}
-
-/**
- * The body of a stored payload (pay_events.payload, written as JSON.stringify of the event). Within 64 KiB the
- * stored text IS the body: no parse and re-serialization per attempt. Over it, trimToLimit drops memo and
- * references and sets `truncated: true`.
- */
-export function deliveryBody(storedPayload: string): string {
-  // A UTF-16 unit is at most 3 UTF-8 bytes: most bodies are judged without counting.
-  if (
-    storedPayload.length * 3 <= WEBHOOK_LIMITS.maxBodyBytes ||
-    Buffer.byteLength(storedPayload, 'utf8') <= WEBHOOK_LIMITS.maxBodyBytes
-  ) {
-    return storedPayload;
-  }
-  return trimToLimit(JSON.parse(storedPayload) as PayEvent).body;
 }
 
 /** The request body and headers of one pay attempt (the bench and the docs). */
@@ -98,10 +83,7 @@ export const payWebhookStream: WebhookStream<Webhook> = {
   name: 'pay',
   disabled: () => new ApiError('PAY_WEBHOOKS_DISABLED', 'pay webhooks are turned off on this deployment'),
   toWebhook,
-  async loadEvents(db, ids) {
-    const rows = await selectPayEventPayloads(db, ids);
-    return new Map(rows.map((r) => [r.id, { type: r.type, body: deliveryBody(r.payload) }]));
-  },
+  loadEvents: loadPayEvents,
   async storeTestEvent(trx, row, now) {
     const wallet = (JSON.parse(row.wallets) as string[])[0]!;
     const payload = testPayment(wallet, now);

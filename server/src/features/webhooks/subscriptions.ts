@@ -13,7 +13,6 @@ import {
   WEBHOOK_SECRET_PREFIX,
   type DeliveryRecord,
 } from '@sigil/contract/webhooks';
-import { IDENTITY_LIMITS } from '@sigil/contract/identity-events';
 import type { Database } from '../../platform/db/index';
 import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
 import { prefixedId } from '../../platform/ids';
@@ -154,7 +153,7 @@ export async function listDeliveries(
 
 /**
  * POST …/rotate-secret: the new secret signs every attempt from now on, retries of older events included; the
- * replaced one keeps signing beside it for the overlap (IDENTITY_LIMITS.rotationOverlapMs, 24 h), so a receiver
+ * replaced one keeps signing beside it for the overlap (WEBHOOK_LIMITS.rotationOverlapMs, 24 h), so a receiver
  * can switch secrets at its own pace. A second rotation within the overlap ends the first one's old secret.
  */
 export async function rotateWebhookSecret(
@@ -165,7 +164,7 @@ export async function rotateWebhookSecret(
   now: number,
 ): Promise<{ id: string; secret: string }> {
   const secret = newWebhookSecret();
-  const change = { secret, previousUntil: now + IDENTITY_LIMITS.rotationOverlapMs, now };
+  const change = { secret, previousUntil: now + WEBHOOK_LIMITS.rotationOverlapMs, now };
   if ((await rotateSubscriptionSecret(db, owned(stream, caller, id), change)) !== 1) throw notFound();
   return { id, secret };
 }
