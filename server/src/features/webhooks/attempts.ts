@@ -90,7 +90,7 @@ async function grantRateSlots(db: Kysely<Database>, webhookId: string, count: nu
 }
 
 /** The secrets that sign an attempt at `nowMs`: the current one, and the previous one during a rotation overlap. */
-export function liveSecrets(
+function liveSecrets(
   row: { secret: string; previous_secret: string | null; previous_secret_until: number | null },
   nowMs: number,
 ): string[] {

@@ -268,3 +268,36 @@ export async function requeueWindow(
     .executeTakeFirstOrThrow();
   return { requeued, pending: Number(n) };
 }
+
+/** Pending deliveries that are not test events (the operator's backlog gauge). */
+export async function countPendingDeliveries(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'pending')
+    .where('test', '=', 0)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** When the oldest pending delivery (test events aside) was created; undefined when none is pending. */
+export async function oldestPendingCreatedAt(db: Kysely<Database>): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'pending')
+    .where('test', '=', 0)
+    .select((eb) => eb.fn.min('created_at').as('oldest'))
+    .executeTakeFirst();
+  return row?.oldest === null || row?.oldest === undefined ? undefined : Number(row.oldest);
+}
+
+/** Dead-lettered deliveries, test events aside. */
+export async function countDeadDeliveries(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'dead')
+    .where('test', '=', 0)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
