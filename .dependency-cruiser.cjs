@@ -121,6 +121,28 @@ module.exports = {
       to: { path: '^server/src/features/', pathNot: ['^server/src/features/$1/', FEATURE_INDEX] },
     },
     {
+      name: 'no-feature-imports-pay-webhooks',
+      comment:
+        'pay-webhooks is one stream of the webhook engine (features/webhooks), not an engine: no other feature ' +
+        "imports it, so turning pay webhooks off or changing them reaches no other stream (the engine's tests run " +
+        'it with both real streams).',
+      severity: 'error',
+      from: {
+        path: '^server/src/features/',
+        pathNot: ['^server/src/features/pay-webhooks/', `^server/src/features/webhooks/.*${TEST}`],
+      },
+      to: { path: '^server/src/features/pay-webhooks/' },
+    },
+    {
+      name: 'webhook-engine-knows-no-stream',
+      comment:
+        'The webhook engine knows no stream: streams register with it (features/webhooks/stream.ts), it imports ' +
+        'none of them.',
+      severity: 'error',
+      from: { path: '^server/src/features/webhooks/', pathNot: TEST },
+      to: { path: '^server/src/features/', pathNot: '^server/src/features/webhooks/' },
+    },
+    {
       name: 'mcp-imports-down',
       comment:
         'server/src/mcp/ (the MCP tool server, its own process) imports only contract/, platform/, its own files, ' +

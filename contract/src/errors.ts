@@ -94,6 +94,7 @@ export const V1_ERRORS = {
   PAY_WEBHOOKS_DISABLED: 503,
   // identity events
   PARTNER_TIER_REQUIRED: 403,
+  IDENTITY_WEBHOOKS_DISABLED: 503,
   // x402 (a 402 answer carries a fresh challenge; see contract/src/x402.ts)
   PAYER_REQUIRED: 402,
   PAYMENT_PAYLOAD_INVALID: 402,

@@ -62,8 +62,8 @@ export const IDENTITY_LIMITS = {
   pageMax: 200,
   /** Days the log keeps an event (SIGIL_IDENTITY_RETENTION_DAYS overrides). */
   retentionDaysDefault: 90,
-  /** How long a rotated-out secret keeps signing beside the new one (both streams). */
-  rotationOverlapMs: 24 * 60 * 60 * 1000,
+  /** How long a rotated-out secret keeps signing beside the new one (both streams: the webhook engine's rule). */
+  rotationOverlapMs: WEBHOOK_LIMITS.rotationOverlapMs,
 } as const;
 
 // ---------------------------------------------------------------------------------------------------------

@@ -32,6 +32,8 @@ export const WEBHOOK_LIMITS = {
   deliveriesPageMax: 200,
   /** Receiver-side timestamp tolerance we recommend (client-sdk verifyWebhook default). */
   signatureToleranceSeconds: 300,
+  /** How long a rotated-out secret keeps signing beside the new one (every stream). */
+  rotationOverlapMs: 24 * 60 * 60 * 1000,
   /** Bounds on request fields (ours; the spec leaves them open). */
   maxUrlLength: 2048,
   maxDescriptionLength: 256,

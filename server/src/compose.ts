@@ -19,7 +19,8 @@ import { createResolveService } from './features/resolve/index';
 import { createReverseService } from './features/reverse/index';
 import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
-import { createPayWebhooksService, createQueueSignal } from './features/pay-webhooks/index';
+import { createQueueSignal } from './features/webhooks/index';
+import { createPayWebhooksService } from './features/pay-webhooks/index';
 import { createIdentityEventsService } from './features/identity-events/index';
 import { createUsageHistoryService } from './features/usage-history/index';
 import { createX402Service, meteringOff } from './features/x402/index';
@@ -119,6 +120,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     // Same queue signal: one delivery worker serves both streams.
     identityEvents: createIdentityEventsService({
       db,
+      enabled: config.identityWebhooks,
       resolver: deps.outboundOptions?.resolver,
       allowLoopback: config.outboundAllowLoopback,
       queued,

@@ -127,18 +127,18 @@ export async function main(): Promise<Started> {
     lifecycle,
     identityRetentionDays: config.identityRetentionDays,
   });
-  // Pay webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker (SIGIL_PAY_WEBHOOKS).
-  if (services.payWebhooks.enabled) {
-    startPayWebhookWorkers({
-      db: database.db,
-      chain,
-      client: services.outbound,
-      log: logger,
-      lifecycle,
-      queued: services.payWebhooks.queued,
-      indexer: { identity: { backfillFromSlot: config.identityBackfillSlot } },
-    });
-  }
+  // Webhooks: the indexer (one replica at a time, by lease) and this process's delivery worker, each stream switched
+  // alone (SIGIL_PAY_WEBHOOKS, SIGIL_IDENTITY_WEBHOOKS); the identity log is written whatever the switches say.
+  startPayWebhookWorkers({
+    db: database.db,
+    chain,
+    client: services.outbound,
+    log: logger,
+    lifecycle,
+    queued: services.payWebhooks.queued,
+    streams: { pay: config.payWebhooks, identity: config.identityWebhooks },
+    indexer: { identity: { backfillFromSlot: config.identityBackfillSlot } },
+  });
   // Handle search: the index of the registry's handles (one replica at a time, by lease; docs/search.md).
   if (config.handleIndexIntervalMs > 0) {
     startHandleIndexWorker({

@@ -16,7 +16,7 @@ import {
 import { migrateToLatest } from '../../server/src/platform/db/index';
 import { findRecordPda, getSetRecordInstruction } from '../../server/src/platform/chain/registry';
 import { createIdentityWebhook, readIdentityLog } from '../../server/src/features/identity-events/service';
-import { createQueueSignal } from '../../server/src/features/pay-webhooks/index';
+import { createQueueSignal } from '../../server/src/features/webhooks/index';
 import { fundedWallet, registerName, signedTransaction } from '../support/webhooks-world';
 import { deliveryLatency, percentile, table, tempDb } from './support';
 

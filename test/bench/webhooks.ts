@@ -12,7 +12,7 @@ import { WEBHOOK_LIMITS } from '@sigil/contract/webhooks';
 import { migrateToLatest } from '../../server/src/platform/db/index';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
-import { buildDeliveryRequest } from '../../server/src/features/pay-webhooks/attempts';
+import { buildDeliveryRequest } from '../../server/src/features/pay-webhooks/stream';
 import { registerWebhook } from '../../server/src/features/pay-webhooks/service';
 import {
   fundedWallet,
@@ -23,7 +23,8 @@ import {
   signedTransaction,
   signRaw,
 } from '../support/webhooks-world';
-import { startDeliveryWorker } from '../../server/src/workers/delivery-loop';
+import { startDeliveryWorker } from '../../server/src/features/webhooks/index';
+import { payWebhookStream } from '../../server/src/features/pay-webhooks/index';
 import { deliveryLatency, percentile, table, tempDb } from './support';
 
 const CONCURRENCY = 16;
@@ -89,7 +90,10 @@ export async function throughput(events: number): Promise<{ rawPerSec: number; d
       }
     };
     const client = createOutboundClient({ allowLoopback: true, ca });
-    const worker = startDeliveryWorker({ db: database.db, client, concurrency: CONCURRENCY }, { loop: false });
+    const worker = startDeliveryWorker(
+      { db: database.db, client, streams: [payWebhookStream], concurrency: CONCURRENCY },
+      { loop: false },
+    );
     await queueAll();
     await worker.runOnce();
     await queueAll();

@@ -11,7 +11,7 @@ import { findRecordPda, getSetRecordInstruction } from '../../server/src/platfor
 import type { Database } from '../../server/src/platform/db/index';
 import { runIdentityPass } from '../../server/src/features/identity-events/index';
 import { createIdentityWebhook } from '../../server/src/features/identity-events/service';
-import { createQueueSignal } from '../../server/src/features/pay-webhooks/index';
+import { createQueueSignal } from '../../server/src/features/webhooks/index';
 import { describeEachDialect, freshDatabase } from '../support/db';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver';
 import { everyChange, identityActors } from '../support/identity-world';

@@ -30,11 +30,10 @@ import type { Database } from '../../server/src/platform/db/index';
 import { prefixedId } from '../../server/src/platform/ids';
 import {
   issueWebhookChallenge,
-  newSubscriptionRow,
-  newWebhookSecret,
   type WebhookCaller,
   type WebhookServiceDeps,
 } from '../../server/src/features/pay-webhooks/service';
+import { newSubscriptionRow, newWebhookSecret } from '../../server/src/features/webhooks/index';
 import { parseWebhookChallengeRequest, type WebhookChallengeResponse } from '@sigil/contract/webhooks';
 import {
   findHandlePda,
@@ -293,6 +292,7 @@ export async function seedWebhook(
     event_types: JSON.stringify(['payment.received']),
     description: null,
     secret,
+    stream: 'pay',
   });
   await db.insertInto('webhook_subscriptions').values(row).execute();
   return { id: row.id, secret };

@@ -1455,6 +1455,7 @@ export interface components {
           | 'NOT_RESUMABLE'
           | 'PAY_WEBHOOKS_DISABLED'
           | 'PARTNER_TIER_REQUIRED'
+          | 'IDENTITY_WEBHOOKS_DISABLED'
           | 'PAYER_REQUIRED'
           | 'PAYMENT_PAYLOAD_INVALID'
           | 'REDEEM_SIGNATURE_REQUIRED'
@@ -1738,6 +1739,7 @@ export interface components {
           | 'NOT_RESUMABLE'
           | 'PAY_WEBHOOKS_DISABLED'
           | 'PARTNER_TIER_REQUIRED'
+          | 'IDENTITY_WEBHOOKS_DISABLED'
           | 'PAYER_REQUIRED'
           | 'PAYMENT_PAYLOAD_INVALID'
           | 'REDEEM_SIGNATURE_REQUIRED'
@@ -1954,6 +1956,7 @@ export interface components {
         | 'NOT_RESUMABLE'
         | 'PAY_WEBHOOKS_DISABLED'
         | 'PARTNER_TIER_REQUIRED'
+        | 'IDENTITY_WEBHOOKS_DISABLED'
         | 'PAYER_REQUIRED'
         | 'PAYMENT_PAYLOAD_INVALID'
         | 'REDEEM_SIGNATURE_REQUIRED'
@@ -7719,6 +7722,18 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'identityEvents-create': {
@@ -7871,6 +7886,18 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'identityEvents-get': {
@@ -7982,6 +8009,18 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'identityEvents-remove': {
@@ -8052,6 +8091,18 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8183,6 +8234,18 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'identityEvents-rotateSecret': {
@@ -8266,6 +8329,18 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8389,6 +8464,18 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8517,6 +8604,18 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'identityEvents-sendTest': {
@@ -8636,6 +8735,18 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'identityEvents-recover': {
@@ -8729,6 +8840,18 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: the deployment turned identity webhooks off */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
           } & components['schemas']['V1Error'];
         };
       };

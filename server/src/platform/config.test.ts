@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       outboundAllowLoopback: false,
       outboundCa: undefined,
       payWebhooks: true,
+      identityWebhooks: true,
       identityRetentionDays: 90,
       identityBackfillSlot: 0,
       handleIndexIntervalMs: 10_000,
@@ -150,6 +151,17 @@ describe('loadConfig', () => {
     );
     expect(failure({ ...required, SIGIL_PAY_WEBHOOKS: 'off' }).message).toBe(
       'invalid configuration: SIGIL_PAY_WEBHOOKS must be true or false (got "off")',
+    );
+  });
+
+  it('identity webhooks: on by default, switched alone by SIGIL_IDENTITY_WEBHOOKS, anything else is refused', () => {
+    const off = loadConfig({ ...required, SIGIL_IDENTITY_WEBHOOKS: 'false' });
+    expect([off.identityWebhooks, off.payWebhooks]).toEqual([false, true]);
+    const payOff = loadConfig({ ...required, SIGIL_PAY_WEBHOOKS: 'false' });
+    expect([payOff.identityWebhooks, payOff.payWebhooks]).toEqual([true, false]);
+    expect(loadConfig({ ...required, SIGIL_IDENTITY_WEBHOOKS: '1' }).identityWebhooks).toBe(true);
+    expect(failure({ ...required, SIGIL_IDENTITY_WEBHOOKS: 'no' }).message).toBe(
+      'invalid configuration: SIGIL_IDENTITY_WEBHOOKS must be true or false (got "no")',
     );
   });
 

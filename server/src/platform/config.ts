@@ -122,8 +122,14 @@ const ENV = {
   // store (npm start points it at the demo agent host's CA). Read at start; refused when NODE_ENV=production.
   SIGIL_OUTBOUND_CA_FILE: caFile.optional(),
   // Pay webhooks (docs/webhooks.md): on by default; off → every /v1/pay/webhooks route answers 503
-  // PAY_WEBHOOKS_DISABLED and the indexer and delivery workers do not start.
+  // PAY_WEBHOOKS_DISABLED, the pay indexer pass does not run and pay deliveries are not sent.
   SIGIL_PAY_WEBHOOKS: z
+    .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+    .transform((v) => v === 'true' || v === '1')
+    .default(true),
+  // Identity webhooks (docs/identity-events.md), switched alone: off → every /v1/identity/webhooks route answers 503
+  // IDENTITY_WEBHOOKS_DISABLED and identity deliveries are not sent; the identity log keeps being written and served.
+  SIGIL_IDENTITY_WEBHOOKS: z
     .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
     .transform((v) => v === 'true' || v === '1')
     .default(true),
@@ -252,7 +258,10 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'Local only (refused in production): outbound requests may reach loopback receivers.',
   SIGIL_OUTBOUND_CA_FILE:
     'Local only (refused in production): PEM of CA certificates outbound requests trust instead of the system store.',
-  SIGIL_PAY_WEBHOOKS: 'Pay webhooks routes and workers; off: the routes answer 503 PAY_WEBHOOKS_DISABLED.',
+  SIGIL_PAY_WEBHOOKS:
+    'Pay webhooks routes, indexer pass and deliveries; off: the routes answer 503 PAY_WEBHOOKS_DISABLED.',
+  SIGIL_IDENTITY_WEBHOOKS:
+    'Identity webhooks routes and deliveries; off: they answer 503 IDENTITY_WEBHOOKS_DISABLED (the log keeps serving).',
   SIGIL_HANDLE_INDEX_INTERVAL_MS: 'Pause between handle index passes (search); 0: the worker does not start.',
   SIGIL_PORTAL_DOMAIN: "The portal's domain (its API key id, a default sign-in domain). Replicas: same value.",
   SIGIL_PORTAL_KEY:
@@ -331,8 +340,10 @@ function toConfig(env: Env) {
     outboundAllowLoopback: env.SIGIL_OUTBOUND_ALLOW_LOOPBACK,
     /** Local development and tests only (refused when NODE_ENV=production): the CA PEM outbound requests trust. */
     outboundCa: env.SIGIL_OUTBOUND_CA_FILE,
-    /** Pay webhooks routes and workers (SIGIL_PAY_WEBHOOKS, default on). */
+    /** Pay webhooks routes, indexer pass and deliveries (SIGIL_PAY_WEBHOOKS, default on). */
     payWebhooks: env.SIGIL_PAY_WEBHOOKS,
+    /** Identity webhooks routes and deliveries (SIGIL_IDENTITY_WEBHOOKS, default on). */
+    identityWebhooks: env.SIGIL_IDENTITY_WEBHOOKS,
     /** Days the identity-change log keeps an event (SIGIL_IDENTITY_RETENTION_DAYS, default 90). */
     identityRetentionDays: env.SIGIL_IDENTITY_RETENTION_DAYS,
     /** Where the identity log starts on its first run (SIGIL_IDENTITY_BACKFILL_SLOT, default 0). */

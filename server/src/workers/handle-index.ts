@@ -1,12 +1,11 @@
 // The handle index worker: every `intervalMs` one pass of features/search (scan the registry's handles, update
-// handle_index) under the `handle-index` db lease, so that of several replicas one scans at a time. A failed pass
+// handle_index) in the one worker loop (platform/worker-loop.ts) under the `handle-index` db lease, so that of several replicas one scans at a time. A failed pass
 // (RPC down) is logged and retried on the next tick: every pass rebuilds the whole picture, nothing is lost.
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { acquireLease, releaseLease, renewLease, type Database } from '../platform/db/index';
+import type { Database } from '../platform/db/index';
 import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
+import { newHolderId, startWorkerLoop } from '../platform/worker-loop';
 import { runHandleIndexPass, type HandleIndexDeps, type HandleIndexPassResult } from '../features/search/index';
 
 export const HANDLE_INDEX_LEASE = 'handle-index';
@@ -31,52 +30,25 @@ export interface HandleIndexWorker {
 
 export function startHandleIndexWorker(options: HandleIndexWorkerOptions, { loop = true } = {}): HandleIndexWorker {
   const { db, log } = options;
-  const holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const intervalMs = options.intervalMs ?? 10_000;
-  const ttl = options.leaseTtlMs ?? Math.max(30_000, 3 * intervalMs);
-  const now = () => options.now?.() ?? Date.now();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-
-  async function runOnce(): Promise<HandleIndexPassResult | null> {
-    const mine =
-      (await renewLease(db, HANDLE_INDEX_LEASE, holder, ttl, now())) ||
-      (await acquireLease(db, HANDLE_INDEX_LEASE, holder, ttl, now()));
-    if (!mine) return null;
-    return runHandleIndexPass(db, options);
-  }
-
-  async function cycle() {
-    while (!stopped) {
-      try {
-        const result = await runOnce();
-        if (result && result.added + result.changed + result.removed > 0)
-          log?.debug({ ...result }, 'handle index pass');
-        if (result && result.undecodable > 0) log?.warn({ ...result }, 'handle index: undecodable registry accounts');
-      } catch (err) {
-        log?.warn({ err, retryInMs: intervalMs }, 'handle index pass failed; retrying');
-      }
-      if (stopped) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, intervalMs);
-      });
-    }
-  }
-
-  if (loop) running = cycle();
-  const worker: HandleIndexWorker = {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      wake?.();
-      await running.catch(() => {});
-      await releaseLease(db, HANDLE_INDEX_LEASE, holder).catch(() => {});
+  const holder = options.holder ?? newHolderId();
+  const worker = startWorkerLoop(
+    {
+      name: 'handle index',
+      // A failed pass (RPC down) is retried on the next tick: every pass rebuilds the whole picture.
+      pass: () => runHandleIndexPass(db, options),
+      intervalMs,
+      lease: { db, name: HANDLE_INDEX_LEASE, holder, ttlMs: options.leaseTtlMs ?? Math.max(30_000, 3 * intervalMs) },
+      onPass: (result) => {
+        if (result.added + result.changed + result.removed > 0) log?.debug({ ...result }, 'handle index pass');
+        if (result.undecodable > 0) log?.warn({ ...result }, 'handle index: undecodable registry accounts');
+      },
+      log,
+      now: options.now,
     },
-  };
-  options.lifecycle?.onStop('handle index worker', () => worker.stop());
-  return worker;
+    { loop },
+  );
+  const handleIndex: HandleIndexWorker = { runOnce: worker.runOnce, stop: worker.stop };
+  options.lifecycle?.onStop('handle index worker', () => handleIndex.stop());
+  return handleIndex;
 }

@@ -1,11 +1,11 @@
-// The pay indexer worker: runs indexer passes (features/pay-webhooks/indexer.ts) under the `pay-indexer` db lease, so
-// that of several replicas exactly one indexes at a time; RPC faults back off exponentially (1 s … 30 s) and are
-// retried — progress is persisted per transaction, so nothing is lost or duplicated.
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+// The pay indexer worker: runs indexer passes (features/pay-webhooks/indexer.ts) in the one worker loop
+// (platform/worker-loop.ts) under the `pay-indexer` db lease, so that of several replicas exactly one indexes at a
+// time; RPC faults back off exponentially (1 s … 30 s) and are retried — progress is persisted per transaction, so
+// nothing is lost or duplicated.
 import type { Kysely } from 'kysely';
-import { acquireLease, releaseLease, renewLease, writeKv, type Database } from '../platform/db/index';
+import { writeKv, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
+import { newHolderId, startWorkerLoop } from '../platform/worker-loop';
 import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/pay-webhooks/index';
 import { runIdentityPass, type IdentityPassResult } from '../features/identity-events/index';
 
@@ -22,8 +22,13 @@ async function finalizedSlot(chain: IndexerDeps['chain']): Promise<bigint | unde
   }
 }
 
+/** What a pass reports for the pay stream while it is switched off. */
+const NO_PAY_PASS: IndexerPassResult = { transactions: 0, events: 0, deliveries: 0, paused: 0 };
+
 export interface IndexerWorkerOptions extends IndexerDeps {
   db: Kysely<Database>;
+  /** False when pay webhooks are off (SIGIL_PAY_WEBHOOKS): the pay pass does not run. Default true. */
+  pay?: boolean;
   /**
    * The identity stream (docs/identity-events.md) is derived in the same passes, under the same lease (one writer
    * of its sequence): false turns it off; `backfillFromSlot` is where the log starts on its first run.
@@ -48,59 +53,32 @@ export interface IndexerWorker {
 
 export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true } = {}): IndexerWorker {
   const { db, log } = options;
-  const holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const ttl = options.leaseTtlMs ?? 30_000;
   const now = () => options.now?.() ?? Date.now();
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
-  let running: Promise<unknown> = Promise.resolve();
-  let failures = 0;
 
-  async function runOnce() {
-    const mine =
-      (await renewLease(db, INDEXER_LEASE, holder, ttl, now())) ||
-      (await acquireLease(db, INDEXER_LEASE, holder, ttl, now()));
-    if (!mine) return null;
+  async function pass() {
     // The finalized tip before the pass: once the pass completes, everything up to it is indexed (slot lag metric).
     const tip = await finalizedSlot(options.chain);
-    const pay = await runIndexerPass(db, options);
+    const pay = options.pay === false ? NO_PAY_PASS : await runIndexerPass(db, options);
     const identity = options.identity === false ? null : await runIdentityPass(db, { ...options, ...options.identity });
     if (tip !== undefined) await writeKv(db, INDEXED_SLOT_KEY, String(tip), now());
     return { ...pay, identity };
   }
 
-  async function cycle() {
-    while (!stopped) {
-      let delay = options.intervalMs ?? 1000;
-      try {
-        const result = await runOnce();
-        failures = 0;
-        if (result && (result.transactions > 0 || (result.identity?.transactions ?? 0) > 0))
+  const worker = startWorkerLoop(
+    {
+      name: 'indexer',
+      pass,
+      intervalMs: options.intervalMs ?? 1000,
+      lease: { db, name: INDEXER_LEASE, holder: options.holder ?? newHolderId(), ttlMs: options.leaseTtlMs ?? 30_000 },
+      backoff: { minMs: options.backoffMinMs ?? 1000, maxMs: options.backoffMaxMs ?? 30_000 },
+      onPass: (result) => {
+        if (result.transactions > 0 || (result.identity?.transactions ?? 0) > 0)
           log?.debug({ ...result }, 'indexer pass');
-      } catch (err) {
-        failures++;
-        const min = options.backoffMinMs ?? 1000;
-        delay = Math.min(options.backoffMaxMs ?? 30_000, min * 2 ** Math.min(failures - 1, 10));
-        log?.warn({ err, failures, retryInMs: delay }, 'indexer pass failed; retrying');
-      }
-      if (stopped) break;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, delay);
-      });
-    }
-  }
-
-  if (loop) running = cycle();
-  return {
-    runOnce,
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      wake?.();
-      await running.catch(() => {});
-      await releaseLease(db, INDEXER_LEASE, holder).catch(() => {});
+      },
+      log,
+      now,
     },
-  };
+    { loop },
+  );
+  return { runOnce: worker.runOnce, stop: worker.stop };
 }

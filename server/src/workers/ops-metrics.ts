@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import type { ChainReader } from '../platform/chain/types';
 import { readKv, type Database } from '../platform/db/index';
 import type { Metrics } from '../platform/metrics';
+import { countDeadDeliveries, countPendingDeliveries, oldestPendingCreatedAt } from '../features/webhooks/index';
 import { INDEXED_SLOT_KEY } from './indexer';
 
 export interface OpsMetricsDeps {
@@ -18,16 +19,12 @@ export function registerOpsMetrics(metrics: Metrics, deps: OpsMetricsDeps): void
   const { db, chain } = deps;
   const now = () => deps.now?.() ?? Date.now();
   const registers = [metrics.registry];
-  const pending = () => db.selectFrom('webhook_deliveries').where('status', '=', 'pending').where('test', '=', 0);
   new Gauge({
     name: 'sigil_webhook_delivery_backlog',
     help: 'Webhook deliveries waiting to be delivered (pending, test deliveries excluded).',
     registers,
     async collect() {
-      const row = await pending()
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .executeTakeFirst();
-      this.set(Number(row?.n ?? 0));
+      this.set(await countPendingDeliveries(db));
     },
   });
   new Gauge({
@@ -35,10 +32,7 @@ export function registerOpsMetrics(metrics: Metrics, deps: OpsMetricsDeps): void
     help: 'Age in seconds of the oldest webhook delivery still pending (0 when none is).',
     registers,
     async collect() {
-      const row = await pending()
-        .select((eb) => eb.fn.min('created_at').as('oldest'))
-        .executeTakeFirst();
-      const oldest = row?.oldest === null || row?.oldest === undefined ? undefined : Number(row.oldest);
+      const oldest = await oldestPendingCreatedAt(db);
       this.set(oldest === undefined ? 0 : Math.max(0, (now() - oldest) / 1000));
     },
   });
@@ -47,13 +41,7 @@ export function registerOpsMetrics(metrics: Metrics, deps: OpsMetricsDeps): void
     help: 'Webhook deliveries that exhausted their retries (dead), test deliveries excluded.',
     registers,
     async collect() {
-      const row = await db
-        .selectFrom('webhook_deliveries')
-        .where('status', '=', 'dead')
-        .where('test', '=', 0)
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .executeTakeFirst();
-      this.set(Number(row?.n ?? 0));
+      this.set(await countDeadDeliveries(db));
     },
   });
   new Gauge({

@@ -1,14 +1,22 @@
-// The pay webhook workers of one process, wired together: the indexer (under its db lease) queues deliveries and
-// wakes the delivery worker at once (onQueued → kick), as do the procedures that queue one (test event, redeliver).
-// Used by main.ts and by tests/benchmarks that run the whole pipeline. Stops are registered on the lifecycle.
+// The webhook workers of one process, wired together: the indexer (under its db lease) queues deliveries of both
+// streams and wakes the engine's delivery worker at once (onQueued → kick), as do the procedures that queue one
+// (test event, redeliver, recover). Each stream is switched alone (SIGIL_PAY_WEBHOOKS, SIGIL_IDENTITY_WEBHOOKS):
+// a stream that is off is neither indexed (pay) nor delivered. Used by main.ts and by tests/benchmarks that run the
+// whole pipeline. Stops are registered on the lifecycle.
 import type { Kysely } from 'kysely';
 import type { ChainReader } from '../platform/chain/types';
 import type { Database } from '../platform/db/index';
 import type { Lifecycle } from '../platform/lifecycle';
 import type { Logger } from '../platform/log';
 import type { OutboundClient } from '../platform/outbound/client';
-import type { QueueSignal } from '../features/pay-webhooks/index';
-import { startDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from './delivery-loop';
+import {
+  startDeliveryWorker,
+  type DeliveryWorker,
+  type DeliveryWorkerOptions,
+  type QueueSignal,
+} from '../features/webhooks/index';
+import { payWebhookStream } from '../features/pay-webhooks/index';
+import { identityWebhookStream } from '../features/identity-events/index';
 import { startIndexerWorker, type IndexerWorker, type IndexerWorkerOptions } from './indexer';
 
 export interface PayWebhookWorkersOptions {
@@ -19,10 +27,12 @@ export interface PayWebhookWorkersOptions {
   log?: Logger;
   /** When given, both workers' stops are registered on it. */
   lifecycle?: Lifecycle;
-  /** Services.payWebhooks.queued: request-path queueing wakes the delivery worker. */
+  /** The queue signal of the services: request-path queueing wakes the delivery worker. */
   queued?: QueueSignal;
-  indexer?: Partial<Omit<IndexerWorkerOptions, 'db' | 'chain' | 'onQueued'>>;
-  delivery?: Partial<Omit<DeliveryWorkerOptions, 'db' | 'client'>>;
+  /** Which streams are on (default both). */
+  streams?: { pay: boolean; identity: boolean };
+  indexer?: Partial<Omit<IndexerWorkerOptions, 'db' | 'chain' | 'onQueued' | 'pay'>>;
+  delivery?: Partial<Omit<DeliveryWorkerOptions, 'db' | 'client' | 'streams'>>;
 }
 
 export interface PayWebhookWorkers {
@@ -34,12 +44,15 @@ export interface PayWebhookWorkers {
 
 export function startPayWebhookWorkers(options: PayWebhookWorkersOptions): PayWebhookWorkers {
   const { db, log } = options;
-  const delivery = startDeliveryWorker({ ...options.delivery, db, client: options.client, log });
+  const on = options.streams ?? { pay: true, identity: true };
+  const streams = [...(on.pay ? [payWebhookStream] : []), ...(on.identity ? [identityWebhookStream] : [])];
+  const delivery = startDeliveryWorker({ ...options.delivery, db, client: options.client, log, streams });
   const indexer = startIndexerWorker({
     ...options.indexer,
     db,
     chain: options.chain,
     log,
+    pay: on.pay,
     onQueued: () => delivery.kick(),
   });
   const unlisten = options.queued?.listen(() => delivery.kick());
@@ -52,6 +65,6 @@ export function startPayWebhookWorkers(options: PayWebhookWorkersOptions): PayWe
     })());
   // One entry: the lifecycle runs stops last-registered-first, and the outbound client (registered by composeServices,
   // earlier) must close after the last attempt.
-  options.lifecycle?.onStop('pay webhook workers', stop);
+  options.lifecycle?.onStop('webhook workers', stop);
   return { indexer, delivery, stop };
 }

@@ -1,7 +1,7 @@
 import { IdentityWebhookCreatedSchema, IdentityWebhookCreateRequestSchema } from '@sigil/contract/identity-events';
 import { rest } from '../../trpc/meta';
-import { API_KEY_ERRORS, apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf } from './context';
+import { apiKeyProcedure } from '../../trpc/procedures';
+import { callerOf, IDENTITY_WEBHOOK_ERRORS } from './context';
 
 /** POST /v1/identity/webhooks: `{scope, url, event_types?, description?}` → 201 the webhook with its secret (once). */
 export const create = apiKeyProcedure
@@ -18,7 +18,7 @@ export const create = apiKeyProcedure
       protect: true,
       successStatus: 201,
       errors: {
-        ...API_KEY_ERRORS,
+        ...IDENTITY_WEBHOOK_ERRORS,
         INVALID_SCOPE: '',
         INVALID_URL: '',
         INVALID_EVENT_TYPES: '',

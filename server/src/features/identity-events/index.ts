@@ -1,8 +1,10 @@
-// Identity-change events: the sequenced log of every registry change, its indexer pass, identity webhooks.
+// Identity-change events: the sequenced log of every registry change, its indexer pass, and the identity stream
+// of the webhook engine.
 import type { IdentityEventsService } from './service';
 
 export { identityEventsRouter } from './router';
 export { createIdentityEventsService, pruneIdentityLog } from './service';
+export { identityWebhookStream } from './stream';
 export { runIdentityPass } from './indexer';
 export type { IdentityPassResult } from './indexer';
 

@@ -17,7 +17,7 @@ import type { Database } from '../../platform/db/index';
 import type { Kysely } from 'kysely';
 import { runIdentityPass } from './indexer';
 import { createIdentityWebhook, readIdentityLog } from './service';
-import { createQueueSignal } from '../pay-webhooks/index';
+import { createQueueSignal } from '../webhooks/index';
 
 let chain: LocalChain;
 let reader: ChainReader;

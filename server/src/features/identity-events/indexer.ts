@@ -8,7 +8,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { IdentityEventSchema, identityTypeMatches } from '@sigil/contract/identity-events';
 import type { ChainReader, ChainTransaction, SignatureInfo } from '../../platform/chain/types';
 import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable } from '../../platform/db/index';
-import { newDeliveryRow } from '../pay-webhooks/index';
+import { newDeliveryRow } from '../webhooks/index';
 import { deriveEvents, handlesNamed, registryInstructions, type DerivedEvent } from './derive';
 
 export const STREAM_ROW = 'main';

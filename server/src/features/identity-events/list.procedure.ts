@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { IdentityWebhookSchema } from '@sigil/contract/identity-events';
 import { rest } from '../../trpc/meta';
-import { API_KEY_ERRORS, apiKeyProcedure } from '../../trpc/procedures';
-import { callerOf } from './context';
+import { apiKeyProcedure } from '../../trpc/procedures';
+import { callerOf, IDENTITY_WEBHOOK_ERRORS } from './context';
 
 /** GET /v1/identity/webhooks: the account's identity webhooks (no secrets). */
 export const list = apiKeyProcedure
@@ -12,7 +12,7 @@ export const list = apiKeyProcedure
       description: "The account's identity webhooks, oldest first, without secrets.",
       tags: ['identity events'],
       protect: true,
-      errors: { ...API_KEY_ERRORS },
+      errors: { ...IDENTITY_WEBHOOK_ERRORS },
     }),
   )
   .input(z.object({}))

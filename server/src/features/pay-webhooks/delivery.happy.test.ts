@@ -6,7 +6,8 @@ import { verifyWebhook } from '@sigil/client-sdk/webhooks';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { startDeliveryWorker } from '../../workers/delivery-loop';
+import { startDeliveryWorker } from '../webhooks/index';
+import { payWebhookStream } from './stream';
 import { listDeliveries, resumeWebhook, rotateWebhookSecret, sendTestEvent } from './service';
 import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 
@@ -43,7 +44,7 @@ describeEachDialect('webhook delivery', (ctx) => {
     const hook = await seedWebhook(ctx.db, urlOf(ok));
     const [deliveryId] = await queueEvents(ctx.db, hook.id, 1);
     const before = ok.requests.length;
-    const worker = startDeliveryWorker({ db: ctx.db, client }, { loop: false });
+    const worker = startDeliveryWorker({ db: ctx.db, client, streams: [payWebhookStream] }, { loop: false });
     expect(await worker.runOnce()).toEqual(['delivered']);
     const request = ok.requests.slice(before).find((r) => r.headers['sigil-delivery-id'] === deliveryId)!;
     const body = JSON.parse(request.body.toString('utf8'));
@@ -88,7 +89,10 @@ describeEachDialect('webhook delivery', (ctx) => {
       const hook = await seedWebhook(ctx.db, urlOf(receiver));
       const [id] = await queueEvents(ctx.db, hook.id, 1);
       const clock = Date.now();
-      const worker = startDeliveryWorker({ db: ctx.db, client, now: () => clock, rand: () => 0.5 }, { loop: false });
+      const worker = startDeliveryWorker(
+        { db: ctx.db, client, streams: [payWebhookStream], now: () => clock, rand: () => 0.5 },
+        { loop: false },
+      );
       expect(await worker.runOnce()).toEqual(['retry']);
       const row = await ctx.db
         .selectFrom('webhook_deliveries')
@@ -112,7 +116,7 @@ describeEachDialect('webhook delivery', (ctx) => {
     await queueEvents(ctx.db, hook.id, 50);
     let clock = Date.now();
     const worker = startDeliveryWorker(
-      { db: ctx.db, client, now: () => clock, rand: () => 1 - Number.EPSILON },
+      { db: ctx.db, client, streams: [payWebhookStream], now: () => clock, rand: () => 1 - Number.EPSILON },
       { loop: false },
     );
     const outcomes: string[] = [];
@@ -159,7 +163,10 @@ describeEachDialect('webhook delivery', (ctx) => {
       const hook = await seedWebhook(ctx.db, urlOf(flaky), { account: 'acct_rot' });
       await queueEvents(ctx.db, hook.id, 1);
       let clock = Date.now();
-      const worker = startDeliveryWorker({ db: ctx.db, client, now: () => clock, rand: () => 0.5 }, { loop: false });
+      const worker = startDeliveryWorker(
+        { db: ctx.db, client, streams: [payWebhookStream], now: () => clock, rand: () => 0.5 },
+        { loop: false },
+      );
       expect(await worker.runOnce()).toEqual(['retry']);
       const { secret } = await rotateWebhookSecret(ctx.db, { keyId: 'k', account: 'acct_rot' }, hook.id);
       answer = 200;
@@ -210,7 +217,10 @@ describeEachDialect('webhook delivery', (ctx) => {
     const hook = await seedWebhook(ctx.db, urlOf(ok));
     let clock = Math.floor(Date.now() / 60_000) * 60_000 + 1000;
     const ids = await queueEvents(ctx.db, hook.id, 61, clock - 61);
-    const worker = startDeliveryWorker({ db: ctx.db, client, now: () => clock }, { loop: false });
+    const worker = startDeliveryWorker(
+      { db: ctx.db, client, streams: [payWebhookStream], now: () => clock },
+      { loop: false },
+    );
     const first = await worker.runOnce();
     expect(first.filter((o) => o === 'delivered')).toHaveLength(60);
     expect(first.filter((o) => o === 'deferred')).toHaveLength(1);
@@ -230,7 +240,7 @@ describeEachDialect('webhook delivery', (ctx) => {
   it('bodies over 64 KiB are trimmed: memo and references dropped, truncated true, still verifiable', async () => {
     const hook = await seedWebhook(ctx.db, urlOf(ok));
     const [id] = await queueEvents(ctx.db, hook.id, 1, Date.now(), 'm'.repeat(70_000));
-    const worker = startDeliveryWorker({ db: ctx.db, client }, { loop: false });
+    const worker = startDeliveryWorker({ db: ctx.db, client, streams: [payWebhookStream] }, { loop: false });
     expect(await worker.runOnce()).toEqual(['delivered']);
     const request = ok.requests.find((r) => r.headers['sigil-delivery-id'] === id)!;
     expect(request.body.length).toBeLessThanOrEqual(65_536);

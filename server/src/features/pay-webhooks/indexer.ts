@@ -23,7 +23,7 @@ import {
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../../platform/db/index';
-import { newDeliveryRow } from './attempts';
+import { newDeliveryRow } from '../webhooks/index';
 import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
 import { decodePaymentFacts, transactionMemo, type PaymentFact } from './decode';
 

@@ -7,7 +7,8 @@ import { describeEachDialect } from '@sigil/test/support/db';
 import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 import type { OutboundClient } from '../../platform/outbound/client';
-import { startDeliveryWorker } from '../../workers/delivery-loop';
+import { startDeliveryWorker } from '../webhooks/index';
+import { payWebhookStream } from './stream';
 import { recoverDeliveries } from './service';
 
 let client: OutboundClient;
@@ -42,7 +43,10 @@ describeEachDialect('recover', (ctx) => {
     const otherHook = await queueEvents(ctx.db, other.id, 1, T);
 
     let clock = T + 120_000;
-    const worker = startDeliveryWorker({ db: ctx.db, client, now: () => clock, rand: () => 0.99 }, { loop: false });
+    const worker = startDeliveryWorker(
+      { db: ctx.db, client, streams: [payWebhookStream], now: () => clock, rand: () => 0.99 },
+      { loop: false },
+    );
     expect(await worker.runOnce()).toEqual(Array(8).fill('retry')); // every one failed once, next try ~10 s later
     answer = 200;
     clock += 1000; // not yet due: nothing would be sent now without recover
@@ -94,7 +98,10 @@ describeEachDialect('recover', (ctx) => {
       requeued: 1,
       pending: 1,
     });
-    const worker = startDeliveryWorker({ db: ctx.db, client, now: () => clock }, { loop: false });
+    const worker = startDeliveryWorker(
+      { db: ctx.db, client, streams: [payWebhookStream], now: () => clock },
+      { loop: false },
+    );
     expect(await worker.runOnce()).toEqual(['delivered']);
     const row = await ctx.db
       .selectFrom('webhook_deliveries')

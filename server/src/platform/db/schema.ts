@@ -100,8 +100,8 @@ export interface WebhookSubscriptionsTable {
   rate_count: number;
   created_at: number;
   updated_at: number;
-  /** Which event stream the webhook receives. */
-  stream: Generated<'pay' | 'identity'>;
+  /** Which event stream the webhook receives: the name its stream registers with the webhook engine (pay, identity). */
+  stream: Generated<string>;
   /** Identity stream: events from this sequence on are delivered. */
   watch_from_sequence: number | null;
   /** After a rotation: the replaced secret, which still signs beside `secret` until previous_secret_until. */

@@ -6,8 +6,9 @@ import { describeEachDialect, freshDatabase, postgresReachable } from '@sigil/te
 import { createDatabase } from '../../platform/db/index';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { startDeliveryWorker } from '../../workers/delivery-loop';
-import { claimDueDeliveries } from './attempts';
+import { startDeliveryWorker } from './delivery-worker';
+import { payWebhookStream } from '../pay-webhooks/index';
+import { claimDueDeliveries } from './delivery-queries';
 import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 
 let client: OutboundClient;
@@ -29,9 +30,19 @@ describeEachDialect('delivery crash safety', (ctx) => {
     const [id] = await queueEvents(ctx.db, hook.id, 1);
     let clock = Date.now();
     // "Worker A" claims and dies before attempting (kill -9 between claim and POST).
-    expect((await claimDueDeliveries(ctx.db, 'worker-a', 10, clock, 60_000)).map((c) => c.id)).toEqual([id]);
+    expect(
+      (
+        await claimDueDeliveries(ctx.db, {
+          holder: 'worker-a',
+          limit: 10,
+          now: clock,
+          leaseMs: 60_000,
+          streams: ['pay'],
+        })
+      ).map((c) => c.id),
+    ).toEqual([id]);
     const b = startDeliveryWorker(
-      { db: ctx.db, client, now: () => clock, leaseMs: 60_000, holder: 'worker-b' },
+      { db: ctx.db, client, streams: [payWebhookStream], now: () => clock, leaseMs: 60_000, holder: 'worker-b' },
       { loop: false },
     );
     expect(await b.runOnce()).toEqual([]); // still leased to A
@@ -60,8 +71,14 @@ it.runIf(postgresReachable)(
       await sql`select 1`.execute(database.db);
       await sql`select 1`.execute(second.db);
       const before = receiver.requests.length;
-      const a = startDeliveryWorker({ db: database.db, client, holder: 'a', concurrency: 8 }, { loop: false });
-      const b = startDeliveryWorker({ db: second.db, client, holder: 'b', concurrency: 8 }, { loop: false });
+      const a = startDeliveryWorker(
+        { db: database.db, client, streams: [payWebhookStream], holder: 'a', concurrency: 8 },
+        { loop: false },
+      );
+      const b = startDeliveryWorker(
+        { db: second.db, client, streams: [payWebhookStream], holder: 'b', concurrency: 8 },
+        { loop: false },
+      );
       const [ra, rb] = await Promise.all([a.runOnce(), b.runOnce()]);
       expect(ra.length).toBeGreaterThan(0);
       expect(rb.length).toBeGreaterThan(0);

@@ -1,20 +1,19 @@
-// The delivery worker: an in-process p-queue of attempts fed by lease claims (features/pay-webhooks/attempts.ts).
-// Several workers (processes or replicas) on one database never attempt the same delivery at once: a row is
-// claimed in one statement and finished only by its holder. A crash leaves claimed rows behind; their lease
-// expires and any worker claims them again (at least once).
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
+// The delivery worker: an in-process p-queue of attempts fed by lease claims (attempts.ts), run by the one worker
+// loop (platform/worker-loop.ts). Several workers (processes or replicas) on one database never attempt the same
+// delivery at once: a row is claimed in one statement and finished only by its holder. A crash leaves claimed rows
+// behind; their lease expires and any worker claims them again (at least once). No db lease: every replica sends.
 import PQueue from 'p-queue';
 import type { Kysely } from 'kysely';
-import type { Database } from '../platform/db/index';
-import type { Logger } from '../platform/log';
+import type { Database } from '../../platform/db/index';
+import type { Logger } from '../../platform/log';
+import { newHolderId, startWorkerLoop } from '../../platform/worker-loop';
 import {
   claimReadyAttempts,
   createDeliveredFinisher,
   sendAttempt,
   type AttemptOutcome,
   type DeliveryDeps,
-} from '../features/pay-webhooks/index';
+} from './attempts';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryDeps, 'holder'> {
   db: Kysely<Database>;
@@ -29,20 +28,17 @@ export interface DeliveryWorkerOptions extends Omit<DeliveryDeps, 'holder'> {
 export interface DeliveryWorker {
   /** Claims and attempts everything due now, until nothing is due; resolves with the outcomes (tests, bench). */
   runOnce(): Promise<AttemptOutcome[]>;
-  /** Wake the poller now (the indexer calls it after queueing deliveries). */
+  /** Wake the poller now (a stream calls it after queueing deliveries). */
   kick(): void;
   stop(): Promise<void>;
   readonly holder: string;
 }
 
 export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = true } = {}): DeliveryWorker {
-  const holder = options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  const holder = options.holder ?? newHolderId();
   const deps: DeliveryDeps = { ...options, holder };
   const concurrency = options.concurrency ?? 16;
   const queue = new PQueue({ concurrency });
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let wake: (() => void) | undefined;
 
   const finishDelivered = createDeliveredFinisher(options.db, holder);
   const free = () => concurrency - queue.size - queue.pending;
@@ -103,38 +99,29 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
     return Promise.all(attempts);
   }
 
-  async function cycle() {
-    while (!stopped) {
-      let busy = false;
-      try {
-        // A full round means more may be due: claim again once the waiting line empties instead of sleeping, so
-        // one process sustains more than one batch per poll interval.
-        busy = (await claimRound()).length > 0;
-      } catch (err) {
-        options.log?.warn({ err }, 'delivery claim failed');
-      }
-      if (stopped) break;
-      if (busy) {
-        await room();
-        continue;
-      }
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        timer = setTimeout(resolve, options.intervalMs ?? 500);
-      });
-    }
-  }
-  const running = loop ? cycle() : Promise.resolve();
+  // A full round means more may be due: claim again once there is room instead of sleeping, so one process
+  // sustains more than one batch per poll interval.
+  const worker = startWorkerLoop(
+    {
+      name: 'delivery',
+      pass: async () => {
+        const busy = (await claimRound()).length > 0;
+        if (busy) await room();
+        return busy;
+      },
+      again: (busy) => busy,
+      intervalMs: options.intervalMs ?? 500,
+      log: options.log,
+    },
+    { loop },
+  );
 
   return {
     holder,
     runOnce,
-    kick: () => wake?.(),
+    kick: () => worker.wake(),
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      wake?.();
-      await running;
+      await worker.stop();
       await queue.onIdle();
     },
   };

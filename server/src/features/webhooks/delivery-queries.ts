@@ -1,0 +1,303 @@
+// SQL of webhook deliveries (table webhook_deliveries, and the counters on webhook_subscriptions the delivery
+// state machine keeps: the per-minute budget and the dead-letter streak). Claims are leases: a row is claimed in one
+// statement (Postgres: FOR UPDATE SKIP LOCKED; SQLite: one writer) and finished only where the lease is still ours.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { affectedRows, dialectOf, type Database, type WebhookDeliveriesTable } from '../../platform/db/index';
+
+export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
+
+export interface ClaimedDelivery {
+  id: string;
+  webhookId: string;
+  eventId: string;
+  eventType: string;
+  attempts: number;
+}
+
+/** A delivery as it is when (re)queued: no attempts yet, due now, unleased, nothing recorded. */
+export function queuedDeliveryState(now: number) {
+  return {
+    status: 'pending' as const,
+    attempts: 0,
+    last_status: null,
+    last_error: null,
+    response_ms: null,
+    next_attempt_at: now,
+    lease_holder: null,
+    lease_expires_at: null,
+    delivered_at: null,
+  };
+}
+
+/**
+ * Claims up to `limit` due deliveries of active webhooks of `streams` for `holder`: one statement, so no two
+ * holders share a row.
+ */
+export async function claimDueDeliveries(
+  db: Kysely<Database>,
+  claim: { holder: string; limit: number; now: number; leaseMs: number; streams: readonly string[] },
+): Promise<ClaimedDelivery[]> {
+  const { holder, now } = claim;
+  if (claim.streams.length === 0) return [];
+  const due = sql`d.status = 'pending' and d.next_attempt_at <= ${now} and (d.lease_expires_at is null or d.lease_expires_at <= ${now})
+    and s.status = 'active' and s.stream in (${sql.join(claim.streams)})`;
+  const postgres = dialectOf(db) === 'postgres';
+  const lock = postgres ? sql`for update of d skip locked` : sql``;
+  // Postgres: the rows are re-checked after the lock. SQLite: one statement under the one write lock, nothing can
+  // change in between; a re-check there would make the planner walk every pending row through the status index
+  // instead of looking the claimed ids up by primary key (measured: 2.4 ms per claim with 2000 pending rows).
+  const recheck = postgres
+    ? sql`and status = 'pending' and (lease_expires_at is null or lease_expires_at <= ${now})`
+    : sql``;
+  // Ordered by due time only: a tie-break on id would sort every due row (no index has it) on each claim.
+  const result = await sql<{ id: string; webhook_id: string; event_id: string; event_type: string; attempts: number }>`
+    update webhook_deliveries set lease_holder = ${holder}, lease_expires_at = ${now + claim.leaseMs}
+    where id in (
+      select d.id from webhook_deliveries d join webhook_subscriptions s on s.id = d.webhook_id
+      where ${due} order by d.next_attempt_at limit ${claim.limit} ${lock}
+    )
+    ${recheck}
+    returning id, webhook_id, event_id, event_type, attempts`.execute(db);
+  return result.rows.map((r) => ({
+    id: r.id,
+    webhookId: r.webhook_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    attempts: Number(r.attempts),
+  }));
+}
+
+/** Each claimed delivery's webhook as it is now: where it goes, how it is signed, whether it is still active. */
+export function selectClaimTargets(db: Kysely<Database>, deliveryIds: string[]) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
+    .select(['d.id', 's.url', 's.secret', 's.previous_secret', 's.previous_secret_until', 's.status', 's.stream'])
+    .where('d.id', 'in', deliveryIds)
+    .execute();
+}
+
+/**
+ * Takes `n` slots of the webhook's budget of `max` per minute starting at `window`, all or none: one atomic
+ * conditional UPDATE on the subscription row, shared by every replica. True when taken.
+ */
+export async function takeRateSlots(
+  db: Kysely<Database>,
+  webhookId: string,
+  n: number,
+  budget: { window: number; max: number },
+): Promise<boolean> {
+  const { window, max } = budget;
+  const result = await sql`
+      update webhook_subscriptions
+      set rate_count = case when rate_window_start = ${window} then rate_count + ${n} else ${n} end, rate_window_start = ${window}
+      where id = ${webhookId} and (case when rate_window_start = ${window} then rate_count else 0 end) + ${n} <= ${max}`.execute(
+    db,
+  );
+  return Number(result.numAffectedRows ?? 0n) === 1;
+}
+
+/** Gives claims back (no attempt made), due at `at` (null: unchanged). */
+export async function releaseClaims(
+  db: Kysely<Database>,
+  ids: string[],
+  holder: string,
+  at: number | null,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_holder: null, lease_expires_at: null, ...(at === null ? {} : { next_attempt_at: at }) })
+    .where('id', 'in', ids)
+    .where('lease_holder', '=', holder)
+    .execute();
+}
+
+export interface DeliveredAttempt {
+  id: string;
+  attempts: number;
+  status: number;
+  ms: number;
+  at: number;
+}
+
+/**
+ * Marks attempts delivered in ONE UPDATE … FROM (VALUES …) RETURNING (both dialects), only where `holder` still
+ * holds the lease; answers the ids it won.
+ */
+export async function finishDelivered(
+  db: Kysely<Database>,
+  holder: string,
+  rows: DeliveredAttempt[],
+): Promise<Set<string>> {
+  const values = sql.join(
+    rows.map(
+      (r) =>
+        sql`(cast(${r.id} as text), cast(${r.attempts} as integer), cast(${r.status} as integer), cast(${r.ms} as integer), cast(${r.at} as bigint))`,
+    ),
+  );
+  const won = await sql<{ id: string }>`
+    update webhook_deliveries
+    set status = 'delivered', attempts = v.column2, last_status = v.column3, response_ms = v.column4, delivered_at = v.column5,
+      last_error = null, next_attempt_at = null, lease_holder = null, lease_expires_at = null
+    from (values ${values}) as v
+    where webhook_deliveries.id = v.column1 and webhook_deliveries.lease_holder = ${holder}
+    returning webhook_deliveries.id`.execute(db);
+  return new Set(won.rows.map((r) => r.id));
+}
+
+/** A delivery resets the webhook's dead-letter streak (writes nothing, so costs no commit, when it is 0). */
+export async function resetDeadStreaks(db: Kysely<Database>, webhookIds: string[]): Promise<void> {
+  if (webhookIds.length === 0) return;
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ consecutive_dead: 0 })
+    .where('id', 'in', webhookIds)
+    .where('consecutive_dead', '>', 0)
+    .execute();
+}
+
+/** Records a failed attempt (retry later, or dead) where `holder` still holds the lease; rows changed. */
+export async function finishFailed(
+  db: Kysely<Database>,
+  holder: string,
+  id: string,
+  outcome: {
+    attempts: number;
+    last_status: number | null;
+    response_ms: number;
+    last_error: string;
+    status?: 'dead';
+    next_attempt_at: number | null;
+  },
+): Promise<number> {
+  return affectedRows(
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ ...outcome, lease_holder: null, lease_expires_at: null })
+      .where('id', '=', id)
+      .where('lease_holder', '=', holder)
+      .executeTakeFirst(),
+  );
+}
+
+/** One more dead letter in a row; at `pauseAfter` the webhook is paused with `reason`. */
+export async function countDeadLetter(
+  db: Kysely<Database>,
+  webhookId: string,
+  pause: { after: number; reason: string; now: number },
+): Promise<void> {
+  await db
+    .updateTable('webhook_subscriptions')
+    .set((eb) => ({ consecutive_dead: eb('consecutive_dead', '+', 1) }))
+    .where('id', '=', webhookId)
+    .execute();
+  await db
+    .updateTable('webhook_subscriptions')
+    .set({ status: 'paused', paused_reason: pause.reason, updated_at: pause.now })
+    .where('id', '=', webhookId)
+    .where('status', '=', 'active')
+    .where('consecutive_dead', '>=', pause.after)
+    .execute();
+}
+
+export async function insertDeliveries(db: Kysely<Database>, rows: WebhookDeliveriesTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+}
+
+/** The webhook's deliveries, newest first. */
+export function selectDeliveries(db: Kysely<Database>, webhookId: string, limit: number): Promise<DeliveryRow[]> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', webhookId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Queues a delivered or dead delivery again as a fresh one (a pending one is left as is); answers the row. */
+export async function requeueFinished(
+  db: Kysely<Database>,
+  webhookId: string,
+  deliveryId: string,
+  now: number,
+): Promise<DeliveryRow | undefined> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set(queuedDeliveryState(now))
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .where('status', 'in', ['delivered', 'dead'])
+    .execute();
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
+}
+
+/**
+ * Requeues every dead delivery of the webhook created in [since, until) — and every pending one that has failed at
+ * least once and is not leased — then counts the pending ones of the window (test deliveries excluded).
+ */
+export async function requeueWindow(
+  db: Kysely<Database>,
+  webhookId: string,
+  window: { since: number; until: number },
+  now: number,
+): Promise<{ requeued: number; pending: number }> {
+  const inWindow = <Q extends { where: (...args: any[]) => Q }>(q: Q) =>
+    q
+      .where('webhook_id', '=', webhookId)
+      .where('created_at', '>=', window.since)
+      .where('created_at', '<', window.until)
+      .where('test', '=', 0);
+  const requeued = affectedRows(
+    await inWindow(db.updateTable('webhook_deliveries'))
+      .set(queuedDeliveryState(now))
+      .where((eb) => eb.or([eb('status', '=', 'dead'), eb.and([eb('status', '=', 'pending'), eb('attempts', '>', 0)])]))
+      .where((eb) => eb.or([eb('lease_holder', 'is', null), eb('lease_expires_at', '<=', now)]))
+      .executeTakeFirst(),
+  );
+  const { n } = await inWindow(db.selectFrom('webhook_deliveries'))
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('status', '=', 'pending')
+    .executeTakeFirstOrThrow();
+  return { requeued, pending: Number(n) };
+}
+
+/** Pending deliveries that are not test events (the operator's backlog gauge). */
+export async function countPendingDeliveries(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'pending')
+    .where('test', '=', 0)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** When the oldest pending delivery (test events aside) was created; undefined when none is pending. */
+export async function oldestPendingCreatedAt(db: Kysely<Database>): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'pending')
+    .where('test', '=', 0)
+    .select((eb) => eb.fn.min('created_at').as('oldest'))
+    .executeTakeFirst();
+  return row?.oldest === null || row?.oldest === undefined ? undefined : Number(row.oldest);
+}
+
+/** Dead-lettered deliveries, test events aside. */
+export async function countDeadDeliveries(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('webhook_deliveries')
+    .where('status', '=', 'dead')
+    .where('test', '=', 0)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}

@@ -1,0 +1,70 @@
+// The management verbs of one registered stream, bound to the db, the stream, its switch and the queue signal.
+// A stream's own service spreads these and adds its own verbs (registration, its log). Turned off, every verb
+// answers the stream's `disabled()` error and touches nothing.
+import type { Kysely } from 'kysely';
+import type { DeliveryRecord } from '@sigil/contract/webhooks';
+import type { Database } from '../../platform/db/index';
+import type { QueueSignal } from './queue-signal';
+import type { WebhookStream } from './stream';
+import {
+  deleteWebhook,
+  listDeliveries,
+  listWebhooks,
+  ownRow,
+  recoverDeliveries,
+  redeliver,
+  resumeWebhook,
+  rotateWebhookSecret,
+  sendTestEvent,
+  type WebhookCaller,
+} from './subscriptions';
+
+export interface WebhookStreamServiceDeps<W> {
+  db: Kysely<Database>;
+  stream: WebhookStream<W>;
+  /** False when the deployment turned the stream off: every verb answers `stream.disabled()`. */
+  enabled: boolean;
+  /** Told whenever a verb queued a delivery (test event, redeliver, recover) so the delivery worker wakes. */
+  queued: QueueSignal;
+  now?: () => number;
+}
+
+export function createWebhookStreamService<W>(deps: WebhookStreamServiceDeps<W>) {
+  const { db, stream, queued } = deps;
+  const now = () => deps.now?.() ?? Date.now();
+  /** The verb while the stream is on; its `disabled()` error while it is off. */
+  const on =
+    <A extends unknown[], R>(verb: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      deps.enabled ? verb(...args) : Promise.reject(stream.disabled());
+  return {
+    enabled: deps.enabled,
+    queued,
+    on,
+    list: on((caller: WebhookCaller) => listWebhooks(db, stream, caller)),
+    get: on(async (caller: WebhookCaller, id: string) => stream.toWebhook(await ownRow(db, stream, caller, id))),
+    deliveries: on((caller: WebhookCaller, id: string, query?: { limit?: unknown }) =>
+      listDeliveries(db, stream, caller, id, query),
+    ),
+    rotateSecret: on((caller: WebhookCaller, id: string) => rotateWebhookSecret(db, stream, caller, id, now())),
+    resume: on(async (caller: WebhookCaller, id: string) =>
+      stream.toWebhook(await resumeWebhook(db, stream, caller, id, now())),
+    ),
+    remove: on((caller: WebhookCaller, id: string) => deleteWebhook(db, stream, caller, id)),
+    redeliver: on(async (caller: WebhookCaller, id: string, deliveryId: string): Promise<DeliveryRecord> => {
+      const record = await redeliver(db, stream, caller, { id, deliveryId }, now());
+      queued.notify();
+      return record;
+    }),
+    sendTest: on(async (caller: WebhookCaller, id: string): Promise<DeliveryRecord> => {
+      const record = await sendTestEvent(db, stream, caller, id, now());
+      queued.notify();
+      return record;
+    }),
+    recover: on(async (caller: WebhookCaller, id: string, window: { since: number; until?: number }) => {
+      const result = await recoverDeliveries(db, stream, caller, id, window, now());
+      if (result.requeued > 0) queued.notify();
+      return result;
+    }),
+  };
+}

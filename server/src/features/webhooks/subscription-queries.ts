@@ -1,0 +1,168 @@
+// SQL of webhook subscriptions and registration challenges (tables webhook_subscriptions, webhook_challenges), for
+// every stream: each query names the stream it acts on, so one stream's ids look missing to another's routes.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import {
+  affectedRows,
+  dialectOf,
+  type Database,
+  type WebhookChallengesTable,
+  type WebhookSubscriptionsTable,
+} from '../../platform/db/index';
+
+export type SubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type ChallengeRow = Selectable<WebhookChallengesTable>;
+
+/** One account's webhook `id` of one stream. */
+export interface OwnedWebhook {
+  account: string;
+  id: string;
+  stream: string;
+}
+
+// Postgres advisory-lock class for "one account's webhooks" (ASCII 'whks'); second int = hashtext(account).
+const WEBHOOKS_LOCK_CLASS = 0x77686b73;
+
+/** The account's webhooks of one stream. */
+export async function countSubscriptions(db: Kysely<Database>, account: string, stream: string): Promise<number> {
+  const { n } = await db
+    .selectFrom('webhook_subscriptions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account', '=', account)
+    .where('stream', '=', stream)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/**
+ * Inserts the row inside the caller's transaction and answers the account's count of that stream afterwards.
+ * Postgres: an advisory lock per account serializes concurrent inserts, so the count is exact.
+ */
+export async function insertSubscriptionCounted(trx: Kysely<Database>, row: SubscriptionRow): Promise<number> {
+  if (dialectOf(trx) === 'postgres')
+    await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${row.account}))`.execute(trx);
+  await trx.insertInto('webhook_subscriptions').values(row).execute();
+  return countSubscriptions(trx, row.account, row.stream);
+}
+
+export function selectOwnedSubscription(
+  db: Kysely<Database>,
+  owned: OwnedWebhook,
+): Promise<SubscriptionRow | undefined> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('id', '=', owned.id)
+    .where('account', '=', owned.account)
+    .where('stream', '=', owned.stream)
+    .executeTakeFirst();
+}
+
+/** The account's webhooks of `stream`, oldest first. */
+export function selectStreamSubscriptions(
+  db: Kysely<Database>,
+  account: string,
+  stream: string,
+): Promise<SubscriptionRow[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('account', '=', account)
+    .where('stream', '=', stream)
+    .orderBy('id')
+    .execute();
+}
+
+/** The new secret signs from now on; the replaced one keeps signing beside it until `previousUntil`. */
+export async function rotateSubscriptionSecret(
+  db: Kysely<Database>,
+  owned: OwnedWebhook,
+  change: { secret: string; previousUntil: number; now: number },
+): Promise<number> {
+  return affectedRows(
+    await db
+      .updateTable('webhook_subscriptions')
+      .set((eb) => ({
+        previous_secret: eb.ref('secret'),
+        previous_secret_until: change.previousUntil,
+        secret: change.secret,
+        updated_at: change.now,
+      }))
+      .where('id', '=', owned.id)
+      .where('account', '=', owned.account)
+      .where('stream', '=', owned.stream)
+      .executeTakeFirst(),
+  );
+}
+
+/** Reactivates the webhook only when it was paused with a reason starting with `pausedPrefix`; rows changed. */
+export async function resumePausedSubscription(
+  db: Kysely<Database>,
+  owned: OwnedWebhook,
+  pausedPrefix: string,
+  now: number,
+): Promise<number> {
+  return affectedRows(
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'active', paused_reason: null, consecutive_dead: 0, updated_at: now })
+      .where('id', '=', owned.id)
+      .where('account', '=', owned.account)
+      .where('stream', '=', owned.stream)
+      .where('status', '=', 'paused')
+      .where('paused_reason', 'like', `${pausedPrefix}%`)
+      .executeTakeFirst(),
+  );
+}
+
+/** Removes the webhook (its deliveries go with it: ON DELETE CASCADE); rows removed. */
+export async function deleteSubscription(db: Kysely<Database>, owned: OwnedWebhook): Promise<number> {
+  return affectedRows(
+    await db
+      .deleteFrom('webhook_subscriptions')
+      .where('id', '=', owned.id)
+      .where('account', '=', owned.account)
+      .where('stream', '=', owned.stream)
+      .executeTakeFirst(),
+  );
+}
+
+export async function insertChallenge(db: Kysely<Database>, row: ChallengeRow): Promise<void> {
+  await db.insertInto('webhook_challenges').values(row).execute();
+}
+
+/** The key's challenge `nonce` if it is unused and unexpired at `at`. */
+export function selectOpenChallenge(
+  db: Kysely<Database>,
+  owner: { keyId: string; account: string },
+  nonce: string,
+  at: number,
+): Promise<ChallengeRow | undefined> {
+  return db
+    .selectFrom('webhook_challenges')
+    .selectAll()
+    .where('nonce', '=', nonce)
+    .where('key_id', '=', owner.keyId)
+    .where('account', '=', owner.account)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+}
+
+/** Marks the challenge used, if it still is open (one statement: a replayed or concurrent use changes 0 rows). */
+export async function consumeChallenge(
+  trx: Kysely<Database>,
+  keyId: string,
+  nonce: string,
+  now: number,
+): Promise<number> {
+  return affectedRows(
+    await trx
+      .updateTable('webhook_challenges')
+      .set({ used_at: now })
+      .where('nonce', '=', nonce)
+      .where('key_id', '=', keyId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', now)
+      .executeTakeFirst(),
+  );
+}
