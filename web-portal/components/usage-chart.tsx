@@ -17,6 +17,7 @@ import {
 } from 'recharts';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
+import { counted } from '../lib/plural';
 import { errorText, isSessionLost, trpc } from '../lib/trpc';
 import { useSession } from './session';
 
@@ -24,6 +25,7 @@ type History = inferRouterOutputs<AppRouter>['usageHistory']['history'];
 type Range = History['range'];
 
 const RANGES: { value: Range; label: string }[] = [
+  { value: '1h', label: 'Last hour' },
   { value: '24h', label: 'Last 24 hours' },
   { value: '7d', label: 'Last 7 days' },
   { value: '30d', label: 'Last 30 days' },
@@ -55,7 +57,7 @@ function tick(history: History, start: number): string {
   const d = new Date(start);
   return history.bucket_ms >= 86_400_000
     ? d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
-    : history.range === '24h'
+    : history.range === '24h' || history.range === '1h'
       ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
       : d.toLocaleString(undefined, { weekday: 'short', hour: '2-digit' });
 }
@@ -136,7 +138,7 @@ export function UsageChart({ keyId, keys }: { keyId?: string; keys: { id: string
       ) : (
         <>
           <p role="status" data-testid="usage-total">
-            {total.toLocaleString()} requests in this range
+            {counted(total, 'request')} in this range
             {total === 0 ? ' — no calls yet. Make a request with one of your keys and refresh.' : '.'}
           </p>
           <figure className="chart">
