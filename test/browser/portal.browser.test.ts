@@ -57,7 +57,7 @@ async function checkPage(page: Page, name: string): Promise<void> {
     );
     expect(overflow, `${name} at ${viewport.width} px scrolls horizontally by ${overflow} px`).toBe(0);
     const navRows = await page.evaluate(() => {
-      const items = [...document.querySelectorAll('header nav li')].filter((li) => li.getClientRects().length > 0);
+      const items = Array.from(document.querySelectorAll('header nav li')).filter((li) => li.getClientRects().length > 0);
       return new Set(items.map((li) => Math.round(li.getBoundingClientRect().top))).size;
     });
     // Folded (narrow): no link shows until the menu opens. Unfolded: every link on one line.
