@@ -57,7 +57,9 @@ async function checkPage(page: Page, name: string): Promise<void> {
     );
     expect(overflow, `${name} at ${viewport.width} px scrolls horizontally by ${overflow} px`).toBe(0);
     const navRows = await page.evaluate(() => {
-      const items = Array.from(document.querySelectorAll('header nav li')).filter((li) => li.getClientRects().length > 0);
+      const items = Array.from(document.querySelectorAll('header nav li')).filter(
+        (li) => li.getClientRects().length > 0,
+      );
       return new Set(items.map((li) => Math.round(li.getBoundingClientRect().top))).size;
     });
     // Folded (narrow): no link shows until the menu opens. Unfolded: every link on one line.
@@ -309,6 +311,23 @@ describe('the developer flow, in the browser', () => {
       await page.getByRole('radio', { name: range }).check();
       await page.getByTestId('usage-total').getByText('5 requests in this range.').waitFor();
     }
+    // The request log: the same five, one by one; the 4xx filter finds the bad call, the request id search too.
+    await page.getByTestId('request-count').getByText('5 requests on this page.').waitFor();
+    await expect(page.locator('[data-testid=request-log] tbody tr').count()).resolves.toBe(5);
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('4xx');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByTestId('request-count').getByText('1 request on this page.').waitFor();
+    const badId = bad.headers.get('x-request-id')!;
+    await expect(page.locator('[data-testid=request-log] tbody tr').getAttribute('data-request-id')).resolves.toBe(
+      badId,
+    );
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('');
+    await page.getByLabel('Request id').fill(badId);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByTestId('request-count').getByText('1 request on this page.').waitFor();
+    await expect(page.locator('[data-testid=request-log] tbody tr td[data-label=Status]').textContent()).resolves.toBe(
+      '400',
+    );
     await checkPage(page, 'usage');
 
     // Register a webhook to the local HTTPS receiver: the challenge message is shown before the wallet signs it.

@@ -11125,7 +11125,6 @@ export interface operations {
         status?: '429' | '2xx' | '3xx' | '4xx' | '5xx';
         request_id?: string;
         before?: string;
-        /** @example 2 */
         limit?: number;
       };
       header?: never;

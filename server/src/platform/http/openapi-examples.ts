@@ -1281,9 +1281,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { range: '24h' },
     response: usageHistoryExample(),
   },
-  // A page of two, newest first: a keyed call and a call an x402 payment bought; more follow.
+  // A page of the 4xx answers of one key, newest first; older ones follow.
   'GET /v1/usage/requests': {
-    parameters: { key_id: 'key_1ChLzwWxnxSmGPTygaf1vn', status: '4xx', limit: 2 },
+    parameters: { key_id: 'key_1ChLzwWxnxSmGPTygaf1vn', status: '4xx' },
     response: {
       requests: [
         {
