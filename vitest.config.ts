@@ -7,6 +7,7 @@ export default defineConfig({
       'contract/src/**/*.test.ts',
       'server/src/**/*.test.ts',
       'client-sdk/src/**/*.test.ts',
+      'web-portal/lib/**/*.test.ts',
       'test/**/*.test.ts',
     ],
     exclude: ['**/node_modules/**', 'test/bench/**'],

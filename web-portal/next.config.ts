@@ -7,6 +7,9 @@ const workspaceRoot = fileURLToPath(new URL('..', import.meta.url));
 const config: NextConfig = {
   reactStrictMode: true,
   poweredByHeader: false,
+  // The dev tools' floating button sits over every page under `npm start` (next dev) and hides content on phones; the
+  // errors it reports also reach the terminal.
+  devIndicators: false,
   // @sigil/contract and @sigil/client-sdk ship .ts sources (the name grammar, the Connect signing helpers); the server's
   // router is imported as a type only.
   transpilePackages: ['@sigil/contract', '@sigil/client-sdk'],

@@ -66,3 +66,65 @@ export const UsageHistoryResponseSchema = z
   })
   .meta({ id: 'UsageHistoryResponse' });
 export type UsageHistoryResponse = z.infer<typeof UsageHistoryResponseSchema>;
+
+/** Status classes the request log filters by. */
+export const REQUEST_LOG_STATUS_CLASSES = ['2xx', '3xx', '4xx', '429', '5xx'] as const;
+export type RequestLogStatusClass = (typeof REQUEST_LOG_STATUS_CLASSES)[number];
+
+/** The request log keeps at most this many requests per key (and per paying wallet), newest first. */
+export const REQUEST_LOG_PER_KEY = 1_000;
+/** …and none older than this. */
+export const REQUEST_LOG_RETENTION_MS = 7 * 86_400_000;
+
+export const RequestLogQuerySchema = z
+  .object({
+    key_id: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .meta({ description: 'One of your keys; absent: every key of the account and the x402 calls you paid.' }),
+    status: z
+      .enum(REQUEST_LOG_STATUS_CLASSES)
+      .optional()
+      .meta({ description: 'Only requests answered with a status of this class (`429` is also in `4xx`).' }),
+    request_id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/)
+      .optional()
+      .meta({ description: 'Only the request with this `X-Request-Id`.' }),
+    before: z
+      .string()
+      .regex(/^\d{1,16}:[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/)
+      .optional()
+      .meta({ description: 'The `next_before` of the previous page.' }),
+    limit: z.coerce.number().int().min(1).max(100).default(50).meta({ description: 'Requests per page, 1–100.' }),
+  })
+  .strict()
+  .meta({ id: 'RequestLogQuery' });
+export type RequestLogQuery = z.infer<typeof RequestLogQuerySchema>;
+
+export const RequestLogEntrySchema = z
+  .object({
+    at: z.number().int().nonnegative().meta({ description: 'When the answer was sent, epoch milliseconds.' }),
+    method: z.string(),
+    route: z.string().meta({ description: 'The route template, e.g. `/v1/resolve/{name}`; `unmatched` for a 404.' }),
+    status: z.number().int(),
+    latency_ms: z.number().nonnegative().meta({ description: 'Time to the answer in the service, milliseconds.' }),
+    request_id: z.string().meta({ description: 'The `X-Request-Id` the answer carried.' }),
+    key_id: z.string().nullable().meta({ description: 'The key; null for a keyless call an x402 payment bought.' }),
+    kind: z.enum(['keyed', 'x402']),
+  })
+  .meta({ id: 'RequestLogEntry' });
+export type RequestLogEntry = z.infer<typeof RequestLogEntrySchema>;
+
+export const RequestLogPageSchema = z
+  .object({
+    requests: z.array(RequestLogEntrySchema).meta({ description: 'Newest first.' }),
+    next_before: z
+      .string()
+      .nullable()
+      .meta({ description: 'Pass as `before` for the next (older) page; null at the end.' }),
+  })
+  .meta({ id: 'RequestLogPage' });
+export type RequestLogPage = z.infer<typeof RequestLogPageSchema>;

@@ -76,7 +76,13 @@ function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServ
     const route = request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     // In memory only (written in batches): the final status is known only here.
-    if (request.usageMark) services.usageHistory.recordResponse(request.usageMark, reply.statusCode);
+    if (request.usageMark)
+      services.usageHistory.recordResponse(request.usageMark, reply.statusCode, {
+        method: request.method,
+        route,
+        requestId: request.id,
+        latencyMs: reply.elapsedTime,
+      });
   });
 
   // Anything thrown outside a procedure (body parser, hooks): shaped by face, never Fastify's default body.

@@ -173,6 +173,7 @@ export async function startPortalStack(): Promise<PortalStack> {
       const context = await browser!.newContext({
         baseURL: base,
         colorScheme: options.colorScheme ?? 'light',
+        viewport: { width: 1280, height: 720 },
         permissions: ['clipboard-read', 'clipboard-write'],
       });
       const page = await context.newPage();

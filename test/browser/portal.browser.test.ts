@@ -35,18 +35,47 @@ afterAll(async () => {
   await stack?.close();
 }, 60_000);
 
-/** axe in both themes on the page as it is now, with a screenshot of each; zero serious or critical violations. */
+/** The widths every page is checked at: a phone, a tablet, a laptop. */
+const VIEWPORTS = [
+  { width: 390, height: 844 },
+  { width: 768, height: 1024 },
+  { width: 1280, height: 800 },
+] as const;
+/** What `stack.open` gives a page: the flows run at this size. */
+const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
+
+/**
+ * The page as it is now at each width, in both themes: no horizontal scroll (WCAG 1.4.10 Reflow, which axe does not
+ * test), the nav on one line where it is not folded behind the Menu button, zero serious or critical axe violations,
+ * and a screenshot of each.
+ */
 async function checkPage(page: Page, name: string): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await stack.screenshot(page, `${name}-${colorScheme}`);
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-    const serious = results.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
-    expect(serious, `${name} in the ${colorScheme} theme`).toStrictEqual([]);
+  for (const viewport of VIEWPORTS) {
+    await page.setViewportSize(viewport);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
+    expect(overflow, `${name} at ${viewport.width} px scrolls horizontally by ${overflow} px`).toBe(0);
+    const navRows = await page.evaluate(() => {
+      const items = Array.from(document.querySelectorAll('header nav li')).filter(
+        (li) => li.getClientRects().length > 0,
+      );
+      return new Set(items.map((li) => Math.round(li.getBoundingClientRect().top))).size;
+    });
+    // Folded (narrow): no link shows until the menu opens. Unfolded: every link on one line.
+    expect(navRows, `${name} at ${viewport.width} px: nav rows`).toBe(viewport.width < 1000 ? 0 : 1);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await stack.screenshot(page, `${name}-${viewport.width}-${colorScheme}`);
+      const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+      const serious = results.violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+      expect(serious, `${name} at ${viewport.width} px in the ${colorScheme} theme`).toStrictEqual([]);
+    }
   }
   await page.emulateMedia({ colorScheme: 'light' });
+  await page.setViewportSize(DEFAULT_VIEWPORT);
 }
 
 /** Signs in on /keys with the test wallet by the given proof path; returns when the account is shown. */
@@ -278,10 +307,27 @@ describe('the developer flow, in the browser', () => {
     // The chart (recharts SVG) draws the bars and the key's limit line.
     await expect(page.locator('.recharts-bar-rectangle').count()).resolves.toBeGreaterThan(0);
     await page.getByText('limit 15,000 / bucket').waitFor();
-    for (const range of ['Last 7 days', 'Last 30 days'] as const) {
+    for (const range of ['Last hour', 'Last 7 days', 'Last 30 days'] as const) {
       await page.getByRole('radio', { name: range }).check();
       await page.getByTestId('usage-total').getByText('5 requests in this range.').waitFor();
     }
+    // The request log: the same five, one by one; the 4xx filter finds the bad call, the request id search too.
+    await page.getByTestId('request-count').getByText('5 requests on this page.').waitFor();
+    await expect(page.locator('[data-testid=request-log] tbody tr').count()).resolves.toBe(5);
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('4xx');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByTestId('request-count').getByText('1 request on this page.').waitFor();
+    const badId = bad.headers.get('x-request-id')!;
+    await expect(page.locator('[data-testid=request-log] tbody tr').getAttribute('data-request-id')).resolves.toBe(
+      badId,
+    );
+    await page.getByRole('combobox', { name: 'Status' }).selectOption('');
+    await page.getByLabel('Request id').fill(badId);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByTestId('request-count').getByText('1 request on this page.').waitFor();
+    await expect(page.locator('[data-testid=request-log] tbody tr td[data-label=Status]').textContent()).resolves.toBe(
+      '400',
+    );
     await checkPage(page, 'usage');
 
     // Register a webhook to the local HTTPS receiver: the challenge message is shown before the wallet signs it.
@@ -528,6 +574,30 @@ describe('identity events, in the browser', () => {
     expect(errors).toStrictEqual([]);
     await opened.context.close();
   }, 150_000);
+});
+
+describe('narrow screens', () => {
+  it('at 390 px the links fold behind a Menu button that opens them and closes again on navigation', async () => {
+    const opened = await stack.open();
+    const { page, errors } = opened;
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto('/');
+    const menu = page.getByRole('button', { name: 'Menu' });
+    await expect(menu.getAttribute('aria-expanded')).resolves.toBe('false');
+    await expect(page.getByRole('link', { name: 'API keys' }).isVisible()).resolves.toBe(false);
+    await menu.click();
+    await expect(menu.getAttribute('aria-expanded')).resolves.toBe('true');
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.waitForURL('**/keys');
+    await expect(menu.getAttribute('aria-expanded')).resolves.toBe('false');
+    await expect(page.getByRole('link', { name: 'Usage' }).isVisible()).resolves.toBe(false);
+    // Wide enough, the button is gone and the links show on one line.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await expect(menu.isVisible()).resolves.toBe(false);
+    await expect(page.getByRole('link', { name: 'Usage' }).isVisible()).resolves.toBe(true);
+    expect(errors).toStrictEqual([]);
+    await opened.context.close();
+  });
 });
 
 describe('accessibility of the public pages', () => {

@@ -144,7 +144,7 @@ function Log() {
               {page.has_more ? '; more follow.' : '; the end of the log.'}
             </p>
             <div className="scroll">
-              <table data-testid="event-log">
+              <table data-testid="event-log" className="stacked">
                 <thead>
                   <tr>
                     <th scope="col">Sequence</th>
@@ -158,12 +158,18 @@ function Log() {
                 <tbody>
                   {page.events.map((e) => (
                     <tr key={e.id} data-sequence={e.sequence}>
-                      <td>{e.sequence}</td>
-                      <td className="mono">{e.type}</td>
-                      <td className="mono">{e.handle ? `@${e.handle.name}` : '—'}</td>
-                      <td className="mono">{e.actors.signer}</td>
-                      <td>{e.chain.blockTime ?? `slot ${e.chain.slot}`}</td>
-                      <td>
+                      <td data-label="Sequence">{e.sequence}</td>
+                      <td data-label="Type" className="mono">
+                        {e.type}
+                      </td>
+                      <td data-label="Handle" className="mono">
+                        {e.handle ? `@${e.handle.name}` : '—'}
+                      </td>
+                      <td data-label="Signer" className="mono">
+                        {e.actors.signer}
+                      </td>
+                      <td data-label="Block time">{e.chain.blockTime ?? `slot ${e.chain.slot}`}</td>
+                      <td data-label="Payload">
                         <details>
                           <summary>
                             JSON <span className="visually-hidden">of event {e.sequence}</span>

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from 'react'
 import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
+import { counted } from '../lib/plural';
 import { errorText, isSessionLost, trpc } from '../lib/trpc';
 import { useApiBase } from './portal-config';
 import { useSession } from './session';
@@ -214,7 +215,7 @@ function SignedIn() {
           <p>{keys!.length === 0 ? 'No keys yet: create your first one above.' : 'No active keys.'}</p>
         ) : (
           <div className="scroll">
-            <table>
+            <table className="stacked">
               <caption className="hint">Newest first. Requests counted in the current minute and UTC day.</caption>
               <thead>
                 <tr>
@@ -229,7 +230,7 @@ function SignedIn() {
               <tbody>
                 {visible.map((key) => (
                   <tr key={key.id} data-key-id={key.id}>
-                    <td>
+                    <td data-label="Key">
                       {renaming === key.id ? (
                         <RenameForm
                           current={key.name ?? ''}
@@ -244,13 +245,13 @@ function SignedIn() {
                       <br />
                       <span className="mono hint">{key.prefix}…</span>
                     </td>
-                    <td>{key.tier}</td>
-                    <td>{when(key.created_at)}</td>
-                    <td>{when(key.last_used_at)}</td>
-                    <td>
+                    <td data-label="Tier">{key.tier}</td>
+                    <td data-label="Created">{when(key.created_at)}</td>
+                    <td data-label="Last used">{when(key.last_used_at)}</td>
+                    <td data-label="Minute / day">
                       {key.usage.minute} / {key.usage.day}
                     </td>
-                    <td className="actions">
+                    <td data-label="Actions" className="actions">
                       <Link href={`/usage?key=${encodeURIComponent(key.id)}`}>
                         Usage<span className="visually-hidden"> of {key.name ?? key.id}</span>
                       </Link>
@@ -296,9 +297,9 @@ function SignedIn() {
               {usage.limits.minute.toLocaleString()} per minute, {usage.limits.day.toLocaleString()} per UTC day
             </dd>
             <dt>This minute</dt>
-            <dd>{usage.usage.minute.toLocaleString()} requests</dd>
+            <dd>{counted(usage.usage.minute, 'request')}</dd>
             <dt>Today</dt>
-            <dd>{usage.usage.day.toLocaleString()} requests</dd>
+            <dd>{counted(usage.usage.day, 'request')}</dd>
           </dl>
           <p>
             <Link href="/usage">Usage over time →</Link>

@@ -61,7 +61,7 @@ function DetailsView({ details }: { details: Extract<LookupResult, { kind: 'reso
             <p>No address records.</p>
           ) : (
             <div className="scroll">
-              <table>
+              <table className="stacked">
                 <thead>
                   <tr>
                     <th scope="col">Chain</th>
@@ -72,9 +72,11 @@ function DetailsView({ details }: { details: Extract<LookupResult, { kind: 'reso
                 <tbody>
                   {records.addresses.map((r) => (
                     <tr key={r.chain}>
-                      <td>{r.chain}</td>
-                      <td className="mono">{r.address}</td>
-                      <td>
+                      <td data-label="Chain">{r.chain}</td>
+                      <td data-label="Address" className="mono">
+                        {r.address}
+                      </td>
+                      <td data-label="Verified">
                         {r.verified && r.verifiedAt !== null
                           ? `verified ${new Date(r.verifiedAt * 1000).toLocaleDateString()}`
                           : 'not verified'}

@@ -1,4 +1,5 @@
 'use client';
+import { useEffect, useState } from 'react';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 import { useSession } from './session';
@@ -16,10 +17,22 @@ const LINKS: readonly { href: string; label: string; section?: string }[] = [
 export function Nav({ docsUrl }: { docsUrl: string }) {
   const pathname = usePathname();
   const { session, signOut } = useSession();
+  // The Menu button shows only on narrow screens (globals.css); a followed link closes the menu again.
+  const [open, setOpen] = useState(false);
+  useEffect(() => setOpen(false), [pathname]);
   const current = (href: string) => (href === '/' ? pathname === '/' : pathname.startsWith(href));
   return (
     <nav aria-label="Main">
-      <ul>
+      <button
+        type="button"
+        className="secondary menu-toggle"
+        aria-expanded={open}
+        aria-controls="main-nav-links"
+        onClick={() => setOpen(!open)}
+      >
+        Menu
+      </button>
+      <ul id="main-nav-links" className={open ? 'open' : undefined}>
         {LINKS.map((link) => (
           <li key={link.href}>
             <Link href={link.href} aria-current={current(link.section ?? link.href) ? 'page' : undefined}>

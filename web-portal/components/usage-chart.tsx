@@ -17,13 +17,16 @@ import {
 } from 'recharts';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
+import { counted } from '../lib/plural';
 import { errorText, isSessionLost, trpc } from '../lib/trpc';
+import { RequestLog } from './request-log';
 import { useSession } from './session';
 
 type History = inferRouterOutputs<AppRouter>['usageHistory']['history'];
 type Range = History['range'];
 
 const RANGES: { value: Range; label: string }[] = [
+  { value: '1h', label: 'Last hour' },
   { value: '24h', label: 'Last 24 hours' },
   { value: '7d', label: 'Last 7 days' },
   { value: '30d', label: 'Last 30 days' },
@@ -55,7 +58,7 @@ function tick(history: History, start: number): string {
   const d = new Date(start);
   return history.bucket_ms >= 86_400_000
     ? d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' })
-    : history.range === '24h'
+    : history.range === '24h' || history.range === '1h'
       ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })
       : d.toLocaleString(undefined, { weekday: 'short', hour: '2-digit' });
 }
@@ -92,144 +95,151 @@ export function UsageChart({ keyId, keys }: { keyId?: string; keys: { id: string
   // Symmetric-log scale: a handful of calls stays visible next to a limit in the thousands, and zero is allowed.
   const yScale = useMemo(() => scaleSymlog(), []);
 
+  const selectedKey = keys.find((k) => k.id === selected);
   return (
-    <section aria-labelledby="history-heading">
-      <h2 id="history-heading">Usage over time</h2>
-      <form className="inline" onSubmit={(e) => e.preventDefault()}>
-        <label>
-          Key
-          <select value={selected} onChange={(e) => setSelected(e.target.value)}>
-            <option value="">Whole account</option>
-            {keys.map((k) => (
-              <option key={k.id} value={k.id}>
-                {k.name ? `${k.name} (${k.id})` : k.id}
-              </option>
+    <>
+      <section aria-labelledby="history-heading">
+        <h2 id="history-heading">Usage over time</h2>
+        <form className="inline" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Key
+            <select value={selected} onChange={(e) => setSelected(e.target.value)}>
+              <option value="">Whole account</option>
+              {keys.map((k) => (
+                <option key={k.id} value={k.id}>
+                  {k.name ? `${k.name} (${k.id})` : k.id}
+                </option>
+              ))}
+            </select>
+          </label>
+          <fieldset className="segmented">
+            <legend>Range</legend>
+            {RANGES.map((r) => (
+              <label key={r.value} className="choice">
+                <input
+                  type="radio"
+                  name="range"
+                  value={r.value}
+                  checked={range === r.value}
+                  onChange={() => setRange(r.value)}
+                />
+                {r.label}
+              </label>
             ))}
-          </select>
-        </label>
-        <fieldset className="segmented">
-          <legend>Range</legend>
-          {RANGES.map((r) => (
-            <label key={r.value} className="choice">
-              <input
-                type="radio"
-                name="range"
-                value={r.value}
-                checked={range === r.value}
-                onChange={() => setRange(r.value)}
-              />
-              {r.label}
-            </label>
-          ))}
-        </fieldset>
-        <button type="button" className="secondary" onClick={() => void load()}>
-          Refresh
-        </button>
-      </form>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      {history === null ? (
-        !error && <p aria-live="polite">Loading usage…</p>
-      ) : (
-        <>
-          <p role="status" data-testid="usage-total">
-            {total.toLocaleString()} requests in this range
-            {total === 0 ? ' — no calls yet. Make a request with one of your keys and refresh.' : '.'}
+          </fieldset>
+          <button type="button" className="secondary" onClick={() => void load()}>
+            Refresh
+          </button>
+        </form>
+        {error && (
+          <p className="error" role="alert">
+            {error}
           </p>
-          <figure className="chart">
-            <div style={{ width: '100%', height: 320 }} aria-hidden="true">
-              <ResponsiveContainer>
-                <BarChart
-                  data={history.buckets}
-                  margin={{ top: 16, right: 16, bottom: 8, left: 8 }}
-                  accessibilityLayer={false}
-                >
-                  <CartesianGrid stroke="var(--line)" vertical={false} />
-                  <XAxis
-                    dataKey="start"
-                    tickFormatter={(v: number) => tick(history, v)}
-                    stroke="var(--muted)"
-                    tick={{ fill: 'var(--fg)' }}
-                    minTickGap={24}
-                  />
-                  <YAxis
-                    allowDecimals={false}
-                    scale={yScale}
-                    stroke="var(--muted)"
-                    tick={{ fill: 'var(--fg)' }}
-                    domain={[0, (max: number) => Math.max(max, limit)]}
-                    ticks={decadeTicks(Math.max(limit, peak))}
-                  />
-                  <Tooltip
-                    labelFormatter={(v) => new Date(Number(v)).toLocaleString()}
-                    contentStyle={{ background: 'var(--bg)', border: '1px solid var(--line)', color: 'var(--fg)' }}
-                  />
-                  <Legend formatter={(value: string) => <span style={{ color: 'var(--fg)' }}>{value}</span>} />
-                  {OUTCOMES.map((o) => (
-                    <Bar
-                      key={o.key}
-                      dataKey={o.key}
-                      name={o.label}
-                      stackId="calls"
-                      fill={o.color}
-                      isAnimationActive={false}
+        )}
+        {history === null ? (
+          !error && <p aria-live="polite">Loading usage…</p>
+        ) : (
+          <>
+            <p role="status" data-testid="usage-total">
+              {counted(total, 'request')} in this range
+              {total === 0 ? ' — no calls yet. Make a request with one of your keys and refresh.' : '.'}
+            </p>
+            <figure className="chart">
+              <div style={{ width: '100%', height: 320 }} aria-hidden="true">
+                <ResponsiveContainer>
+                  <BarChart
+                    data={history.buckets}
+                    margin={{ top: 16, right: 16, bottom: 8, left: 8 }}
+                    accessibilityLayer={false}
+                  >
+                    <CartesianGrid stroke="var(--line)" vertical={false} />
+                    <XAxis
+                      dataKey="start"
+                      tickFormatter={(v: number) => tick(history, v)}
+                      stroke="var(--muted)"
+                      tick={{ fill: 'var(--fg)' }}
+                      minTickGap={24}
                     />
-                  ))}
-                  <ReferenceLine
-                    y={limit}
-                    stroke="var(--bad)"
-                    strokeDasharray="6 4"
-                    label={{
-                      value: `limit ${limit.toLocaleString()} / bucket`,
-                      fill: 'var(--fg)',
-                      position: 'insideTopRight',
-                    }}
-                  />
-                </BarChart>
-              </ResponsiveContainer>
-            </div>
-            <figcaption className="hint">
-              {selected ? 'This key' : 'Your whole account'}: requests per{' '}
-              {history.bucket_ms >= 86_400_000 ? 'UTC day' : history.bucket_ms >= 3_600_000 ? 'hour' : 'minute'} by
-              outcome, on a logarithmic scale (zero included). The dashed line is the most one key may make in one
-              bucket ({history.limits.minute.toLocaleString()} per minute, {history.limits.day.toLocaleString()} per UTC
-              day). Counts are written every few seconds.
-            </figcaption>
-          </figure>
-          <details>
-            <summary>The numbers behind the chart</summary>
-            <div className="scroll">
-              <table data-testid="usage-table">
-                <thead>
-                  <tr>
-                    <th scope="col">From</th>
+                    <YAxis
+                      allowDecimals={false}
+                      scale={yScale}
+                      stroke="var(--muted)"
+                      tick={{ fill: 'var(--fg)' }}
+                      domain={[0, (max: number) => Math.max(max, limit)]}
+                      ticks={decadeTicks(Math.max(limit, peak))}
+                    />
+                    <Tooltip
+                      labelFormatter={(v) => new Date(Number(v)).toLocaleString()}
+                      contentStyle={{ background: 'var(--bg)', border: '1px solid var(--line)', color: 'var(--fg)' }}
+                    />
+                    <Legend formatter={(value: string) => <span style={{ color: 'var(--fg)' }}>{value}</span>} />
                     {OUTCOMES.map((o) => (
-                      <th scope="col" key={o.key}>
-                        {o.label}
-                      </th>
+                      <Bar
+                        key={o.key}
+                        dataKey={o.key}
+                        name={o.label}
+                        stackId="calls"
+                        fill={o.color}
+                        isAnimationActive={false}
+                      />
                     ))}
-                  </tr>
-                </thead>
-                <tbody>
-                  {history.buckets
-                    .filter((b) => b.served + b.client_error + b.rate_limited + b.server_error + b.paid > 0)
-                    .map((b) => (
-                      <tr key={b.start}>
-                        <td>{new Date(b.start).toLocaleString()}</td>
-                        {OUTCOMES.map((o) => (
-                          <td key={o.key}>{b[o.key]}</td>
-                        ))}
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
-            </div>
-          </details>
-        </>
-      )}
-    </section>
+                    <ReferenceLine
+                      y={limit}
+                      stroke="var(--bad)"
+                      strokeDasharray="6 4"
+                      label={{
+                        value: `limit ${limit.toLocaleString()} / bucket`,
+                        fill: 'var(--fg)',
+                        position: 'insideTopRight',
+                      }}
+                    />
+                  </BarChart>
+                </ResponsiveContainer>
+              </div>
+              <figcaption className="hint">
+                {selected ? 'This key' : 'Your whole account'}: requests per{' '}
+                {history.bucket_ms >= 86_400_000 ? 'UTC day' : history.bucket_ms >= 3_600_000 ? 'hour' : 'minute'} by
+                outcome, on a logarithmic scale (zero included). The dashed line is the most one key may make in one
+                bucket ({history.limits.minute.toLocaleString()} per minute, {history.limits.day.toLocaleString()} per
+                UTC day). Counts are written every few seconds.
+              </figcaption>
+            </figure>
+            <details>
+              <summary>The numbers behind the chart</summary>
+              <div className="scroll">
+                <table data-testid="usage-table">
+                  <thead>
+                    <tr>
+                      <th scope="col">From</th>
+                      {OUTCOMES.map((o) => (
+                        <th scope="col" key={o.key}>
+                          {o.label}
+                        </th>
+                      ))}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {history.buckets
+                      .filter((b) => b.served + b.client_error + b.rate_limited + b.server_error + b.paid > 0)
+                      .map((b) => (
+                        <tr key={b.start}>
+                          <td>{new Date(b.start).toLocaleString()}</td>
+                          {OUTCOMES.map((o) => (
+                            <td key={o.key}>{b[o.key]}</td>
+                          ))}
+                        </tr>
+                      ))}
+                  </tbody>
+                </table>
+              </div>
+            </details>
+          </>
+        )}
+      </section>
+      <RequestLog
+        keyId={selected}
+        keyName={selectedKey ? (selectedKey.name ?? selectedKey.id) : 'Your whole account'}
+      />
+    </>
   );
 }

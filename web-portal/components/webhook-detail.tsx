@@ -262,7 +262,7 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
           </p>
         ) : (
           <div className="scroll">
-            <table data-testid="delivery-log">
+            <table data-testid="delivery-log" className="stacked">
               <caption className="hint">
                 Newest first{pending ? '; refreshing while a delivery is pending' : ''}.
               </caption>
@@ -280,22 +280,22 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
               <tbody>
                 {shown.map((d) => (
                   <tr key={d.id} data-delivery-id={d.id} data-status={d.status} data-attempts={d.attempts}>
-                    <td>
+                    <td data-label="Event">
                       <span className="mono">{d.event_type}</span>
                       {d.test ? ' (test)' : ''}
                       <br />
                       <span className="hint">{seconds(d.created_at)}</span>
                     </td>
-                    <td>{d.status}</td>
-                    <td>{d.attempts}</td>
-                    <td>
+                    <td data-label="Status">{d.status}</td>
+                    <td data-label="Attempts">{d.attempts}</td>
+                    <td data-label="Last answer">
                       {d.last_status !== null ? `HTTP ${d.last_status}` : ''}
                       {d.last_error && d.last_error !== 'http_status' ? d.last_error : ''}
                       {d.last_status === null && !d.last_error ? '—' : ''}
                     </td>
-                    <td>{d.response_ms === null ? '—' : `${d.response_ms} ms`}</td>
-                    <td>{seconds(d.next_attempt_at)}</td>
-                    <td>
+                    <td data-label="Response time">{d.response_ms === null ? '—' : `${d.response_ms} ms`}</td>
+                    <td data-label="Next attempt">{seconds(d.next_attempt_at)}</td>
+                    <td data-label="Actions">
                       {d.status !== 'pending' && (
                         <button
                           type="button"

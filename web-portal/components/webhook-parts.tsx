@@ -63,7 +63,7 @@ export function WebhookTable({
         <p>{empty}</p>
       ) : (
         <div className="scroll">
-          <table data-testid="webhook-list">
+          <table data-testid="webhook-list" className="stacked">
             <thead>
               <tr>
                 <th scope="col">Endpoint</th>
@@ -75,14 +75,16 @@ export function WebhookTable({
             <tbody>
               {webhooks.map((w) => (
                 <tr key={w.id}>
-                  <td>
+                  <td data-label="Endpoint">
                     <Link href={`${base}/${w.id}`}>{w.description ?? w.url}</Link>
                     <br />
                     <span className="mono hint">{w.url}</span>
                   </td>
-                  <td className="mono">{w.scope.value}</td>
-                  <td>{describeTypes(w.event_types)}</td>
-                  <td>{w.status === 'active' ? 'active' : `paused: ${w.paused_reason ?? ''}`}</td>
+                  <td data-label="Scope" className="mono">
+                    {w.scope.value}
+                  </td>
+                  <td data-label="Events">{describeTypes(w.event_types)}</td>
+                  <td data-label="Status">{w.status === 'active' ? 'active' : `paused: ${w.paused_reason ?? ''}`}</td>
                 </tr>
               ))}
             </tbody>

@@ -1027,6 +1027,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/usage/requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Request log
+     * @description The latest keyed requests of your keys and the x402 calls you paid: time, method, route template, status, latency and request id, newest first, filterable by key, status class and request id. The newest 1,000 requests of each key are kept, for 7 days; a replica writes its rows every 5 s (docs/usage-history.md).
+     */
+    get: operations['usageHistory-requests'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1864,6 +1884,28 @@ export interface components {
       rate_limited: number;
       server_error: number;
       paid: number;
+    };
+    RequestLogPage: {
+      /** @description Newest first. */
+      requests: components['schemas']['RequestLogEntry'][];
+      /** @description Pass as `before` for the next (older) page; null at the end. */
+      next_before: string | null;
+    };
+    RequestLogEntry: {
+      /** @description When the answer was sent, epoch milliseconds. */
+      at: number;
+      method: string;
+      /** @description The route template, e.g. `/v1/resolve/{name}`; `unmatched` for a 404. */
+      route: string;
+      status: number;
+      /** @description Time to the answer in the service, milliseconds. */
+      latency_ms: number;
+      /** @description The `X-Request-Id` the answer carried. */
+      request_id: string;
+      /** @description The key; null for a keyless call an x402 payment bought. */
+      key_id: string | null;
+      /** @enum {string} */
+      kind: 'keyed' | 'x402';
     };
     /** @description Error body of the public (un-prefixed) routes. */
     PublicError: {
@@ -11192,6 +11234,97 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'usageHistory-requests': {
+    parameters: {
+      query?: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
+        key_id?: string;
+        /** @example 4xx */
+        status?: '429' | '2xx' | '3xx' | '4xx' | '5xx';
+        request_id?: string;
+        before?: string;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "requests": [
+           *         {
+           *           "at": 1795492812345,
+           *           "method": "GET",
+           *           "route": "/v1/resolve/{name}",
+           *           "status": 404,
+           *           "latency_ms": 1.84,
+           *           "request_id": "req_7Rk2hVbqGZ1sQx4mT9cN3w",
+           *           "key_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *           "kind": "keyed"
+           *         },
+           *         {
+           *           "at": 1795492810021,
+           *           "method": "POST",
+           *           "route": "/v1/auth/verify",
+           *           "status": 400,
+           *           "latency_ms": 0.97,
+           *           "request_id": "req_4hQ8pWm1sKz6TbV2xNc9Lr",
+           *           "key_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *           "kind": "keyed"
+           *         }
+           *       ],
+           *       "next_before": "1795492810021:req_4hQ8pWm1sKz6TbV2xNc9Lr"
+           *     }
+           */
+          'application/json': components['schemas']['RequestLogPage'];
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed filter or cursor */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND';
           } & components['schemas']['V1Error'];
         };
       };

@@ -9,8 +9,9 @@ export default function UsagePage() {
     <>
       <h1>Usage</h1>
       <p className="hint">
-        Requests of your account or of one key over the last day, week or month, by outcome: served, client errors
-        (4xx), rate-limited (429), server errors (5xx) and calls you paid for with x402. Limits apply to each key.
+        Requests of your account or of one key over the last hour, day, week or month, by outcome: served, client errors
+        (4xx), rate-limited (429), server errors (5xx) and calls you paid for with x402, then each request on its own.
+        Limits apply to each key.
       </p>
       <Suspense fallback={<p>Loading…</p>}>
         <UsagePanel />

@@ -68,6 +68,58 @@ describe('usage history', () => {
   });
 });
 
+describe('request log', () => {
+  it("lists a key's requests newest first with their route template, status and X-Request-Id; filters and pages", async () => {
+    const frank = await demoWallet('frank');
+    const { token } = await portalSession(t.app, frank);
+    const created = await t.app.call('POST', '/v1/keys', { bearer: token, body: { name: 'log' } });
+    expect(created.status, show(created)).toBe(201);
+    const { key, secret } = created.body;
+    const served = await t.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: frank.address } });
+    expect(served.status, show(served)).toBe(200);
+    const refused = await t.app.call('GET', '/v1/resolve/a..b', { key: secret });
+    expect(refused.status, show(refused)).toBe(400);
+
+    const log = await t.app.call('GET', `/v1/usage/requests?key_id=${key.id}`, { bearer: token });
+    expect(log.status, show(log)).toBe(200);
+    expect(log.body.next_before).toBeNull();
+    expect(
+      log.body.requests.map((r: any) => [r.method, r.route, r.status, r.request_id, r.key_id, r.kind]),
+    ).toStrictEqual([
+      ['GET', '/v1/resolve/{name}', 400, refused.headers.get('x-request-id'), key.id, 'keyed'],
+      ['POST', '/v1/auth/challenge', 200, served.headers.get('x-request-id'), key.id, 'keyed'],
+    ]);
+    expect(log.body.requests[0].latency_ms).toBeGreaterThan(0);
+
+    const byId = await t.app.call('GET', `/v1/usage/requests?request_id=${served.headers.get('x-request-id')}`, {
+      bearer: token,
+    });
+    expect(byId.body.requests.map((r: any) => r.status)).toStrictEqual([200]);
+    const clientErrors = await t.app.call('GET', `/v1/usage/requests?key_id=${key.id}&status=4xx`, { bearer: token });
+    expect(clientErrors.body.requests.map((r: any) => r.status)).toStrictEqual([400]);
+    const paged = await t.app.call('GET', `/v1/usage/requests?key_id=${key.id}&limit=1`, { bearer: token });
+    expect(paged.body.requests.map((r: any) => r.status)).toStrictEqual([400]);
+    const next = await t.app.call(
+      'GET',
+      `/v1/usage/requests?key_id=${key.id}&limit=1&before=${encodeURIComponent(paged.body.next_before)}`,
+      { bearer: token },
+    );
+    expect(next.body.requests.map((r: any) => r.status)).toStrictEqual([200]);
+  });
+
+  it("refuses another account's key (404 KEY_NOT_FOUND), a bad status class, cursor or limit (400)", async () => {
+    const { token } = await portalSession(t.app, await demoWallet('frank'));
+    const other = await t.app.call('GET', `/v1/usage/requests?key_id=${t.app.key.key.id}`, { bearer: token });
+    expect(other.status, show(other)).toBe(404);
+    expect(other.body).toStrictEqual({ code: 'KEY_NOT_FOUND', message: `no key ${t.app.key.key.id} in your account` });
+    for (const query of ['status=6xx', 'before=yesterday', 'limit=0', 'limit=101', 'request_id=%20x']) {
+      const bad = await t.app.call('GET', `/v1/usage/requests?${query}`, { bearer: token });
+      expect(bad.status, `${query}: ${show(bad)}`).toBe(400);
+      expect(bad.body.code).toBe('BAD_REQUEST');
+    }
+  });
+});
+
 describe("a key's own history (X-API-Key)", () => {
   it('answers the calling key’s buckets; the read itself is counted like any keyed request', async () => {
     const { secret, key } = await (async () => {
@@ -104,6 +156,12 @@ describe('shared session auth suite', () => {
     'GET /v1/usage/history',
     () => t.app,
     (a, auth) => a.call('GET', '/v1/usage/history?range=1h', auth),
+    sessions,
+  );
+  portalSessionAuthSuite(
+    'GET /v1/usage/requests',
+    () => t.app,
+    (a, auth) => a.call('GET', '/v1/usage/requests', auth),
     sessions,
   );
 });

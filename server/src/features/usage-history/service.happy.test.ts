@@ -5,6 +5,7 @@ import { ApiError } from '@sigil/contract/errors';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createLogger } from '../../platform/log';
+import { REQUEST_LOG_PER_KEY } from '@sigil/contract/usage-history';
 import { createUsageHistoryService, deleteExpiredUsage, fillBuckets, outcomeOf } from './service';
 
 const wallet = () => base58.encode(randomBytes(32));
@@ -15,6 +16,13 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const zero = { served: 0, client_error: 0, rate_limited: 0, server_error: 0, paid: 0 };
 const log = createLogger({ logLevel: 'silent' });
+/** What the HTTP host passes for a finished request. */
+const answered = (requestId: string, route = '/v1/resolve/{name}') => ({
+  method: 'GET',
+  route,
+  requestId,
+  latencyMs: 1.25,
+});
 
 /** The keys feature's view of one account: two free keys. */
 const keysOf = (account: string) => ({
@@ -68,13 +76,13 @@ describeEachDialect('usage history', (ctx) => {
     const account = wallet();
     let now = T;
     const history = createUsageHistoryService({ db: ctx.db, keys: keysOf(account), log, now: () => now });
-    history.recordResponse({ keyId: 'key_a', account }, 200);
-    history.recordResponse({ keyId: 'key_a', account }, 200);
-    history.recordResponse({ keyId: 'key_a', account }, 404);
-    history.recordResponse({ keyId: 'key_a', account }, 429);
-    history.recordResponse({ keyId: 'key_b', account }, 500);
-    history.recordResponse({ paidBy: account }, 200);
-    history.recordResponse({}, 200); // neither a key nor a payment: not counted
+    history.recordResponse({ keyId: 'key_a', account }, 200, answered('req_1'));
+    history.recordResponse({ keyId: 'key_a', account }, 200, answered('req_2'));
+    history.recordResponse({ keyId: 'key_a', account }, 404, answered('req_3'));
+    history.recordResponse({ keyId: 'key_a', account }, 429, answered('req_4'));
+    history.recordResponse({ keyId: 'key_b', account }, 500, answered('req_5'));
+    history.recordResponse({ paidBy: account }, 200, answered('req_6'));
+    history.recordResponse({}, 200, answered('req_7')); // neither a key nor a payment: not counted
     history.record(account, 'key_a', 'served', T - 2 * MIN);
 
     // Nothing is written until a flush; one flush writes one row per (key, minute, outcome) and per hour.
@@ -106,7 +114,7 @@ describeEachDialect('usage history', (ctx) => {
     ]);
 
     // A later batch adds to the stored counts (count = count + n), as another replica's batch would.
-    history.recordResponse({ keyId: 'key_a', account }, 200);
+    history.recordResponse({ keyId: 'key_a', account }, 200, answered('req_8'));
     const hourly = await history.history(account, { range: '24h', key_id: 'key_a' });
     expect(hourly.range).toBe('24h');
     expect(hourly.key_id).toBe('key_a');
@@ -186,5 +194,119 @@ describeEachDialect('usage history', (ctx) => {
     expect([await count('minute'), await count('hour')]).toStrictEqual([3, 3]);
     expect(await deleteExpiredUsage(ctx.db, T)).toBeGreaterThanOrEqual(3);
     expect([await count('minute'), await count('hour')]).toStrictEqual([1, 2]);
+  });
+
+  it('logs keyed and paid requests, newest first, filtered by key, status class and request id, paged', async () => {
+    const account = wallet();
+    const stranger = wallet();
+    let now = T;
+    const history = createUsageHistoryService({ db: ctx.db, keys: keysOf(account), log, now: () => now++ });
+    history.recordResponse({ keyId: 'key_a', account }, 200, answered('req_a1'));
+    history.recordResponse({ keyId: 'key_a', account }, 404, answered('req_a2', 'unmatched'));
+    history.recordResponse({ keyId: 'key_b', account }, 429, answered('req_b1'));
+    history.recordResponse({ paidBy: account }, 200, answered('req_p1', '/v1/agents/{handle}'));
+    history.recordResponse({}, 200, answered('req_none')); // neither a key nor a payment: not logged
+    history.recordResponse({ keyId: 'key_x', account: stranger }, 500, answered('req_x1'));
+
+    const all = await history.requestLog(account, { limit: 50 });
+    expect(all.next_before).toBeNull();
+    expect(all.requests).toStrictEqual([
+      {
+        at: T + 3,
+        method: 'GET',
+        route: '/v1/agents/{handle}',
+        status: 200,
+        latency_ms: 1.25,
+        request_id: 'req_p1',
+        key_id: null,
+        kind: 'x402',
+      },
+      {
+        at: T + 2,
+        method: 'GET',
+        route: '/v1/resolve/{name}',
+        status: 429,
+        latency_ms: 1.25,
+        request_id: 'req_b1',
+        key_id: 'key_b',
+        kind: 'keyed',
+      },
+      {
+        at: T + 1,
+        method: 'GET',
+        route: 'unmatched',
+        status: 404,
+        latency_ms: 1.25,
+        request_id: 'req_a2',
+        key_id: 'key_a',
+        kind: 'keyed',
+      },
+      {
+        at: T,
+        method: 'GET',
+        route: '/v1/resolve/{name}',
+        status: 200,
+        latency_ms: 1.25,
+        request_id: 'req_a1',
+        key_id: 'key_a',
+        kind: 'keyed',
+      },
+    ]);
+    const ids = (page: { requests: { request_id: string }[] }) => page.requests.map((r) => r.request_id);
+    expect(ids(await history.requestLog(account, { key_id: 'key_a', limit: 50 }))).toStrictEqual(['req_a2', 'req_a1']);
+    expect(ids(await history.requestLog(account, { status: '4xx', limit: 50 }))).toStrictEqual(['req_b1', 'req_a2']);
+    expect(ids(await history.requestLog(account, { status: '429', limit: 50 }))).toStrictEqual(['req_b1']);
+    expect(ids(await history.requestLog(account, { status: '2xx', limit: 50 }))).toStrictEqual(['req_p1', 'req_a1']);
+    expect(ids(await history.requestLog(account, { request_id: 'req_a2', limit: 50 }))).toStrictEqual(['req_a2']);
+    // Another account's request is not found by its id, and its key is refused.
+    expect(ids(await history.requestLog(account, { request_id: 'req_x1', limit: 50 }))).toStrictEqual([]);
+    const refused = await history.requestLog(account, { key_id: 'key_x', limit: 50 }).catch((e: unknown) => e);
+    expect((refused as ApiError).code).toBe('KEY_NOT_FOUND');
+    expect(ids(await history.requestLog(stranger, { limit: 50 }))).toStrictEqual(['req_x1']);
+
+    // Pages of two: the cursor continues exactly after the last row shown.
+    const first = await history.requestLog(account, { limit: 2 });
+    expect(ids(first)).toStrictEqual(['req_p1', 'req_b1']);
+    expect(first.next_before).toBe(`${T + 2}:req_b1`);
+    const second = await history.requestLog(account, { limit: 2, before: first.next_before! });
+    expect(ids(second)).toStrictEqual(['req_a2', 'req_a1']);
+    expect(second.next_before).toBeNull();
+    await history.stop();
+  });
+
+  it("keeps each key's newest requests only, and housekeeping deletes requests older than 7 days", async () => {
+    const account = wallet();
+    let now = T;
+    const history = createUsageHistoryService({ db: ctx.db, keys: keysOf(account), log, now: () => now++ });
+    const stored = async (keyId: string) =>
+      (
+        await ctx.db
+          .selectFrom('request_log')
+          .select('request_id')
+          .where('account', '=', account)
+          .where('key_id', '=', keyId)
+          .orderBy('at')
+          .execute()
+      ).map((r) => r.request_id);
+    for (let i = 0; i < REQUEST_LOG_PER_KEY + 150; i++)
+      history.recordResponse({ keyId: 'key_a', account }, 200, answered(`req_${i}`));
+    history.recordResponse({ keyId: 'key_b', account }, 200, answered('req_b'));
+    await history.flush();
+    let kept = await stored('key_a');
+    expect(kept).toHaveLength(REQUEST_LOG_PER_KEY);
+    expect(kept[0]).toBe('req_150');
+    for (let i = 0; i < 150; i++) history.recordResponse({ keyId: 'key_a', account }, 200, answered(`req_more_${i}`));
+    await history.flush();
+    kept = await stored('key_a');
+    expect(kept).toHaveLength(REQUEST_LOG_PER_KEY);
+    expect(kept.at(-1)).toBe('req_more_149');
+    expect(kept[0]).toBe('req_300');
+    expect(await stored('key_b')).toStrictEqual(['req_b']);
+
+    // Written at T … T + 1300: a cutoff at T + 1150 leaves the second batch of key_a and key_b's one request.
+    await deleteExpiredUsage(ctx.db, T + 1150 + 7 * DAY);
+    expect(await stored('key_a')).toStrictEqual(Array.from({ length: 150 }, (_, i) => `req_more_${i}`));
+    expect(await stored('key_b')).toStrictEqual(['req_b']);
+    await history.stop();
   });
 });

@@ -409,6 +409,21 @@ export interface UsageHistoryTable {
   count: number;
 }
 
+export interface RequestLogTable {
+  /** The key's account, or the paying wallet of an x402-paid call. */
+  account: string;
+  /** The key id; '' for a keyless (x402-paid) call. */
+  key_id: string;
+  /** epoch ms: when the answer was sent */
+  at: number;
+  request_id: string;
+  method: string;
+  /** the route template (`unmatched` for a 404) */
+  route: string;
+  status: number;
+  latency_us: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -436,4 +451,5 @@ export interface Database {
   identity_attestations: IdentityAttestationsTable;
   identity_primaries: IdentityPrimariesTable;
   usage_history: UsageHistoryTable;
+  request_log: RequestLogTable;
 }

@@ -1281,6 +1281,35 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     parameters: { range: '24h' },
     response: usageHistoryExample(),
   },
+  // A page of the 4xx answers of one key, newest first; older ones follow.
+  'GET /v1/usage/requests': {
+    parameters: { key_id: 'key_1ChLzwWxnxSmGPTygaf1vn', status: '4xx' },
+    response: {
+      requests: [
+        {
+          at: 1795492812345,
+          method: 'GET',
+          route: '/v1/resolve/{name}',
+          status: 404,
+          latency_ms: 1.84,
+          request_id: 'req_7Rk2hVbqGZ1sQx4mT9cN3w',
+          key_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+          kind: 'keyed',
+        },
+        {
+          at: 1795492810021,
+          method: 'POST',
+          route: '/v1/auth/verify',
+          status: 400,
+          latency_ms: 0.97,
+          request_id: 'req_4hQ8pWm1sKz6TbV2xNc9Lr',
+          key_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+          kind: 'keyed',
+        },
+      ],
+      next_before: '1795492810021:req_4hQ8pWm1sKz6TbV2xNc9Lr',
+    },
+  },
 };
 
 /** 24 hour buckets of one key, oldest first, every bucket present (zero-filled), a little traffic in the last three. */

@@ -1,0 +1,78 @@
+// SQL of the request log (table request_log, migration 0017): batched inserts, the per-key trim, the age trim and
+// the paged read. Rows are keyed (account, key_id, at, request_id): the read pages on (at, request_id) descending.
+import type { Kysely } from 'kysely';
+import type { RequestLogStatusClass } from '@sigil/contract/usage-history';
+import type { Database, RequestLogTable } from '../../platform/db/index';
+
+/** Rows per INSERT statement (9 parameters a row: far below both dialects' bind-parameter limits). */
+const ROWS_PER_STATEMENT = 500;
+
+export async function insertRequests(db: Kysely<Database>, rows: RequestLogTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROWS_PER_STATEMENT)
+    await db
+      .insertInto('request_log')
+      .values(rows.slice(i, i + ROWS_PER_STATEMENT))
+      // A replayed flush (a failed commit retried) must not fail on the rows it already wrote.
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+}
+
+/**
+ * Keeps the newest `keep` rows of one key (or paying wallet): one statement, bounded by the index on the key's rows.
+ * With fewer rows the subquery is empty and nothing is deleted.
+ */
+export async function trimKey(db: Kysely<Database>, account: string, keyId: string, keep: number): Promise<void> {
+  await db
+    .deleteFrom('request_log')
+    .where('account', '=', account)
+    .where('key_id', '=', keyId)
+    .where('at', '<', (eb) =>
+      eb
+        .selectFrom('request_log')
+        .select('at')
+        .where('account', '=', account)
+        .where('key_id', '=', keyId)
+        .orderBy('at', 'desc')
+        .limit(1)
+        .offset(keep - 1),
+    )
+    .execute();
+}
+
+export async function deleteRequestsBefore(db: Kysely<Database>, before: number): Promise<number> {
+  const result = await db.deleteFrom('request_log').where('at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export interface RequestLogRead {
+  account: string;
+  /** One key ('' for x402-paid calls); absent: the whole account. */
+  keyId?: string;
+  status?: RequestLogStatusClass;
+  requestId?: string;
+  before?: { at: number; requestId: string };
+  take: number;
+}
+
+const STATUS_RANGES: Record<RequestLogStatusClass, [number, number]> = {
+  '2xx': [200, 299],
+  '3xx': [300, 399],
+  '4xx': [400, 499],
+  '429': [429, 429],
+  '5xx': [500, 599],
+};
+
+export async function readRequests(db: Kysely<Database>, read: RequestLogRead): Promise<RequestLogTable[]> {
+  let q = db.selectFrom('request_log').selectAll().where('account', '=', read.account);
+  if (read.keyId !== undefined) q = q.where('key_id', '=', read.keyId);
+  if (read.requestId !== undefined) q = q.where('request_id', '=', read.requestId);
+  if (read.status !== undefined) {
+    const [low, high] = STATUS_RANGES[read.status];
+    q = q.where('status', '>=', low).where('status', '<=', high);
+  }
+  if (read.before) {
+    const { at, requestId } = read.before;
+    q = q.where((eb) => eb.or([eb('at', '<', at), eb.and([eb('at', '=', at), eb('request_id', '<', requestId)])]));
+  }
+  return q.orderBy('at', 'desc').orderBy('request_id', 'desc').limit(read.take).execute();
+}
