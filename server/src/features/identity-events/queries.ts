@@ -1,7 +1,8 @@
 // SQL of the identity log as its routes, the webhook engine and housekeeping use it (identity_events,
-// identity_event_wallets, and the deliveries of pruned events). The indexer's SQL lives beside the indexer.
+// identity_event_wallets). The indexer's SQL lives beside the indexer.
 import { sql, type Kysely } from 'kysely';
 import type { Database, IdentityEventsTable } from '../../platform/db/index';
+import { deleteDeliveriesOfEvents } from '../webhooks/index';
 
 /** The stored payloads (and types) of these identity events. */
 export function selectIdentityEventPayloads(db: Kysely<Database>, ids: readonly string[]) {
@@ -66,8 +67,7 @@ export function selectLogPage(
 
 /** Deletes events created before `cutoff` and their deliveries; answers the events deleted. */
 export async function deleteEventsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
-  const old = db.selectFrom('identity_events').select('id').where('created_at', '<', cutoff);
-  await db.deleteFrom('webhook_deliveries').where('event_id', 'in', old).execute();
+  await deleteDeliveriesOfEvents(db, db.selectFrom('identity_events').select('id').where('created_at', '<', cutoff));
   const result = await db.deleteFrom('identity_events').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

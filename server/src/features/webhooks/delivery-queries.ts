@@ -1,7 +1,7 @@
 // SQL of webhook deliveries (table webhook_deliveries, and the counters on webhook_subscriptions the delivery
 // state machine keeps: the per-minute budget and the dead-letter streak). Claims are leases: a row is claimed in one
 // statement (Postgres: FOR UPDATE SKIP LOCKED; SQLite: one writer) and finished only where the lease is still ours.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
 import { affectedRows, dialectOf, type Database, type WebhookDeliveriesTable } from '../../platform/db/index';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
@@ -300,4 +300,12 @@ export async function countDeadDeliveries(db: Kysely<Database>): Promise<number>
     .select((eb) => eb.fn.countAll<number | string>().as('n'))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** Deletes every delivery of the events `eventIds` selects (a stream's retention removing old events). */
+export async function deleteDeliveriesOfEvents<T extends keyof Database>(
+  db: Kysely<Database>,
+  eventIds: SelectQueryBuilder<Database, T, { id: string }>,
+): Promise<void> {
+  await db.deleteFrom('webhook_deliveries').where('event_id', 'in', eventIds).execute();
 }

@@ -29,5 +29,10 @@ export { issueChallenge, registerByChallenge } from './registration';
 export { seconds } from './records';
 export { newDeliveryRow, signedHeaders } from './attempts';
 export { startDeliveryWorker } from './delivery-worker';
-export { countDeadDeliveries, countPendingDeliveries, oldestPendingCreatedAt } from './delivery-queries';
+export {
+  countDeadDeliveries,
+  countPendingDeliveries,
+  deleteDeliveriesOfEvents,
+  oldestPendingCreatedAt,
+} from './delivery-queries';
 export type { DeliveryWorker, DeliveryWorkerOptions } from './delivery-worker';
