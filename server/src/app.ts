@@ -162,8 +162,11 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
 
   registerReadiness(app, services);
+  // The body is returned, not sent: an async handler that sends and resolves with nothing makes Fastify send a
+  // second time while the first send still runs its onSend hooks (a 500 counted for every scrape).
   app.get('/metrics', async (_request, reply) => {
-    reply.type(metrics.contentType).send(await metrics.render());
+    reply.type(metrics.contentType);
+    return metrics.render();
   });
 
   return app;
