@@ -141,6 +141,55 @@ describe('a body no route will read is not read', () => {
   });
 });
 
+/**
+ * Opens a socket, writes `head`, then writes zeros as fast as the connection takes them until the server closes it.
+ * Resolves with how many bytes the server read from that connection (its own count, not the client's).
+ */
+function flood(t: TestApp, sockets: net.Socket[], head: string, totalBytes: number): Promise<number> {
+  const { hostname, port } = new URL(t.base);
+  const seen = sockets.length;
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunk = Buffer.alloc(1024 * 1024);
+    let sent = 0;
+    const pump = () => {
+      while (sent < totalBytes && !socket.destroyed) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+    };
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const server = sockets[seen];
+      if (server?.destroyed) return resolve(server.bytesRead);
+      server?.once('close', () => resolve(server.bytesRead));
+    });
+    socket.write(head, pump);
+  });
+}
+
+describe('the drop of a body no route will read is bounded', () => {
+  let t: TestApp;
+  const sockets: net.Socket[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ beforeListen: (app) => void app.server.on('connection', (s) => sockets.push(s)) });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['an unknown /v1 route', '/v1/nope'],
+    ['a known route over the body limit', '/v1/auth/challenge'],
+  ])('a 200 MB body written at full speed to %s is read for at most 32 MiB', async (_what, path) => {
+    const total = 200 * 1024 * 1024;
+    const head = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`;
+    const read = await flood(t, sockets, head, total);
+    // The bound, plus what the socket had already taken in when the bound was crossed (node reads up to 64 KiB at a
+    // time, several times per poll): far below the 200 MB that would show the drop unbounded.
+    expect(read).toBeLessThanOrEqual(33 * 1024 * 1024);
+  });
+});
+
 describe('malformed HTTP on /v1 paths answers {code, message} with a request id', () => {
   let t: TestApp;
   beforeAll(async () => {

@@ -74,22 +74,23 @@ function clientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socke
 
 /**
  * Once the response to a request whose body is still arriving is sent, node closes the socket at once; unread bytes
- * then make the kernel send a reset, and a client still writing its body loses the answer. Instead: let node drop
- * the rest of the body (it does after every response), close once it has arrived, and cut the connection when that
- * takes longer or more bytes than the linger bounds.
+ * then make the kernel send a reset, and a client still writing its body loses the answer. Instead: read and drop
+ * the rest of the body, close once it has arrived, and cut the connection when that takes longer or more bytes than
+ * the linger bounds. The body is read here, before the response is written, rather than left to node: node's own
+ * drop (after the response) detaches every reader and no longer passes the bytes on, so nothing could count them.
  */
 function lingerOnClose(socket: Socket, request: IncomingMessage): void {
+  let dropped = 0;
+  request.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_MAX_BYTES) socket.destroy();
+  });
   const closeNow = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
     if (request.complete) return closeNow();
-    let dropped = 0;
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
     socket.once('close', () => clearTimeout(timer));
     request.once('end', closeNow);
-    request.on('data', (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > LINGER_MAX_BYTES) socket.destroy();
-    });
   };
 }
 
