@@ -80,6 +80,26 @@ describe('whole-request receive deadline', () => {
     expect(res.headers.connection).toBe('close');
   });
 
+  it('headers that never finish on a /v1 path → 408 in the /v1 shape, then close', async () => {
+    const res = await exchange(t.base, 'GET /v1/health HTTP/1.1\r\nHost: a\r\nX-Slow: ', { piece: 'a', everyMs: 100 });
+    expect(res.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(res.body)).toEqual({ code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('headers that never finish on a /v1 path, after a public request on the same connection → the /v1 shape', async () => {
+    const res = await exchange(t.base, 'GET /health HTTP/1.1\r\nHost: a\r\n\r\nGET /v1/health HTTP/1.1\r\nX-Slow: ', {
+      piece: 'a',
+      everyMs: 100,
+    });
+    const answers = res.text.split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 /);
+    const last = parse(answers[1]!);
+    expect(last.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(last.body)).toEqual({ code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' });
+  });
+
   it('headers sent one byte at a time → 408 in the public shape, then close', async () => {
     const res = await exchange(t.base, 'GET /health HTTP/1.1\r\nHost: a\r\nX-Slow: ', { piece: 'a', everyMs: 100 });
     expect(res.statusLine).toBe('HTTP/1.1 408 Request Timeout');
@@ -215,6 +235,28 @@ describe('malformed HTTP on /v1 paths answers {code, message} with a request id'
     expect(JSON.parse(res.body)).toEqual(bad);
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it('a lowercase method → 400 BAD_REQUEST', async () => {
+    const res = await exchange(t.base, 'get /v1/usage HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(res.statusLine, res.text).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(res.body)).toEqual(bad);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('a request line over 16 KB → 431 HEADERS_TOO_LARGE', async () => {
+    const res = await exchange(t.base, `GET /v1/resolve/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    expect(res.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'HEADERS_TOO_LARGE',
+      message: 'request headers larger than 16384 bytes',
+    });
+  });
+
+  it('a request line over 16 KB arriving in pieces → 431 HEADERS_TOO_LARGE', async () => {
+    const res = await exchange(t.base, 'GET /v1/resolve/', { piece: 'a'.repeat(4096), everyMs: 20 });
+    expect(res.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'HEADERS_TOO_LARGE' });
   });
 
   it('no Host header → 400 BAD_REQUEST naming it', async () => {
