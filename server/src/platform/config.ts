@@ -98,6 +98,9 @@ const ENV = {
     .min(100, 'must be at least 100')
     .max(120_000, 'must be at most 120000')
     .default(6000),
+  // The drain window after SIGTERM (docs/deploy.md "Graceful drain"): /ready answers 503 and every connection is
+  // still served, so the balancer notices before the listener closes.
+  SIGIL_DRAIN_MS: integer.min(0, 'must be 0 or more').max(60_000, 'must be at most 60000').default(5000),
   SIGIL_PROGRAM_ID: programId,
   SIGIL_CHAIN_NAME: nonEmpty.regex(/^[a-z0-9-]{1,32}$/, 'must be lowercase a-z0-9-').default('x1'),
   SIGIL_DOMAIN_SUFFIXES: suffixList.default(['x1', 'xnt', 'xen']),
@@ -232,6 +235,8 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_REQUEST_TIMEOUT_MS: 'Longest a client may take to send one whole request (headers and body); 408 after.',
   SIGIL_REQUEST_DEADLINE_MS:
     'Budget all chain reads of one request share; 502 (rpc unreachable / RPC_ERROR) once spent.',
+  SIGIL_DRAIN_MS:
+    'After SIGTERM: how long /ready answers 503 while every connection is still served, before the listener closes.',
   SIGIL_PROGRAM_ID: 'The registry program address. Replicas: same value.',
   SIGIL_CHAIN_NAME: 'Chain id in the rail name `<chain>-native`.',
   SIGIL_DOMAIN_SUFFIXES: 'Native domain namespaces, comma-separated.',
@@ -319,6 +324,8 @@ function toConfig(env: Env) {
     requestTimeoutMs: env.SIGIL_REQUEST_TIMEOUT_MS,
     /** The budget all chain reads of one request share, on top of each call's own timeout. */
     requestDeadlineMs: env.SIGIL_REQUEST_DEADLINE_MS,
+    /** After SIGTERM: how long the replica keeps serving with /ready at 503 before it closes the listener. */
+    drainMs: env.SIGIL_DRAIN_MS,
     programId: env.SIGIL_PROGRAM_ID,
     chainName: env.SIGIL_CHAIN_NAME,
     domainSuffixes: env.SIGIL_DOMAIN_SUFFIXES as readonly string[],
