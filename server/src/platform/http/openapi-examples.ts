@@ -742,6 +742,24 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       pending: 2,
     },
   },
+  'POST /privy/wallet': {
+    request: {
+      identityToken:
+        'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InByaXZ5In0.eyJpc3MiOiJwcml2eS5pbyIsImF1ZCI6ImNscHJpdnlhcHAwMDAwMDAwMDAwMDAwMDAiLCJzdWIiOiJkaWQ6cHJpdnk6Y2xwcml2eXVzZXIwMDAwMDAwMDAwMDAwIiwiaWF0IjoxNzk1NDkyODAwLCJleHAiOjE3OTU0OTY0MDB9.MEUCIQDxampleSignatureOnlyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',
+    },
+    response: {
+      user: 'did:privy:clprivyuser0000000000000',
+      wallets: [
+        {
+          address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+          embedded: true,
+          handle: 'alice',
+          attestations: ['github', 'x'],
+        },
+      ],
+      slot: 118,
+    },
+  },
   'GET /v1/reverse/{address}': {
     parameters: {
       address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
