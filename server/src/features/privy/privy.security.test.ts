@@ -1,8 +1,7 @@
-// POST /privy/wallet against forged tokens: only ES256 under the configured key passes. `alg: none`, an HS256 token
-// keyed with the public key's PEM (algorithm confusion), a token with the signature stripped or its claims swapped
-// after signing, and an access token of another app are all refused; and nothing in the answer opens a session.
-import { SignJWT, UnsecuredJWT } from 'jose';
+// POST /privy/wallet against forged tokens and stray credentials (the shared suite, test/support/auth-suite.ts), a
+// stripped signature, and the rule that a Privy token opens no session.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicBodyTokenSuite } from '@sigil/test/support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
 import { privyIssuer, solanaWallet, PRIVY_TEST_APP_ID, type PrivyIssuer } from '@sigil/test/support/privy-tokens';
 
@@ -15,47 +14,32 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 const WALLET = 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T';
-const claims = {
-  iss: 'privy.io',
-  aud: PRIVY_TEST_APP_ID,
-  sub: 'did:privy:x',
-  linked_accounts: JSON.stringify([solanaWallet(WALLET)]),
-};
-const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+const linked = { linked_accounts: [solanaWallet(WALLET)] };
+const post = (a: KeyedApp, identityToken: string, auth: { key?: string; bearer?: string } = {}) =>
+  a.call('POST', '/privy/wallet', { ...auth, body: { identityToken } });
 
-describe('forged Privy tokens', () => {
-  it.each([
-    ['alg none', async () => new UnsecuredJWT(claims).setIssuedAt().setExpirationTime('1h').encode()],
-    [
-      'HS256 keyed with the public PEM',
-      async () =>
-        new SignJWT(claims)
-          .setProtectedHeader({ alg: 'HS256' })
-          .setIssuedAt()
-          .setExpirationTime('1h')
-          .sign(new TextEncoder().encode(privy.publicPem)),
-    ],
-    [
-      'the signature stripped',
-      async () => (await privy.token({ linked_accounts: [solanaWallet(WALLET)] })).replace(/\.[^.]+$/, '.'),
-    ],
-    [
-      'claims swapped after signing',
-      async () => {
-        const [header, , signature] = (await privy.token({ linked_accounts: [] })).split('.');
-        const now = Math.floor(Date.now() / 1000);
-        return `${header}.${b64({ ...claims, iat: now, exp: now + 3600 })}.${signature}`;
-      },
-    ],
-  ])('%s → 401 invalid privy token', async (_what, token) => {
-    const res = await app.call('POST', '/privy/wallet', { body: { identityToken: await token() } });
+describe('POST /privy/wallet: forged tokens and stray credentials', () => {
+  publicBodyTokenSuite('POST /privy/wallet', () => app, post, {
+    genuine: () => privy.token(linked),
+    publicPem: () => privy.publicPem,
+    claims: () => ({
+      iss: 'privy.io',
+      aud: PRIVY_TEST_APP_ID,
+      sub: 'did:privy:x',
+      linked_accounts: JSON.stringify(linked.linked_accounts),
+    }),
+    refused: { status: 401, body: { error: 'invalid privy token' } },
+  });
+
+  it('the signature stripped → 401 invalid privy token', async () => {
+    const res = await post(app, (await privy.token(linked)).replace(/\.[^.]+$/, '.'));
     expect(res.status, res.text).toBe(401);
     expect(res.body).toEqual({ error: 'invalid privy token' });
   });
 
   it('a good token opens no session: the answer carries no token or cookie', async () => {
-    const identityToken = await privy.token({ linked_accounts: [solanaWallet(WALLET)] });
-    const res = await app.call('POST', '/privy/wallet', { body: { identityToken } });
+    const identityToken = await privy.token(linked);
+    const res = await post(app, identityToken);
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('set-cookie')).toBeNull();
     expect(Object.keys(res.body).sort()).toEqual(['slot', 'user', 'wallets']);
