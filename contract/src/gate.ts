@@ -264,7 +264,10 @@ export const GateDecisionSchema = z
   .meta({ id: 'GateDecision' });
 
 export const GateCheckResultSchema = GateDecisionSchema.extend({
-  jws: z.string().optional().meta({ description: 'With `sign: true`: the decision as a compact JWS, EdDSA.' }),
+  jws: z.string().optional().meta({
+    description:
+      'With `sign: true`: the decision as a compact JWS, EdDSA, with `aud` = the calling key id (check it is yours) and a fresh `jti`.',
+  }),
 }).meta({ id: 'GateCheckResult' });
 
 export type GateDecision = z.infer<typeof GateDecisionSchema>;

@@ -479,12 +479,22 @@ describe('signed decisions', () => {
       algorithms: ['EdDSA'],
       typ: 'sigil-gate-decision+jwt',
       issuer: t.app.config.publicUrl,
+      audience: t.app.key.key.id,
       currentDate: new Date(decision.evaluatedAt * 1000),
     });
     expect(protectedHeader.kid).toBe(jwks.body.keys[0].kid);
-    const { iss, iat, exp, ...claims } = payload;
+    const { iss, iat, exp, aud, jti, ...claims } = payload;
     expect(claims).toStrictEqual(decision);
-    expect([iat, exp]).toEqual([decision.evaluatedAt, decision.validUntil]);
+    expect([iat, exp, aud]).toEqual([decision.evaluatedAt, decision.validUntil, t.app.key.key.id]);
+    expect(jti).toMatch(/^gd_/);
+    // Another integrator trusting the same JWKS checks its own key id as the audience: this decision fails there.
+    await expect(
+      jwtVerify(jws, createLocalJWKSet(jwks.body), {
+        algorithms: ['EdDSA'],
+        audience: t.app.otherKey.key.id,
+        currentDate: new Date(decision.evaluatedAt * 1000),
+      }),
+    ).rejects.toMatchObject({ claim: 'aud' });
   });
 
   it('a tampered decision does not verify', async () => {

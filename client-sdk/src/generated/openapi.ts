@@ -1835,7 +1835,7 @@ export interface components {
       validUntil: number;
       /** @description Every node, in document order. */
       reasons: components['schemas']['GateReason'][];
-      /** @description With `sign: true`: the decision as a compact JWS, EdDSA. */
+      /** @description With `sign: true`: the decision as a compact JWS, EdDSA, with `aud` = the calling key id (check it is yours) and a fresh `jti`. */
       jws?: string;
     };
     GateReason: {
