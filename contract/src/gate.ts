@@ -299,9 +299,11 @@ export const PolicySummarySchema = z
     id: z.string(),
     name: z.string().nullable(),
     version: z.number().int(),
-    hash: z.string().meta({ description: 'SHA-256 (hex) of the canonical JSON of this version; the ETag.' }),
-    createdAt: z.number().int().meta({ description: 'Epoch ms.' }),
-    updatedAt: z.number().int().meta({ description: 'Epoch ms: when this version was written.' }),
+    policyHash: z.string().meta({
+      description: "SHA-256 (hex) of the canonical JSON of this version (a decision's `policyHash`); the ETag.",
+    }),
+    createdAt: z.number().int().meta({ description: 'Unix seconds.' }),
+    updatedAt: z.number().int().meta({ description: 'Unix seconds: when this version was written.' }),
   })
   .meta({ id: 'GatePolicySummary' });
 

@@ -1854,11 +1854,11 @@ export interface components {
       id: string;
       name: string | null;
       version: number;
-      /** @description SHA-256 (hex) of the canonical JSON of this version; the ETag. */
-      hash: string;
-      /** @description Epoch ms. */
+      /** @description SHA-256 (hex) of the canonical JSON of this version (a decision's `policyHash`); the ETag. */
+      policyHash: string;
+      /** @description Unix seconds. */
       createdAt: number;
-      /** @description Epoch ms: when this version was written. */
+      /** @description Unix seconds: when this version was written. */
       updatedAt: number;
       policy: unknown;
     };
@@ -1869,11 +1869,11 @@ export interface components {
       id: string;
       name: string | null;
       version: number;
-      /** @description SHA-256 (hex) of the canonical JSON of this version; the ETag. */
-      hash: string;
-      /** @description Epoch ms. */
+      /** @description SHA-256 (hex) of the canonical JSON of this version (a decision's `policyHash`); the ETag. */
+      policyHash: string;
+      /** @description Unix seconds. */
       createdAt: number;
-      /** @description Epoch ms: when this version was written. */
+      /** @description Unix seconds: when this version was written. */
       updatedAt: number;
     };
     /** @description RFC 7517 key set: the Ed25519 key (OKP) that signs Gate decisions. */
@@ -7207,9 +7207,9 @@ export interface operations {
            *           "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *           "name": "verified SOL holders",
            *           "version": 1,
-           *           "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
-           *           "createdAt": 1795492840986,
-           *           "updatedAt": 1795492840986
+           *           "policyHash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *           "createdAt": 1795492840,
+           *           "updatedAt": 1795492840
            *         }
            *       ]
            *     }
@@ -7292,9 +7292,9 @@ export interface operations {
            *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *       "name": "verified SOL holders",
            *       "version": 1,
-           *       "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
-           *       "createdAt": 1795492840986,
-           *       "updatedAt": 1795492840986,
+           *       "policyHash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *       "createdAt": 1795492840,
+           *       "updatedAt": 1795492840,
            *       "policy": {
            *         "all": [
            *           {
@@ -7400,9 +7400,9 @@ export interface operations {
            *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *       "name": "verified SOL holders",
            *       "version": 1,
-           *       "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
-           *       "createdAt": 1795492840986,
-           *       "updatedAt": 1795492840986,
+           *       "policyHash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *       "createdAt": 1795492840,
+           *       "updatedAt": 1795492840,
            *       "policy": {
            *         "all": [
            *           {
@@ -7527,9 +7527,9 @@ export interface operations {
            *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *       "name": "verified SOL holders",
            *       "version": 2,
-           *       "hash": "6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc",
-           *       "createdAt": 1795492840986,
-           *       "updatedAt": 1795492841045,
+           *       "policyHash": "6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc",
+           *       "createdAt": 1795492840,
+           *       "updatedAt": 1795492841,
            *       "policy": {
            *         "all": [
            *           {
