@@ -19,6 +19,7 @@ export {
   type operations,
   type paths,
 } from './client';
+export { privyWallet, type PrivyWalletResult } from './privy';
 export {
   classifyResolveFailure,
   resolveAddress,

@@ -17,6 +17,14 @@ export const PUBLIC_ERRORS = {
   METHOD_NOT_ALLOWED: [405, 'method not allowed'],
   RPC_UNREACHABLE: [502, 'rpc unreachable'],
   BAD_REQUEST: [400, 'bad request'],
+  // POST /privy/wallet (docs/privy.md): one text per reason a Privy identity token is refused.
+  NOT_CONFIGURED: [501, 'not configured'],
+  PRIVY_TOKEN_INVALID: [401, 'invalid privy token'],
+  PRIVY_TOKEN_EXPIRED: [401, 'privy token expired'],
+  PRIVY_WRONG_AUDIENCE: [401, 'privy token for another app'],
+  PRIVY_WRONG_ISSUER: [401, 'privy token not issued by privy.io'],
+  PRIVY_NO_SOLANA_WALLET: [422, 'no solana wallet linked'],
+  RATE_LIMITED: [429, 'rate limited'],
   // not in the spec's table: transport-level refusals, so public routes never answer a non-catalog body
   PAYLOAD_TOO_LARGE: [413, 'payload too large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'unsupported media type'],

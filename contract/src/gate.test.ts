@@ -96,7 +96,13 @@ describe('parsePolicy', () => {
       'too many nodes',
       { all: Array.from({ length: 3 }, () => ({ all: Array.from({ length: 30 }, () => nested(1)) })) },
       'POLICY_TOO_LARGE',
-      'more than 64 nodes',
+      '/all/2/all/0: more than 64 nodes',
+    ],
+    [
+      'too many bytes',
+      { all: [1, 2].map(() => ({ 'wallet.in': { list: Array.from({ length: 1000 }, () => WALLET) } })) },
+      'POLICY_TOO_LARGE',
+      `/: canonical JSON over ${POLICY_LIMITS.maxBytes} bytes`,
     ],
     [
       'too many wallets',

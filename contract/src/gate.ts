@@ -137,7 +137,7 @@ export function parsePolicy(raw: unknown): PolicyNode {
       throw new ApiError('POLICY_TOO_DEEP', `${at}: nesting deeper than ${POLICY_LIMITS.maxDepth}`);
     }
     if (++nodes > POLICY_LIMITS.maxNodes) {
-      throw new ApiError('POLICY_TOO_LARGE', `more than ${POLICY_LIMITS.maxNodes} nodes`);
+      throw new ApiError('POLICY_TOO_LARGE', `${at}: more than ${POLICY_LIMITS.maxNodes} nodes`);
     }
     if (!isObject(value) || Object.keys(value).length !== 1) {
       throw new ApiError('INVALID_POLICY', `${at}: a node is an object with exactly one key`);
@@ -165,7 +165,9 @@ export function parsePolicy(raw: unknown): PolicyNode {
       if (list.length > POLICY_LIMITS.maxChildren) {
         throw new ApiError('POLICY_TOO_LARGE', `${listPath}: more than ${POLICY_LIMITS.maxChildren} children`);
       }
-      list.forEach((child, i) => stack.push({ value: child, path: `${listPath}/${i}`, depth: depth + 1 }));
+      // Pushed last first, so the walk visits nodes in document order: the first problem is the first in the text.
+      for (let i = list.length - 1; i >= 0; i--)
+        stack.push({ value: list[i], path: `${listPath}/${i}`, depth: depth + 1 });
     } else if (key === 'not') {
       stack.push({ value: body, path: here, depth: depth + 1 });
     } else if (key in LEAF_PARAMS) {
@@ -187,7 +189,7 @@ export function parsePolicy(raw: unknown): PolicyNode {
   }
   const policy = raw as PolicyNode;
   if (canonicalBytes(policy).length > POLICY_LIMITS.maxBytes) {
-    throw new ApiError('POLICY_TOO_LARGE', `canonical JSON over ${POLICY_LIMITS.maxBytes} bytes`);
+    throw new ApiError('POLICY_TOO_LARGE', `/: canonical JSON over ${POLICY_LIMITS.maxBytes} bytes`);
   }
   return policy;
 }
@@ -262,7 +264,10 @@ export const GateDecisionSchema = z
   .meta({ id: 'GateDecision' });
 
 export const GateCheckResultSchema = GateDecisionSchema.extend({
-  jws: z.string().optional().meta({ description: 'With `sign: true`: the decision as a compact JWS, EdDSA.' }),
+  jws: z.string().optional().meta({
+    description:
+      'With `sign: true`: the decision as a compact JWS, EdDSA, with `aud` = the calling key id (check it is yours) and a fresh `jti`.',
+  }),
 }).meta({ id: 'GateCheckResult' });
 
 export type GateDecision = z.infer<typeof GateDecisionSchema>;
@@ -294,9 +299,11 @@ export const PolicySummarySchema = z
     id: z.string(),
     name: z.string().nullable(),
     version: z.number().int(),
-    hash: z.string().meta({ description: 'SHA-256 (hex) of the canonical JSON of this version; the ETag.' }),
-    createdAt: z.number().int().meta({ description: 'Epoch ms.' }),
-    updatedAt: z.number().int().meta({ description: 'Epoch ms: when this version was written.' }),
+    policyHash: z.string().meta({
+      description: "SHA-256 (hex) of the canonical JSON of this version (a decision's `policyHash`); the ETag.",
+    }),
+    createdAt: z.number().int().meta({ description: 'Unix seconds.' }),
+    updatedAt: z.number().int().meta({ description: 'Unix seconds: when this version was written.' }),
   })
   .meta({ id: 'GatePolicySummary' });
 

@@ -10,6 +10,7 @@ import Fastify, {
 } from 'fastify';
 import { SERVICE_VERSION } from './platform/config';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './platform/http/body';
+import { registerDrain, type Drain } from './platform/http/drain';
 import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedError } from './platform/http/errors';
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
@@ -44,6 +45,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The composed services the procedures use (the same object main.ts hands to the workers). */
     services: AppServices;
+    /** The drain main.ts begins on SIGTERM, a window before app.close() (platform/http/drain.ts). */
+    drain: Drain;
   }
 }
 
@@ -53,23 +56,16 @@ function sendShaped(reply: FastifyReply, shaped: ShapedError): FastifyReply {
 }
 
 /**
- * The hooks every response passes: the request id, the procedure's header bag, `Connection: close` once closing,
+ * The hooks every response passes: the request id, the procedure's header bag,
  * metrics, and error and not-found bodies shaped by face (never Fastify's defaults).
  */
 function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServices): void {
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
-  // Graceful close: Fastify stops listening and waits for in-flight requests, but a kept-alive connection would
-  // hold it open after its last response. Once closing, every response tells the client to close the connection.
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
   app.addHook('onSend', async (request, reply, payload) => {
     // Headers procedures asked for (ctx.responseHeaders), on success and error alike: e.g. X-RateLimit-*.
     if (request.responseHeaders) reply.headers(request.responseHeaders);
-    if (closing) reply.header('connection', 'close');
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
@@ -153,6 +149,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
 
   app.decorate('services', services);
+  app.decorate('drain', registerDrain(app));
   registerBodyParsers(app);
 
   registerHooks(app, metrics, services);
@@ -167,9 +164,12 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
 
-  registerReadiness(app, services);
+  registerReadiness(app, { ...services, drain: app.drain });
+  // The body is returned, not sent: an async handler that sends and resolves with nothing makes Fastify send a
+  // second time while the first send still runs its onSend hooks (a 500 counted for every scrape).
   app.get('/metrics', async (_request, reply) => {
-    reply.type(metrics.contentType).send(await metrics.render());
+    reply.type(metrics.contentType);
+    return metrics.render();
   });
 
   return app;

@@ -16,6 +16,7 @@ import { createGateService } from './features/gate/index';
 import { createKeyGate, createKeysService } from './features/keys/index';
 import { createRateLimiter } from './features/ratelimit/index';
 import { createResolveService } from './features/resolve/index';
+import { createPrivyService } from './features/privy/index';
 import { createReverseService } from './features/reverse/index';
 import { createSearchService } from './features/search/index';
 import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
@@ -105,6 +106,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     }),
     search: createSearchService({ db }),
     reverse,
+    privy: createPrivyService({ settings: config.privy, chain, reverse, now: deps.now }),
     gate: createGateService({
       db,
       chain,

@@ -54,6 +54,8 @@ if (rail) {
 process.env.SIGIL_RPC_URL ??= chain.url;
 process.env.SIGIL_PROGRAM_ID ??= chain.programId;
 process.env.LOG_LEVEL ??= 'warn';
+// No balancer in front locally: Ctrl-C stops at once.
+process.env.SIGIL_DRAIN_MS ??= '0';
 // Local only: agent manifests and webhooks may go to loopback HTTPS receivers (refused when NODE_ENV=production).
 if (process.env.NODE_ENV !== 'production') process.env.SIGIL_OUTBOUND_ALLOW_LOOPBACK ??= 'true';
 // Local only: trust the demo agent host's CA, so the demo agents' manifests and x402 endpoints are reachable.

@@ -1,7 +1,7 @@
 // The process itself, spawned: configuration errors stop it with one line; SIGTERM drains in-flight requests.
 import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TEST_PROGRAM_ID } from './platform/config';
@@ -91,13 +91,51 @@ function listening(p: ReturnType<typeof startMain>): Promise<string> {
   });
 }
 
-describe('graceful shutdown', () => {
-  it('SIGTERM: stops accepting, finishes the in-flight request, exits 0', async () => {
+/** A raw connection: the answers it received, split per response, once it has that many, and once it closed. */
+function connection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  let text = '';
+  const split = () => text.split(/(?=HTTP\/1\.1 \d{3} )/).filter(Boolean);
+  const waiting: { n: number; resolve: () => void }[] = [];
+  socket.on('data', (chunk: Buffer) => {
+    text += chunk.toString('latin1');
+    for (const w of waiting.filter((w) => split().length >= w.n)) w.resolve();
+  });
+  socket.on('error', () => {});
+  const closed = new Promise<string[]>((resolve) => socket.on('close', () => resolve(split())));
+  return {
+    socket,
+    closed,
+    answers: (n: number) => new Promise<void>((resolve) => waiting.push({ n, resolve })),
+  };
+}
+
+/** Resolves once the spawned process logged a line with this message. */
+function logged(p: ReturnType<typeof startMain>, msg: string): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => {
+      if (
+        p
+          .out()
+          .split('\n')
+          .some((l) => l.includes(`"msg":"${msg}"`))
+      )
+        return resolve();
+      p.child.stdout!.once('data', check);
+    };
+    check();
+  });
+}
+
+// Each test spawns the process (tsx compiles it at start): slow on a busy machine.
+describe('graceful shutdown', { timeout: 120_000 }, () => {
+  it('SIGTERM with no drain window: stops accepting, finishes the in-flight request, exits 0', async () => {
     const rpc = await slowRpc(1500);
     const p = startMain({
       SIGIL_RPC_URL: rpc.url,
       SIGIL_PROGRAM_ID: TEST_PROGRAM_ID,
       SIGIL_RPC_TIMEOUT_MS: '10000',
+      SIGIL_DRAIN_MS: '0',
       DATABASE_URL: 'sqlite::memory:',
       PORT: '0',
     });
@@ -131,10 +169,51 @@ describe('graceful shutdown', () => {
     expect(messages).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
   });
 
+  it('SIGTERM with a drain window: kept connections are served, pipelined requests too, /ready says draining', async () => {
+    const rpc = await slowRpc(1500);
+    const p = startMain({
+      SIGIL_RPC_URL: rpc.url,
+      SIGIL_PROGRAM_ID: TEST_PROGRAM_ID,
+      SIGIL_RPC_TIMEOUT_MS: '10000',
+      SIGIL_DRAIN_MS: '3000',
+      DATABASE_URL: 'sqlite::memory:',
+      PORT: '0',
+    });
+    const base = await listening(p);
+    const { port } = new URL(base);
+    const idle = connection(Number(port));
+    idle.socket.write('GET /health HTTP/1.1\r\nHost: a\r\n\r\n');
+    await idle.answers(1); // answered; the connection is kept, idle
+    // In flight when the signal comes, with a request pipelined behind it on the same connection.
+    const busy = connection(Number(port));
+    busy.socket.write('GET /version HTTP/1.1\r\nHost: a\r\n\r\nGET /health HTTP/1.1\r\nHost: a\r\n\r\n');
+    await rpc.getVersionArrived;
+
+    p.child.kill('SIGTERM');
+    await logged(p, 'draining');
+    const ready = await fetch(`${base}/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ ready: false, draining: true });
+    idle.socket.write('GET /health HTTP/1.1\r\nHost: a\r\n\r\n');
+
+    const [, late] = await idle.closed;
+    expect(late).toMatch(/^HTTP\/1\.1 200 /);
+    expect(late).toMatch(/\r\nconnection: close\r\n/i);
+    expect(late).toMatch(/\{"ok":true\}$/);
+    const [version, behind] = await busy.closed;
+    expect(version).toMatch(/^HTTP\/1\.1 200 /);
+    expect(version).not.toMatch(/\r\nconnection: close\r\n/i);
+    // Answered before the signal, sent once the one ahead of it is: the connection closes after it, idle.
+    expect(behind).toMatch(/^HTTP\/1\.1 200 /);
+    expect(behind).toMatch(/\{"ok":true\}$/);
+    expect(await p.exited).toBe(0);
+  });
+
   it('SIGINT: exits 0 too', async () => {
     const p = startMain({
       SIGIL_RPC_URL: 'http://127.0.0.1:1',
       SIGIL_PROGRAM_ID: TEST_PROGRAM_ID,
+      SIGIL_DRAIN_MS: '0',
       DATABASE_URL: 'sqlite::memory:',
       PORT: '0',
     });

@@ -95,9 +95,15 @@ export async function main(): Promise<Started> {
     const deadline = setTimeout(() => {
       logger.error({ graceMs: SHUTDOWN_GRACE_MS }, 'shutdown took too long; exiting');
       process.exit(1);
-    }, SHUTDOWN_GRACE_MS);
+    }, config.drainMs + SHUTDOWN_GRACE_MS);
     deadline.unref();
     try {
+      // The drain window: /ready answers 503 so the balancer stops sending; requests still arriving, on new or kept
+      // connections, are served (with Connection: close). Closing at once would refuse those a balancer sent a moment
+      // before it noticed.
+      app.drain.begin();
+      logger.info({ drainMs: config.drainMs }, 'draining');
+      await new Promise((r) => setTimeout(r, config.drainMs));
       await app.close(); // stops accepting, waits for in-flight requests, closes idle keep-alive sockets
       await lifecycle.stopAll((name, err) => logger.error({ err, name }, 'stop callback failed'));
       await database.close();

@@ -5,6 +5,7 @@ import { connectRouter } from './features/connect/index';
 import { gateRouter } from './features/gate/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
+import { privyRouter } from './features/privy/index';
 import { resolveRouter } from './features/resolve/index';
 import { reverseRouter } from './features/reverse/index';
 import { searchRouter } from './features/search/index';
@@ -24,6 +25,7 @@ export const appRouter = router({
   agents: agentsRouter,
   search: searchRouter,
   reverse: reverseRouter,
+  privy: privyRouter,
   gate: gateRouter,
   identityEvents: identityEventsRouter,
   usageHistory: usageHistoryRouter,

@@ -479,12 +479,22 @@ describe('signed decisions', () => {
       algorithms: ['EdDSA'],
       typ: 'sigil-gate-decision+jwt',
       issuer: t.app.config.publicUrl,
+      audience: t.app.key.key.id,
       currentDate: new Date(decision.evaluatedAt * 1000),
     });
     expect(protectedHeader.kid).toBe(jwks.body.keys[0].kid);
-    const { iss, iat, exp, ...claims } = payload;
+    const { iss, iat, exp, aud, jti, ...claims } = payload;
     expect(claims).toStrictEqual(decision);
-    expect([iat, exp]).toEqual([decision.evaluatedAt, decision.validUntil]);
+    expect([iat, exp, aud]).toEqual([decision.evaluatedAt, decision.validUntil, t.app.key.key.id]);
+    expect(jti).toMatch(/^gd_/);
+    // Another integrator trusting the same JWKS checks its own key id as the audience: this decision fails there.
+    await expect(
+      jwtVerify(jws, createLocalJWKSet(jwks.body), {
+        algorithms: ['EdDSA'],
+        audience: t.app.otherKey.key.id,
+        currentDate: new Date(decision.evaluatedAt * 1000),
+      }),
+    ).rejects.toMatchObject({ claim: 'aud' });
   });
 
   it('a tampered decision does not verify', async () => {
@@ -551,8 +561,14 @@ for (const dialect of DIALECTS) {
       expect(created.status, show(created)).toBe(201);
       const hash = policyHash(policyA);
       expect(created.headers.get('etag')).toBe(`"${hash}"`);
-      expect(created.body).toMatchObject({ name: 'members', version: 1, hash, policy: policyA });
+      expect(created.body).toMatchObject({ name: 'members', version: 1, policyHash: hash, policy: policyA });
+      expect(created.body).not.toHaveProperty('hash');
       expect(created.body.id).toMatch(/^gpol_/);
+      // Unix seconds, like a decision's evaluatedAt and validUntil.
+      const nowSec = Math.floor(Date.now() / 1000);
+      expect(created.body.createdAt).toBeGreaterThan(nowSec - 600);
+      expect(created.body.createdAt).toBeLessThanOrEqual(nowSec);
+      expect(created.body.updatedAt).toBe(created.body.createdAt);
       const got = await call('GET', `/v1/gate/policies/${created.body.id}`);
       expect(got.status, show(got)).toBe(200);
       expect(got.body).toStrictEqual(created.body);
@@ -596,7 +612,7 @@ for (const dialect of DIALECTS) {
       expect([missing.status, missing.body.code]).toEqual([428, 'PRECONDITION_REQUIRED']);
       const replaced = await call('PUT', path, { policy: policyB }, { 'if-match': created.headers.get('etag')! });
       expect(replaced.status, show(replaced)).toBe(200);
-      expect(replaced.body).toMatchObject({ version: 2, hash: policyHash(policyB), policy: policyB });
+      expect(replaced.body).toMatchObject({ version: 2, policyHash: policyHash(policyB), policy: policyB });
       expect(replaced.headers.get('etag')).toBe(`"${policyHash(policyB)}"`);
       const stale = await call('PUT', path, { policy: policyA }, { 'if-match': created.headers.get('etag')! });
       expect([stale.status, stale.body.code]).toEqual([412, 'PRECONDITION_FAILED']);
@@ -623,7 +639,7 @@ for (const dialect of DIALECTS) {
       expect(answers.map((a) => a.status).sort()).toEqual([200, 412, 412, 412, 412, 412]);
       const winner = answers.find((a) => a.status === 200)!;
       const now = await call('GET', path);
-      expect(now.body).toMatchObject({ version: 2, hash: winner.body.hash });
+      expect(now.body).toMatchObject({ version: 2, policyHash: winner.body.policyHash });
     });
 
     it('replacing with the current document writes no version; a stale If-Match is still 412', async () => {
@@ -632,7 +648,7 @@ for (const dialect of DIALECTS) {
       const etag = created.headers.get('etag')!;
       const same = await call('PUT', path, { policy: policyA }, { 'if-match': etag });
       expect(same.status, show(same)).toBe(200);
-      expect(same.body).toMatchObject({ version: 1, hash: policyHash(policyA) });
+      expect(same.body).toMatchObject({ version: 1, policyHash: policyHash(policyA) });
       await call('PUT', path, { policy: policyB }, { 'if-match': etag });
       const stale = await call('PUT', path, { policy: policyB }, { 'if-match': etag });
       expect([stale.status, stale.body.code]).toEqual([412, 'PRECONDITION_FAILED']);

@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
+import { privyIssuer } from '@sigil/test/support/privy-tokens';
 
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 10_000);
 const HANG_MS = 10_000;
@@ -27,7 +28,8 @@ let operations: Operation[] = [];
 let sent = 0;
 
 beforeAll(async () => {
-  t = await startKeyedApp({ dialect: 'sqlite' });
+  // Privy configured, so POST /privy/wallet verifies what it gets instead of answering 501 to everything.
+  t = await startKeyedApp({ dialect: 'sqlite', env: (await privyIssuer()).env });
   const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
   for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
     for (const [method, op] of Object.entries<any>(item)) {
@@ -73,6 +75,11 @@ const plausible = fc.constantFrom(
   'constructor',
   '../../etc/passwd',
   '%00',
+  // JWT-shaped values (Privy identity tokens, bearer tokens): ES256 and `none` headers, broken parts.
+  'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJwcml2eS5pbyJ9.AAAA',
+  'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
+  'a.b.c',
+  '..',
 );
 /** A string value of any kind: plausible, random, unicode, control characters, long, huge. */
 const anyString = fc.oneof(

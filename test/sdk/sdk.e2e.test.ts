@@ -12,6 +12,7 @@ import {
   buildSignInMessage,
   createSigilClient,
   createX402Fetch,
+  privyWallet,
   resolveAddress,
   resolveName,
   reverseLookup,
@@ -27,6 +28,7 @@ import { runIdentityPass } from '../../server/src/features/identity-events/index
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { sdkOpenApiDocument } from '../../scripts/sdk-generate';
 import { startKeyedApp, TEST_PORTAL_DOMAIN, type KeyedApp } from '../support/keyed-app';
+import { privyIssuer, solanaWallet, type PrivyIssuer } from '../support/privy-tokens';
 import { scenarioSigner, startWebhookApp, waitFor, type WebhookApp } from '../support/pay-webhooks';
 import { signRaw } from '../support/webhooks-world';
 import { startX402App, startX402Chain, type X402App, type X402Chain } from '../support/x402-app';
@@ -38,6 +40,7 @@ let sigil: SigilClient; // the app's integrator key
 let anonymous: SigilClient; // no credentials
 let portal: SigilClient; // a portal session (key management)
 let scenario: NonNullable<LocalChain['scenario']>;
+let privy: PrivyIssuer; // stands in for Privy's signing key (POST /privy/wallet)
 const called = new Set<string>();
 
 /** Records which operation a result came from, and shows the failure when an expectation breaks. */
@@ -50,11 +53,16 @@ const show = (r: SigilResult<unknown>) => JSON.stringify(r.ok ? { status: r.stat
 beforeAll(async () => {
   chain = await startLocalChain({ scenario: true });
   scenario = chain.scenario!;
+  privy = await privyIssuer();
   [app, hooks] = await Promise.all([
     startKeyedApp({
       dialect: 'sqlite',
       chain,
-      env: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true', SIGIL_OUTBOUND_CA_FILE: chain.agentHost!.caFile },
+      env: {
+        SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true',
+        SIGIL_OUTBOUND_CA_FILE: chain.agentHost!.caFile,
+        ...privy.env,
+      },
     }),
     startWebhookApp({ chain }),
   ]);
@@ -126,6 +134,24 @@ describe('public and platform operations', () => {
       code: 'invalid address',
       kind: 'unrecognized',
     });
+  });
+});
+
+describe('Privy wallets', () => {
+  it("POST /privy/wallet: the embedded wallet's handle and attestations; 401 for another app's token", async () => {
+    const alice = scenario.wallets.alice!.address;
+    const ok = op(
+      'POST /privy/wallet',
+      await privyWallet(anonymous, await privy.token({ linked_accounts: [solanaWallet(alice)] })),
+    );
+    expect(ok.ok && ok.data.wallets).toEqual([
+      { address: alice, embedded: true, handle: 'alice', attestations: ['github', 'x'] },
+    ]);
+    const other = await privyWallet(
+      anonymous,
+      await privy.token({ aud: 'another-app', linked_accounts: [solanaWallet(alice)] }),
+    );
+    expect(other).toMatchObject({ ok: false, status: 401, code: 'privy token for another app' });
   });
 });
 

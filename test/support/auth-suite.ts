@@ -192,3 +192,53 @@ export function portalSessionAuthSuite(
     expectInvalid(await request(a, { bearer: await sessions.integratorSession(a) }));
   });
 }
+
+/**
+ * Keyless routes whose credential is a third party's signed token in the body (POST /privy/wallet): `token(claims)`
+ * makes a genuine one; the suite proves that API keys and bearers neither replace nor disturb it, and that unsigned,
+ * algorithm-confused and re-signed tokens answer the route's refusal (`refused`: status and public body).
+ */
+export function publicBodyTokenSuite(
+  route: string,
+  app: () => KeyedApp,
+  request: (app: KeyedApp, token: string, auth: AuthOptions) => Promise<KeyedResponse>,
+  tokens: {
+    genuine: () => Promise<string>;
+    /** The verification key's PEM (an HS256 token keyed with it must not pass). */
+    publicPem: () => string;
+    claims: () => Record<string, unknown>;
+    refused: { status: number; body: unknown };
+  },
+): void {
+  const expectRefused = (res: KeyedResponse) => {
+    expect(res.status, show(res)).toBe(tokens.refused.status);
+    expect(res.body, show(res)).toEqual(tokens.refused.body);
+  };
+
+  it(`${route}: keyless — a genuine token answers alike with no key, a bad key or a bearer, and no rate headers`, async () => {
+    const a = app();
+    const token = await tokens.genuine();
+    const plain = await request(a, token, {});
+    expect(plain.status, show(plain)).toBe(200);
+    for (const auth of [{ key: 'sk_not_a_key' }, { key: a.key.secret }, { bearer: 'not.a.jwt' }]) {
+      const res = await request(a, token, auth);
+      expect(res.status, show(res)).toBe(200);
+      expect({ ...res.body, slot: 0 }).toEqual({ ...plain.body, slot: 0 });
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it(`${route}: alg none, HS256 keyed with the public key, and a re-signed payload → refused`, async () => {
+    const a = app();
+    const none = new UnsecuredJWT(tokens.claims()).setIssuedAt().setExpirationTime('1h').encode();
+    const confused = await new SignJWT(tokens.claims())
+      .setProtectedHeader({ alg: 'HS256' })
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(tokens.publicPem()));
+    const [header, , signature] = (await tokens.genuine()).split('.');
+    const now = Math.floor(Date.now() / 1000);
+    const swapped = `${header}.${Buffer.from(JSON.stringify({ ...tokens.claims(), iat: now, exp: now + 3600, extra: 1 })).toString('base64url')}.${signature}`;
+    for (const token of [none, confused, swapped]) expectRefused(await request(a, token, {}));
+  });
+}

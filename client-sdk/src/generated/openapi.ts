@@ -687,6 +687,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/privy/wallet': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Handles and attestations of the Solana wallets in a Privy identity token
+     * @description Verifies a Privy identity token offline (ES256, the configured Privy app, issuer privy.io, unexpired) and answers, for each Solana wallet it lists (at most 10), the trusted primary handle and the live attestations of that handle. Privy's word that the user linked the wallet, not a wallet signature: it opens no session (docs/privy.md). Keyless, like the other public reads.
+     */
+    post: operations['privy-wallet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/gate/check': {
     parameters: {
       query?: never;
@@ -1798,6 +1818,25 @@ export interface components {
         message: string;
       };
     };
+    /** @description What Privy asserts (this user linked these wallets) joined with what the chain says of them. Not a wallet signature: it grants nothing a signature would (docs/privy.md). */
+    PrivyWalletResult: {
+      /** @description The Privy user id (the token's `sub`, a `did:privy:` DID). */
+      user: string;
+      /** @description The Solana wallets the token lists, in its order (at most 10). */
+      wallets: components['schemas']['PrivyWallet'][];
+      /** @description The slot the primary handles were proven at or after. */
+      slot: number;
+    };
+    PrivyWallet: {
+      /** @description The Solana wallet, base58, as Privy lists it. */
+      address: string;
+      /** @description A Privy embedded wallet (`wallet_client_type: 'privy'`); false for an external wallet the user linked. */
+      embedded: boolean;
+      /** @description The wallet's trusted primary handle (normalized, no `@`), or null when it has none (docs/reverse.md). */
+      handle: string | null;
+      /** @description Platform slugs of the live attestations of that handle, issued under its current registration, sorted; [] without a handle. */
+      attestations: string[];
+    };
     GateCheckResult: {
       /** @enum {string} */
       decision: 'allow' | 'deny' | 'indeterminate';
@@ -1818,7 +1857,7 @@ export interface components {
       validUntil: number;
       /** @description Every node, in document order. */
       reasons: components['schemas']['GateReason'][];
-      /** @description With `sign: true`: the decision as a compact JWS, EdDSA. */
+      /** @description With `sign: true`: the decision as a compact JWS, EdDSA, with `aud` = the calling key id (check it is yours) and a fresh `jti`. */
       jws?: string;
     };
     GateReason: {
@@ -1837,11 +1876,11 @@ export interface components {
       id: string;
       name: string | null;
       version: number;
-      /** @description SHA-256 (hex) of the canonical JSON of this version; the ETag. */
-      hash: string;
-      /** @description Epoch ms. */
+      /** @description SHA-256 (hex) of the canonical JSON of this version (a decision's `policyHash`); the ETag. */
+      policyHash: string;
+      /** @description Unix seconds. */
       createdAt: number;
-      /** @description Epoch ms: when this version was written. */
+      /** @description Unix seconds: when this version was written. */
       updatedAt: number;
       policy: unknown;
     };
@@ -1852,11 +1891,11 @@ export interface components {
       id: string;
       name: string | null;
       version: number;
-      /** @description SHA-256 (hex) of the canonical JSON of this version; the ETag. */
-      hash: string;
-      /** @description Epoch ms. */
+      /** @description SHA-256 (hex) of the canonical JSON of this version (a decision's `policyHash`); the ETag. */
+      policyHash: string;
+      /** @description Unix seconds. */
       createdAt: number;
-      /** @description Epoch ms: when this version was written. */
+      /** @description Unix seconds: when this version was written. */
       updatedAt: number;
     };
     /** @description RFC 7517 key set: the Ed25519 key (OKP) that signs Gate decisions. */
@@ -1928,6 +1967,13 @@ export interface components {
         | 'method not allowed'
         | 'rpc unreachable'
         | 'bad request'
+        | 'not configured'
+        | 'invalid privy token'
+        | 'privy token expired'
+        | 'privy token for another app'
+        | 'privy token not issued by privy.io'
+        | 'no solana wallet linked'
+        | 'rate limited'
         | 'payload too large'
         | 'unsupported media type'
         | 'request timeout'
@@ -6886,6 +6932,127 @@ export interface operations {
       };
     };
   };
+  'privy-wallet': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "identityToken": "eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InByaXZ5In0.eyJpc3MiOiJwcml2eS5pbyIsImF1ZCI6ImNscHJpdnlhcHAwMDAwMDAwMDAwMDAwMDAiLCJzdWIiOiJkaWQ6cHJpdnk6Y2xwcml2eXVzZXIwMDAwMDAwMDAwMDAwIiwiaWF0IjoxNzk1NDkyODAwLCJleHAiOjE3OTU0OTY0MDB9.MEUCIQDxampleSignatureOnlyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX"
+         *     }
+         */
+        'application/json': {
+          /** @description The user's Privy identity token (an ES256 JWT issued by privy.io for this deployment's Privy app). */
+          identityToken: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "user": "did:privy:clprivyuser0000000000000",
+           *       "wallets": [
+           *         {
+           *           "address": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *           "embedded": true,
+           *           "handle": "alice",
+           *           "attestations": [
+           *             "github",
+           *             "x"
+           *           ]
+           *         }
+           *       ],
+           *       "slot": 118
+           *     }
+           */
+          'application/json': components['schemas']['PrivyWalletResult'];
+        };
+      };
+      /** @description `BAD_REQUEST`: no identityToken, or over 16384 characters */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'bad request';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /**
+       * @description `PRIVY_TOKEN_INVALID`: not a JWT, not ES256, or not signed by the configured key
+       *
+       *     `PRIVY_TOKEN_EXPIRED`
+       *
+       *     `PRIVY_WRONG_AUDIENCE`: issued for another Privy app
+       *
+       *     `PRIVY_WRONG_ISSUER`: not issued by privy.io
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?:
+              | 'invalid privy token'
+              | 'privy token expired'
+              | 'privy token for another app'
+              | 'privy token not issued by privy.io';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PRIVY_NO_SOLANA_WALLET`: the token lists no Solana wallet */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'no solana wallet linked';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `NOT_CONFIGURED`: SIGIL_PRIVY_APP_ID and SIGIL_PRIVY_VERIFICATION_KEY unset */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not configured';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `RPC_UNREACHABLE` */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'rpc unreachable';
+          } & components['schemas']['PublicError'];
+        };
+      };
+    };
+  };
   'gate-check': {
     parameters: {
       query?: never;
@@ -7085,9 +7252,9 @@ export interface operations {
            *           "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *           "name": "verified SOL holders",
            *           "version": 1,
-           *           "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
-           *           "createdAt": 1795492840986,
-           *           "updatedAt": 1795492840986
+           *           "policyHash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *           "createdAt": 1795492840,
+           *           "updatedAt": 1795492840
            *         }
            *       ]
            *     }
@@ -7170,9 +7337,9 @@ export interface operations {
            *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *       "name": "verified SOL holders",
            *       "version": 1,
-           *       "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
-           *       "createdAt": 1795492840986,
-           *       "updatedAt": 1795492840986,
+           *       "policyHash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *       "createdAt": 1795492840,
+           *       "updatedAt": 1795492840,
            *       "policy": {
            *         "all": [
            *           {
@@ -7278,9 +7445,9 @@ export interface operations {
            *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *       "name": "verified SOL holders",
            *       "version": 1,
-           *       "hash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
-           *       "createdAt": 1795492840986,
-           *       "updatedAt": 1795492840986,
+           *       "policyHash": "21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c",
+           *       "createdAt": 1795492840,
+           *       "updatedAt": 1795492840,
            *       "policy": {
            *         "all": [
            *           {
@@ -7405,9 +7572,9 @@ export interface operations {
            *       "id": "gpol_1ChM5v5VBj9auWf7H2gMmX",
            *       "name": "verified SOL holders",
            *       "version": 2,
-           *       "hash": "6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc",
-           *       "createdAt": 1795492840986,
-           *       "updatedAt": 1795492841045,
+           *       "policyHash": "6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc",
+           *       "createdAt": 1795492840,
+           *       "updatedAt": 1795492841,
            *       "policy": {
            *         "all": [
            *           {

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
       rpcTimeoutMs: 5000,
       requestTimeoutMs: 10_000,
       requestDeadlineMs: 6000,
+      drainMs: 5000,
       programId: TEST_PROGRAM_ID,
       chainName: 'x1',
       domainSuffixes: ['x1', 'xnt', 'xen'],

@@ -1,6 +1,7 @@
 // Configuration: read once from the environment at start, validated with zod. A bad value stops the process with
 // one line naming the variable (see main.ts). To add a variable: add one entry to `ENV` below (its zod schema,
 // with its default) and one line to `toConfig`. Nothing else reads process.env.
+import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
@@ -73,6 +74,16 @@ export const caFile = nonEmpty
   })
   .refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM file of CA certificates');
 
+/** A PEM SPKI public key on P-256 (what ES256 verifies with). Escaped newlines (`\n`) are accepted, as env files write them. */
+function isP256Spki(pem: string): boolean {
+  try {
+    const key = createPublicKey(pem.replaceAll('\\n', '\n'));
+    return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
+  } catch {
+    return false;
+  }
+}
+
 const ENV = {
   PORT: port.default(8787),
   HOST: nonEmpty.default('127.0.0.1'),
@@ -98,6 +109,9 @@ const ENV = {
     .min(100, 'must be at least 100')
     .max(120_000, 'must be at most 120000')
     .default(6000),
+  // The drain window after SIGTERM (docs/deploy.md "Graceful drain"): /ready answers 503 and every connection is
+  // still served, so the balancer notices before the listener closes.
+  SIGIL_DRAIN_MS: integer.min(0, 'must be 0 or more').max(60_000, 'must be at most 60000').default(5000),
   SIGIL_PROGRAM_ID: programId,
   SIGIL_CHAIN_NAME: nonEmpty.regex(/^[a-z0-9-]{1,32}$/, 'must be lowercase a-z0-9-').default('x1'),
   SIGIL_DOMAIN_SUFFIXES: suffixList.default(['x1', 'xnt', 'xen']),
@@ -189,6 +203,30 @@ const ENV = {
     .trim()
     .regex(/^[A-Za-z0-9_-]{43}$/, 'must be a 32-byte Ed25519 seed in base64url (43 characters)')
     .optional(),
+  // POST /privy/wallet (docs/privy.md): the Privy app whose identity tokens are accepted, and Privy's verification key
+  // for it (the dashboard's PEM, SPKI). Both or neither; neither: the route answers 501.
+  SIGIL_PRIVY_APP_ID: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined)
+    .pipe(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a Privy app id (letters, digits, _ -)')
+        .optional(),
+    ),
+  SIGIL_PRIVY_VERIFICATION_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => v || undefined)
+    .pipe(
+      z
+        .string()
+        .refine(isP256Spki, 'must be a PEM public key (SPKI) on P-256, as the Privy dashboard shows it')
+        .optional(),
+    ),
   /** HMAC key for challenge nonces; unset (local mode): generated once and kept in the db, shared by replicas. */
   SIGIL_X402_NONCE_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   /** `<domain_tag>` of the reference and redeem strings; default: the host of SIGIL_PUBLIC_URL. */
@@ -238,6 +276,8 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_REQUEST_TIMEOUT_MS: 'Longest a client may take to send one whole request (headers and body); 408 after.',
   SIGIL_REQUEST_DEADLINE_MS:
     'Budget all chain reads of one request share; 502 (rpc unreachable / RPC_ERROR) once spent.',
+  SIGIL_DRAIN_MS:
+    'After SIGTERM: how long /ready answers 503 while every connection is still served, before the listener closes.',
   SIGIL_PROGRAM_ID: 'The registry program address. Replicas: same value.',
   SIGIL_CHAIN_NAME: 'Chain id in the rail name `<chain>-native`.',
   SIGIL_DOMAIN_SUFFIXES: 'Native domain namespaces, comma-separated.',
@@ -277,6 +317,10 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_X402_PRICE_REVERSE: 'x402 price of a reverse lookup, smallest units.',
   SIGIL_X402_PRICE_VERIFY: 'x402 price of a verify, smallest units.',
   SIGIL_X402_PRICE_GATE: 'x402 price of a gate check, smallest units.',
+  SIGIL_PRIVY_APP_ID:
+    'The Privy app whose identity tokens POST /privy/wallet accepts (their `aud`); with SIGIL_PRIVY_VERIFICATION_KEY. Unset: 501.',
+  SIGIL_PRIVY_VERIFICATION_KEY:
+    "Privy's ES256 verification key for that app: PEM (SPKI), `\\n` escapes accepted. Replicas: same value.",
   SIGIL_X402_NONCE_SECRET:
     'HMAC key of x402 challenge nonces (32+ characters); unset: generated once and kept in the database. Secret; replicas: same value.',
   SIGIL_X402_DOMAIN_TAG: 'The `<domain_tag>` of x402 reference strings; default: the host of SIGIL_PUBLIC_URL.',
@@ -328,6 +372,8 @@ function toConfig(env: Env) {
     requestTimeoutMs: env.SIGIL_REQUEST_TIMEOUT_MS,
     /** The budget all chain reads of one request share, on top of each call's own timeout. */
     requestDeadlineMs: env.SIGIL_REQUEST_DEADLINE_MS,
+    /** After SIGTERM: how long the replica keeps serving with /ready at 503 before it closes the listener. */
+    drainMs: env.SIGIL_DRAIN_MS,
     programId: env.SIGIL_PROGRAM_ID,
     chainName: env.SIGIL_CHAIN_NAME,
     domainSuffixes: env.SIGIL_DOMAIN_SUFFIXES as readonly string[],
@@ -364,6 +410,11 @@ function toConfig(env: Env) {
     sessionTtlSeconds: env.SIGIL_SESSION_TTL_SECONDS,
     /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */
     databaseUrl: env.DATABASE_URL || undefined,
+    /** POST /privy/wallet: the Privy app and its verification key (PEM); undefined when either is unset (501). */
+    privy:
+      env.SIGIL_PRIVY_APP_ID && env.SIGIL_PRIVY_VERIFICATION_KEY
+        ? { appId: env.SIGIL_PRIVY_APP_ID, verificationKey: env.SIGIL_PRIVY_VERIFICATION_KEY.replaceAll('\\n', '\n') }
+        : undefined,
     /** Pay-per-call; undefined when SIGIL_X402_PAY_TO is unset (x402 off: keyless metered calls get API_KEY_REQUIRED). */
     x402: env.SIGIL_X402_PAY_TO ? x402Settings(env, publicUrl) : undefined,
   };
@@ -457,6 +508,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       'SIGIL_OUTBOUND_CA_FILE',
       'must not be set when NODE_ENV=production (local development and tests only)',
     );
+  }
+  // Half a Privy setup would answer 501 while the operator believes it on: refuse it at start instead.
+  if ((parsed.data.SIGIL_PRIVY_APP_ID === undefined) !== (parsed.data.SIGIL_PRIVY_VERIFICATION_KEY === undefined)) {
+    const missing =
+      parsed.data.SIGIL_PRIVY_APP_ID === undefined ? 'SIGIL_PRIVY_APP_ID' : 'SIGIL_PRIVY_VERIFICATION_KEY';
+    throw new ConfigError(missing, 'is required when the other Privy variable is set');
   }
   return Object.freeze(toConfig(parsed.data));
 }

@@ -48,14 +48,17 @@ export function requireIfMatch(header: string | string[] | undefined): string {
   return hashOfTag(Array.isArray(header) ? header[0] : header) ?? 'none';
 }
 
+/** Stored in epoch ms; answered in Unix seconds, the unit of a decision's times. */
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
 function summary(row: PolicyRow): PolicySummary {
   return {
     id: row.id,
     name: row.name,
     version: row.version,
-    hash: row.hash,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
+    policyHash: row.hash,
+    createdAt: seconds(row.created_at),
+    updatedAt: seconds(row.updated_at),
   };
 }
 
@@ -109,8 +112,8 @@ export async function getPolicy(
   return {
     ...summary(found.policy),
     version: found.version.version,
-    hash: found.version.hash,
-    updatedAt: found.version.created_at,
+    policyHash: found.version.hash,
+    updatedAt: seconds(found.version.created_at),
     policy: JSON.parse(found.version.body) as PolicyNode,
   };
 }

@@ -26,6 +26,6 @@ export const createPolicy = apiKeyProcedure
   .output(StoredPolicySchema)
   .mutation(async ({ ctx, input }) => {
     const stored = await ctx.services.gate.createPolicy(callerOf(ctx.apiKey), input);
-    ctx.responseHeaders.etag = etagOf(stored.hash);
+    ctx.responseHeaders.etag = etagOf(stored.policyHash);
     return stored;
   });

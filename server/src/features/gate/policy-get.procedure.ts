@@ -18,6 +18,6 @@ export const getPolicy = apiKeyProcedure
   .output(StoredPolicySchema)
   .query(async ({ ctx, input }) => {
     const stored = await ctx.services.gate.getPolicy(callerOf(ctx.apiKey), input.id, input.version);
-    ctx.responseHeaders.etag = etagOf(stored.hash);
+    ctx.responseHeaders.etag = etagOf(stored.policyHash);
     return stored;
   });

@@ -26,6 +26,6 @@ export const replacePolicy = apiKeyProcedure
   .output(StoredPolicySchema)
   .mutation(async ({ ctx, input }) => {
     const stored = await ctx.services.gate.replacePolicy(callerOf(ctx.apiKey), input, ctx.headers['if-match']);
-    ctx.responseHeaders.etag = etagOf(stored.hash);
+    ctx.responseHeaders.etag = etagOf(stored.policyHash);
     return stored;
   });

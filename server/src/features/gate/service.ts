@@ -128,5 +128,5 @@ async function check(
     validUntil: evaluated.validUntil,
     reasons: evaluated.reasons,
   };
-  return input.sign ? { ...decision, jws: await signer.sign(decision) } : decision;
+  return input.sign ? { ...decision, jws: await signer.sign(decision, caller.keyId) } : decision;
 }

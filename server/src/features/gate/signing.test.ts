@@ -2,7 +2,7 @@
 // JWKS entry checked against an independent Ed25519 derivation and a hand-built RFC 7638 thumbprint.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeProtectedHeader, jwtVerify, createLocalJWKSet } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, createLocalJWKSet } from 'jose';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { ApiError } from '@sigil/contract/errors';
 import type { GateDecision } from '@sigil/contract/gate';
@@ -42,10 +42,8 @@ describe('decision signing', () => {
     const kid = createHash('sha256').update(`{"crv":"Ed25519","kty":"OKP","x":"${x}"}`).digest('base64url');
     expect(keys).toStrictEqual([{ kty: 'OKP', crv: 'Ed25519', x, kid, alg: 'EdDSA', use: 'sig' }]);
 
-    const jws = await signer.sign(decision);
+    const jws = await signer.sign(decision, 'key_integrator');
     expect(decodeProtectedHeader(jws)).toStrictEqual({ alg: 'EdDSA', kid, typ: DECISION_JWT_TYPE });
-    // Ed25519 signatures are deterministic: the same decision and key give the same token.
-    expect(await signer.sign(decision)).toBe(jws);
     const [header, payload, signature] = jws.split('.') as [string, string, string];
     expect(
       ed25519.verify(
@@ -61,15 +59,37 @@ describe('decision signing', () => {
     expect(claims).toStrictEqual({
       ...decision,
       iss: 'https://sigil.test',
+      aud: 'key_integrator',
+      jti: expect.stringMatching(/^gd_[1-9A-HJ-NP-Za-km-z]{22}$/),
       iat: decision.evaluatedAt,
       exp: decision.validUntil,
     });
   });
 
+  it('a decision names its audience (the key id that asked) and has an id of its own', async () => {
+    const signer = createDecisionSigner({
+      db: database.db,
+      seed: SEED.toString('base64url'),
+      production: true,
+      issuer: 'i',
+    });
+    const jwks = createLocalJWKSet(await signer.jwks());
+    const options = { algorithms: ['EdDSA'], currentDate: new Date(decision.evaluatedAt * 1000) };
+    const jws = await signer.sign(decision, 'key_integrator');
+    await expect(jwtVerify(jws, jwks, { ...options, audience: 'key_integrator' })).resolves.toBeDefined();
+    // Another integrator that trusts the same JWKS refuses it, as docs/gate.md tells it to check.
+    await expect(jwtVerify(jws, jwks, { ...options, audience: 'key_other' })).rejects.toMatchObject({
+      code: 'ERR_JWT_CLAIM_VALIDATION_FAILED',
+      claim: 'aud',
+    });
+    const again = await signer.sign(decision, 'key_integrator');
+    expect(decodeJwt(again).jti).not.toBe(decodeJwt(jws).jti);
+  });
+
   it('production without a seed: no key published, sign → 501 NOT_CONFIGURED', async () => {
     const signer = createDecisionSigner({ db: database.db, production: true, issuer: 'x' });
     expect(await signer.jwks()).toStrictEqual({ keys: [] });
-    const err = await signer.sign(decision).catch((e: unknown) => e);
+    const err = await signer.sign(decision, 'key_integrator').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).toBody()).toStrictEqual({
       code: 'NOT_CONFIGURED',

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
 import type { GateDecision } from '@sigil/contract/gate';
 import { ensureKv, type Database } from '../../platform/db/index';
+import { prefixedId } from '../../platform/ids';
 
 /** kv key of the generated seed when SIGIL_GATE_SIGNING_KEY is unset (development and tests). */
 export const GATE_SIGNING_KV_KEY = 'gate.signing_seed';
@@ -21,8 +22,11 @@ interface SigningKey {
 export interface DecisionSigner {
   /** The JWKS document: the one public key, or none when signing is off. */
   jwks(): Promise<{ keys: JWK[] }>;
-  /** The decision as a compact JWS; 501 NOT_CONFIGURED when signing is off. */
-  sign(decision: GateDecision): Promise<string>;
+  /**
+   * The decision as a compact JWS for `audience` (the API key id that asked: its `aud`), with an id of its own (`jti`),
+   * so a decision minted for one integrator does not pass another's check; 501 NOT_CONFIGURED when signing is off.
+   */
+  sign(decision: GateDecision, audience: string): Promise<string>;
 }
 
 /** PKCS#8 DER prefix of an Ed25519 private key; the 32-byte seed follows (RFC 8410). */
@@ -65,7 +69,7 @@ export function createDecisionSigner(opts: {
       const loaded = await load();
       return { keys: loaded ? [loaded.publicJwk] : [] };
     },
-    async sign(decision) {
+    async sign(decision, audience) {
       const loaded = await load();
       if (!loaded) {
         throw new ApiError('NOT_CONFIGURED', 'signed decisions are off: SIGIL_GATE_SIGNING_KEY is not set');
@@ -73,6 +77,8 @@ export function createDecisionSigner(opts: {
       return new SignJWT({ ...decision })
         .setProtectedHeader({ alg: 'EdDSA', kid: loaded.publicJwk.kid, typ: DECISION_JWT_TYPE })
         .setIssuer(opts.issuer)
+        .setAudience(audience)
+        .setJti(prefixedId('gd_'))
         .setIssuedAt(decision.evaluatedAt)
         .setExpirationTime(decision.validUntil)
         .sign(loaded.privateKey);

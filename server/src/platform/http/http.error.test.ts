@@ -215,6 +215,41 @@ describe('percent-encoding of path parameters', () => {
   });
 });
 
+describe('dot segments in a path', () => {
+  // A proxy in front that allows or denies by path prefix sees the raw path; were the service to resolve dot
+  // segments, `/resolve/%2e%2e/v1/keys` would pass a rule for `/resolve/` and reach `/v1/keys`.
+  const v1 = { code: 'BAD_REQUEST', message: 'the path has a dot segment or a backslash' };
+  it.each([
+    ['/resolve/%2e%2e/v1/keys', { error: 'bad request' }],
+    ['/resolve/%2E%2e/health', { error: 'bad request' }],
+    ['/resolve/.%2e/health', { error: 'bad request' }],
+    ['/resolve/%2e/@alice', { error: 'bad request' }],
+    ['/resolve/../health', { error: 'bad request' }],
+    ['/test/echo/./x', { error: 'bad request' }],
+    ['/test/echo\\..\\x', { error: 'bad request' }],
+    ['/v1/resolve/%2e%2e/%2e%2e/health', v1],
+    ['/v1/test/echo/%2e%2e/x', v1],
+    ['/v1/test/echo/x/..', v1],
+    ['/v1/test/echo/x/%2e%2E?n=1', v1],
+    ['/v1\\health', v1],
+  ])('%s → 400, whatever it would resolve to', async (path, body) => {
+    const res = await req('GET', path);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json()).toEqual(body);
+  });
+
+  it.each([
+    ['/test/echo/%2e%2e%2fx', '../x'],
+    ['/test/echo/...', '...'],
+    ['/test/echo/a.', 'a.'],
+    ['/test/echo/%252e%252e', '%2e%2e'],
+  ])('%s is no dot segment: routed, the value decoded once', async (path, value) => {
+    const res = await req('GET', path);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json()).toEqual({ value });
+  });
+});
+
 describe('domain errors thrown by procedures', () => {
   it('PublicError → its status and {error, input}', async () => {
     const res = await req('GET', '/test/throw/public');

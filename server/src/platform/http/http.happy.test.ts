@@ -137,6 +137,16 @@ describe('/metrics', () => {
     expect(text).toContain('# TYPE sigil_rpc_calls_total counter');
     expect(text).toContain('# TYPE sigil_rpc_errors_total counter');
   });
+
+  it('a scrape is counted as the 200 it is, with no error logged', async () => {
+    const before = t.logs.length;
+    await req('GET', '/metrics');
+    const text = (await req('GET', '/metrics')).text;
+    expect(text).toMatch(/^sigil_http_requests_total\{method="GET",route="\/metrics",status="200"\} [1-9]\d*$/m);
+    expect(text).not.toMatch(/route="\/metrics",status="5\d\d"/);
+    const bad = t.logs.slice(before).filter((l) => (l.level as string) === 'warn' || (l.level as string) === 'error');
+    expect(bad).toEqual([]);
+  });
 });
 
 describe('/openapi.json', () => {

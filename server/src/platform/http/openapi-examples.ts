@@ -742,6 +742,24 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       pending: 2,
     },
   },
+  'POST /privy/wallet': {
+    request: {
+      identityToken:
+        'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCIsImtpZCI6InByaXZ5In0.eyJpc3MiOiJwcml2eS5pbyIsImF1ZCI6ImNscHJpdnlhcHAwMDAwMDAwMDAwMDAwMDAiLCJzdWIiOiJkaWQ6cHJpdnk6Y2xwcml2eXVzZXIwMDAwMDAwMDAwMDAwIiwiaWF0IjoxNzk1NDkyODAwLCJleHAiOjE3OTU0OTY0MDB9.MEUCIQDxampleSignatureOnlyXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX',
+    },
+    response: {
+      user: 'did:privy:clprivyuser0000000000000',
+      wallets: [
+        {
+          address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+          embedded: true,
+          handle: 'alice',
+          attestations: ['github', 'x'],
+        },
+      ],
+      slot: 118,
+    },
+  },
   'GET /v1/reverse/{address}': {
     parameters: {
       address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
@@ -892,9 +910,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
       name: 'verified SOL holders',
       version: 1,
-      hash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
-      createdAt: 1795492840986,
-      updatedAt: 1795492840986,
+      policyHash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
+      createdAt: 1795492840,
+      updatedAt: 1795492840,
       policy: {
         all: [
           {
@@ -916,9 +934,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
           id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
           name: 'verified SOL holders',
           version: 1,
-          hash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
-          createdAt: 1795492840986,
-          updatedAt: 1795492840986,
+          policyHash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
+          createdAt: 1795492840,
+          updatedAt: 1795492840,
         },
       ],
     },
@@ -932,9 +950,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
       name: 'verified SOL holders',
       version: 1,
-      hash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
-      createdAt: 1795492840986,
-      updatedAt: 1795492840986,
+      policyHash: '21c73c2fa0320b052b765f9f943d07a80250e148d2cb753c2fb37f149640b46c',
+      createdAt: 1795492840,
+      updatedAt: 1795492840,
       policy: {
         all: [
           {
@@ -977,9 +995,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       id: 'gpol_1ChM5v5VBj9auWf7H2gMmX',
       name: 'verified SOL holders',
       version: 2,
-      hash: '6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc',
-      createdAt: 1795492840986,
-      updatedAt: 1795492841045,
+      policyHash: '6ec923341b44b8764f51b80fa5b7014f230a412d0b841146804d892786a6b3dc',
+      createdAt: 1795492840,
+      updatedAt: 1795492841,
       policy: {
         all: [
           {

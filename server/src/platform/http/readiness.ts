@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ChainReader } from '../chain/types';
 import type { Database } from '../db/index';
 import { withDeadline } from '../deadline';
+import type { Drain } from './drain';
 
 /** Bound on each check: a probe must answer well inside a load balancer's probe timeout. */
 const READY_CHECK_MS = 2000;
@@ -27,15 +28,14 @@ async function check(run: () => Promise<unknown>): Promise<Check> {
   }
 }
 
-export function registerReadiness(app: FastifyInstance, deps: { db: Kysely<Database>; chain: ChainReader }): void {
-  let draining = false;
-  app.addHook('preClose', async () => {
-    draining = true;
-  });
+export function registerReadiness(
+  app: FastifyInstance,
+  deps: { db: Kysely<Database>; chain: ChainReader; drain: Drain },
+): void {
   app.get('/ready', async (_request, reply) => {
     const json = (status: number, body: object) =>
       reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
-    if (draining) return json(503, { ready: false, draining: true });
+    if (deps.drain.draining) return json(503, { ready: false, draining: true });
     const [database, rpc] = await Promise.all([
       check(() => sql`select 1`.execute(deps.db)),
       check(() => deps.chain.getSlot()),

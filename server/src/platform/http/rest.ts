@@ -79,6 +79,22 @@ export function pathOf(rawUrl: string): string {
   }
 }
 
+/** A `.` or `..` segment, in any spelling (`%2e`, `%2E`, `.%2e`…), between slashes or backslashes. */
+const DOT_SEGMENT = /(?:^|[/\\])(?:\.|%2e){1,2}(?=[/\\]|$)/i;
+
+/**
+ * The refusal of a raw path a URL parser would rewrite: with a dot segment (it resolves them, decoded or not) or a
+ * backslash (it reads one as a slash). Refused rather than resolved, on every face, so the path a proxy in front
+ * allowed by its prefix is the path served. The face is that of the raw path, backslashes read as slashes.
+ */
+function rewrittenPathError(rawUrl: string): ShapedError | undefined {
+  const query = rawUrl.indexOf('?');
+  const raw = query < 0 ? rawUrl : rawUrl.slice(0, query);
+  if (!raw.includes('\\') && !DOT_SEGMENT.test(raw)) return undefined;
+  const face = faceOf(raw.replaceAll('\\', '/')) === 'v1' ? 'v1' : 'public';
+  return genericError(face, 400, { message: 'the path has a dot segment or a backslash' });
+}
+
 function send(reply: FastifyReply, shaped: ShapedError): FastifyReply {
   if (shaped.headers) reply.headers(shaped.headers);
   return reply.code(shaped.status).type('application/json; charset=utf-8').send(JSON.stringify(shaped.body));
@@ -99,6 +115,8 @@ export type RestDecision = { routeLabel: string } & ({ route: RestRoute } | { er
  */
 function restDecider(lookup: ReturnType<typeof createProcedureCache>) {
   return (requestMethod: string, rawUrl: string): RestDecision => {
+    const rewritten = rewrittenPathError(rawUrl);
+    if (rewritten) return { routeLabel: 'unmatched', error: rewritten };
     const path = pathOf(rawUrl);
     const face = faceOf(path) === 'v1' ? 'v1' : 'public';
     // HEAD is GET without a body (Node drops the body of a HEAD response).

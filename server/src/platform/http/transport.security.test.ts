@@ -80,6 +80,26 @@ describe('whole-request receive deadline', () => {
     expect(res.headers.connection).toBe('close');
   });
 
+  it('headers that never finish on a /v1 path → 408 in the /v1 shape, then close', async () => {
+    const res = await exchange(t.base, 'GET /v1/health HTTP/1.1\r\nHost: a\r\nX-Slow: ', { piece: 'a', everyMs: 100 });
+    expect(res.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(res.body)).toEqual({ code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' });
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('headers that never finish on a /v1 path, after a public request on the same connection → the /v1 shape', async () => {
+    const res = await exchange(t.base, 'GET /health HTTP/1.1\r\nHost: a\r\n\r\nGET /v1/health HTTP/1.1\r\nX-Slow: ', {
+      piece: 'a',
+      everyMs: 100,
+    });
+    const answers = res.text.split(/(?=HTTP\/1\.1 )/);
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toMatch(/^HTTP\/1\.1 200 /);
+    const last = parse(answers[1]!);
+    expect(last.statusLine).toBe('HTTP/1.1 408 Request Timeout');
+    expect(JSON.parse(last.body)).toEqual({ code: 'REQUEST_TIMEOUT', message: 'the request was not received in time' });
+  });
+
   it('headers sent one byte at a time → 408 in the public shape, then close', async () => {
     const res = await exchange(t.base, 'GET /health HTTP/1.1\r\nHost: a\r\nX-Slow: ', { piece: 'a', everyMs: 100 });
     expect(res.statusLine).toBe('HTTP/1.1 408 Request Timeout');
@@ -141,6 +161,55 @@ describe('a body no route will read is not read', () => {
   });
 });
 
+/**
+ * Opens a socket, writes `head`, then writes zeros as fast as the connection takes them until the server closes it.
+ * Resolves with how many bytes the server read from that connection (its own count, not the client's).
+ */
+function flood(t: TestApp, sockets: net.Socket[], head: string, totalBytes: number): Promise<number> {
+  const { hostname, port } = new URL(t.base);
+  const seen = sockets.length;
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    const chunk = Buffer.alloc(1024 * 1024);
+    let sent = 0;
+    const pump = () => {
+      while (sent < totalBytes && !socket.destroyed) {
+        sent += chunk.length;
+        if (!socket.write(chunk)) return void socket.once('drain', pump);
+      }
+    };
+    socket.on('data', () => {});
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      const server = sockets[seen];
+      if (server?.destroyed) return resolve(server.bytesRead);
+      server?.once('close', () => resolve(server.bytesRead));
+    });
+    socket.write(head, pump);
+  });
+}
+
+describe('the drop of a body no route will read is bounded', () => {
+  let t: TestApp;
+  const sockets: net.Socket[] = [];
+  beforeAll(async () => {
+    t = await startTestApp({ beforeListen: (app) => void app.server.on('connection', (s) => sockets.push(s)) });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['an unknown /v1 route', '/v1/nope'],
+    ['a known route over the body limit', '/v1/auth/challenge'],
+  ])('a 200 MB body written at full speed to %s is read for at most 32 MiB', async (_what, path) => {
+    const total = 200 * 1024 * 1024;
+    const head = `POST ${path} HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${total}\r\n\r\n`;
+    const read = await flood(t, sockets, head, total);
+    // The bound, plus what the socket had already taken in when the bound was crossed (node reads up to 64 KiB at a
+    // time, several times per poll): far below the 200 MB that would show the drop unbounded.
+    expect(read).toBeLessThanOrEqual(33 * 1024 * 1024);
+  });
+});
+
 describe('malformed HTTP on /v1 paths answers {code, message} with a request id', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -166,6 +235,28 @@ describe('malformed HTTP on /v1 paths answers {code, message} with a request id'
     expect(JSON.parse(res.body)).toEqual(bad);
     expect(res.headers['x-request-id']).toMatch(/^req_/);
     expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+
+  it('a lowercase method → 400 BAD_REQUEST', async () => {
+    const res = await exchange(t.base, 'get /v1/usage HTTP/1.1\r\nHost: a\r\n\r\n');
+    expect(res.statusLine, res.text).toBe('HTTP/1.1 400 Bad Request');
+    expect(JSON.parse(res.body)).toEqual(bad);
+    expect(res.headers['x-request-id']).toMatch(/^req_/);
+  });
+
+  it('a request line over 16 KB → 431 HEADERS_TOO_LARGE', async () => {
+    const res = await exchange(t.base, `GET /v1/resolve/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    expect(res.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(res.body)).toEqual({
+      code: 'HEADERS_TOO_LARGE',
+      message: 'request headers larger than 16384 bytes',
+    });
+  });
+
+  it('a request line over 16 KB arriving in pieces → 431 HEADERS_TOO_LARGE', async () => {
+    const res = await exchange(t.base, 'GET /v1/resolve/', { piece: 'a'.repeat(4096), everyMs: 20 });
+    expect(res.statusLine).toBe('HTTP/1.1 431 Request Header Fields Too Large');
+    expect(JSON.parse(res.body)).toMatchObject({ code: 'HEADERS_TOO_LARGE' });
   });
 
   it('no Host header → 400 BAD_REQUEST naming it', async () => {

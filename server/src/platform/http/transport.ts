@@ -46,11 +46,36 @@ function rawResponse(shaped: ShapedError, requestId: string): string {
   );
 }
 
-/** The request line's target in the bytes node could not parse, when they start with one. */
-function targetOf(rawPacket: unknown): string | undefined {
-  if (!Buffer.isBuffer(rawPacket)) return undefined;
-  const line = rawPacket.subarray(0, 8192).toString('latin1');
-  return /^[A-Z]{1,16} (\/[^\s]*) HTTP\/1\.[01]\r?\n/.exec(line)?.[1];
+/** A request line's start: any token as the method (node refuses a lowercase one, we still want its path). */
+const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,16} (\/[^\s]*)/;
+/** Enough of a target to tell its face; a longer one is cut, not missed (node refuses long ones with a 431). */
+const TARGET_PREFIX_BYTES = 1024;
+
+/** The target of a request line starting at `at` in `bytes`, when one starts there. */
+function targetAt(bytes: Buffer, at: number): string | undefined {
+  const space = bytes.subarray(at, at + 18).indexOf(0x20);
+  if (space < 1 || bytes[at + space + 1] !== 0x2f) return undefined;
+  return REQUEST_LINE.exec(bytes.subarray(at, at + TARGET_PREFIX_BYTES).toString('latin1'))?.[1];
+}
+
+/** The target of the last request line that starts in a chunk: after its last blank line, or at its start. */
+function lastTargetIn(chunk: Buffer): string | undefined {
+  const end = chunk.lastIndexOf('\r\n\r\n');
+  return (end >= 0 ? targetAt(chunk, end + 4) : undefined) ?? targetAt(chunk, 0);
+}
+
+/**
+ * The target of the last request line each connection sent. Node gives no request for a head it refused or never
+ * finished, and the bytes it reports with a refusal are only the last piece it read, so the face of such a refusal
+ * comes from here.
+ */
+const lastTargets = new WeakMap<Duplex, string>();
+
+function rememberTargets(socket: Socket): void {
+  socket.on('data', (chunk: Buffer) => {
+    const target = lastTargetIn(chunk);
+    if (target !== undefined) lastTargets.set(socket, target);
+  });
 }
 
 /**
@@ -63,7 +88,9 @@ function clientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socke
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse & { req?: IncomingMessage } })._httpMessage;
   if (socket.writable && !pending?.headersSent) {
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    const path = pending?.req?.url ?? targetOf(err.rawPacket);
+    // The refused piece is parsed before the listener of rememberTargets sees it: read it here.
+    const packet = Buffer.isBuffer(err.rawPacket) ? lastTargetIn(err.rawPacket) : undefined;
+    const path = pending?.req?.url ?? packet ?? lastTargets.get(socket);
     const face = path === undefined ? 'public' : faceOf(pathOf(path));
     const shaped = genericError(face, status, status === 400 ? { message: MALFORMED } : {});
     const id = pending?.getHeader(REQUEST_ID_HEADER);
@@ -74,22 +101,23 @@ function clientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socke
 
 /**
  * Once the response to a request whose body is still arriving is sent, node closes the socket at once; unread bytes
- * then make the kernel send a reset, and a client still writing its body loses the answer. Instead: let node drop
- * the rest of the body (it does after every response), close once it has arrived, and cut the connection when that
- * takes longer or more bytes than the linger bounds.
+ * then make the kernel send a reset, and a client still writing its body loses the answer. Instead: read and drop
+ * the rest of the body, close once it has arrived, and cut the connection when that takes longer or more bytes than
+ * the linger bounds. The body is read here, before the response is written, rather than left to node: node's own
+ * drop (after the response) detaches every reader and no longer passes the bytes on, so nothing could count them.
  */
 function lingerOnClose(socket: Socket, request: IncomingMessage): void {
+  let dropped = 0;
+  request.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > LINGER_MAX_BYTES) socket.destroy();
+  });
   const closeNow = socket.destroySoon.bind(socket);
   socket.destroySoon = () => {
     if (request.complete) return closeNow();
-    let dropped = 0;
     const timer = setTimeout(() => socket.destroy(), LINGER_MS);
     socket.once('close', () => clearTimeout(timer));
     request.once('end', closeNow);
-    request.on('data', (chunk: Buffer) => {
-      dropped += chunk.length;
-      if (dropped > LINGER_MAX_BYTES) socket.destroy();
-    });
   };
 }
 
@@ -109,6 +137,8 @@ export function registerTransport(
     });
     res.end(body);
   });
+
+  app.server.on('connection', rememberTargets);
 
   app.addHook('onRequest', async (request, reply) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
