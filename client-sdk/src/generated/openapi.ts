@@ -2119,6 +2119,90 @@ export interface operations {
           'application/json': components['schemas']['Health'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
+        };
+      };
     };
   };
   'health-v1': {
@@ -2149,6 +2233,90 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['V1Health'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
         };
       };
     };
@@ -2182,6 +2350,90 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['Version'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
         };
       };
       /** @description `RPC_UNREACHABLE` */
@@ -2252,6 +2504,90 @@ export interface operations {
           'application/json': components['schemas']['Namespaces'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'resolve-resolve': {
@@ -2292,6 +2628,8 @@ export interface operations {
        * @description `INVALID_HANDLE`
        *
        *     `INVALID_DOMAIN`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -2300,7 +2638,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'invalid handle' | 'invalid domain';
+            error?: 'invalid handle' | 'invalid domain' | 'bad request';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2308,6 +2646,8 @@ export interface operations {
        * @description `HANDLE_NOT_REGISTERED`
        *
        *     `DOMAIN_NOT_REGISTERED`
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -2316,7 +2656,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'handle not registered' | 'domain not registered';
+            error?: 'handle not registered' | 'domain not registered' | 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2329,6 +2693,54 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             error?: 'ambiguous: both a handle and a domain shape';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2381,7 +2793,11 @@ export interface operations {
           'application/json': components['schemas']['ReverseResult'];
         };
       };
-      /** @description `INVALID_ADDRESS` */
+      /**
+       * @description `INVALID_ADDRESS`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2389,11 +2805,15 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'invalid address';
+            error?: 'invalid address' | 'bad request';
           } & components['schemas']['PublicError'];
         };
       };
-      /** @description `NO_PRIMARY_SET` */
+      /**
+       * @description `NO_PRIMARY_SET`
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2401,7 +2821,79 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'no primary set';
+            error?: 'no primary set' | 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2483,6 +2975,8 @@ export interface operations {
        *     `INVALID_HANDLE`
        *
        *     `INVALID_WALLET`
+       *
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -2491,7 +2985,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'INVALID_CHALLENGE_REQUEST' | 'INVALID_HANDLE' | 'INVALID_WALLET';
+            code?: 'INVALID_CHALLENGE_REQUEST' | 'INVALID_HANDLE' | 'INVALID_WALLET' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2511,7 +3005,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `HANDLE_NOT_REGISTERED` */
+      /**
+       * @description `HANDLE_NOT_REGISTERED`
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2519,7 +3017,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED';
+            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2532,6 +3090,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2602,7 +3184,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`
+       * @description `BAD_REQUEST`: the body is not valid JSON
        *
        *     `INVALID_WALLET`
        *
@@ -2649,6 +3231,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -2658,6 +3312,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2724,7 +3402,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectSession'];
         };
       };
-      /** @description `BAD_REQUEST` */
+      /** @description `BAD_REQUEST`: the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2766,6 +3444,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -2775,6 +3525,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2837,7 +3611,7 @@ export interface operations {
        *
        *     `INVALID_SIGNATURE_ENCODING`
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -2880,6 +3654,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -2889,6 +3735,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2943,6 +3813,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -2952,6 +3882,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3018,6 +3972,90 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'keys-create': {
@@ -3067,7 +4105,7 @@ export interface operations {
           'application/json': components['schemas']['CreateKeyResponse'];
         };
       };
-      /** @description `BAD_REQUEST` */
+      /** @description `BAD_REQUEST`: the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3091,6 +4129,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already holds the most active keys it may */
       409: {
         headers: {
@@ -3100,6 +4174,66 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'LIMIT_REACHED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3139,6 +4273,18 @@ export interface operations {
           'application/json': components['schemas']['RevokeKeyResponse'];
         };
       };
+      /** @description `BAD_REQUEST`: a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
       401: {
         headers: {
@@ -3151,7 +4297,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3159,7 +4309,79 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'KEY_NOT_FOUND';
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3214,7 +4436,7 @@ export interface operations {
           'application/json': components['schemas']['RenameKeyResponse'];
         };
       };
-      /** @description `BAD_REQUEST` */
+      /** @description `BAD_REQUEST`: the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3238,7 +4460,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3246,7 +4472,91 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'KEY_NOT_FOUND';
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3315,6 +4625,90 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'payWebhooks-challenge': {
@@ -3378,7 +4772,7 @@ export interface operations {
        *
        *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -3425,6 +4819,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already holds the most webhooks it may */
       409: {
         headers: {
@@ -3437,6 +4867,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -3446,6 +4912,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3550,6 +5040,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -3559,6 +5109,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3660,7 +5234,7 @@ export interface operations {
       /**
        * @description `CHALLENGE_INVALID`: unknown, used, expired, or issued to another key
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -3709,7 +5283,7 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `NOT_FOUND`: the @name is not registered */
+      /** @description `NOT_FOUND`: the @name is not registered; the path matches no route (an empty or an extra segment) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3718,6 +5292,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3733,6 +5331,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -3742,6 +5376,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3839,7 +5497,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3867,7 +5525,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3875,7 +5537,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3888,6 +5598,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3924,7 +5658,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3952,7 +5686,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3960,7 +5698,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3973,6 +5759,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4064,7 +5874,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id */
+      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4092,7 +5902,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4100,7 +5914,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4113,6 +5975,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4162,7 +6048,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4190,7 +6076,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4198,7 +6088,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4211,6 +6161,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4296,7 +6270,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4324,7 +6298,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4332,7 +6310,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4348,6 +6350,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -4357,6 +6395,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4441,7 +6503,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4473,6 +6535,8 @@ export interface operations {
        * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
        *
        *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -4481,7 +6545,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4494,6 +6618,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4576,7 +6724,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4604,7 +6752,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4612,7 +6764,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4625,6 +6837,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4684,7 +6920,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: since/until malformed, or until not after since */
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4712,7 +6948,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4720,7 +6960,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4733,6 +7033,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4830,6 +7154,8 @@ export interface operations {
        *     `INVALID_DOMAIN`: domain-shaped input fails parsing
        *
        *     `INVALID_NAME`: a shape no native namespace claims, or a `.sol`/`.eth` name (use /v1/resolve-universal)
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -4838,7 +7164,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'INVALID_DOMAIN' | 'INVALID_NAME';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'INVALID_DOMAIN' | 'INVALID_NAME' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4972,6 +7298,8 @@ export interface operations {
        * @description `HANDLE_NOT_REGISTERED`: well-formed handle, nothing registered (or its NFT burned)
        *
        *     `DOMAIN_NOT_REGISTERED`: well-formed domain, nothing registered (or its NFT burned)
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -4980,7 +7308,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED' | 'DOMAIN_NOT_REGISTERED';
+            code?: 'HANDLE_NOT_REGISTERED' | 'DOMAIN_NOT_REGISTERED' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5002,6 +7354,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -5011,6 +7387,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5100,7 +7500,7 @@ export interface operations {
        *
        *     `INVALID_NAME`: a shape no namespace claims (a malformed `.sol`/`.eth` name, `.sns`)
        *
-       *     `BAD_REQUEST`: chain not X1, SOL, ETH or BTC
+       *     `BAD_REQUEST`: chain not X1, SOL, ETH or BTC; a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -5247,6 +7647,8 @@ export interface operations {
        *     `DOMAIN_NOT_REGISTERED`: well-formed domain, nothing registered (or its NFT burned)
        *
        *     `NAME_NOT_FOUND`: a `.sol` or `.eth` name that is not registered
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -5255,7 +7657,36 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'NO_RECORD_FOR_CHAIN' | 'HANDLE_NOT_REGISTERED' | 'DOMAIN_NOT_REGISTERED' | 'NAME_NOT_FOUND';
+            code?:
+              | 'NO_RECORD_FOR_CHAIN'
+              | 'HANDLE_NOT_REGISTERED'
+              | 'DOMAIN_NOT_REGISTERED'
+              | 'NAME_NOT_FOUND'
+              | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5277,6 +7708,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -5286,6 +7741,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5411,7 +7890,7 @@ export interface operations {
           'application/json': components['schemas']['BatchResolveResult'];
         };
       };
-      /** @description `BAD_REQUEST`: no names, more than 100, or a chain not X1, SOL, ETH or BTC; per-name errors are items */
+      /** @description `BAD_REQUEST`: no names, more than 100, or a chain not X1, SOL, ETH or BTC; per-name errors are items; the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5439,6 +7918,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -5448,6 +7999,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5535,6 +8110,8 @@ export interface operations {
        * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
        *
        *     `INVALID_HANDLE`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -5543,7 +8120,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5679,6 +8256,8 @@ export interface operations {
        *     `NOT_AN_AGENT`: the handle is not an agent
        *
        *     `NO_MANIFEST`: an agent without a manifest record
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -5687,7 +8266,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST';
+            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5704,6 +8307,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'PAYMENT_ALREADY_USED' | 'REFERENCE_REUSED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5740,6 +8367,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5832,6 +8483,8 @@ export interface operations {
        * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
        *
        *     `INVALID_HANDLE`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -5840,7 +8493,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5976,6 +8629,8 @@ export interface operations {
        *     `NOT_AN_AGENT`: the handle is not an agent
        *
        *     `NO_MANIFEST`: an agent without a manifest record
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -5984,7 +8639,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST';
+            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6004,6 +8683,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6013,6 +8716,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6135,7 +8862,7 @@ export interface operations {
       /**
        * @description `INVALID_HANDLE`
        *
-       *     `BAD_REQUEST`: the body is not `{handle, manifest}`
+       *     `BAD_REQUEST`: the body is not `{handle, manifest}`; the body is not valid JSON
        */
       400: {
         headers: {
@@ -6164,6 +8891,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6173,6 +8972,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6364,6 +9187,90 @@ export interface operations {
           };
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
+        };
+      };
     };
   };
   'search-handles': {
@@ -6447,6 +9354,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6456,6 +9423,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6512,6 +9503,8 @@ export interface operations {
        * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
        *
        *     `INVALID_WALLET`: not a base58 address of 32 bytes
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -6520,7 +9513,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_WALLET';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_WALLET' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6650,6 +9643,42 @@ export interface operations {
           } & components['schemas']['X402PaymentRequired'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /**
        * @description `PAYMENT_ALREADY_USED`: x402: already redeemed (409: by a concurrent request, first)
        *
@@ -6666,6 +9695,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6675,6 +9728,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6787,7 +9864,7 @@ export interface operations {
           'application/json': components['schemas']['ReverseBatchResult'];
         };
       };
-      /** @description `BAD_REQUEST`: no addresses, or more than 100; a bad address is an item */
+      /** @description `BAD_REQUEST`: no addresses, or more than 100; a bad address is an item; the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6815,6 +9892,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6824,6 +9973,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6941,7 +10114,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`: the body is not a JSON object of this shape
+       * @description `BAD_REQUEST`: the body is not a JSON object of this shape; the body is not valid JSON
        *
        *     `INVALID_SUBJECT`: not exactly one of {handle}, {wallet}, {session}, or a bad handle or wallet
        *
@@ -6980,7 +10153,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: policyId (or its version) is not a policy of the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: policyId (or its version) is not a policy of the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -6988,7 +10165,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7001,6 +10238,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7066,6 +10327,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7075,6 +10396,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7146,7 +10491,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`: the body is not a JSON object of this shape
+       * @description `BAD_REQUEST`: the body is not a JSON object of this shape; the body is not valid JSON
        *
        *     `INVALID_POLICY`: not a policy: the message names the first problem and its JSON Pointer
        *
@@ -7181,6 +10526,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already keeps 100 policies */
       409: {
         headers: {
@@ -7193,6 +10574,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7202,6 +10619,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7253,7 +10694,7 @@ export interface operations {
           'application/json': components['schemas']['GatePolicyStored'];
         };
       };
-      /** @description `BAD_REQUEST`: a malformed id or version */
+      /** @description `BAD_REQUEST`: a malformed id or version; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7281,7 +10722,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7289,7 +10734,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7302,6 +10795,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7386,7 +10903,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`: a malformed id or version
+       * @description `BAD_REQUEST`: a malformed id or version; the body is not valid JSON; a path parameter with malformed percent-encoding
        *
        *     `INVALID_POLICY`: not a policy: the message names the first problem and its JSON Pointer
        *
@@ -7421,7 +10938,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7429,7 +10950,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7442,6 +10987,42 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'PRECONDITION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7469,6 +11050,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'gate-deletePolicy': {
@@ -7490,7 +11095,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `BAD_REQUEST`: a malformed id or version */
+      /** @description `BAD_REQUEST`: a malformed id or version; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7518,7 +11123,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7526,7 +11135,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7542,6 +11175,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7551,6 +11208,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7588,7 +11269,79 @@ export interface operations {
           'application/json': components['schemas']['Jwks'];
         };
       };
-      /** @description `INTERNAL`: the key could not be loaded */
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: the key could not be loaded; an unexpected failure (logged with the request id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7627,6 +11380,90 @@ export interface operations {
           'application/json': {
             [key: string]: unknown;
           };
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
         };
       };
     };
@@ -7707,6 +11544,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7716,6 +11613,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7806,7 +11727,7 @@ export interface operations {
        *
        *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -7847,6 +11768,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already holds 25 identity webhooks */
       409: {
         headers: {
@@ -7859,6 +11816,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7868,6 +11861,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7930,7 +11947,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7958,7 +11975,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7966,7 +11987,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7979,6 +12048,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8003,7 +12096,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8031,7 +12124,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8039,7 +12136,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8052,6 +12197,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8131,7 +12300,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id */
+      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8159,7 +12328,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8167,7 +12340,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8180,6 +12401,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8217,7 +12462,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8245,7 +12490,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8253,7 +12502,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8266,6 +12575,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8328,7 +12661,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8356,7 +12689,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8364,7 +12701,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8380,6 +12741,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -8389,6 +12786,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8461,7 +12882,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8493,6 +12914,8 @@ export interface operations {
        * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
        *
        *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -8501,7 +12924,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8514,6 +12997,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8584,7 +13091,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8612,7 +13119,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8620,7 +13131,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8633,6 +13204,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8680,7 +13275,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: since/until malformed, or until not after since */
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8708,7 +13303,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8716,7 +13315,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8729,6 +13388,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -10526,6 +15209,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -10535,6 +15278,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -10792,7 +15559,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -10800,7 +15571,79 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'KEY_NOT_FOUND';
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -11060,6 +15903,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -11069,6 +15972,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
