@@ -7,12 +7,12 @@
 // read, one budget statement per webhook of the batch, and one finishing statement for every delivered attempt
 // that completed in the same event-loop turn.
 import { sql, type Kysely } from 'kysely';
+import { WEBHOOK_HEADERS } from '@sigil/contract/http-headers';
 import { trimToLimit, type PayEvent } from '@sigil/contract/pay-events';
 import {
   afterFailedAttempt,
   AUTO_PAUSED_PREFIX,
   DELIVERY_ID_PREFIX,
-  WEBHOOK_HEADERS,
   WEBHOOK_LIMITS,
   type DeliveryErrorClass,
 } from '@sigil/contract/webhooks';
