@@ -16,6 +16,9 @@ const config: KnipConfig = {
       // scripts/sdk-generate.ts is `npm run sdk:generate`.
       entry: ['scripts/*.mjs', 'scripts/*.ts'],
       project: ['scripts/**/*.{mjs,ts}', '*.ts'],
+      // Run by path from node_modules/.bin by scripts/openapi-lint.ts (`npm run lint:openapi`), which knip does not
+      // read as a binary use.
+      ignoreDependencies: ['@stoplight/spectral-cli', '@redocly/cli'],
     },
     contract: {
       entry: ['src/**/*.test.ts'],
@@ -40,7 +43,7 @@ const config: KnipConfig = {
     'client-sdk': {
       // The published SDK: package.json#exports is its public API, used by third parties; exports are not checked.
       // index.ts and the subpath entries are the published package (scripts/manifest.ts); tsup.config.ts builds it.
-      entry: ['src/**/*.test.ts', 'src/{index,connect,connect-proxy,x402,webhooks}.ts'],
+      entry: ['src/**/*.test.ts', 'src/{index,connect,connect-tx,connect-proxy,x402,webhooks}.ts'],
       project: ['src/**/*.ts', 'scripts/**/*.ts', '*.ts'],
     },
     test: {
@@ -53,6 +56,8 @@ const config: KnipConfig = {
         '**/*.test.ts',
       ],
       project: ['**/*.ts'],
+      // Named only inside the module text that test/bench/sdk.ts hands esbuild to bundle (`npm run bench -- sdk`).
+      ignoreDependencies: ['@unkey/api'],
     },
     'web-portal': {
       // The Next.js plugin adds next.config.ts and the app/ router files (pages, layouts, route handlers).

@@ -9,6 +9,7 @@ const checks = [
   ['unused', ['run', 'lint:unused']], // knip: unused files, exports, dependencies; unlisted dependencies
   ['types', ['run', 'typecheck']], // tsc over contract, server, client-sdk, test, scripts
   ['portal types', ['run', 'typecheck', '--workspace', 'web-portal']], // tsc with the portal's own tsconfig
+  ['openapi', ['run', 'lint:openapi']], // Spectral spectral:oas + Redocly recommended over the generated document
 ];
 
 const results = [];

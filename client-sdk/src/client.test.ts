@@ -1,8 +1,10 @@
 // The client's own rules against a scripted fetch: the result union, credentials, the deadline, and retries of the
 // spec's retryable conditions only. The real service is exercised by test/sdk/sdk.e2e.test.ts.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { createSigilClient, retryable } from './client';
-import { classifyResolveFailure, reverseLookup } from './resolve';
+import { classifyResolveFailure, resolveName, reverseLookup } from './resolve';
 
 type Script = (request: Request, n: number) => Response | Promise<Response>;
 
@@ -139,11 +141,30 @@ describe('resolve helpers: the spec client-library classifications', () => {
     [404, 'NO_RECORD_FOR_CHAIN', 'no-record-for-chain'],
     [502, 'RPC_ERROR', 'rpc-error'],
     [502, 'malformed account', 'rpc-error'],
-    [0, 'TIMEOUT', 'rpc-error'],
+    [0, 'TIMEOUT', 'sigil-unreachable'],
+    [0, 'NETWORK_ERROR', 'sigil-unreachable'],
+    [502, 'UNEXPECTED_RESPONSE', 'sigil-unreachable'],
+    [504, 'UNEXPECTED_RESPONSE', 'sigil-unreachable'],
     [401, 'INVALID_KEY', 'request-failed'],
     [429, 'RATE_LIMITED', 'request-failed'],
+    [413, 'PAYLOAD_TOO_LARGE', 'request-failed'],
+    [500, 'INTERNAL_ERROR', 'request-failed'],
   ] as const)('%i %s → %s', (status, code, kind) => {
     expect(classifyResolveFailure({ ok: false, status, code, message: code }).kind).toBe(kind);
+  });
+
+  it('a Sigil that does not answer (nothing listens) is sigil-unreachable, not rpc-error', async () => {
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const client = createSigilClient({ baseUrl: `http://127.0.0.1:${port}`, retry: false });
+    expect(await resolveName(client, '@alice')).toMatchObject({
+      ok: false,
+      status: 0,
+      code: 'NETWORK_ERROR',
+      kind: 'sigil-unreachable',
+    });
   });
 
   it('not-found carries reason nft-burned when the service says the NFT was burned', () => {

@@ -4,7 +4,7 @@
 // not a JSON object: 400 BAD_REQUEST. See docs/connect.md "Integrator proxy".
 //
 //   import http from 'node:http';
-//   import { createConnectProxy, connectProxyNodeHandler } from '@sigil/client-sdk/connect-proxy';
+//   import { createConnectProxy, connectProxyNodeHandler } from '@sigil/sdk/connect-proxy';
 //   const proxy = createConnectProxy({ baseUrl: 'https://api.sigil.example', apiKey: process.env.SIGIL_API_KEY! });
 //   http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).listen(3000);
 //   // browser: POST /api/sigil/challenge {wallet}, POST /api/sigil/verify …, GET /api/sigil/session (Bearer)

@@ -1,24 +1,19 @@
 // Client side of Connect sign-in: check that a challenge is what you expect BEFORE a wallet signs it, sign it,
-// build a sign-in-with-Solana message, and build the memo transaction for /verify-tx. The strings come from
-// @sigil/contract/connect (one definition); signing uses WebCrypto ed25519 through @solana/kit (browser and
-// Node). See docs/connect.md.
+// build a sign-in-with-Solana message. The strings come from @sigil/contract/connect-strings (one definition);
+// signing is WebCrypto ed25519 (`crypto.subtle`, as @solana/kit's signBytes does it), so this module runs in
+// browsers, Node and edge runtimes and needs no Solana library. The /verify-tx memo transaction, which does, is
+// `@sigil/sdk/connect-tx`. See docs/connect.md.
 import { base58, base64 } from '@scure/base';
-import {
-  address,
-  appendTransactionMessageInstruction,
-  compileTransaction,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  pipe,
-  setTransactionMessageFeePayer,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signBytes,
-  signTransaction,
-  type Blockhash,
-} from '@solana/kit';
-import { handleControlString, memoString, walletControlString, type Challenge } from '@sigil/contract/connect';
+import { handleControlString, memoString, walletControlString } from '@sigil/contract/connect-strings';
 
 export { handleControlString, memoString, walletControlString };
+
+/** The fields of a challenge (POST /v1/auth/challenge) that what a wallet signs depends on. */
+export interface ChallengeFields {
+  challenge: string;
+  audience: string;
+  nonce: string;
+}
 
 /** The SPL Memo program every validator loads (the server also accepts the @solana-program/memo default id). */
 export const MEMO_PROGRAM_ID = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
@@ -32,10 +27,7 @@ const privateKeyOf = (signer: Ed25519Signer) => ('keyPair' in signer ? signer.ke
  * Refuses a challenge that is not a v2 string bound to `expectedAudience` (your key id, or the portal domain):
  * a wallet should never sign an unbound or foreign-audience string. Returns the exact string to sign.
  */
-export function checkChallenge(
-  challenge: Pick<Challenge, 'challenge' | 'audience' | 'nonce'>,
-  expectedAudience: string,
-): string {
+export function checkChallenge(challenge: ChallengeFields, expectedAudience: string): string {
   if (challenge.audience !== expectedAudience)
     throw new Error(`challenge audience ${challenge.audience} is not ${expectedAudience}`);
   const prefixes = [
@@ -54,12 +46,13 @@ export function checkChallenge(
 /** ed25519 signature over the exact UTF-8 bytes of `message`, base58 (what /v1/auth/verify takes). */
 export async function signMessage(signer: Ed25519Signer, message: string | Uint8Array): Promise<string> {
   const bytes = typeof message === 'string' ? new TextEncoder().encode(message) : message;
-  return base58.encode(new Uint8Array(await signBytes(privateKeyOf(signer), bytes)));
+  const signature = await crypto.subtle.sign('Ed25519', privateKeyOf(signer), new Uint8Array(bytes));
+  return base58.encode(new Uint8Array(signature));
 }
 
 /** checkChallenge + signMessage: the body for POST /v1/auth/verify. */
 export async function signChallenge(
-  challenge: Pick<Challenge, 'challenge' | 'audience' | 'nonce'>,
+  challenge: ChallengeFields,
   signer: Ed25519Signer,
   expectedAudience: string,
 ): Promise<{ nonce: string; signature: string; signer: string }> {
@@ -110,28 +103,4 @@ export async function signSignIn(
 ): Promise<{ nonce: string; signedMessage: string; signature: string }> {
   const bytes = new TextEncoder().encode(message);
   return { nonce, signedMessage: base64.encode(bytes), signature: await signMessage(signer, bytes) };
-}
-
-/**
- * The /verify-tx proof: a legacy transaction whose only instruction is a memo carrying `memo`, paid and signed by
- * the wallet. It is never broadcast, so any recent (or even stale) blockhash will do.
- */
-export async function signMemoTransaction(
-  memo: string,
-  signer: { keyPair: CryptoKeyPair; address: string },
-  blockhash: string,
-): Promise<string> {
-  const wallet = address(signer.address);
-  const message = pipe(
-    createTransactionMessage({ version: 'legacy' }),
-    (m) => setTransactionMessageFeePayer(wallet, m),
-    (m) =>
-      setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as Blockhash, lastValidBlockHeight: 0n }, m),
-    (m) =>
-      appendTransactionMessageInstruction(
-        { programAddress: address(MEMO_PROGRAM_ID), accounts: [], data: new TextEncoder().encode(memo) },
-        m,
-      ),
-  );
-  return getBase64EncodedWireTransaction(await signTransaction([signer.keyPair], compileTransaction(message)));
 }

@@ -1,6 +1,8 @@
 // @sigil/sdk: the typed REST client for every operation, the resolve helpers with the spec's client-library
-// classifications, and the helpers for Connect signing, the integrator's Connect proxy and the x402 payer. Browser
-// safe: webhook verification needs node:crypto and is a server-only entry of its own (`@sigil/sdk/webhooks`).
+// classifications, Connect strings and signing, and the integrator's Connect proxy. Light and runtime-neutral
+// (browsers, Node, edge): no Solana library and no schema library. Webhook verification is `@sigil/sdk/webhooks`;
+// what needs @solana/kit (an optional peer) has entries of its own: `@sigil/sdk/x402` (the payer) and
+// `@sigil/sdk/connect-tx` (the /verify-tx memo transaction).
 export {
   createSigilClient,
   retryable,
@@ -39,11 +41,11 @@ export {
   handleControlString,
   memoString,
   signChallenge,
-  signMemoTransaction,
   signMessage,
   signSignIn,
   walletControlString,
   MEMO_PROGRAM_ID,
+  type ChallengeFields,
   type Ed25519Signer,
   type SignInMessageFields,
 } from './connect';
@@ -56,27 +58,3 @@ export {
   type ConnectProxyRequest,
   type ConnectProxyResponse,
 } from './connect-proxy';
-export {
-  buildPaymentInstructions,
-  buildRedeemMessage,
-  createX402Fetch,
-  payAndFetch,
-  paymentInstructions,
-  readMint,
-  redeem,
-  requestChallenge,
-  sendInstructions,
-  signRedeemMessage,
-  waitForFinalized,
-  wrapNativeInstructions,
-  wrappedNativeAccount,
-  DEFAULT_COMPUTE_UNIT_LIMIT,
-  DEFAULT_COMPUTE_UNIT_PRICE,
-  WRAPPED_NATIVE_MINT,
-  type ChallengeResult,
-  type PayOptions,
-  type PayResult,
-  type PaymentShapeOptions,
-  type RedeemResult,
-  type RequestSpec,
-} from './x402';

@@ -1,7 +1,8 @@
 // Resolve helpers with the spec's client-library semantics ("Client-library equivalents" under the public resolve
 // errors): a failure is classified as unrecognized, ambiguous, invalid-handle, invalid-domain, not-found (optional
-// reason nft-burned), no-record-for-chain or rpc-error; a reverse lookup without a primary is `null`, not an error;
-// only transport errors (502, or no answer to a GET) are retried, by the client's retry policy (client.ts).
+// reason nft-burned), no-record-for-chain or rpc-error (Sigil answered that the chain RPC failed); ours besides:
+// sigil-unreachable (Sigil itself did not answer) and request-failed. A reverse lookup without a primary is `null`,
+// not an error; only transport errors (502, or no answer to a GET) are retried, by the client's retry policy.
 import type { SigilClient, SigilFailure } from './client';
 import type { components } from './generated/openapi';
 
@@ -15,8 +16,12 @@ export type ResolveFailureKind =
   | 'rpc-error';
 
 export interface ResolveFailure extends SigilFailure {
-  /** The spec's classification; `request-failed` when the request itself was refused (key, rate limit, payment). */
-  kind: ResolveFailureKind | 'request-failed';
+  /**
+   * The spec's classification, or one of ours: `sigil-unreachable` when Sigil itself gave no answer (network error,
+   * timeout, or a 5xx from something in front of it that is not Sigil's JSON), `request-failed` when the request
+   * itself was refused (key, rate limit, payment, body size) or Sigil failed (500).
+   */
+  kind: ResolveFailureKind | 'sigil-unreachable' | 'request-failed';
   /** Only with kind `not-found`: the name exists but its NFT was burned, so nobody controls it. */
   reason?: 'nft-burned';
 }
@@ -44,11 +49,17 @@ const KINDS: Record<string, ResolveFailureKind> = {
 
 /** Classifies one failure of a resolve-family call. */
 export function classifyResolveFailure(failure: SigilFailure): ResolveFailure {
-  const transport = failure.status === 502 || failure.status === 0;
-  const kind = KINDS[failure.code] ?? (transport ? 'rpc-error' : 'request-failed');
+  const kind = KINDS[failure.code] ?? transportKind(failure);
   // The /v1 message names why nobody controls an existing name: "… has no current authority (nft-burned)".
   const burned = kind === 'not-found' && failure.message.endsWith('(nft-burned)');
   return { ...failure, kind, ...(burned ? { reason: 'nft-burned' as const } : {}) };
+}
+
+/** No answer, or a gateway's page: Sigil unreachable. Sigil's own 502 body: the chain RPC failed. */
+function transportKind(failure: SigilFailure): ResolveFailure['kind'] {
+  if (failure.status === 0) return 'sigil-unreachable';
+  if (failure.status >= 500 && failure.code === 'UNEXPECTED_RESPONSE') return 'sigil-unreachable';
+  return failure.status === 502 ? 'rpc-error' : 'request-failed';
 }
 
 export type Resolution = components['schemas']['Resolution'];

@@ -23,32 +23,8 @@ export const DISCLAIMER =
 
 export const SIGNATURE_ENCODING = 'base58' as const;
 
-// ---------------------------------------------------------------------------------------------------------
-// The strings a wallet signs
-
-/** `/verify`, address control: `sigil-connect:v2:wallet-control:<audience>:<address>:<nonce>`. */
-export function walletControlString(audience: string, address: string, nonce: string): string {
-  return `sigil-connect:v2:wallet-control:${audience}:${address}:${nonce}`;
-}
-
-/** The registry's own handle-control statement, which the v2 string wraps: `sigil-handles:ctl:v1:<handle>:<epoch>:<nonce>`. */
-export function handleControlStatement(handle: string, epoch: bigint | number, nonce: string): string {
-  return `sigil-handles:ctl:v1:${handle}:${BigInt(epoch).toString()}:${nonce}`;
-}
-
-/**
- * `/verify`, handle control: `sigil-connect:v2:handle-control:<audience>:` + `sigil-handles:ctl:v1:<handle>:<epoch>:<nonce>`.
- * `epoch` is the handle's current registration epoch (docs/registry-program.md), so a signature made for a
- * previous registration of the same name never verifies.
- */
-export function handleControlString(audience: string, handle: string, epoch: bigint | number, nonce: string): string {
-  return `sigil-connect:v2:handle-control:${audience}:${handleControlStatement(handle, epoch, nonce)}`;
-}
-
-/** `/verify-tx`: the memo data, `sigil-verify:<audience>:<nonce>`. */
-export function memoString(audience: string, nonce: string): string {
-  return `sigil-verify:${audience}:${nonce}`;
-}
+// The strings a wallet signs: their own module, free of schemas, so that the SDK's light entries carry no zod.
+export { handleControlStatement, handleControlString, memoString, walletControlString } from './connect-strings';
 
 // ---------------------------------------------------------------------------------------------------------
 // Shared field schemas

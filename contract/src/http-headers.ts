@@ -18,3 +18,12 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** The API key of a keyed or metered /v1 request (spec: Authentication). */
 export const API_KEY_HEADER = 'X-API-Key';
+
+/** The request headers of a webhook delivery (spec: Svc-* with svc = sigil); receivers read them. */
+export const WEBHOOK_HEADERS = {
+  signature: 'Sigil-Signature',
+  eventId: 'Sigil-Event-Id',
+  eventType: 'Sigil-Event-Type',
+  deliveryId: 'Sigil-Delivery-Id',
+  subscriptionId: 'Sigil-Subscription-Id',
+} as const;

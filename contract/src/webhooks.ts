@@ -387,14 +387,3 @@ export const DeliveryListQuerySchema = z.object({
     .default(WEBHOOK_LIMITS.deliveriesPageDefault),
 });
 export const DeliveryListResponseSchema = z.object({ deliveries: z.array(DeliveryRecordSchema) });
-
-// ---------------------------------------------------------------------------------------------------------
-// Delivery request headers (spec: Svc-* with svc = sigil)
-
-export const WEBHOOK_HEADERS = {
-  signature: 'Sigil-Signature',
-  eventId: 'Sigil-Event-Id',
-  eventType: 'Sigil-Event-Type',
-  deliveryId: 'Sigil-Delivery-Id',
-  subscriptionId: 'Sigil-Subscription-Id',
-} as const;

@@ -9,6 +9,7 @@ import { benchMcp } from './mcp';
 import { benchPublic } from './public';
 import { benchRateLimit } from './ratelimit';
 import { benchReplicas } from './replicas';
+import { benchSdk } from './sdk';
 import { benchX402 } from './x402';
 import { benchUniversal } from './universal';
 import { benchWebhooks } from './webhooks';
@@ -51,6 +52,7 @@ const sections: Section[] = [
   { name: 'identity-events', run: async () => (await benchIdentityEvents()).markdown },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
   { name: 'gate', run: async () => (await benchGate()).markdown },
+  { name: 'sdk', run: async () => (await benchSdk()).markdown },
 
   { name: 'replicas', run: () => benchReplicas() },
 ];

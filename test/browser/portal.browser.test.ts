@@ -358,7 +358,7 @@ describe('the developer flow, in the browser', () => {
     expect(delivered.text).toContain('HTTP 200');
     const first = stack.receiver.requests.at(-1)!;
     expect(first.headers['sigil-event-type']).toBe('payment.received');
-    expect(verifyWebhook(first.body, first.headers['sigil-signature'] as string, webhookSecret).ok).toBe(true);
+    expect((await verifyWebhook(first.body, first.headers['sigil-signature'] as string, webhookSecret)).ok).toBe(true);
     await checkPage(page, 'webhook-delivered');
 
     // The receiver fails: the failure shows, then its retry (a second attempt), both answered 500.
@@ -401,8 +401,8 @@ describe('the developer flow, in the browser', () => {
     const signatures = afterRotation.headers['sigil-signature'] as string;
     // During the rotation overlap (24 h) both secrets sign: two v1 entries, and either secret verifies.
     expect(signatures.match(/,v1=/g)).toHaveLength(2);
-    expect(verifyWebhook(afterRotation.body, signatures, rotated).ok).toBe(true);
-    expect(verifyWebhook(afterRotation.body, signatures, webhookSecret).ok).toBe(true);
+    expect((await verifyWebhook(afterRotation.body, signatures, rotated)).ok).toBe(true);
+    expect((await verifyWebhook(afterRotation.body, signatures, webhookSecret)).ok).toBe(true);
 
     // An auto-paused webhook shows why and resumes. The pause is the delivery engine's, after 50 dead letters in a
     // row; the test sets it directly with the engine's own reason.
@@ -506,7 +506,7 @@ describe('identity events, in the browser', () => {
     expect(delivered.text).toContain('HTTP 200');
     const received = stack.receiver.requests.find((r) => r.headers['sigil-delivery-id'] === delivered.id)!;
     expect(received.headers['sigil-event-type']).toBe('handle.registered');
-    expect(verifyWebhook(received.body, received.headers['sigil-signature'] as string, secret).ok).toBe(true);
+    expect((await verifyWebhook(received.body, received.headers['sigil-signature'] as string, secret)).ok).toBe(true);
     const payload = JSON.parse(received.body.toString());
     expect([payload.test, payload.sequence, payload.handle.name]).toStrictEqual([true, 0, 'alice']);
     // The type filter offers the identity types.

@@ -15,7 +15,7 @@ import { base58 } from '@scure/base';
 import { generateKeyPairSigner } from '@solana/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
-import { WEBHOOK_HEADERS } from '@sigil/contract/webhooks';
+import { WEBHOOK_HEADERS } from '@sigil/contract/http-headers';
 import { payEventId } from '@sigil/contract/pay-events';
 import { freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
 import {

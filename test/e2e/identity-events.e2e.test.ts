@@ -78,12 +78,12 @@ describe('identity events end to end', () => {
       expect(header(r, 'sigil-signature')).toBe(
         `t=${header(r, 'webhook-timestamp')},v1=${header(r, 'sigil-signature').split(',v1=')[1]}`,
       );
-      expect(verifyWebhook(r.body, header(r, 'sigil-signature'), hooks.all!.secret)).toMatchObject({ ok: true });
-      expect(verifyWebhook(r.body, r.headers, hooks.all!.secret)).toMatchObject({ ok: true });
+      expect(await verifyWebhook(r.body, header(r, 'sigil-signature'), hooks.all!.secret)).toMatchObject({ ok: true });
+      expect(await verifyWebhook(r.body, r.headers, hooks.all!.secret)).toMatchObject({ ok: true });
       // The Standard Webhooks trio alone (no Sigil-Signature): the SDK falls back to it.
       const { 'sigil-signature': _dropped, ...standardOnly } = r.headers;
-      expect(verifyWebhook(r.body, standardOnly, hooks.all!.secret)).toMatchObject({ ok: true });
-      expect(verifyWebhook(r.body, standardOnly, hooks.name!.secret)).toEqual({
+      expect(await verifyWebhook(r.body, standardOnly, hooks.all!.secret)).toMatchObject({ ok: true });
+      expect(await verifyWebhook(r.body, standardOnly, hooks.name!.secret)).toEqual({
         ok: false,
         reason: 'signature_mismatch',
       });
@@ -192,8 +192,8 @@ describe('identity events end to end', () => {
     expect(body).toMatchObject({ test: true, sequence: 0, handle: { name: NAME } });
     expect(header(arrived, 'webhook-signature').split(' ')).toHaveLength(2);
     for (const secret of [rotated.body.secret, hooks.name!.secret]) {
-      expect(verifyWebhook(arrived.body, arrived.headers, secret)).toMatchObject({ ok: true });
-      expect(verifyWebhook(arrived.body, header(arrived, 'sigil-signature'), secret)).toMatchObject({ ok: true });
+      expect(await verifyWebhook(arrived.body, arrived.headers, secret)).toMatchObject({ ok: true });
+      expect(await verifyWebhook(arrived.body, header(arrived, 'sigil-signature'), secret)).toMatchObject({ ok: true });
       expect(new Webhook(secret).verify(arrived.body.toString(), arrived.headers as Record<string, string>)).toEqual(
         body,
       );

@@ -11,17 +11,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   buildSignInMessage,
   createSigilClient,
-  createX402Fetch,
   privyWallet,
   resolveAddress,
   resolveName,
   reverseLookup,
   signChallenge,
-  signMemoTransaction,
   signSignIn,
   type SigilClient,
   type SigilResult,
 } from '@sigil/client-sdk';
+import { signMemoTransaction } from '@sigil/client-sdk/connect-tx';
+import { createX402Fetch } from '@sigil/client-sdk/x402';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { appRouter } from '../../server/src/router';
 import { runIdentityPass } from '../../server/src/features/identity-events/index';

@@ -2210,6 +2210,90 @@ export interface operations {
           'application/json': components['schemas']['Health'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
+        };
+      };
     };
   };
   'health-v1': {
@@ -2240,6 +2324,90 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['V1Health'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
         };
       };
     };
@@ -2273,6 +2441,90 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['Version'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
         };
       };
       /** @description `RPC_UNREACHABLE` */
@@ -2343,6 +2595,90 @@ export interface operations {
           'application/json': components['schemas']['Namespaces'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'resolve-resolve': {
@@ -2383,6 +2719,8 @@ export interface operations {
        * @description `INVALID_HANDLE`
        *
        *     `INVALID_DOMAIN`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -2391,7 +2729,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'invalid handle' | 'invalid domain';
+            error?: 'invalid handle' | 'invalid domain' | 'bad request';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2399,6 +2737,8 @@ export interface operations {
        * @description `HANDLE_NOT_REGISTERED`
        *
        *     `DOMAIN_NOT_REGISTERED`
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -2407,7 +2747,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'handle not registered' | 'domain not registered';
+            error?: 'handle not registered' | 'domain not registered' | 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2420,6 +2784,54 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             error?: 'ambiguous: both a handle and a domain shape';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2472,7 +2884,11 @@ export interface operations {
           'application/json': components['schemas']['ReverseResult'];
         };
       };
-      /** @description `INVALID_ADDRESS` */
+      /**
+       * @description `INVALID_ADDRESS`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2480,11 +2896,15 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'invalid address';
+            error?: 'invalid address' | 'bad request';
           } & components['schemas']['PublicError'];
         };
       };
-      /** @description `NO_PRIMARY_SET` */
+      /**
+       * @description `NO_PRIMARY_SET`
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2492,7 +2912,79 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            error?: 'no primary set';
+            error?: 'no primary set' | 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
           } & components['schemas']['PublicError'];
         };
       };
@@ -2574,6 +3066,8 @@ export interface operations {
        *     `INVALID_HANDLE`
        *
        *     `INVALID_WALLET`
+       *
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -2582,7 +3076,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'INVALID_CHALLENGE_REQUEST' | 'INVALID_HANDLE' | 'INVALID_WALLET';
+            code?: 'INVALID_CHALLENGE_REQUEST' | 'INVALID_HANDLE' | 'INVALID_WALLET' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2602,7 +3096,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `HANDLE_NOT_REGISTERED` */
+      /**
+       * @description `HANDLE_NOT_REGISTERED`
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2610,7 +3108,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED';
+            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2623,6 +3181,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2693,7 +3275,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`
+       * @description `BAD_REQUEST`: the body is not valid JSON
        *
        *     `INVALID_WALLET`
        *
@@ -2740,6 +3322,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -2749,6 +3403,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2815,7 +3493,7 @@ export interface operations {
           'application/json': components['schemas']['ConnectSession'];
         };
       };
-      /** @description `BAD_REQUEST` */
+      /** @description `BAD_REQUEST`: the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2857,6 +3535,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -2866,6 +3616,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -2928,7 +3702,7 @@ export interface operations {
        *
        *     `INVALID_SIGNATURE_ENCODING`
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -2971,6 +3745,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -2980,6 +3826,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3034,6 +3904,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -3043,6 +3973,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3109,6 +4063,90 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'keys-create': {
@@ -3158,7 +4196,7 @@ export interface operations {
           'application/json': components['schemas']['CreateKeyResponse'];
         };
       };
-      /** @description `BAD_REQUEST` */
+      /** @description `BAD_REQUEST`: the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3182,6 +4220,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already holds the most active keys it may */
       409: {
         headers: {
@@ -3191,6 +4265,66 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'LIMIT_REACHED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3230,6 +4364,18 @@ export interface operations {
           'application/json': components['schemas']['RevokeKeyResponse'];
         };
       };
+      /** @description `BAD_REQUEST`: a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
       401: {
         headers: {
@@ -3242,7 +4388,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3250,7 +4400,79 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'KEY_NOT_FOUND';
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3305,7 +4527,7 @@ export interface operations {
           'application/json': components['schemas']['RenameKeyResponse'];
         };
       };
-      /** @description `BAD_REQUEST` */
+      /** @description `BAD_REQUEST`: the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3329,7 +4551,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3337,7 +4563,91 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'KEY_NOT_FOUND';
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3406,6 +4716,90 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'payWebhooks-challenge': {
@@ -3469,7 +4863,7 @@ export interface operations {
        *
        *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -3516,6 +4910,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already holds the most webhooks it may */
       409: {
         headers: {
@@ -3528,6 +4958,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -3537,6 +5003,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3641,6 +5131,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -3650,6 +5200,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3751,7 +5325,7 @@ export interface operations {
       /**
        * @description `CHALLENGE_INVALID`: unknown, used, expired, or issued to another key
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -3800,7 +5374,7 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `NOT_FOUND`: the @name is not registered */
+      /** @description `NOT_FOUND`: the @name is not registered; the path matches no route (an empty or an extra segment) */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3809,6 +5383,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3824,6 +5422,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -3833,6 +5467,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3930,7 +5588,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -3958,7 +5616,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -3966,7 +5628,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -3979,6 +5689,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4015,7 +5749,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4043,7 +5777,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4051,7 +5789,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4064,6 +5850,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4155,7 +5965,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id */
+      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4183,7 +5993,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4191,7 +6005,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4204,6 +6066,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4253,7 +6139,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4281,7 +6167,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4289,7 +6179,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4302,6 +6252,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4387,7 +6361,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4415,7 +6389,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4423,7 +6401,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4439,6 +6441,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -4448,6 +6486,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4532,7 +6594,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4564,6 +6626,8 @@ export interface operations {
        * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
        *
        *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -4572,7 +6636,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4585,6 +6709,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4667,7 +6815,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4695,7 +6843,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4703,7 +6855,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4716,6 +6928,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4775,7 +7011,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: since/until malformed, or until not after since */
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -4803,7 +7039,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -4811,7 +7051,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4824,6 +7124,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -4921,6 +7245,8 @@ export interface operations {
        *     `INVALID_DOMAIN`: domain-shaped input fails parsing
        *
        *     `INVALID_NAME`: a shape no native namespace claims, or a `.sol`/`.eth` name (use /v1/resolve-universal)
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -4929,7 +7255,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'INVALID_DOMAIN' | 'INVALID_NAME';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'INVALID_DOMAIN' | 'INVALID_NAME' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5063,6 +7389,8 @@ export interface operations {
        * @description `HANDLE_NOT_REGISTERED`: well-formed handle, nothing registered (or its NFT burned)
        *
        *     `DOMAIN_NOT_REGISTERED`: well-formed domain, nothing registered (or its NFT burned)
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -5071,7 +7399,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED' | 'DOMAIN_NOT_REGISTERED';
+            code?: 'HANDLE_NOT_REGISTERED' | 'DOMAIN_NOT_REGISTERED' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5093,6 +7445,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -5102,6 +7478,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5191,7 +7591,7 @@ export interface operations {
        *
        *     `INVALID_NAME`: a shape no namespace claims (a malformed `.sol`/`.eth` name, `.sns`)
        *
-       *     `BAD_REQUEST`: chain not X1, SOL, ETH or BTC
+       *     `BAD_REQUEST`: chain not X1, SOL, ETH or BTC; a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -5338,6 +7738,8 @@ export interface operations {
        *     `DOMAIN_NOT_REGISTERED`: well-formed domain, nothing registered (or its NFT burned)
        *
        *     `NAME_NOT_FOUND`: a `.sol` or `.eth` name that is not registered
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -5346,7 +7748,36 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'NO_RECORD_FOR_CHAIN' | 'HANDLE_NOT_REGISTERED' | 'DOMAIN_NOT_REGISTERED' | 'NAME_NOT_FOUND';
+            code?:
+              | 'NO_RECORD_FOR_CHAIN'
+              | 'HANDLE_NOT_REGISTERED'
+              | 'DOMAIN_NOT_REGISTERED'
+              | 'NAME_NOT_FOUND'
+              | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5368,6 +7799,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -5377,6 +7832,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5502,7 +7981,7 @@ export interface operations {
           'application/json': components['schemas']['BatchResolveResult'];
         };
       };
-      /** @description `BAD_REQUEST`: no names, more than 100, or a chain not X1, SOL, ETH or BTC; per-name errors are items */
+      /** @description `BAD_REQUEST`: no names, more than 100, or a chain not X1, SOL, ETH or BTC; per-name errors are items; the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5530,6 +8009,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -5539,6 +8090,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5626,6 +8201,8 @@ export interface operations {
        * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
        *
        *     `INVALID_HANDLE`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -5634,7 +8211,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5770,6 +8347,8 @@ export interface operations {
        *     `NOT_AN_AGENT`: the handle is not an agent
        *
        *     `NO_MANIFEST`: an agent without a manifest record
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -5778,7 +8357,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST';
+            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5795,6 +8398,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'PAYMENT_ALREADY_USED' | 'REFERENCE_REUSED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5831,6 +8458,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -5923,6 +8574,8 @@ export interface operations {
        * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
        *
        *     `INVALID_HANDLE`
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -5931,7 +8584,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_HANDLE' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6067,6 +8720,8 @@ export interface operations {
        *     `NOT_AN_AGENT`: the handle is not an agent
        *
        *     `NO_MANIFEST`: an agent without a manifest record
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -6075,7 +8730,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST';
+            code?: 'HANDLE_NOT_REGISTERED' | 'NOT_AN_AGENT' | 'NO_MANIFEST' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6095,6 +8774,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6104,6 +8807,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6226,7 +8953,7 @@ export interface operations {
       /**
        * @description `INVALID_HANDLE`
        *
-       *     `BAD_REQUEST`: the body is not `{handle, manifest}`
+       *     `BAD_REQUEST`: the body is not `{handle, manifest}`; the body is not valid JSON
        */
       400: {
         headers: {
@@ -6255,6 +8982,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6264,6 +9063,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6455,6 +9278,90 @@ export interface operations {
           };
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
+        };
+      };
     };
   };
   'search-handles': {
@@ -6538,6 +9445,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6547,6 +9514,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6603,6 +9594,8 @@ export interface operations {
        * @description `PAYMENT_HEADER_CONFLICT`: x402: both payment headers, with different values
        *
        *     `INVALID_WALLET`: not a base58 address of 32 bytes
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
        */
       400: {
         headers: {
@@ -6611,7 +9604,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_WALLET';
+            code?: 'PAYMENT_HEADER_CONFLICT' | 'INVALID_WALLET' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6741,6 +9734,42 @@ export interface operations {
           } & components['schemas']['X402PaymentRequired'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /**
        * @description `PAYMENT_ALREADY_USED`: x402: already redeemed (409: by a concurrent request, first)
        *
@@ -6757,6 +9786,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6766,6 +9819,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6878,7 +9955,7 @@ export interface operations {
           'application/json': components['schemas']['ReverseBatchResult'];
         };
       };
-      /** @description `BAD_REQUEST`: no addresses, or more than 100; a bad address is an item */
+      /** @description `BAD_REQUEST`: no addresses, or more than 100; a bad address is an item; the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6906,6 +9983,78 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -6915,6 +10064,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -6979,7 +10152,7 @@ export interface operations {
           'application/json': components['schemas']['PrivyWalletResult'];
         };
       };
-      /** @description `BAD_REQUEST`: no identityToken, or over 16384 characters */
+      /** @description `BAD_REQUEST`: no identityToken, or over 16384 characters; the body is not valid JSON */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7015,6 +10188,78 @@ export interface operations {
           } & components['schemas']['PublicError'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'unsupported media type';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
       /** @description `PRIVY_NO_SOLANA_WALLET`: the token lists no Solana wallet */
       422: {
         headers: {
@@ -7024,6 +10269,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             error?: 'no solana wallet linked';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
           } & components['schemas']['PublicError'];
         };
       };
@@ -7153,7 +10422,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`: the body is not a JSON object of this shape
+       * @description `BAD_REQUEST`: the body is not a JSON object of this shape; the body is not valid JSON
        *
        *     `INVALID_SUBJECT`: not exactly one of {handle}, {wallet}, {session}, or a bad handle or wallet
        *
@@ -7192,7 +10461,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: policyId (or its version) is not a policy of the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: policyId (or its version) is not a policy of the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7200,7 +10473,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7213,6 +10546,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7278,6 +10635,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7287,6 +10704,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7358,7 +10799,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`: the body is not a JSON object of this shape
+       * @description `BAD_REQUEST`: the body is not a JSON object of this shape; the body is not valid JSON
        *
        *     `INVALID_POLICY`: not a policy: the message names the first problem and its JSON Pointer
        *
@@ -7393,6 +10834,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already keeps 100 policies */
       409: {
         headers: {
@@ -7405,6 +10882,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7414,6 +10927,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7465,7 +11002,7 @@ export interface operations {
           'application/json': components['schemas']['GatePolicyStored'];
         };
       };
-      /** @description `BAD_REQUEST`: a malformed id or version */
+      /** @description `BAD_REQUEST`: a malformed id or version; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7493,7 +11030,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7501,7 +11042,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7514,6 +11103,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7598,7 +11211,7 @@ export interface operations {
         };
       };
       /**
-       * @description `BAD_REQUEST`: a malformed id or version
+       * @description `BAD_REQUEST`: a malformed id or version; the body is not valid JSON; a path parameter with malformed percent-encoding
        *
        *     `INVALID_POLICY`: not a policy: the message names the first problem and its JSON Pointer
        *
@@ -7633,7 +11246,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7641,7 +11258,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7654,6 +11295,42 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'PRECONDITION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7681,6 +11358,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
     };
   };
   'gate-deletePolicy': {
@@ -7702,7 +11403,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `BAD_REQUEST`: a malformed id or version */
+      /** @description `BAD_REQUEST`: a malformed id or version; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7730,7 +11431,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account */
+      /**
+       * @description `POLICY_NOT_FOUND`: no such policy (or version) in the key's account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -7738,7 +11443,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'POLICY_NOT_FOUND';
+            code?: 'POLICY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7754,6 +11483,30 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7763,6 +11516,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -7800,7 +11577,79 @@ export interface operations {
           'application/json': components['schemas']['Jwks'];
         };
       };
-      /** @description `INTERNAL`: the key could not be loaded */
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: the key could not be loaded; an unexpected failure (logged with the request id) */
       500: {
         headers: {
           [name: string]: unknown;
@@ -7839,6 +11688,90 @@ export interface operations {
           'application/json': {
             [key: string]: unknown;
           };
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
         };
       };
     };
@@ -7919,6 +11852,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -7928,6 +11921,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8030,7 +12047,7 @@ export interface operations {
        *
        *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
        *
-       *     `BAD_REQUEST`
+       *     `BAD_REQUEST`: the body is not valid JSON
        */
       400: {
         headers: {
@@ -8071,6 +12088,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `LIMIT_REACHED`: the account already holds 25 identity webhooks */
       409: {
         headers: {
@@ -8083,6 +12136,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -8092,6 +12181,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8166,7 +12279,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8194,7 +12307,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8202,7 +12319,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8215,6 +12380,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8251,7 +12440,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8279,7 +12468,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8287,7 +12480,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8300,6 +12541,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8391,7 +12656,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id */
+      /** @description `BAD_REQUEST`: `limit` out of range, or a malformed id; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8419,7 +12684,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8427,7 +12696,55 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8440,6 +12757,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8489,7 +12830,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8517,7 +12858,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8525,7 +12870,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8538,6 +12943,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8612,7 +13041,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8640,7 +13069,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8648,7 +13081,31 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8664,6 +13121,42 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -8673,6 +13166,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8757,7 +13274,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8789,6 +13306,8 @@ export interface operations {
        * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
        *
        *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
        */
       404: {
         headers: {
@@ -8797,7 +13316,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8810,6 +13389,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8892,7 +13495,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: malformed id */
+      /** @description `BAD_REQUEST`: malformed id; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8920,7 +13523,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -8928,7 +13535,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -8941,6 +13608,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -9000,7 +13691,7 @@ export interface operations {
           };
         };
       };
-      /** @description `BAD_REQUEST`: since/until malformed, or until not after since */
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since; the body is not valid JSON; a path parameter with malformed percent-encoding */
       400: {
         headers: {
           [name: string]: unknown;
@@ -9028,7 +13719,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account */
+      /**
+       * @description `WEBHOOK_NOT_FOUND`: no such identity webhook on this account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -9036,7 +13731,67 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'WEBHOOK_NOT_FOUND';
+            code?: 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };
@@ -9049,6 +13804,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -10858,6 +15637,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -10867,6 +15706,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -11124,7 +15987,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11132,7 +15999,79 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'KEY_NOT_FOUND';
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -11392,6 +16331,66 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
       /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
       429: {
         headers: {
@@ -11401,6 +16400,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };
@@ -11483,7 +16506,11 @@ export interface operations {
           } & components['schemas']['V1Error'];
         };
       };
-      /** @description `KEY_NOT_FOUND`: not one of your keys */
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11491,7 +16518,79 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'KEY_NOT_FOUND';
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
           } & components['schemas']['V1Error'];
         };
       };

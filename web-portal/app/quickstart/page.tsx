@@ -16,6 +16,18 @@ export default function QuickstartPage() {
         SDK&rsquo;s reference is <code>client-sdk/README.md</code> in the repository.
       </p>
 
+      <section aria-labelledby="qs-install">
+        <h2 id="qs-install">0. Install the SDK</h2>
+        <p>
+          <code>@sigil/sdk</code> is not in a registry: the Sigil repository packs it, and your project installs the
+          tarball by path. <code>npm run sdk:pack</code> prints that path.
+        </p>
+        <pre>
+          <code>{`npm run sdk:pack          # in the Sigil repository → /path/to/sigil/dist/sigil-sdk-0.23.0.tgz
+npm install /path/to/sigil/dist/sigil-sdk-0.23.0.tgz   # in your project`}</code>
+        </pre>
+      </section>
+
       <section aria-labelledby="qs-key">
         <h2 id="qs-key">1. Call the API with a key</h2>
         <p>
@@ -38,7 +50,7 @@ export default function QuickstartPage() {
         </p>
         <pre>
           <code>{`import http from 'node:http';
-import { createConnectProxy, connectProxyNodeHandler } from '@sigil/client-sdk/connect-proxy';
+import { createConnectProxy, connectProxyNodeHandler } from '@sigil/sdk/connect-proxy';
 
 const proxy = createConnectProxy({ baseUrl: '${apiBase}', apiKey: process.env.SIGIL_API_KEY! });
 http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).listen(3000);
@@ -52,9 +64,9 @@ http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).list
           <Link href="/webhooks">Register an endpoint</Link>, then verify each delivery against its raw body:
         </p>
         <pre>
-          <code>{`import { verifyWebhook } from '@sigil/client-sdk/webhooks';
+          <code>{`import { verifyWebhook } from '@sigil/sdk/webhooks';
 
-const check = verifyWebhook(rawBody, req.headers['sigil-signature'], [process.env.SIGIL_WHSEC!]);
+const check = await verifyWebhook(rawBody, req.headers['sigil-signature'], [process.env.SIGIL_WHSEC!]);
 if (!check.ok) return res.writeHead(400).end(check.reason);`}</code>
         </pre>
       </section>

@@ -1,7 +1,8 @@
 // Connect error paths over real HTTP: malformed requests answer our chosen codes, challenge states answer the
 // spec's codes, proofs that do not hold answer CONTROL_PROOF_INVALID. Never a 500.
 import { describe, expect, it } from 'vitest';
-import { buildSignInMessage, signChallenge, signMemoTransaction, signSignIn } from '@sigil/client-sdk/connect';
+import { buildSignInMessage, signChallenge, signSignIn } from '@sigil/client-sdk/connect';
+import { signMemoTransaction } from '@sigil/client-sdk/connect-tx';
 import { startKeyedApp, TEST_PORTAL_DOMAIN } from '@sigil/test/support/keyed-app';
 import { demoWallet } from '../../localchain/scenario';
 import { show, useConnectWorld } from '@sigil/test/support/connect-world';

@@ -1,6 +1,7 @@
 // Connect over real HTTP against the local chain, signing with the scenario's wallets.
 import { describe, expect, it } from 'vitest';
-import { buildSignInMessage, signChallenge, signMemoTransaction, signSignIn } from '@sigil/client-sdk/connect';
+import { buildSignInMessage, signChallenge, signSignIn } from '@sigil/client-sdk/connect';
+import { signMemoTransaction } from '@sigil/client-sdk/connect-tx';
 import { base64 } from '@scure/base';
 import { base58 } from '@scure/base';
 import { TEST_PORTAL_DOMAIN } from '@sigil/test/support/keyed-app';

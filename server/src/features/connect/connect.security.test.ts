@@ -2,7 +2,8 @@
 // under real concurrency (SQLite and Postgres), and sessions that are bound, pinned and revocable.
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { signChallenge, signMemoTransaction, signMessage } from '@sigil/client-sdk/connect';
+import { signChallenge, signMessage } from '@sigil/client-sdk/connect';
+import { signMemoTransaction } from '@sigil/client-sdk/connect-tx';
 import { DIALECTS, postgresReachable } from '@sigil/test/support/db';
 import { startKeyedApp, TEST_SESSION_SECRET } from '@sigil/test/support/keyed-app';
 import { demoWallet } from '../../localchain/scenario';

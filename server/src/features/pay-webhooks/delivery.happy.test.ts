@@ -54,11 +54,11 @@ describeEachDialect('webhook delivery', (ctx) => {
     expect(request.headers['sigil-event-type']).toBe('payment.received');
     expect(request.headers['sigil-subscription-id']).toBe(hook.id);
     expect(request.headers['sigil-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({
+    expect(await verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({
       ok: true,
       secretIndex: 0,
     });
-    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, 'whsec_other')).toEqual({
+    expect(await verifyWebhook(request.body, request.headers['sigil-signature'] as string, 'whsec_other')).toEqual({
       ok: false,
       reason: 'signature_mismatch',
     });
@@ -174,10 +174,12 @@ describeEachDialect('webhook delivery', (ctx) => {
       expect(await worker.runOnce()).toEqual(['delivered']);
       const [first, second] = flaky.requests;
       const sig = (r: typeof first) => r!.headers['sigil-signature'] as string;
-      expect(verifyWebhook(first!.body, sig(first), hook.secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+      expect(
+        await verifyWebhook(first!.body, sig(first), hook.secret, { now: Math.floor(clock / 1000) }),
+      ).toMatchObject({
         ok: true,
       });
-      expect(verifyWebhook(second!.body, sig(second), secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+      expect(await verifyWebhook(second!.body, sig(second), secret, { now: Math.floor(clock / 1000) })).toMatchObject({
         ok: true,
       });
       // Within the rotation overlap (24 h) the replaced secret signs beside the new one: two v1 entries.
@@ -187,7 +189,9 @@ describeEachDialect('webhook delivery', (ctx) => {
           .filter((p) => p.startsWith('v1=')),
       ).toHaveLength(2);
       expect(second!.headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
-      expect(verifyWebhook(second!.body, sig(second), hook.secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+      expect(
+        await verifyWebhook(second!.body, sig(second), hook.secret, { now: Math.floor(clock / 1000) }),
+      ).toMatchObject({
         ok: true,
       });
       expect(second!.headers['sigil-event-id']).toBe(first!.headers['sigil-event-id']);
@@ -201,10 +205,10 @@ describeEachDialect('webhook delivery', (ctx) => {
           .split(',')
           .filter((p) => p.startsWith('v1=')),
       ).toHaveLength(1);
-      expect(verifyWebhook(third.body, sig(third), secret, { now: Math.floor(clock / 1000) })).toMatchObject({
+      expect(await verifyWebhook(third.body, sig(third), secret, { now: Math.floor(clock / 1000) })).toMatchObject({
         ok: true,
       });
-      expect(verifyWebhook(third.body, sig(third), hook.secret, { now: Math.floor(clock / 1000) })).toEqual({
+      expect(await verifyWebhook(third.body, sig(third), hook.secret, { now: Math.floor(clock / 1000) })).toEqual({
         ok: false,
         reason: 'signature_mismatch',
       });
@@ -249,7 +253,7 @@ describeEachDialect('webhook delivery', (ctx) => {
     expect(body.payment).not.toHaveProperty('memo');
     expect(body.payment).not.toHaveProperty('references');
     expect(body.payment.reference).toBe(null);
-    expect(verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({
+    expect(await verifyWebhook(request.body, request.headers['sigil-signature'] as string, hook.secret)).toMatchObject({
       ok: true,
     });
   });

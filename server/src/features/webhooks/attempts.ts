@@ -7,11 +7,11 @@
 // the batch's webhooks, one read of its events per stream, one budget statement per webhook of the batch, and one
 // finishing statement for every delivered attempt that completed in the same event-loop turn.
 import type { Kysely } from 'kysely';
+import { WEBHOOK_HEADERS } from '@sigil/contract/http-headers';
 import {
   afterFailedAttempt,
   AUTO_PAUSED_PREFIX,
   DELIVERY_ID_PREFIX,
-  WEBHOOK_HEADERS,
   WEBHOOK_LIMITS,
   type DeliveryErrorClass,
 } from '@sigil/contract/webhooks';

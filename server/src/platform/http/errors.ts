@@ -74,6 +74,13 @@ const GENERIC: Record<number, { key: PublicErrorKey; code: V1ErrorCode; message:
   502: { key: 'RPC_UNREACHABLE', code: 'RPC_ERROR', message: 'the chain RPC did not answer' },
 };
 
+/** The catalog entry a generic answer of `status` carries on `face`: the public key, or the `/v1` code. */
+export function genericCodeOf(face: 'public' | 'v1', status: number): string {
+  const g = GENERIC[status];
+  if (!g) throw new Error(`no generic answer for status ${status}`);
+  return face === 'public' ? g.key : g.code;
+}
+
 /**
  * A generic error of `status` on `face`. Statuses without a generic entry fold into 400 (4xx) or 500 (5xx).
  * `message` refines the /v1 message; `input` is echoed on public routes when the error is about one value.

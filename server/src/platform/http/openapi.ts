@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { generateOpenApiDocument, type OpenAPIObject, type OpenApiRouter } from 'trpc-to-openapi';
 import { PublicErrorBodySchema, V1ErrorBodySchema } from '@sigil/contract/public';
 import { X402_HEADERS, x402ChallengeSchema } from '@sigil/contract/x402';
-import { faceOf } from './errors';
+import { faceOf, genericCodeOf } from './errors';
 import { OPERATION_EXAMPLES } from './openapi-examples';
 import { PUBLIC_ERRORS, V1_ERRORS, type PublicErrorKey, type V1ErrorCode } from '@sigil/contract/errors';
 
@@ -91,7 +91,7 @@ type DocumentedRow = string | { reason: string; alsoStatus: number };
 
 interface Operation {
   description?: string;
-  parameters?: { name: string; in: string; example?: unknown }[];
+  parameters?: { name: string; in: string; example?: unknown; schema?: { type?: string } }[];
   requestBody?: { content?: Record<string, { example?: unknown }> };
   responses: Record<string, { description?: string; content?: Record<string, { example?: unknown }> }>;
   security?: Record<string, string[]>[];
@@ -119,6 +119,48 @@ const X402_DESCRIPTION =
   '\n\n**Pay-per-call (x402).** Without `X-API-Key`, where this deployment sells calls, the answer is a 402 ' +
   'challenge (also base64 in the `PAYMENT-REQUIRED` header); pay it and repeat the identical request with ' +
   '`PAYMENT-SIGNATURE` and `X-Payer` (docs/x402.md). A 200 bought this way carries `PAYMENT-RESPONSE`.';
+
+/**
+ * What the HTTP layer answers before or around any procedure (errors.ts GENERIC, rest.ts, transport.ts): declared on
+ * every operation it can reach, so that a client's per-operation code union holds every code it can really receive.
+ */
+const EVERY_OPERATION: [status: number, reason: string][] = [
+  [404, 'the path matches no route (an empty or an extra segment)'],
+  [405, 'another method on this path (`Allow` lists the ones it has)'],
+  [408, 'the request did not arrive in time'],
+  [413, 'a request body over 64 KiB, refused on its declared length on any route'],
+  [417, 'an `Expect` header other than `100-continue`'],
+  [431, 'request headers over the limit'],
+  [500, 'an unexpected failure (logged with the request id)'],
+];
+const WITH_BODY: [number, string][] = [
+  [400, 'the body is not valid JSON'],
+  [415, 'a body that is not `application/json`'],
+];
+const WITH_PATH_PARAMETERS: [number, string][] = [[400, 'a path parameter with malformed percent-encoding']];
+
+/** The route's own rows, plus the HTTP layer's on this operation; a code in both keeps both reasons. */
+function withHttpLayerRows(
+  face: 'v1' | 'public',
+  method: string,
+  path: string,
+  rows: Partial<Record<string, DocumentedRow>>,
+): Partial<Record<string, DocumentedRow>> {
+  const merged = { ...rows };
+  const generic = [
+    ...EVERY_OPERATION,
+    ...(['POST', 'PUT', 'PATCH'].includes(method) ? WITH_BODY : []),
+    ...(path.includes('{') ? WITH_PATH_PARAMETERS : []),
+  ];
+  for (const [status, reason] of generic) {
+    const code = genericCodeOf(face, status);
+    const own = merged[code];
+    if (own === undefined) merged[code] = reason;
+    else if (typeof own === 'string') merged[code] = own ? `${own}; ${reason}` : reason;
+    else merged[code] = { ...own, reason: `${own.reason}; ${reason}` };
+  }
+  return merged;
+}
 
 /** One response per status: its codes and reasons as the description, their enum in the body schema. */
 function errorResponses(face: 'v1' | 'public', rows: Partial<Record<string, DocumentedRow>>): Record<string, unknown> {
@@ -177,7 +219,9 @@ function addExamples(op: Operation, key: string, success: 200 | 201 | 204): void
   if (!example) return;
   for (const parameter of op.parameters ?? []) {
     const value = example.parameters?.[parameter.name];
-    if (value !== undefined) parameter.example = value;
+    // The example is the value, typed as the schema says (a query string's `50` is the integer 50).
+    const numeric = parameter.schema?.type === 'integer' || parameter.schema?.type === 'number';
+    if (value !== undefined) parameter.example = numeric ? Number(value) : value;
   }
   const body = op.requestBody?.content?.['application/json'];
   if (body && example.request !== undefined) body.example = example.request;
@@ -210,7 +254,8 @@ export function buildOpenApiDocument(router: AnyTRPCRouter, info: OpenApiInfo): 
     const success = meta.successStatus ?? 200;
     // Every error response is written from the route's own codes (meta.errors): one response per status, listing
     // that status's codes with their reasons, and a body schema whose `code` (public: `error`) is their enum.
-    op.responses = { ...successResponses(op, success), ...errorResponses(face, meta.errors ?? {}) } as never;
+    const rows = withHttpLayerRows(face, meta.openapi.method, meta.openapi.path, meta.errors ?? {});
+    op.responses = { ...successResponses(op, success), ...errorResponses(face, rows) } as never;
     op.security = securityOf(codes, meta.credentials);
     if (isMetered(codes)) {
       op.description = `${op.description ?? ''}${X402_DESCRIPTION}`;
