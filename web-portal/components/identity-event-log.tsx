@@ -73,56 +73,11 @@ function Log() {
     void read(filters, after ? Number(after) : undefined, []);
   }
 
-  const set = (key: keyof Filters) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
-    setFilters({ ...filters, [key]: e.target.value });
-
   return (
     <>
       <section aria-labelledby="filters-heading">
         <h2 id="filters-heading">Filters</h2>
-        <form className="inline" onSubmit={submit}>
-          <label>
-            Types (comma-separated: types, families, *)
-            <input
-              type="text"
-              value={filters.types}
-              onChange={set('types')}
-              placeholder="handle.*, record.set"
-              spellCheck={false}
-            />
-          </label>
-          <label>
-            Handle
-            <input
-              type="text"
-              value={filters.handle}
-              onChange={set('handle')}
-              placeholder="@alice"
-              spellCheck={false}
-            />
-          </label>
-          <label>
-            Wallet
-            <input type="text" value={filters.wallet} onChange={set('wallet')} spellCheck={false} />
-          </label>
-          <label>
-            After sequence (empty: from the oldest kept)
-            <input type="number" min={0} step={1} value={filters.after} onChange={set('after')} />
-          </label>
-          <label>
-            Page size
-            <select value={filters.limit} onChange={set('limit')}>
-              {PAGE_SIZES.map((n) => (
-                <option key={n} value={n}>
-                  {n}
-                </option>
-              ))}
-            </select>
-          </label>
-          <button type="submit" disabled={busy}>
-            {busy ? 'Reading…' : 'Read the log'}
-          </button>
-        </form>
+        <FiltersForm filters={filters} setFilters={setFilters} busy={busy} submit={submit} />
         {error && (
           <p className="error" role="alert">
             {error}
@@ -143,45 +98,7 @@ function Log() {
               Sequences {page.events[0]!.sequence}–{page.events.at(-1)!.sequence}
               {page.has_more ? '; more follow.' : '; the end of the log.'}
             </p>
-            <div className="scroll">
-              <table data-testid="event-log" className="stacked">
-                <thead>
-                  <tr>
-                    <th scope="col">Sequence</th>
-                    <th scope="col">Type</th>
-                    <th scope="col">Handle</th>
-                    <th scope="col">Signer</th>
-                    <th scope="col">Block time</th>
-                    <th scope="col">Payload</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {page.events.map((e) => (
-                    <tr key={e.id} data-sequence={e.sequence}>
-                      <td data-label="Sequence">{e.sequence}</td>
-                      <td data-label="Type" className="mono">
-                        {e.type}
-                      </td>
-                      <td data-label="Handle" className="mono">
-                        {e.handle ? `@${e.handle.name}` : '—'}
-                      </td>
-                      <td data-label="Signer" className="mono">
-                        {e.actors.signer}
-                      </td>
-                      <td data-label="Block time">{e.chain.blockTime ?? `slot ${e.chain.slot}`}</td>
-                      <td data-label="Payload">
-                        <details>
-                          <summary>
-                            JSON <span className="visually-hidden">of event {e.sequence}</span>
-                          </summary>
-                          <pre>{JSON.stringify(e, null, 2)}</pre>
-                        </details>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <EventTable events={page.events} />
           </>
         )}
         <p className="actions">
@@ -203,5 +120,103 @@ function Log() {
         </p>
       </section>
     </>
+  );
+}
+
+function FiltersForm({
+  filters,
+  setFilters,
+  busy,
+  submit,
+}: {
+  filters: Filters;
+  setFilters: (filters: Filters) => void;
+  busy: boolean;
+  submit: (event: FormEvent) => void;
+}) {
+  const set = (key: keyof Filters) => (e: React.ChangeEvent<HTMLInputElement | HTMLSelectElement>) =>
+    setFilters({ ...filters, [key]: e.target.value });
+  return (
+    <form className="inline" onSubmit={submit}>
+      <label>
+        Types (comma-separated: types, families, *)
+        <input
+          type="text"
+          value={filters.types}
+          onChange={set('types')}
+          placeholder="handle.*, record.set"
+          spellCheck={false}
+        />
+      </label>
+      <label>
+        Handle
+        <input type="text" value={filters.handle} onChange={set('handle')} placeholder="@alice" spellCheck={false} />
+      </label>
+      <label>
+        Wallet
+        <input type="text" value={filters.wallet} onChange={set('wallet')} spellCheck={false} />
+      </label>
+      <label>
+        After sequence (empty: from the oldest kept)
+        <input type="number" min={0} step={1} value={filters.after} onChange={set('after')} />
+      </label>
+      <label>
+        Page size
+        <select value={filters.limit} onChange={set('limit')}>
+          {PAGE_SIZES.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={busy}>
+        {busy ? 'Reading…' : 'Read the log'}
+      </button>
+    </form>
+  );
+}
+
+function EventTable({ events }: { events: Page['events'] }) {
+  return (
+    <div className="scroll">
+      <table data-testid="event-log" className="stacked">
+        <thead>
+          <tr>
+            <th scope="col">Sequence</th>
+            <th scope="col">Type</th>
+            <th scope="col">Handle</th>
+            <th scope="col">Signer</th>
+            <th scope="col">Block time</th>
+            <th scope="col">Payload</th>
+          </tr>
+        </thead>
+        <tbody>
+          {events.map((e) => (
+            <tr key={e.id} data-sequence={e.sequence}>
+              <td data-label="Sequence">{e.sequence}</td>
+              <td data-label="Type" className="mono">
+                {e.type}
+              </td>
+              <td data-label="Handle" className="mono">
+                {e.handle ? `@${e.handle.name}` : '—'}
+              </td>
+              <td data-label="Signer" className="mono">
+                {e.actors.signer}
+              </td>
+              <td data-label="Block time">{e.chain.blockTime ?? `slot ${e.chain.slot}`}</td>
+              <td data-label="Payload">
+                <details>
+                  <summary>
+                    JSON <span className="visually-hidden">of event {e.sequence}</span>
+                  </summary>
+                  <pre>{JSON.stringify(e, null, 2)}</pre>
+                </details>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -3,7 +3,7 @@
 // resume an auto-paused one, recover a time window, delete) and the delivery log with filters (status, event type)
 // and redeliver. The log is re-read every few seconds while a delivery is pending, so an attempt's outcome shows up
 // without reloading. The service lists the latest 200 deliveries; the filters apply to those.
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { errorText } from '../lib/trpc';
@@ -24,13 +24,19 @@ export function WebhookDetail({ id, stream }: { id: string; stream: StreamName }
   );
 }
 
+type Stream = (typeof STREAMS)[StreamName];
+
+/** Runs an action, re-reads the webhook and its log (unless it is gone), then says what happened. */
+type Act = <T>(
+  what: string | ((result: T) => string),
+  run: () => Promise<T>,
+  options?: { gone?: boolean; after?: () => void },
+) => Promise<void>;
+
 function Detail({ id, stream }: { id: string; stream: StreamName }) {
   const api = STREAMS[stream];
-  const router = useRouter();
   const [webhook, setWebhook] = useState<WebhookView | null | undefined>(undefined);
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
-  const [statusFilter, setStatusFilter] = useState('');
-  const [typeFilter, setTypeFilter] = useState('');
   const [secret, setSecret] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
@@ -67,12 +73,7 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
     return () => clearInterval(timer);
   }, [pending, load]);
 
-  /** Runs an action, re-reads the webhook and its log (unless it is gone), then says what happened. */
-  async function act<T>(
-    what: string | ((result: T) => string),
-    run: () => Promise<T>,
-    options: { gone?: boolean; after?: () => void } = {},
-  ) {
+  const act: Act = async (what, run, options = {}) => {
     setError('');
     setNotice('');
     setBusy(true);
@@ -91,7 +92,7 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
     } finally {
       setBusy(false);
     }
-  }
+  };
 
   if (webhook === undefined)
     return error ? (
@@ -108,111 +109,25 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
       </p>
     );
 
-  const autoPaused = webhook.status === 'paused' && (webhook.paused_reason ?? '').startsWith('auto-paused: ');
-  const shown = (deliveries ?? []).filter(
-    (d) => (!statusFilter || d.status === statusFilter) && (!typeFilter || d.event_type === typeFilter),
-  );
-
+  const focusLog = () => logRef.current?.focus();
   return (
     <>
       <p>
         <Link href={api.base}>← All webhooks</Link>
       </p>
-      <section aria-labelledby="webhook-heading">
-        <h2 id="webhook-heading">{webhook.description ?? webhook.url}</h2>
-        <dl className="result">
-          <dt>Id</dt>
-          <dd className="mono">{webhook.id}</dd>
-          <dt>Endpoint</dt>
-          <dd className="mono">{webhook.url}</dd>
-          <dt>Scope</dt>
-          <dd className="mono">{webhook.scope.value}</dd>
-          <dt>Events</dt>
-          <dd>{webhook.event_types.join(', ')}</dd>
-          <dt>Status</dt>
-          <dd data-testid="webhook-status">
-            {webhook.status}
-            {webhook.paused_reason ? ` — ${webhook.paused_reason}` : ''}
-          </dd>
-          {'from_sequence' in webhook && (
-            <>
-              <dt>Delivers from</dt>
-              <dd>sequence {webhook.from_sequence} (earlier events are in the event log)</dd>
-            </>
-          )}
-          <dt>Created</dt>
-          <dd>{seconds(webhook.created_at)}</dd>
-        </dl>
-      </section>
-
-      <section aria-labelledby="actions-heading">
-        <h2 id="actions-heading">Actions</h2>
-        <p className="actions">
-          <button
-            type="button"
-            disabled={busy}
-            onClick={() =>
-              void act('Test event queued.', () => api.sendTest(id), {
-                after: () => logRef.current?.focus(),
-              })
-            }
-          >
-            Send a test event
-          </button>
-          <button
-            type="button"
-            className="secondary"
-            disabled={busy}
-            onClick={() => {
-              if (!window.confirm('Rotate the signing secret? The next attempt is signed with the new one.')) return;
-              void act('Secret rotated.', async () => setSecret(await api.rotateSecret(id)));
-            }}
-          >
-            Rotate the secret
-          </button>
-          {autoPaused && (
-            <button
-              type="button"
-              className="secondary"
-              disabled={busy}
-              onClick={() => void act('Webhook resumed.', () => api.resume(id))}
-            >
-              Resume (paused: {webhook.paused_reason!.slice('auto-paused: '.length)})
-            </button>
-          )}
-          <button
-            type="button"
-            className="secondary danger"
-            disabled={busy}
-            onClick={() => {
-              if (!window.confirm('Delete this webhook and its delivery log?')) return;
-              void act('Deleted.', () => api.remove(id), {
-                gone: true,
-                after: () => router.push(api.base),
-              });
-            }}
-          >
-            Delete
-          </button>
-        </p>
-        <p role="status" className="ok">
-          {notice}
-        </p>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-        {secret && (
-          <SecretOnce heading="New signing secret" secret={secret} testId="rotated-secret">
-            <p className="hint">The previous secret keeps signing beside it for 24 hours.</p>
-            <button type="button" className="secondary" onClick={() => setSecret(null)}>
-              I have saved it
-            </button>
-          </SecretOnce>
-        )}
-      </section>
-
+      <Settings webhook={webhook} />
+      <Actions
+        api={api}
+        id={id}
+        webhook={webhook}
+        busy={busy}
+        act={act}
+        focusLog={focusLog}
+        notice={notice}
+        error={error}
+        secret={secret}
+        setSecret={setSecret}
+      />
       <Recover
         busy={busy}
         recover={(since, until) =>
@@ -220,102 +135,277 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
             (r: Recovered) =>
               `Recovered: ${r.requeued} ${r.requeued === 1 ? 'delivery' : 'deliveries'} queued again, ${r.pending} pending in the window.`,
             () => api.recover(id, since, until),
-            { after: () => logRef.current?.focus() },
+            { after: focusLog },
           )
         }
       />
-
-      <section aria-labelledby="log-heading">
-        <h2 id="log-heading" tabIndex={-1} ref={logRef}>
-          Delivery log
-        </h2>
-        <form className="inline" onSubmit={(e) => e.preventDefault()}>
-          <label>
-            Status
-            <select value={statusFilter} onChange={(e) => setStatusFilter(e.target.value)}>
-              <option value="">Any</option>
-              <option value="pending">Pending</option>
-              <option value="delivered">Delivered</option>
-              <option value="dead">Dead</option>
-            </select>
-          </label>
-          <label>
-            Event type
-            <select value={typeFilter} onChange={(e) => setTypeFilter(e.target.value)}>
-              <option value="">Any</option>
-              {api.eventTypes.map((t) => (
-                <option key={t} value={t}>
-                  {t}
-                </option>
-              ))}
-            </select>
-          </label>
-          <button type="button" className="secondary" onClick={() => void load()}>
-            Refresh
-          </button>
-        </form>
-        {deliveries === null ? (
-          <p aria-live="polite">Loading deliveries…</p>
-        ) : shown.length === 0 ? (
-          <p>
-            {deliveries.length === 0 ? 'No deliveries yet: send a test event.' : 'No deliveries match the filters.'}
-          </p>
-        ) : (
-          <div className="scroll">
-            <table data-testid="delivery-log" className="stacked">
-              <caption className="hint">
-                Newest first{pending ? '; refreshing while a delivery is pending' : ''}.
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last answer</th>
-                  <th scope="col">Response time</th>
-                  <th scope="col">Next attempt</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {shown.map((d) => (
-                  <tr key={d.id} data-delivery-id={d.id} data-status={d.status} data-attempts={d.attempts}>
-                    <td data-label="Event">
-                      <span className="mono">{d.event_type}</span>
-                      {d.test ? ' (test)' : ''}
-                      <br />
-                      <span className="hint">{seconds(d.created_at)}</span>
-                    </td>
-                    <td data-label="Status">{d.status}</td>
-                    <td data-label="Attempts">{d.attempts}</td>
-                    <td data-label="Last answer">
-                      {d.last_status !== null ? `HTTP ${d.last_status}` : ''}
-                      {d.last_error && d.last_error !== 'http_status' ? d.last_error : ''}
-                      {d.last_status === null && !d.last_error ? '—' : ''}
-                    </td>
-                    <td data-label="Response time">{d.response_ms === null ? '—' : `${d.response_ms} ms`}</td>
-                    <td data-label="Next attempt">{seconds(d.next_attempt_at)}</td>
-                    <td data-label="Actions">
-                      {d.status !== 'pending' && (
-                        <button
-                          type="button"
-                          className="secondary"
-                          disabled={busy}
-                          aria-label={`Redeliver ${d.event_type} from ${seconds(d.created_at)}`}
-                          onClick={() => void act('Delivery queued again.', () => api.redeliver(id, d.id))}
-                        >
-                          Redeliver
-                        </button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
+      <DeliveryLog
+        eventTypes={api.eventTypes}
+        deliveries={deliveries}
+        pending={pending}
+        busy={busy}
+        headingRef={logRef}
+        refresh={() => void load()}
+        redeliver={(delivery) => void act('Delivery queued again.', () => api.redeliver(id, delivery))}
+      />
     </>
+  );
+}
+
+function Settings({ webhook }: { webhook: WebhookView }) {
+  return (
+    <section aria-labelledby="webhook-heading">
+      <h2 id="webhook-heading">{webhook.description ?? webhook.url}</h2>
+      <dl className="result">
+        <dt>Id</dt>
+        <dd className="mono">{webhook.id}</dd>
+        <dt>Endpoint</dt>
+        <dd className="mono">{webhook.url}</dd>
+        <dt>Scope</dt>
+        <dd className="mono">{webhook.scope.value}</dd>
+        <dt>Events</dt>
+        <dd>{webhook.event_types.join(', ')}</dd>
+        <dt>Status</dt>
+        <dd data-testid="webhook-status">
+          {webhook.status}
+          {webhook.paused_reason ? ` — ${webhook.paused_reason}` : ''}
+        </dd>
+        {'from_sequence' in webhook && (
+          <>
+            <dt>Delivers from</dt>
+            <dd>sequence {webhook.from_sequence} (earlier events are in the event log)</dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>{seconds(webhook.created_at)}</dd>
+      </dl>
+    </section>
+  );
+}
+
+/** The actions bar (test event, rotate, resume, delete), what the last action did, and a rotated secret once. */
+function Actions({
+  api,
+  id,
+  webhook,
+  busy,
+  act,
+  focusLog,
+  notice,
+  error,
+  secret,
+  setSecret,
+}: {
+  api: Stream;
+  id: string;
+  webhook: WebhookView;
+  busy: boolean;
+  act: Act;
+  focusLog: () => void;
+  notice: string;
+  error: string;
+  secret: string | null;
+  setSecret: (secret: string | null) => void;
+}) {
+  const router = useRouter();
+  const autoPaused = webhook.status === 'paused' && (webhook.paused_reason ?? '').startsWith('auto-paused: ');
+  return (
+    <section aria-labelledby="actions-heading">
+      <h2 id="actions-heading">Actions</h2>
+      <p className="actions">
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void act('Test event queued.', () => api.sendTest(id), {
+              after: focusLog,
+            })
+          }
+        >
+          Send a test event
+        </button>
+        <button
+          type="button"
+          className="secondary"
+          disabled={busy}
+          onClick={() => {
+            if (!window.confirm('Rotate the signing secret? The next attempt is signed with the new one.')) return;
+            void act('Secret rotated.', async () => setSecret(await api.rotateSecret(id)));
+          }}
+        >
+          Rotate the secret
+        </button>
+        {autoPaused && (
+          <button
+            type="button"
+            className="secondary"
+            disabled={busy}
+            onClick={() => void act('Webhook resumed.', () => api.resume(id))}
+          >
+            Resume (paused: {webhook.paused_reason!.slice('auto-paused: '.length)})
+          </button>
+        )}
+        <button
+          type="button"
+          className="secondary danger"
+          disabled={busy}
+          onClick={() => {
+            if (!window.confirm('Delete this webhook and its delivery log?')) return;
+            void act('Deleted.', () => api.remove(id), {
+              gone: true,
+              after: () => router.push(api.base),
+            });
+          }}
+        >
+          Delete
+        </button>
+      </p>
+      <p role="status" className="ok">
+        {notice}
+      </p>
+      {error && (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      )}
+      {secret && (
+        <SecretOnce heading="New signing secret" secret={secret} testId="rotated-secret">
+          <p className="hint">The previous secret keeps signing beside it for 24 hours.</p>
+          <button type="button" className="secondary" onClick={() => setSecret(null)}>
+            I have saved it
+          </button>
+        </SecretOnce>
+      )}
+    </section>
+  );
+}
+
+/** The delivery log: the filters (status, event type) over the latest deliveries, and their table. */
+function DeliveryLog({
+  eventTypes,
+  deliveries,
+  pending,
+  busy,
+  headingRef,
+  refresh,
+  redeliver,
+}: {
+  eventTypes: readonly string[];
+  deliveries: Delivery[] | null;
+  pending: boolean;
+  busy: boolean;
+  headingRef: RefObject<HTMLHeadingElement | null>;
+  refresh: () => void;
+  redeliver: (delivery: string) => void;
+}) {
+  const [statusFilter, setStatusFilter] = useState('');
+  const [typeFilter, setTypeFilter] = useState('');
+  const shown = (deliveries ?? []).filter(
+    (d) => (!statusFilter || d.status === statusFilter) && (!typeFilter || d.event_type === typeFilter),
+  );
+  return (
+    <section aria-labelledby="log-heading">
+      <h2 id="log-heading" tabIndex={-1} ref={headingRef}>
+        Delivery log
+      </h2>
+      <form className="inline" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Status
+          <select value={statusFilter} onChange={(e) => setStatusFilter(e.target.value)}>
+            <option value="">Any</option>
+            <option value="pending">Pending</option>
+            <option value="delivered">Delivered</option>
+            <option value="dead">Dead</option>
+          </select>
+        </label>
+        <label>
+          Event type
+          <select value={typeFilter} onChange={(e) => setTypeFilter(e.target.value)}>
+            <option value="">Any</option>
+            {eventTypes.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="button" className="secondary" onClick={refresh}>
+          Refresh
+        </button>
+      </form>
+      {deliveries === null ? (
+        <p aria-live="polite">Loading deliveries…</p>
+      ) : shown.length === 0 ? (
+        <p>{deliveries.length === 0 ? 'No deliveries yet: send a test event.' : 'No deliveries match the filters.'}</p>
+      ) : (
+        <DeliveryTable shown={shown} pending={pending} busy={busy} redeliver={redeliver} />
+      )}
+    </section>
+  );
+}
+
+function DeliveryTable({
+  shown,
+  pending,
+  busy,
+  redeliver,
+}: {
+  shown: Delivery[];
+  pending: boolean;
+  busy: boolean;
+  redeliver: (delivery: string) => void;
+}) {
+  return (
+    <div className="scroll">
+      <table data-testid="delivery-log" className="stacked">
+        <caption className="hint">Newest first{pending ? '; refreshing while a delivery is pending' : ''}.</caption>
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last answer</th>
+            <th scope="col">Response time</th>
+            <th scope="col">Next attempt</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((d) => (
+            <tr key={d.id} data-delivery-id={d.id} data-status={d.status} data-attempts={d.attempts}>
+              <td data-label="Event">
+                <span className="mono">{d.event_type}</span>
+                {d.test ? ' (test)' : ''}
+                <br />
+                <span className="hint">{seconds(d.created_at)}</span>
+              </td>
+              <td data-label="Status">{d.status}</td>
+              <td data-label="Attempts">{d.attempts}</td>
+              <td data-label="Last answer">
+                {d.last_status !== null ? `HTTP ${d.last_status}` : ''}
+                {d.last_error && d.last_error !== 'http_status' ? d.last_error : ''}
+                {d.last_status === null && !d.last_error ? '—' : ''}
+              </td>
+              <td data-label="Response time">{d.response_ms === null ? '—' : `${d.response_ms} ms`}</td>
+              <td data-label="Next attempt">{seconds(d.next_attempt_at)}</td>
+              <td data-label="Actions">
+                {d.status !== 'pending' && (
+                  <button
+                    type="button"
+                    className="secondary"
+                    disabled={busy}
+                    aria-label={`Redeliver ${d.event_type} from ${seconds(d.created_at)}`}
+                    onClick={() => redeliver(d.id)}
+                  >
+                    Redeliver
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

@@ -2,7 +2,7 @@
 // Pay webhooks: list and register. They are managed with one of the account's API keys (the service's pay-webhook
 // routes are keyed, and a registration challenge names the key), which the portal keeps in an httpOnly cookie.
 // Registration: the challenge message is shown first; then the signed-in wallet signs it in the browser.
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
@@ -166,47 +166,26 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
   return (
     <section aria-labelledby="register-heading">
       <h2 id="register-heading">Register a webhook</h2>
-      <form className="stack" onSubmit={requestChallenge}>
-        <EndpointUrlField value={url} onChange={setUrl} />
-        <label>
-          Scope: your wallet, or an @name you control
-          <input type="text" value={scope} onChange={(e) => setScope(e.target.value)} required spellCheck={false} />
-        </label>
-        <label>
-          Description (optional)
-          <input type="text" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
-        </label>
-        <fieldset>
-          <legend>Events (none checked: all)</legend>
-          {PAY_EVENT_TYPES.map((t) => (
-            <label key={t} className="choice">
-              <input
-                type="checkbox"
-                checked={types.includes(t)}
-                onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
-              />
-              <span className="mono">{t}</span>
-            </label>
-          ))}
-        </fieldset>
-        <p>
-          <button type="submit" disabled={busy}>
-            Continue: show the message to sign
-          </button>
-        </p>
-      </form>
+      <RegisterForm
+        url={url}
+        setUrl={setUrl}
+        scope={scope}
+        setScope={setScope}
+        description={description}
+        setDescription={setDescription}
+        types={types}
+        setTypes={setTypes}
+        busy={busy}
+        requestChallenge={requestChallenge}
+      />
       {challenge && (
-        <div className="callout" tabIndex={-1} ref={messageRef} aria-labelledby="challenge-heading">
-          <h3 id="challenge-heading">Your wallet will sign this message</h3>
-          <pre data-testid="challenge-message">{challenge.message}</pre>
-          <p className="hint">It expires at {new Date(challenge.expires_at * 1000).toLocaleTimeString()}.</p>
-          <button type="button" onClick={() => void signAndRegister()} disabled={busy}>
-            Sign with your wallet and register
-          </button>{' '}
-          <button type="button" className="secondary" onClick={() => setChallenge(null)}>
-            Cancel
-          </button>
-        </div>
+        <SignChallenge
+          challenge={challenge}
+          messageRef={messageRef}
+          busy={busy}
+          sign={() => void signAndRegister()}
+          cancel={() => setChallenge(null)}
+        />
       )}
       <p aria-live="polite" className="hint">
         {status}
@@ -224,5 +203,91 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
         </SecretOnce>
       )}
     </section>
+  );
+}
+
+/** The webhook to register: endpoint, scope, description and events; submitting asks for the message to sign. */
+function RegisterForm({
+  url,
+  setUrl,
+  scope,
+  setScope,
+  description,
+  setDescription,
+  types,
+  setTypes,
+  busy,
+  requestChallenge,
+}: {
+  url: string;
+  setUrl: (url: string) => void;
+  scope: string;
+  setScope: (scope: string) => void;
+  description: string;
+  setDescription: (description: string) => void;
+  types: string[];
+  setTypes: (types: string[]) => void;
+  busy: boolean;
+  requestChallenge: (event: FormEvent) => Promise<void>;
+}) {
+  return (
+    <form className="stack" onSubmit={requestChallenge}>
+      <EndpointUrlField value={url} onChange={setUrl} />
+      <label>
+        Scope: your wallet, or an @name you control
+        <input type="text" value={scope} onChange={(e) => setScope(e.target.value)} required spellCheck={false} />
+      </label>
+      <label>
+        Description (optional)
+        <input type="text" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
+      </label>
+      <fieldset>
+        <legend>Events (none checked: all)</legend>
+        {PAY_EVENT_TYPES.map((t) => (
+          <label key={t} className="choice">
+            <input
+              type="checkbox"
+              checked={types.includes(t)}
+              onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
+            />
+            <span className="mono">{t}</span>
+          </label>
+        ))}
+      </fieldset>
+      <p>
+        <button type="submit" disabled={busy}>
+          Continue: show the message to sign
+        </button>
+      </p>
+    </form>
+  );
+}
+
+/** The message the wallet signs to prove it controls the scope. */
+function SignChallenge({
+  challenge,
+  messageRef,
+  busy,
+  sign,
+  cancel,
+}: {
+  challenge: Challenge;
+  messageRef: RefObject<HTMLDivElement | null>;
+  busy: boolean;
+  sign: () => void;
+  cancel: () => void;
+}) {
+  return (
+    <div className="callout" tabIndex={-1} ref={messageRef} aria-labelledby="challenge-heading">
+      <h3 id="challenge-heading">Your wallet will sign this message</h3>
+      <pre data-testid="challenge-message">{challenge.message}</pre>
+      <p className="hint">It expires at {new Date(challenge.expires_at * 1000).toLocaleTimeString()}.</p>
+      <button type="button" onClick={sign} disabled={busy}>
+        Sign with your wallet and register
+      </button>{' '}
+      <button type="button" className="secondary" onClick={cancel}>
+        Cancel
+      </button>
+    </div>
   );
 }

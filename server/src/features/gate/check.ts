@@ -230,129 +230,140 @@ async function evaluateLeaf(...args: Parameters<typeof leafOutcome>): Promise<Le
   }
 }
 
-async function leafOutcome(
+/** What one leaf is judged on: the check's reads, the subject, the check's time and the leaf's own parameters. */
+interface LeafInput {
+  reads: Reads;
+  subject: Subject;
+  nowSec: number;
+  params: Record<string, unknown>;
+}
+
+type LeafHandler = (input: LeafInput) => Promise<LeafOutcome>;
+
+/** A leaf about the subject's handle: null while the handle is unknown, false when the subject has none. */
+const onHandle =
+  (judge: (input: LeafInput, handle: HandleAccount) => Promise<LeafOutcome>): LeafHandler =>
+  async (input) => {
+    const { handle } = input.subject;
+    if (handle === undefined) return unknownSubject(input.subject, 'handle');
+    if (!handle) return { result: false, evidence: { handle: null } };
+    return judge(input, handle);
+  };
+
+/** One small handler per leaf kind (docs/gate.md "The policy language"). */
+const LEAVES: Record<LeafName, LeafHandler> = {
+  'handle.owned': async ({ reads, subject, params }) => {
+    const { wallet, handle } = subject;
+    const named = params.handle as string | undefined;
+    if (!named && handle === undefined) return unknownSubject(subject, 'handle');
+    if (wallet === undefined) return unknownSubject(subject, 'wallet');
+    const target = named ? await ownedTarget(reads, named) : handle!;
+    if (!target) return { result: false, evidence: { handle: named ? normalized(named) : null, registered: false } };
+    const authority: HandleAuthority = await reads.authority(target);
+    return {
+      result: wallet !== null && authority.authority === wallet,
+      evidence: { handle: target.name, authority: authority.authority, source: authority.source },
+    };
+  },
+  'handle.primary': async ({ reads, subject, params }) => {
+    const { wallet } = subject;
+    if (wallet === undefined) return unknownSubject(subject, 'wallet');
+    if (wallet === null) return { result: false, evidence: { wallet: null } };
+    const { verdict } = await reads.reverse(wallet);
+    const primary = verdict.result.handle;
+    const wanted = params.handle ? normalized(params.handle as string) : undefined;
+    return {
+      result: primary !== null && (wanted === undefined || primary === wanted),
+      evidence: { primary, failedRule: verdict.result.failedRule },
+    };
+  },
+  'handle.type': onHandle(async ({ params }, handle) => {
+    const wanted = HANDLE_TYPE_NAMES.indexOf(params.type as (typeof HANDLE_TYPE_NAMES)[number]);
+    return {
+      result: handle.handleType === wanted,
+      evidence: { handle: handle.name, handleType: HANDLE_TYPE_NAMES[handle.handleType] ?? handle.handleType },
+    };
+  }),
+  'record.verified': onHandle(async ({ reads, params }, handle) => {
+    const [record, authority] = await Promise.all([
+      reads.record(handle, 'address', params.chain as string),
+      reads.authority(handle),
+    ]);
+    const verified = record ? isRecordVerified(record, handle, authority) : false;
+    return {
+      result: verified,
+      evidence: {
+        handle: handle.name,
+        chain: params.chain,
+        address: record?.value ?? null,
+        // A record written under a previous owner or registration is stale: present, but it does not count.
+        stale: record ? !isRecordLive(record, handle, authority) : null,
+        verifiedAt: verified ? record!.verifiedAt : null,
+      },
+    };
+  }),
+  attestation: onHandle(async ({ reads, nowSec, params }, handle) => {
+    const { platform, issuers, maxAgeSec } = params as { platform: string; issuers?: string[]; maxAgeSec?: number };
+    // One attestation per handle and platform (its address derives from both).
+    const found = await reads.attestation(handle, platform);
+    const fresh = (issuedAt: number) => maxAgeSec === undefined || issuedAt >= nowSec - maxAgeSec;
+    const byIssuer = found && (!issuers || issuers.includes(found.issuer)) ? found : undefined;
+    const live = byIssuer && isAttestationLive(byIssuer, nowSec) && fresh(byIssuer.issuedAt) ? byIssuer : undefined;
+    const shown = found ?? undefined;
+    return {
+      result: live !== undefined,
+      evidence: {
+        handle: handle.name,
+        platform,
+        attestation: shown
+          ? {
+              account: shown.address,
+              issuer: shown.issuer,
+              subject: shown.subject,
+              issuedAt: shown.issuedAt,
+              expiresAt: shown.expiresAt,
+              revoked: shown.revoked,
+            }
+          : null,
+      },
+      ...(live && live.expiresAt !== 0 ? { expiresAt: live.expiresAt } : {}),
+    };
+  }),
+  'agent.level': onHandle(async ({ reads, nowSec, params }, handle) => {
+    const [record, authority] = await Promise.all([
+      reads.record(handle, 'text', AGENT_MANIFEST_RECORD),
+      reads.authority(handle),
+    ]);
+    const manifest = record && isRecordLive(record, handle, authority) ? record : undefined;
+    const evidence = { handle: handle.name, handleType: handle.handleType, manifest: manifest?.value ?? null };
+    if (!manifest) return { result: false, evidence: { ...evidence, level: null } };
+    const min = params.min as (typeof AGENT_LEVELS)[number];
+    if (min === 'L0') return { result: true, evidence: { ...evidence, level: 'L0' } };
+    return agentLevelOutcome(reads, handle, nowSec, min, evidence);
+  }),
+  'token.balance': async ({ reads, subject, params }) => {
+    const { wallet } = subject;
+    if (wallet === undefined) return unknownSubject(subject, 'wallet');
+    if (wallet === null) return { result: false, evidence: { wallet: null } };
+    const { mint, min } = params as { mint: Address; min: string };
+    const { value, slot } = await reads.balance(wallet, mint);
+    return { result: value >= BigInt(min), evidence: { mint, balance: value.toString(), min, slot: Number(slot) } };
+  },
+  'wallet.in': async ({ subject, params }) => {
+    const { wallet } = subject;
+    if (wallet === undefined) return unknownSubject(subject, 'wallet');
+    return { result: wallet !== null && (params.list as string[]).includes(wallet), evidence: { wallet } };
+  },
+};
+
+function leafOutcome(
   reads: Reads,
   subject: Subject,
   nowSec: number,
   name: LeafName,
   params: Record<string, unknown>,
 ): Promise<LeafOutcome> {
-  const { wallet, handle } = subject;
-  const needHandle = () => (handle === undefined ? unknownSubject(subject, 'handle') : null);
-  const noHandle = { result: false, evidence: { handle: null } } satisfies LeafOutcome;
-
-  switch (name) {
-    case 'handle.owned': {
-      const named = params.handle as string | undefined;
-      if (!named && handle === undefined) return unknownSubject(subject, 'handle');
-      if (wallet === undefined) return unknownSubject(subject, 'wallet');
-      const target = named ? await ownedTarget(reads, named) : handle!;
-      if (!target) return { result: false, evidence: { handle: named ? normalized(named) : null, registered: false } };
-      const authority: HandleAuthority = await reads.authority(target);
-      return {
-        result: wallet !== null && authority.authority === wallet,
-        evidence: { handle: target.name, authority: authority.authority, source: authority.source },
-      };
-    }
-    case 'handle.primary': {
-      if (wallet === undefined) return unknownSubject(subject, 'wallet');
-      if (wallet === null) return { result: false, evidence: { wallet: null } };
-      const { verdict } = await reads.reverse(wallet);
-      const primary = verdict.result.handle;
-      const wanted = params.handle ? normalized(params.handle as string) : undefined;
-      return {
-        result: primary !== null && (wanted === undefined || primary === wanted),
-        evidence: { primary, failedRule: verdict.result.failedRule },
-      };
-    }
-    case 'handle.type': {
-      const unknown = needHandle();
-      if (unknown) return unknown;
-      if (!handle) return noHandle;
-      const wanted = HANDLE_TYPE_NAMES.indexOf(params.type as (typeof HANDLE_TYPE_NAMES)[number]);
-      return {
-        result: handle.handleType === wanted,
-        evidence: { handle: handle.name, handleType: HANDLE_TYPE_NAMES[handle.handleType] ?? handle.handleType },
-      };
-    }
-    case 'record.verified': {
-      const unknown = needHandle();
-      if (unknown) return unknown;
-      if (!handle) return noHandle;
-      const [record, authority] = await Promise.all([
-        reads.record(handle, 'address', params.chain as string),
-        reads.authority(handle),
-      ]);
-      const verified = record ? isRecordVerified(record, handle, authority) : false;
-      return {
-        result: verified,
-        evidence: {
-          handle: handle.name,
-          chain: params.chain,
-          address: record?.value ?? null,
-          // A record written under a previous owner or registration is stale: present, but it does not count.
-          stale: record ? !isRecordLive(record, handle, authority) : null,
-          verifiedAt: verified ? record!.verifiedAt : null,
-        },
-      };
-    }
-    case 'attestation': {
-      const unknown = needHandle();
-      if (unknown) return unknown;
-      if (!handle) return noHandle;
-      const { platform, issuers, maxAgeSec } = params as { platform: string; issuers?: string[]; maxAgeSec?: number };
-      // One attestation per handle and platform (its address derives from both).
-      const found = await reads.attestation(handle, platform);
-      const fresh = (issuedAt: number) => maxAgeSec === undefined || issuedAt >= nowSec - maxAgeSec;
-      const byIssuer = found && (!issuers || issuers.includes(found.issuer)) ? found : undefined;
-      const live = byIssuer && isAttestationLive(byIssuer, nowSec) && fresh(byIssuer.issuedAt) ? byIssuer : undefined;
-      const shown = found ?? undefined;
-      return {
-        result: live !== undefined,
-        evidence: {
-          handle: handle.name,
-          platform,
-          attestation: shown
-            ? {
-                account: shown.address,
-                issuer: shown.issuer,
-                subject: shown.subject,
-                issuedAt: shown.issuedAt,
-                expiresAt: shown.expiresAt,
-                revoked: shown.revoked,
-              }
-            : null,
-        },
-        ...(live && live.expiresAt !== 0 ? { expiresAt: live.expiresAt } : {}),
-      };
-    }
-    case 'agent.level': {
-      const unknown = needHandle();
-      if (unknown) return unknown;
-      if (!handle) return noHandle;
-      const [record, authority] = await Promise.all([
-        reads.record(handle, 'text', AGENT_MANIFEST_RECORD),
-        reads.authority(handle),
-      ]);
-      const manifest = record && isRecordLive(record, handle, authority) ? record : undefined;
-      const evidence = { handle: handle.name, handleType: handle.handleType, manifest: manifest?.value ?? null };
-      if (!manifest) return { result: false, evidence: { ...evidence, level: null } };
-      const min = params.min as (typeof AGENT_LEVELS)[number];
-      if (min === 'L0') return { result: true, evidence: { ...evidence, level: 'L0' } };
-      return agentLevelOutcome(reads, handle, nowSec, min, evidence);
-    }
-    case 'token.balance': {
-      if (wallet === undefined) return unknownSubject(subject, 'wallet');
-      if (wallet === null) return { result: false, evidence: { wallet: null } };
-      const { mint, min } = params as { mint: Address; min: string };
-      const { value, slot } = await reads.balance(wallet, mint);
-      return { result: value >= BigInt(min), evidence: { mint, balance: value.toString(), min, slot: Number(slot) } };
-    }
-    case 'wallet.in': {
-      if (wallet === undefined) return unknownSubject(subject, 'wallet');
-      return { result: wallet !== null && (params.list as string[]).includes(wallet), evidence: { wallet } };
-    }
-  }
+  return LEAVES[name]({ reads, subject, nowSec, params });
 }
 
 /**
