@@ -116,7 +116,6 @@ export const RequestLogEntrySchema = z
     kind: z.enum(['keyed', 'x402']),
   })
   .meta({ id: 'RequestLogEntry' });
-export type RequestLogEntry = z.infer<typeof RequestLogEntrySchema>;
 
 export const RequestLogPageSchema = z
   .object({

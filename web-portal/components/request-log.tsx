@@ -64,36 +64,7 @@ export function RequestLog({ keyId, keyName }: { keyId: string; keyName: string 
         {keyName}: the latest requests, newest first. Each key keeps its newest 1,000 requests for 7 days; new ones
         appear within a few seconds.
       </p>
-      <form className="inline" onSubmit={apply} role="search" aria-label="Filter requests">
-        <label>
-          Status
-          <select
-            value={draft.status}
-            onChange={(e) => setDraft({ ...draft, status: e.target.value as Filters['status'] })}
-          >
-            <option value="">Any</option>
-            {REQUEST_LOG_STATUS_CLASSES.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Request id
-          <input
-            type="text"
-            value={draft.requestId}
-            placeholder="req_…"
-            spellCheck={false}
-            onChange={(e) => setDraft({ ...draft, requestId: e.target.value })}
-          />
-        </label>
-        <button type="submit">Apply</button>
-        <button type="button" className="secondary" onClick={() => void read(cursors.at(-1))}>
-          Refresh
-        </button>
-      </form>
+      <RequestFilters draft={draft} setDraft={setDraft} onApply={apply} onRefresh={() => void read(cursors.at(-1))} />
       {error && (
         <p className="error" role="alert">
           {error}
@@ -108,38 +79,7 @@ export function RequestLog({ keyId, keyName }: { keyId: string; keyName: string 
           <p className="hint" aria-live="polite" data-testid="request-count">
             {counted(page.requests.length, 'request')} on this page{page.next_before ? '; older ones follow.' : '.'}
           </p>
-          <div className="scroll">
-            <table className="stacked" data-testid="request-log">
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Request</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Request id</th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.requests.map((r) => (
-                  <tr key={`${r.at}:${r.request_id}`} data-request-id={r.request_id}>
-                    <td data-label="Time">{new Date(r.at).toLocaleString()}</td>
-                    <td data-label="Request" className="mono">
-                      {r.method} {r.route}
-                    </td>
-                    <td data-label="Status">{r.status}</td>
-                    <td data-label="Latency">{r.latency_ms.toFixed(1)} ms</td>
-                    <td data-label="Key" className="mono">
-                      {r.kind === 'x402' ? 'x402-paid' : r.key_id}
-                    </td>
-                    <td data-label="Request id" className="mono">
-                      {r.request_id}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RequestTable requests={page.requests} />
         </>
       )}
       <p className="actions">
@@ -170,5 +110,87 @@ export function RequestLog({ keyId, keyName }: { keyId: string; keyName: string 
         )}
       </p>
     </section>
+  );
+}
+
+function RequestFilters({
+  draft,
+  setDraft,
+  onApply,
+  onRefresh,
+}: {
+  draft: Filters;
+  setDraft: (next: Filters) => void;
+  onApply: (e: FormEvent) => void;
+  onRefresh: () => void;
+}) {
+  return (
+    <form className="inline" onSubmit={onApply} role="search" aria-label="Filter requests">
+      <label>
+        Status
+        <select
+          value={draft.status}
+          onChange={(e) => setDraft({ ...draft, status: e.target.value as Filters['status'] })}
+        >
+          <option value="">Any</option>
+          {REQUEST_LOG_STATUS_CLASSES.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Request id
+        <input
+          type="text"
+          value={draft.requestId}
+          placeholder="req_…"
+          spellCheck={false}
+          onChange={(e) => setDraft({ ...draft, requestId: e.target.value })}
+        />
+      </label>
+      <button type="submit">Apply</button>
+      <button type="button" className="secondary" onClick={onRefresh}>
+        Refresh
+      </button>
+    </form>
+  );
+}
+
+function RequestTable({ requests }: { requests: Page['requests'] }) {
+  return (
+    <div className="scroll">
+      <table className="stacked" data-testid="request-log">
+        <thead>
+          <tr>
+            <th scope="col">Time</th>
+            <th scope="col">Request</th>
+            <th scope="col">Status</th>
+            <th scope="col">Latency</th>
+            <th scope="col">Key</th>
+            <th scope="col">Request id</th>
+          </tr>
+        </thead>
+        <tbody>
+          {requests.map((r) => (
+            <tr key={`${r.at}:${r.request_id}`} data-request-id={r.request_id}>
+              <td data-label="Time">{new Date(r.at).toLocaleString()}</td>
+              <td data-label="Request" className="mono">
+                {r.method} {r.route}
+              </td>
+              <td data-label="Status">{r.status}</td>
+              <td data-label="Latency">{r.latency_ms.toFixed(1)} ms</td>
+              <td data-label="Key" className="mono">
+                {r.kind === 'x402' ? 'x402-paid' : r.key_id}
+              </td>
+              <td data-label="Request id" className="mono">
+                {r.request_id}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
