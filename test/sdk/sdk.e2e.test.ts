@@ -551,7 +551,7 @@ describe('gate', () => {
     });
     const id = created.data.id;
     const etag = created.headers.get('etag')!;
-    expect(etag).toBe(`"${created.data.hash}"`);
+    expect(etag).toBe(`"${created.data.policyHash}"`);
 
     const list = op('GET /v1/gate/policies', await sigil.GET('/v1/gate/policies'));
     expect(list.ok && list.data.policies.map((p) => p.id), show(list)).toContain(id);
