@@ -151,7 +151,11 @@ export class InstructionRun {
 
   /** Lamports between accounts the program may debit (payer signs) — a System transfer CPI when the source is a wallet. */
   moveLamports(from: Address, to: Address, amount: bigint): void {
-    this.requireWritable(from, 'payer');
+    // The transaction's fee payer is a writable signer of the whole transaction: rent the emulator takes from it
+    // (docs/local-chain.md "Rent") needs no listing in the instruction, so it may sponsor another signer's accounts.
+    // Any other source must be listed by the instruction, writable and (unless the program owns it) signing.
+    const feePayer = from === this.tx.accountKeys[0];
+    if (!feePayer) this.requireWritable(from, 'payer');
     const source = this.read(from);
     if (!source || source.lamports < amount) throw fail('InsufficientFunds', `${from} cannot pay ${amount} lamports`);
     if (source.owner === this.emulator.programId) {
@@ -167,7 +171,7 @@ export class InstructionRun {
       );
       return;
     }
-    this.requireSigner(from, 'payer');
+    if (!feePayer) this.requireSigner(from, 'payer');
     const target = this.read(to);
     if (!target) {
       // A new PDA: the runtime would let the program create it with invoke_signed; credit it directly.

@@ -129,6 +129,38 @@ describe('registry instructions through sendTransaction', () => {
     expect(got!.meta!.preBalances[0]! - got!.meta!.postBalances[0]!).toBe(5000n + rent);
   });
 
+  it('a fee payer that is not the signer sponsors the rent: set_primary signed by the owner, paid by another', async () => {
+    const owner = await fundedWallet(chain);
+    const handle = await register(owner, 'emu_sponsored');
+    const [primary] = await findPrimaryPointerPda(programId, owner.address);
+    const tx = await signedTransaction(
+      chain,
+      bob,
+      [getSetPrimaryInstruction({ programId, wallet: owner.address, handle, primary })],
+      { others: [owner] },
+    );
+    const res = await rpcSend(tx);
+    expect(res.error).toBeUndefined();
+    await chain.advance(1);
+    const got = await chain.rpc
+      .getTransaction(res.result as never, {
+        commitment: 'confirmed',
+        encoding: 'json',
+        maxSupportedTransactionVersion: 0,
+      })
+      .send();
+    expect(got!.meta!.err).toBeNull();
+    const keys = got!.transaction.message.accountKeys;
+    expect(keys[0]).toBe(bob.address);
+    const rent = await chain.rpc.getMinimumBalanceForRentExemption(97n).send();
+    // The fee payer paid the fee (two signatures) and the pointer's rent; the owner paid nothing.
+    expect(got!.meta!.fee).toBe(10_000n);
+    expect(got!.meta!.preBalances[0]! - got!.meta!.postBalances[0]!).toBe(10_000n + rent);
+    const o = keys.indexOf(owner.address);
+    expect(got!.meta!.preBalances[o]).toBe(got!.meta!.postBalances[o]);
+    expect(decodePrimaryPointer(primary, (await account(primary))!)).toMatchObject({ wallet: owner.address, handle });
+  });
+
   it('a forged signature is rejected before execution and never lands', async () => {
     const name = 'forged_owner';
     const handle = await handlePda(name);
