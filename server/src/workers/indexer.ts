@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import { acquireLease, releaseLease, renewLease, writeKv, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
 import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/pay-webhooks/index';
-import { runIdentityPass, type IdentityPassResult } from '../features/identity-events/index';
+import { identityConsumer, type IdentityPassResult } from '../features/identity-events/index';
 
 export const INDEXER_LEASE = 'pay-indexer';
 /** kv key: the finalized slot up to which the last completed indexer pass (any replica) indexed. */
@@ -64,8 +64,11 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
     if (!mine) return null;
     // The finalized tip before the pass: once the pass completes, everything up to it is indexed (slot lag metric).
     const tip = await finalizedSlot(options.chain);
-    const pay = await runIndexerPass(db, options);
-    const identity = options.identity === false ? null : await runIdentityPass(db, { ...options, ...options.identity });
+    // One pass over the new finalized blocks feeds both streams, under one cursor (platform/chain/source/ingest.ts).
+    const identity: IdentityPassResult | null =
+      options.identity === false ? null : { transactions: 0, events: 0, deliveries: 0 };
+    const consumers = identity ? [identityConsumer(db, { ...options, ...options.identity }, identity)] : [];
+    const pay = await runIndexerPass(db, { ...options, tip }, consumers);
     if (tip !== undefined) await writeKv(db, INDEXED_SLOT_KEY, String(tip), now());
     return { ...pay, identity };
   }

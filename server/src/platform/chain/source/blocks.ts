@@ -73,9 +73,12 @@ export function createBlockSource(
         emptyPolls = 0;
         for (let i = 0; i < slots.length; i += concurrency) {
           const batch = slots.slice(i, i + concurrency);
-          const read = await Promise.all(batch.map((slot) => chain.getBlock(slot, 'finalized')));
-          for (const [j, block] of read.entries()) {
+          // The blocks read before a failed one are still handed over (in order); the fault then backs off.
+          const read = await Promise.allSettled(batch.map((slot) => chain.getBlock(slot, 'finalized')));
+          for (const [j, outcome] of read.entries()) {
             if (signal.aborted) return;
+            if (outcome.status === 'rejected') throw outcome.reason;
+            const block = outcome.value;
             if (block) yield { slot: block.slot, blockTime: block.blockTime, transactions: block.transactions };
             next = batch[j]! + 1n;
           }
