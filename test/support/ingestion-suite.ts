@@ -12,7 +12,7 @@ import type { ChainReader } from '../../server/src/platform/chain/types';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { fundedWallet, signedTransaction } from './localchain-wallets';
 
-export interface SourceUnderTest {
+interface SourceUnderTest {
   source: ChainSource;
   close?: () => Promise<void>;
 }
@@ -23,7 +23,7 @@ const recipient = address('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin');
  * Takes blocks from `source` after `afterSlot` until `enough` says so (then aborts the source and checks that the
  * iteration ends). Each block is stamped with the chain's finalized slot at the moment it was handed over.
  */
-export async function takeBlocks(
+async function takeBlocks(
   source: ChainSource,
   chain: LocalChain,
   afterSlot: bigint,

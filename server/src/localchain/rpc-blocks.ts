@@ -8,7 +8,7 @@ import { COMMITMENTS, type Commitment, type TransactionRecord } from './ledger';
 import { RpcError, type MethodHandler } from './rpc-error';
 
 /** The widest range one getBlocks call may ask for (a real node's limit). */
-export const MAX_GET_BLOCKS_RANGE = 500_000n;
+const MAX_GET_BLOCKS_RANGE = 500_000n;
 
 const VERSION_0_UNSUPPORTED =
   'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0';
@@ -28,7 +28,7 @@ const blockConfig = z
   .optional();
 
 /** How a transaction goes out in a block: its wire form in the asked encoding, and its meta. */
-export interface TransactionEncoders {
+interface TransactionEncoders {
   transaction(record: TransactionRecord, encoding: 'json' | 'jsonParsed' | 'base64' | 'base58'): unknown;
   meta(record: TransactionRecord): unknown;
 }

@@ -613,23 +613,34 @@ function touchesWatched(tx: ChainTransaction, wallets: Map<string, number>): boo
 
 /** How far back a subscription created before the last pass's newest one may still be unseen (replica clock skew). */
 const NEW_SUBSCRIPTION_SKEW_MS = 5_000;
+/** kv: the newest subscription creation time a completed pass saw, and the ids it saw within the skew before it. */
 const SUBSCRIPTIONS_SEEN_KEY = 'ingest.pay.subscriptions-seen';
+
+interface SeenSubscriptions {
+  at: number;
+  ids: string[];
+}
 
 /**
  * The pay consumer: each pass rebuilds the watched set from the active subscriptions (one query); a subscription
- * created since the last pass watches from a slot the cursor may have passed already, so the pass looks back to it.
+ * no completed pass has seen watches from a slot the cursor may have passed already, so the pass looks back to it.
  */
-export function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPassResult): BlockConsumer {
+function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPassResult): BlockConsumer {
   let wallets = new Map<string, number>();
-  let newestSeen = 0;
+  let next: SeenSubscriptions = { at: 0, ids: [] };
   return {
     name: 'pay',
     async prepare(stored, tip) {
       const subs = await activeSubscriptions(db);
       wallets = watchedWallets(subs);
-      const seen = Number((await readKv(db, SUBSCRIPTIONS_SEEN_KEY)) ?? '0');
-      newestSeen = Math.max(seen, ...subs.map((sub) => sub.created_at));
-      const fresh = subs.filter((sub) => stored === null || sub.created_at > seen - NEW_SUBSCRIPTION_SKEW_MS);
+      const raw = await readKv(db, SUBSCRIPTIONS_SEEN_KEY);
+      const seen: SeenSubscriptions = raw ? (JSON.parse(raw) as SeenSubscriptions) : { at: 0, ids: [] };
+      const known = new Set(seen.ids);
+      const fresh = subs.filter(
+        (sub) => stored === null || (sub.created_at > seen.at - NEW_SUBSCRIPTION_SKEW_MS && !known.has(sub.id)),
+      );
+      const at = subs.reduce((newest, sub) => Math.max(newest, sub.created_at), seen.at);
+      next = { at, ids: subs.filter((sub) => sub.created_at > at - NEW_SUBSCRIPTION_SKEW_MS).map((sub) => sub.id) };
       const from = fresh.reduce((low, sub) => Math.min(low, sub.watch_from_slot), Number.POSITIVE_INFINITY);
       const position = stored ?? tip;
       return Number.isFinite(from) && BigInt(from) < position ? BigInt(from) : position;
@@ -645,7 +656,7 @@ export function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: Ind
       }
     },
     async finish() {
-      await writeKv(db, SUBSCRIPTIONS_SEEN_KEY, String(newestSeen), nowOf(deps));
+      await writeKv(db, SUBSCRIPTIONS_SEEN_KEY, JSON.stringify(next), nowOf(deps));
     },
   };
 }

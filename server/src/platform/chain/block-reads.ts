@@ -10,7 +10,7 @@ import { decodeTransaction, type RawTransaction } from './transaction-reads';
 import type { ChainRpc } from './transport';
 import { ChainError, DEFAULT_COMMITMENT, type ChainBlock, type ChainReader, type Commitment } from './types';
 
-export type BlockReads = Pick<ChainReader, 'getBlocks' | 'getBlock'>;
+type BlockReads = Pick<ChainReader, 'getBlocks' | 'getBlock'>;
 
 interface RawBlock {
   blockTime: bigint | null;

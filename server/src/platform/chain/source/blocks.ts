@@ -5,7 +5,7 @@
 import type { ChainReader } from '../types';
 import type { ChainSource, SourceBlock } from './types';
 
-export interface BlockSourceOptions {
+interface BlockSourceOptions {
   /** Slots one getBlocks call covers. Default 1000. */
   windowSlots?: number;
   /** getBlock calls in flight at once (blocks are still yielded in slot order). Default 4. */

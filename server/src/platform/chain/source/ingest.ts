@@ -10,7 +10,7 @@ import type { ChainReader } from '../types';
 import { createBlockSource } from './blocks';
 import type { ChainSource, SourceBlock } from './types';
 
-export const INGEST_CURSOR_KEY = 'ingest.cursor';
+const INGEST_CURSOR_KEY = 'ingest.cursor';
 
 export interface BlockConsumer {
   readonly name: string;
@@ -25,7 +25,7 @@ export interface BlockConsumer {
   finish?(): Promise<void>;
 }
 
-export interface IngestPassOptions {
+interface IngestPassOptions {
   chain: Pick<ChainReader, 'getBlocks' | 'getBlock' | 'getSlot'>;
   /** Default: block polling over `chain`, its RPC faults failing the pass (the worker backs off and retries). */
   source?: ChainSource;
@@ -39,7 +39,7 @@ export interface IngestPassOptions {
   now?: () => number;
 }
 
-export interface IngestPassResult {
+interface IngestPassResult {
   blocks: number;
   /** The slot every consumer has now persisted (null: nothing consumed yet, ever). */
   slot: bigint | null;
