@@ -71,6 +71,20 @@ async function activeSubscriptions(db: Db): Promise<Sub[]> {
     .execute();
 }
 
+/**
+ * The active pay subscriptions that may receive an event about one of `wallets`: those scoped to one of them, and
+ * every `@name` one (few; its proven wallets are checked per event). A filter in the db, not a scan of all of them.
+ */
+async function subscriptionsFor(db: Db, wallets: readonly string[]): Promise<Sub[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('stream', '=', 'pay')
+    .where((eb) => eb.or([eb('scope_type', '=', 'name'), eb('scope_value', 'in', ['', ...wallets])]))
+    .execute();
+}
+
 /** wallet → earliest slot any active subscription watches it from. */
 function watchedWallets(subs: Sub[]): Map<string, number> {
   const out = new Map<string, number>();
@@ -590,7 +604,7 @@ async function processTransaction(
   let deliveries = 0;
   if (built.length > 0) {
     await db.transaction().execute(async (trx) => {
-      const subs = await activeSubscriptions(trx);
+      const subs = await subscriptionsFor(trx, [...new Set(built.map((one) => one.wallet))]);
       for (const one of built) deliveries += await persistAndFanOut(trx, subs, one, now);
     });
   }
@@ -628,22 +642,23 @@ interface SeenSubscriptions {
 function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPassResult): BlockConsumer {
   let wallets = new Map<string, number>();
   let next: SeenSubscriptions = { at: 0, ids: [] };
+  let stored: string | undefined;
   return {
     name: 'pay',
-    async prepare(stored, tip) {
+    async prepare(position, tip) {
       const subs = await activeSubscriptions(db);
       wallets = watchedWallets(subs);
-      const raw = await readKv(db, SUBSCRIPTIONS_SEEN_KEY);
-      const seen: SeenSubscriptions = raw ? (JSON.parse(raw) as SeenSubscriptions) : { at: 0, ids: [] };
+      stored = await readKv(db, SUBSCRIPTIONS_SEEN_KEY);
+      const seen: SeenSubscriptions = stored ? (JSON.parse(stored) as SeenSubscriptions) : { at: 0, ids: [] };
       const known = new Set(seen.ids);
       const fresh = subs.filter(
-        (sub) => stored === null || (sub.created_at > seen.at - NEW_SUBSCRIPTION_SKEW_MS && !known.has(sub.id)),
+        (sub) => position === null || (sub.created_at > seen.at - NEW_SUBSCRIPTION_SKEW_MS && !known.has(sub.id)),
       );
       const at = subs.reduce((newest, sub) => Math.max(newest, sub.created_at), seen.at);
       next = { at, ids: subs.filter((sub) => sub.created_at > at - NEW_SUBSCRIPTION_SKEW_MS).map((sub) => sub.id) };
       const from = fresh.reduce((low, sub) => Math.min(low, sub.watch_from_slot), Number.POSITIVE_INFINITY);
-      const position = stored ?? tip;
-      return Number.isFinite(from) && BigInt(from) < position ? BigInt(from) : position;
+      const after = position ?? tip;
+      return Number.isFinite(from) && BigInt(from) < after ? BigInt(from) : after;
     },
     async consume(block: SourceBlock) {
       if (wallets.size === 0) return;
@@ -656,7 +671,8 @@ function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPas
       }
     },
     async finish() {
-      await writeKv(db, SUBSCRIPTIONS_SEEN_KEY, JSON.stringify(next), nowOf(deps));
+      const value = JSON.stringify(next);
+      if (value !== stored) await writeKv(db, SUBSCRIPTIONS_SEEN_KEY, value, nowOf(deps));
     },
   };
 }
@@ -748,7 +764,7 @@ export async function recheckBindings(
       ...(original.type === 'invoice.paid' ? { invoice: original.invoice } : {}),
     } as PayEvent;
     await db.transaction().execute(async (trx) => {
-      const subs = await activeSubscriptions(trx);
+      const subs = await subscriptionsFor(trx, [row.wallet]);
       deliveries += await persistAndFanOut(trx, subs, { event, wallet: row.wallet }, now);
       await trx
         .updateTable('pay_events')
