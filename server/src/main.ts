@@ -152,6 +152,8 @@ export async function main(): Promise<Started> {
       chain,
       log: logger,
       intervalMs: config.handleIndexIntervalMs,
+      // Incremental from the identity-change log whenever its stream runs (inside the indexer workers).
+      fromIdentityEvents: config.payWebhooks,
       lifecycle,
     });
   }

@@ -14,6 +14,7 @@ import { benchX402 } from './x402';
 import { benchUniversal } from './universal';
 import { benchWebhooks } from './webhooks';
 import { benchIdentityEvents } from './identity-events';
+import { benchIngest } from './ingest';
 import { table } from './support';
 
 type Section = { name: string; run: () => Promise<string> };
@@ -50,6 +51,7 @@ const sections: Section[] = [
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
   { name: 'identity-events', run: async () => (await benchIdentityEvents()).markdown },
+  { name: 'ingest', run: () => benchIngest() },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
   { name: 'gate', run: async () => (await benchGate()).markdown },
   { name: 'sdk', run: async () => (await benchSdk()).markdown },

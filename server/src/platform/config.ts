@@ -151,6 +151,8 @@ const ENV = {
   // stream's first run (0: the registry's whole history).
   SIGIL_IDENTITY_RETENTION_DAYS: integer.min(1, 'must be at least 1').max(3650, 'must be at most 3650').default(90),
   SIGIL_IDENTITY_BACKFILL_SLOT: integer.min(0, 'must be 0 or more').default(0),
+  // Where the indexer's finalized blocks come from (docs/deploy.md "Chain source"): block polling over SIGIL_RPC_URL.
+  SIGIL_CHAIN_SOURCE: z.enum(['blocks'], { error: 'must be blocks' }).default('blocks'),
   // Handle search (docs/search.md): how often the handle index worker rescans the registry; 0 turns it off (the
   // search route then answers from whatever the index holds, empty on a fresh database).
   SIGIL_HANDLE_INDEX_INTERVAL_MS: integer
@@ -302,6 +304,8 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
     'Pay webhooks routes, indexer pass and deliveries; off: the routes answer 503 PAY_WEBHOOKS_DISABLED.',
   SIGIL_IDENTITY_WEBHOOKS:
     'Identity webhooks routes and deliveries; off: they answer 503 IDENTITY_WEBHOOKS_DISABLED (the log keeps serving).',
+  SIGIL_CHAIN_SOURCE:
+    "Where the indexer's finalized blocks come from: `blocks` (getBlocks/getBlock over SIGIL_RPC_URL, any node).",
   SIGIL_HANDLE_INDEX_INTERVAL_MS: 'Pause between handle index passes (search); 0: the worker does not start.',
   SIGIL_PORTAL_DOMAIN: "The portal's domain (its API key id, a default sign-in domain). Replicas: same value.",
   SIGIL_PORTAL_KEY:
@@ -394,6 +398,8 @@ function toConfig(env: Env) {
     identityRetentionDays: env.SIGIL_IDENTITY_RETENTION_DAYS,
     /** Where the identity log starts on its first run (SIGIL_IDENTITY_BACKFILL_SLOT, default 0). */
     identityBackfillSlot: env.SIGIL_IDENTITY_BACKFILL_SLOT,
+    /** The chain source of the indexer (SIGIL_CHAIN_SOURCE, default `blocks`; docs/deploy.md "Chain source"). */
+    chainSource: env.SIGIL_CHAIN_SOURCE,
     /** Pause between handle index passes (SIGIL_HANDLE_INDEX_INTERVAL_MS); 0: the worker does not start. */
     handleIndexIntervalMs: env.SIGIL_HANDLE_INDEX_INTERVAL_MS,
     portalDomain: env.SIGIL_PORTAL_DOMAIN,

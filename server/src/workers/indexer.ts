@@ -7,7 +7,7 @@ import { writeKv, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
 import { newHolderId, startWorkerLoop } from '../platform/worker-loop';
 import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/pay-webhooks/index';
-import { runIdentityPass, type IdentityPassResult } from '../features/identity-events/index';
+import { identityConsumer, type IdentityPassResult } from '../features/identity-events/index';
 
 export const INDEXER_LEASE = 'pay-indexer';
 /** kv key: the finalized slot up to which the last completed indexer pass (any replica) indexed. */
@@ -22,13 +22,8 @@ async function finalizedSlot(chain: IndexerDeps['chain']): Promise<bigint | unde
   }
 }
 
-/** What a pass reports for the pay stream while it is switched off. */
-const NO_PAY_PASS: IndexerPassResult = { transactions: 0, events: 0, deliveries: 0, paused: 0 };
-
 export interface IndexerWorkerOptions extends IndexerDeps {
   db: Kysely<Database>;
-  /** False when pay webhooks are off (SIGIL_PAY_WEBHOOKS): the pay pass does not run. Default true. */
-  pay?: boolean;
   /**
    * The identity stream (docs/identity-events.md) is derived in the same passes, under the same lease (one writer
    * of its sequence): false turns it off; `backfillFromSlot` is where the log starts on its first run.
@@ -58,8 +53,11 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
   async function pass() {
     // The finalized tip before the pass: once the pass completes, everything up to it is indexed (slot lag metric).
     const tip = await finalizedSlot(options.chain);
-    const pay = options.pay === false ? NO_PAY_PASS : await runIndexerPass(db, options);
-    const identity = options.identity === false ? null : await runIdentityPass(db, { ...options, ...options.identity });
+    // One pass over the new finalized blocks feeds both streams, under one cursor (platform/chain/source/ingest.ts).
+    const identity: IdentityPassResult | null =
+      options.identity === false ? null : { transactions: 0, events: 0, deliveries: 0 };
+    const consumers = identity ? [identityConsumer(db, { ...options, ...options.identity }, identity)] : [];
+    const pay = await runIndexerPass(db, { ...options, tip }, consumers);
     if (tip !== undefined) await writeKv(db, INDEXED_SLOT_KEY, String(tip), now());
     return { ...pay, identity };
   }

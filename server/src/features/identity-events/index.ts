@@ -5,7 +5,7 @@ import type { IdentityEventsService } from './service';
 export { identityEventsRouter } from './router';
 export { createIdentityEventsService, pruneIdentityLog } from './service';
 export { identityWebhookStream } from './stream';
-export { runIdentityPass } from './indexer';
+export { identityConsumer, runIdentityPass } from './indexer';
 export type { IdentityPassResult } from './indexer';
 
 declare module '../../trpc/context' {

@@ -172,15 +172,15 @@ describeEachDialect('identity indexer', (ctx) => {
   it('a pass that dies mid-stream leaves no gap and no duplicate; the next one ends where an unbroken run does', async () => {
     const d = await freshDatabase(ctx.dialect);
     try {
-      let calls = 0;
-      const failing: ChainReader = {
-        ...reader,
-        getTransaction: async (sig, commitment) => {
-          if (++calls === 6) throw new Error('rpc died');
-          return reader.getTransaction(sig, commitment);
-        },
+      // Every event is in one block here, so the pass must die inside it: its clock (read once to prepare, then
+      // once per registry transaction before its commit) throws half-way through the block's transactions.
+      let ticks = 0;
+      const dieAt = 2 + Math.floor(all.length / 2);
+      const dying = () => {
+        if (++ticks === dieAt) throw new Error('rpc died');
+        return Date.now();
       };
-      await expect(runIdentityPass(d.db, { chain: failing })).rejects.toThrow('rpc died');
+      await expect(runIdentityPass(d.db, { chain: reader, now: dying })).rejects.toThrow('rpc died');
       const partial = await log(d.db);
       expect(partial.events.length).toBeGreaterThan(0);
       expect(partial.events.length).toBeLessThan(all.length);

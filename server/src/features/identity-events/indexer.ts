@@ -1,12 +1,15 @@
-// The identity indexer pass (docs/identity-events.md): the registry program's FINALIZED transactions after the
-// stream's cursor, oldest first; each one's events get the next sequences, are stored, fanned out to the identity
-// webhooks that want them, and the cursor moves — all in ONE db transaction per chain transaction, guarded by the
-// sequence the pass read (a second writer, or a crash, can neither skip nor reuse a sequence). Chain reads happen
-// before that transaction. Runs inside the pay indexer's worker, under its lease (workers/indexer.ts).
+// The identity consumer of the ingestion pipeline (docs/identity-events.md): the registry program's FINALIZED
+// transactions of every block, in chain order; each one's events get the next sequences, are stored, fanned out to
+// the identity webhooks that want them, and the stream's position (last signature and slot) moves — all in ONE db
+// transaction per chain transaction, guarded by the sequence the pass read (a second writer, or a crash, can
+// neither skip nor reuse a sequence; a replayed block skips what is already in). Chain reads happen before that
+// transaction. Fed with the pay consumer from the same blocks, under the indexer's lease (workers/indexer.ts).
 import type { Address } from '@solana/kit';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { IdentityEventSchema, identityTypeMatches } from '@sigil/contract/identity-events';
-import type { ChainReader, ChainTransaction, SignatureInfo } from '../../platform/chain/types';
+import { runIngestPass, type BlockConsumer } from '../../platform/chain/source/ingest';
+import type { ChainSource, SourceBlock } from '../../platform/chain/source/types';
+import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable } from '../../platform/db/index';
 import { newDeliveryRow } from '../webhooks/index';
 import { deriveEvents, handlesNamed, registryInstructions, type DerivedEvent } from './derive';
@@ -15,9 +18,11 @@ export const STREAM_ROW = 'main';
 
 export interface IdentityIndexerDeps {
   chain: ChainReader;
+  /** Where finalized blocks come from; default: block polling over `chain`. */
+  source?: ChainSource;
+  /** The finalized slot the pass runs up to; default: read from `chain` at the start of the pass. */
+  tip?: bigint;
   now?: () => number;
-  /** getSignaturesForAddress page size. */
-  pageLimit?: number;
   /** Where the log starts when the stream has never run (backfill); default 0 = the registry's whole history. */
   backfillFromSlot?: number;
   /** Called after deliveries were queued (wakes the delivery worker). */
@@ -60,29 +65,6 @@ export async function lockedNextSequence(trx: Kysely<Database>): Promise<number 
     }>`select next_sequence from identity_stream where id = ${STREAM_ROW}${lock}`.execute(trx)
   ).rows[0];
   return row ? Number(row.next_sequence) : null;
-}
-
-/** New finalized signatures of the program after `until` (exclusive), at or after `startSlot`, oldest first. */
-async function newSignatures(
-  chain: ChainReader,
-  until: string | null,
-  startSlot: number,
-  pageLimit: number,
-): Promise<SignatureInfo[]> {
-  const found: SignatureInfo[] = [];
-  let before: string | undefined;
-  for (;;) {
-    const page = await chain.getSignaturesForAddress(
-      chain.programId,
-      { limit: pageLimit, ...(until ? { until } : {}), ...(before ? { before } : {}) },
-      'finalized',
-    );
-    const kept = page.filter((s) => Number(s.slot) >= startSlot);
-    found.push(...kept);
-    if (page.length < pageLimit || kept.length < page.length) break;
-    before = page[page.length - 1]!.signature;
-  }
-  return found.reverse();
 }
 
 type Sub = Selectable<WebhookSubscriptionsTable>;
@@ -167,42 +149,87 @@ async function commitTransaction(
   });
 }
 
-/** One pass: every new finalized registry transaction, in chain order. */
-export async function runIdentityPass(db: Kysely<Database>, deps: IdentityIndexerDeps): Promise<IdentityPassResult> {
-  const now = deps.now?.() ?? Date.now();
-  const state = await streamState(db, deps.backfillFromSlot ?? 0, now);
-  const result: IdentityPassResult = { transactions: 0, events: 0, deliveries: 0 };
-  const signatures = await newSignatures(
-    deps.chain,
-    state.last_signature,
-    Number(state.start_slot),
-    deps.pageLimit ?? 1000,
-  );
-  let expected = { nextSequence: Number(state.next_sequence), lastSignature: state.last_signature };
-  const programId = deps.chain.programId;
-  for (const info of signatures) {
-    const tx = await deps.chain.getTransaction(info.signature, 'finalized');
-    if (!tx) break; // not served at finalized yet: the next pass continues from here
-    const names = new Map<string, string>();
-    if (tx.err === null) {
-      const known = await db
-        .selectFrom('identity_handles')
-        .select('account')
-        .where('account', 'in', ['', ...handlesNamed(registryInstructions(tx, programId))])
-        .execute();
-      const have = new Set(known.map((k) => k.account));
-      for (const account of handlesNamed(registryInstructions(tx, programId))) {
-        if (have.has(account)) continue;
-        const handle = await deps.chain.getHandleByAddress(account, 'finalized');
-        if (handle) names.set(account, handle.name);
-      }
-    }
-    const committed = await commitTransaction(db, tx, expected, programId, names, deps.now?.() ?? Date.now());
-    expected = { nextSequence: committed.nextSequence, lastSignature: tx.signature };
-    result.transactions++;
-    result.events += committed.events;
-    result.deliveries += committed.deliveries;
-    if (committed.deliveries > 0) deps.onQueued?.();
+/** Names of the handles a transaction touches that the identity tables do not know yet (read from the chain). */
+async function unknownHandleNames(db: Kysely<Database>, deps: IdentityIndexerDeps, tx: ChainTransaction) {
+  const names = new Map<string, string>();
+  if (tx.err !== null) return names;
+  const touched = handlesNamed(registryInstructions(tx, deps.chain.programId));
+  const known = await db
+    .selectFrom('identity_handles')
+    .select('account')
+    .where('account', 'in', ['', ...touched])
+    .execute();
+  const have = new Set(known.map((k) => k.account));
+  for (const account of touched) {
+    if (have.has(account)) continue;
+    const handle = await deps.chain.getHandleByAddress(account, 'finalized');
+    if (handle) names.set(account, handle.name);
   }
+  return names;
+}
+
+/**
+ * The identity consumer. Its position is the stream row's (last signature, slot): a block at or before it is
+ * skipped up to and including that signature, so replaying a block after a crash commits each transaction once.
+ */
+export function identityConsumer(
+  db: Kysely<Database>,
+  deps: IdentityIndexerDeps,
+  result: IdentityPassResult,
+): BlockConsumer {
+  let expected = { nextSequence: 0, lastSignature: null as string | null, lastSlot: -1n, startSlot: 0n };
+  const done = (tx: ChainTransaction, index: number, block: SourceBlock) => {
+    if (tx.slot < expected.startSlot || tx.slot < expected.lastSlot) return true;
+    if (tx.slot > expected.lastSlot || expected.lastSignature === null) return false;
+    const last = block.transactions.findIndex((t) => t.signature === expected.lastSignature);
+    return index <= last;
+  };
+  return {
+    name: 'identity',
+    async prepare(stored) {
+      const state = await streamState(db, deps.backfillFromSlot ?? 0, deps.now?.() ?? Date.now());
+      expected = {
+        nextSequence: Number(state.next_sequence),
+        lastSignature: state.last_signature,
+        lastSlot: state.last_slot === null ? -1n : BigInt(state.last_slot),
+        startSlot: BigInt(state.start_slot),
+      };
+      // Never ran through the pipeline: from its own position (the block of its last transaction again, its
+      // committed transactions skipped), or from the backfill slot.
+      if (stored !== null) return stored;
+      return state.last_slot === null ? expected.startSlot - 1n : expected.lastSlot - 1n;
+    },
+    async consume(block) {
+      const programId = deps.chain.programId;
+      for (const [index, tx] of block.transactions.entries()) {
+        if (!tx.accountKeys.includes(programId) || done(tx, index, block)) continue;
+        const names = await unknownHandleNames(db, deps, tx);
+        const committed = await commitTransaction(db, tx, expected, programId, names, deps.now?.() ?? Date.now());
+        expected = {
+          ...expected,
+          nextSequence: committed.nextSequence,
+          lastSignature: tx.signature,
+          lastSlot: tx.slot,
+        };
+        result.transactions++;
+        result.events += committed.events;
+        result.deliveries += committed.deliveries;
+        if (committed.deliveries > 0) deps.onQueued?.();
+      }
+    },
+  };
+}
+
+/** One pass of the identity stream alone: every new finalized registry transaction, in chain order. */
+export async function runIdentityPass(db: Kysely<Database>, deps: IdentityIndexerDeps): Promise<IdentityPassResult> {
+  const result: IdentityPassResult = { transactions: 0, events: 0, deliveries: 0 };
+  const tip = deps.tip ?? (await deps.chain.getSlot('finalized'));
+  await runIngestPass(db, {
+    chain: deps.chain,
+    source: deps.source,
+    consumers: [identityConsumer(db, deps, result)],
+    tip,
+    now: deps.now,
+  });
   return result;
 }

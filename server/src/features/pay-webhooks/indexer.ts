@@ -1,11 +1,16 @@
-// The pay indexer (docs/webhooks.md): reads FINALIZED transactions of the watched addresses, turns them into
-// `sigil.pay-events/v1` payloads with their bindings, stores them idempotently (pev_ id) and fans them out as
-// delivery rows — event, deliveries and the cursor move in one db transaction per chain transaction, so a crash
-// loses nothing and a restart duplicates nothing. Also: re-checks unverifiable bindings, pauses `@name`
-// subscriptions whose scope changed. The loop, lease and backoff live in workers/indexer.ts.
+// The pay consumer of the ingestion pipeline (docs/webhooks.md): every FINALIZED block's transactions are matched
+// against the watched wallets (an in-memory set rebuilt from the active subscriptions each pass, token accounts
+// recognized by the owner in the transaction's token balances: no RPC per subscriber), turned into
+// `sigil.pay-events/v1` payloads with their bindings, stored idempotently (pev_ id) and fanned out as delivery rows
+// in one db transaction per chain transaction, so a replayed block adds nothing. Also: re-checks unverifiable
+// bindings, pauses `@name` subscriptions whose scope changed. The slot cursor and the source live in
+// platform/chain/source/ingest.ts; the loop, lease and backoff in workers/indexer.ts.
 import type { Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { readKv, writeKv } from '../../platform/db/index';
+import { runIngestPass, type BlockConsumer } from '../../platform/chain/source/ingest';
+import type { ChainSource, SourceBlock } from '../../platform/chain/source/types';
 import {
   PAY_EVENT_NOTICE,
   PAY_EVENTS_SCHEMA,
@@ -29,14 +34,21 @@ import { decodePaymentFacts, transactionMemo, type PaymentFact } from './decode'
 
 export interface IndexerDeps {
   chain: ChainReader;
+  /** Where finalized blocks come from; default: block polling over `chain` (platform/chain/source/blocks.ts). */
+  source?: ChainSource;
+  /** The finalized slot the pass runs up to; default: read from `chain` at the start of the pass. */
+  tip?: bigint;
   now?: () => number;
   paymentRecordKey?: string;
-  /** getSignaturesForAddress page size. */
-  pageLimit?: number;
   /** How many times an unverifiable binding is re-checked before it is left as is. */
   bindingRecheckLimit?: number;
   /** Called after deliveries were queued (wakes the delivery worker). */
   onQueued?: () => void;
+  /**
+   * False when pay webhooks are off (SIGIL_PAY_WEBHOOKS): the blocks still feed the other consumers, the pay consumer
+   * and its rechecks do not run. Default true.
+   */
+  pay?: boolean;
 }
 
 export interface IndexerPassResult {
@@ -53,7 +65,7 @@ type Binding = Payment['binding'];
 const nowOf = (deps: IndexerDeps) => deps.now?.() ?? Date.now();
 
 // ---------------------------------------------------------------------------------------------------------
-// Watched addresses and cursors
+// Watched wallets
 
 async function activeSubscriptions(db: Db): Promise<Sub[]> {
   return db
@@ -61,6 +73,20 @@ async function activeSubscriptions(db: Db): Promise<Sub[]> {
     .selectAll()
     .where('status', '=', 'active')
     .where('stream', '=', 'pay')
+    .execute();
+}
+
+/**
+ * The active pay subscriptions that may receive an event about one of `wallets`: those scoped to one of them, and
+ * every `@name` one (few; its proven wallets are checked per event). A filter in the db, not a scan of all of them.
+ */
+async function subscriptionsFor(db: Db, wallets: readonly string[]): Promise<Sub[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('stream', '=', 'pay')
+    .where((eb) => eb.or([eb('scope_type', '=', 'name'), eb('scope_value', 'in', ['', ...wallets])]))
     .execute();
 }
 
@@ -74,44 +100,6 @@ function watchedWallets(subs: Sub[]): Map<string, number> {
     }
   }
   return out;
-}
-
-async function ensureCursor(
-  db: Db,
-  address: string,
-  kind: 'wallet' | 'token',
-  owner: string,
-  startSlot: number,
-  now: number,
-) {
-  await db
-    .insertInto('indexer_cursors')
-    .values({
-      address,
-      kind,
-      owner_wallet: owner,
-      start_slot: startSlot,
-      last_signature: null,
-      last_slot: null,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.column('address').doNothing())
-    .execute();
-}
-
-/** Creates cursors for watched wallets and their token accounts. */
-export async function syncCursors(
-  db: Kysely<Database>,
-  deps: IndexerDeps,
-  wallets: Map<string, number>,
-): Promise<void> {
-  const now = nowOf(deps);
-  for (const [wallet, from] of wallets) {
-    await ensureCursor(db, wallet, 'wallet', wallet, from, now);
-    for (const account of await deps.chain.getTokenAccountsByOwner(wallet as Address, 'finalized')) {
-      await ensureCursor(db, account.address, 'token', wallet, from, now);
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -598,18 +586,18 @@ async function persistAndFanOut(db: Db, subs: Sub[], built: Built, now: number):
 // ---------------------------------------------------------------------------------------------------------
 // The pass
 
-/** Processes one finalized transaction for the watched wallets, atomically with the cursor move. */
+/** Processes one finalized transaction for the watched wallets: its events and their deliveries in one db transaction. */
 async function processTransaction(
   db: Kysely<Database>,
   deps: IndexerDeps,
   wallets: Map<string, number>,
   tx: ChainTransaction,
-  cursor: { address: string; signature: string; slot: bigint },
 ): Promise<{ events: number; deliveries: number }> {
   const now = nowOf(deps);
-  const facts = decodePaymentFacts(tx, deps.chain.programId).filter((f) =>
-    wallets.has(f.kind === 'transfer' ? f.recipient : f.payee),
-  );
+  const facts = decodePaymentFacts(tx, deps.chain.programId).filter((f) => {
+    const from = wallets.get(f.kind === 'transfer' ? f.recipient : f.payee);
+    return from !== undefined && tx.slot > BigInt(from);
+  });
   const memo = transactionMemo(tx);
   // Chain reads (bindings, invoices) happen before the db transaction: a SQLite write lock must never be held
   // across network waits. The invoice cache writes are idempotent, so doing them here is safe.
@@ -619,89 +607,102 @@ async function processTransaction(
     if (one) built.push(one);
   }
   let deliveries = 0;
-  await db.transaction().execute(async (trx) => {
-    const subs = await activeSubscriptions(trx);
-    for (const one of built) deliveries += await persistAndFanOut(trx, subs, one, now);
-    await trx
-      .updateTable('indexer_cursors')
-      .set({ last_signature: cursor.signature, last_slot: Number(cursor.slot), updated_at: now })
-      .where('address', '=', cursor.address)
-      .execute();
-  });
-  // Token accounts of watched wallets first seen here (e.g. created in this transaction) get their own cursor.
-  for (const balance of tx.postTokenBalances) {
-    if (balance.owner && wallets.has(balance.owner)) {
-      await ensureCursor(db, balance.account, 'token', balance.owner, wallets.get(balance.owner)!, now);
-    }
+  if (built.length > 0) {
+    await db.transaction().execute(async (trx) => {
+      const subs = await subscriptionsFor(trx, [...new Set(built.map((one) => one.wallet))]);
+      for (const one of built) deliveries += await persistAndFanOut(trx, subs, one, now);
+    });
   }
   return { events: built.length, deliveries };
 }
 
-/** New finalized signatures of `address` since its cursor, oldest first, after its start slot. */
-async function newSignatures(
-  chain: ChainReader,
-  address: string,
-  until: string | null,
-  startSlot: number,
-  pageLimit: number,
-) {
-  const collected: { signature: string; slot: bigint; err: unknown }[] = [];
-  let before: string | undefined;
-  for (;;) {
-    const page = await chain.getSignaturesForAddress(
-      address as Address,
-      { until: until ?? undefined, before, limit: pageLimit },
-      'finalized',
-    );
-    // The start slot was already finalized at registration: only later slots are new.
-    const inRange = page.filter((s) => s.slot > BigInt(startSlot));
-    collected.push(...inRange);
-    if (page.length < pageLimit || inRange.length < page.length) break;
-    before = page[page.length - 1]!.signature;
-  }
-  return collected.reverse();
+/** Does this successful transaction touch a wallet watched since before its slot (directly or by a token account)? */
+function touchesWatched(tx: ChainTransaction, wallets: Map<string, number>): boolean {
+  const slot = Number(tx.slot);
+  const watched = (wallet: string | null) => {
+    const from = wallet === null ? undefined : wallets.get(wallet);
+    return from !== undefined && slot > from;
+  };
+  return (
+    tx.accountKeys.some(watched) ||
+    tx.preTokenBalances.some((b) => watched(b.owner)) ||
+    tx.postTokenBalances.some((b) => watched(b.owner))
+  );
+}
+
+/** How far back a subscription created before the last pass's newest one may still be unseen (replica clock skew). */
+const NEW_SUBSCRIPTION_SKEW_MS = 5_000;
+/** kv: the newest subscription creation time a completed pass saw, and the ids it saw within the skew before it. */
+const SUBSCRIPTIONS_SEEN_KEY = 'ingest.pay.subscriptions-seen';
+
+interface SeenSubscriptions {
+  at: number;
+  ids: string[];
 }
 
 /**
- * One indexer pass: cursors for the watched addresses, new finalized transactions → events → deliveries,
- * binding re-checks, scope-change checks. Throws ChainError on RPC faults (the worker backs off and retries;
- * progress made so far is kept, nothing is lost or duplicated).
+ * The pay consumer: each pass rebuilds the watched set from the active subscriptions (one query); a subscription
+ * no completed pass has seen watches from a slot the cursor may have passed already, so the pass looks back to it.
  */
-export async function runIndexerPass(db: Kysely<Database>, deps: IndexerDeps): Promise<IndexerPassResult> {
-  const result: IndexerPassResult = { transactions: 0, events: 0, deliveries: 0, paused: 0 };
-  const subs = await activeSubscriptions(db);
-  const wallets = watchedWallets(subs);
-  await syncCursors(db, deps, wallets);
-  const cursors = await db.selectFrom('indexer_cursors').selectAll().execute();
-  const seen = new Set<string>();
-  for (const cursor of cursors) {
-    if (!wallets.has(cursor.owner_wallet)) continue;
-    const signatures = await newSignatures(
-      deps.chain,
-      cursor.address,
-      cursor.last_signature,
-      cursor.start_slot,
-      deps.pageLimit ?? 500,
-    );
-    for (const entry of signatures) {
-      const position = { address: cursor.address, signature: entry.signature, slot: entry.slot };
-      if (entry.err !== null || seen.has(entry.signature)) {
-        await db
-          .updateTable('indexer_cursors')
-          .set({ last_signature: entry.signature, last_slot: Number(entry.slot), updated_at: nowOf(deps) })
-          .where('address', '=', cursor.address)
-          .execute();
-        continue;
+function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPassResult): BlockConsumer {
+  let wallets = new Map<string, number>();
+  let next: SeenSubscriptions = { at: 0, ids: [] };
+  let stored: string | undefined;
+  return {
+    name: 'pay',
+    async prepare(position, tip) {
+      const subs = await activeSubscriptions(db);
+      wallets = watchedWallets(subs);
+      stored = await readKv(db, SUBSCRIPTIONS_SEEN_KEY);
+      const seen: SeenSubscriptions = stored ? (JSON.parse(stored) as SeenSubscriptions) : { at: 0, ids: [] };
+      const known = new Set(seen.ids);
+      const fresh = subs.filter(
+        (sub) => position === null || (sub.created_at > seen.at - NEW_SUBSCRIPTION_SKEW_MS && !known.has(sub.id)),
+      );
+      const at = subs.reduce((newest, sub) => Math.max(newest, sub.created_at), seen.at);
+      next = { at, ids: subs.filter((sub) => sub.created_at > at - NEW_SUBSCRIPTION_SKEW_MS).map((sub) => sub.id) };
+      const from = fresh.reduce((low, sub) => Math.min(low, sub.watch_from_slot), Number.POSITIVE_INFINITY);
+      const after = position ?? tip;
+      return Number.isFinite(from) && BigInt(from) < after ? BigInt(from) : after;
+    },
+    async consume(block: SourceBlock) {
+      if (wallets.size === 0) return;
+      for (const tx of block.transactions) {
+        if (tx.err !== null || !touchesWatched(tx, wallets)) continue;
+        const done = await processTransaction(db, deps, wallets, tx);
+        result.transactions++;
+        result.events += done.events;
+        result.deliveries += done.deliveries;
       }
-      const tx = await deps.chain.getTransaction(entry.signature, 'finalized');
-      if (!tx) throw new Error(`finalized transaction ${entry.signature} is not served by the RPC`);
-      const done = await processTransaction(db, deps, wallets, tx, position);
-      seen.add(entry.signature);
-      result.transactions++;
-      result.events += done.events;
-      result.deliveries += done.deliveries;
-    }
-  }
+    },
+    async finish() {
+      const value = JSON.stringify(next);
+      if (value !== stored) await writeKv(db, SUBSCRIPTIONS_SEEN_KEY, value, nowOf(deps));
+    },
+  };
+}
+
+/**
+ * One indexer pass: new finalized blocks → events → deliveries (the pay consumer, plus `others` fed from the same
+ * blocks under the same cursor), then binding re-checks and scope-change checks. Throws ChainError on RPC faults
+ * (the worker backs off and retries; the cursor stays before the block that failed, nothing is lost or duplicated).
+ */
+export async function runIndexerPass(
+  db: Kysely<Database>,
+  deps: IndexerDeps,
+  others: readonly BlockConsumer[] = [],
+): Promise<IndexerPassResult> {
+  const result: IndexerPassResult = { transactions: 0, events: 0, deliveries: 0, paused: 0 };
+  const tip = deps.tip ?? (await deps.chain.getSlot('finalized'));
+  const pay = deps.pay !== false;
+  await runIngestPass(db, {
+    chain: deps.chain,
+    source: deps.source,
+    consumers: pay ? [payConsumer(db, deps, result), ...others] : others,
+    tip,
+    now: deps.now,
+  });
+  if (!pay) return result;
   const rechecked = await recheckBindings(db, deps);
   result.events += rechecked.events;
   result.deliveries += rechecked.deliveries;
@@ -770,7 +771,7 @@ export async function recheckBindings(
       ...(original.type === 'invoice.paid' ? { invoice: original.invoice } : {}),
     } as PayEvent;
     await db.transaction().execute(async (trx) => {
-      const subs = await activeSubscriptions(trx);
+      const subs = await subscriptionsFor(trx, [row.wallet]);
       deliveries += await persistAndFanOut(trx, subs, { event, wallet: row.wallet }, now);
       await trx
         .updateTable('pay_events')

@@ -52,11 +52,13 @@ export async function searchIndex(db: Kysely<Database>, query: SearchQuery): Pro
   return select.execute();
 }
 
-export async function readIndex(db: Kysely<Database>): Promise<IndexRow[]> {
-  return db
+/** The index's rows, or only those of `names`. */
+export async function readIndex(db: Kysely<Database>, names?: readonly string[]): Promise<IndexRow[]> {
+  let select = db
     .selectFrom('handle_index')
-    .select(['name', 'account', 'owner', 'handle_type', 'agent', 'registered_slot'])
-    .execute();
+    .select(['name', 'account', 'owner', 'handle_type', 'agent', 'registered_slot']);
+  if (names) select = select.where('name', 'in', names.length > 0 ? [...names] : ['']);
+  return select.execute();
 }
 
 /** One transaction: the rows to insert or change (upserts, idempotent) and the names to drop. */
@@ -92,4 +94,29 @@ export async function applyIndexChanges(
         .execute();
     }
   });
+}
+
+/** The newest identity event's sequence (0 when the log is empty). */
+export async function latestIdentitySequence(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('identity_events')
+    .select((eb) => eb.fn.max('sequence').as('latest'))
+    .executeTakeFirst();
+  return Number(row?.latest ?? 0);
+}
+
+/** Identity events after `sequence`, oldest first: their sequence and the handle they concern (if any). */
+export async function identityChangesAfter(
+  db: Kysely<Database>,
+  sequence: number,
+  limit: number,
+): Promise<{ sequence: number; handle_name: string | null }[]> {
+  const rows = await db
+    .selectFrom('identity_events')
+    .select(['sequence', 'handle_name'])
+    .where('sequence', '>', sequence)
+    .orderBy('sequence')
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({ sequence: Number(row.sequence), handle_name: row.handle_name }));
 }

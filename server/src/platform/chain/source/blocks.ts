@@ -1,0 +1,98 @@
+// The block-polling chain source (the default; docs/deploy.md "Chain source"): getBlocks finds the finalized slots
+// after the position that have a block, getBlock reads each one in full. Works against any JSON-RPC node. Bounded:
+// one window of slots per getBlocks call and a few getBlock calls in flight, so catching up after downtime is a
+// sequence of small steps, each resumable from the consumer's cursor. RPC faults back off exponentially.
+import type { ChainReader } from '../types';
+import type { ChainSource, SourceBlock } from './types';
+
+interface BlockSourceOptions {
+  /** Slots one getBlocks call covers. Default 1000. */
+  windowSlots?: number;
+  /** getBlock calls in flight at once (blocks are still yielded in slot order). Default 4. */
+  concurrency?: number;
+  /** Pause when there is no new finalized block. Default 400 ms (one slot). */
+  pollMs?: number;
+  /** Backoff bounds after an RPC fault. */
+  backoffMinMs?: number;
+  backoffMaxMs?: number;
+  /** Each fault, before the backoff (logging). */
+  onFault?: (err: unknown, retryInMs: number) => void;
+}
+
+/** After this many empty getBlocks answers in a row, the tip is read once: a whole window may have been skipped. */
+const EMPTY_POLLS_BEFORE_TIP_CHECK = 10;
+
+/** Resolves after `ms`, or at once when the signal aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+export function createBlockSource(
+  chain: Pick<ChainReader, 'getBlocks' | 'getBlock' | 'getSlot'>,
+  options: BlockSourceOptions = {},
+): ChainSource {
+  const window = BigInt(options.windowSlots ?? 1000);
+  const concurrency = options.concurrency ?? 4;
+  const pollMs = options.pollMs ?? 400;
+  const backoff = (failures: number) =>
+    Math.min(options.backoffMaxMs ?? 30_000, (options.backoffMinMs ?? 500) * 2 ** Math.min(failures - 1, 10));
+
+  /** The next window's slots with a block; when none, whether the position may jump past the window. */
+  async function findSlots(next: bigint, emptyPolls: number): Promise<{ slots: bigint[]; skipWindow: boolean }> {
+    const last = next + window - 1n;
+    const slots = await chain.getBlocks(next, last, 'finalized');
+    if (slots.length > 0 || emptyPolls % EMPTY_POLLS_BEFORE_TIP_CHECK !== EMPTY_POLLS_BEFORE_TIP_CHECK - 1) {
+      return { slots: slots.filter((slot) => slot >= next && slot <= last), skipWindow: false };
+    }
+    return { slots: [], skipWindow: (await chain.getSlot('finalized')) > last };
+  }
+
+  async function* blocks(afterSlot: bigint, signal: AbortSignal): AsyncGenerator<SourceBlock> {
+    let next = afterSlot + 1n;
+    let failures = 0;
+    let emptyPolls = 0;
+    while (!signal.aborted) {
+      try {
+        const { slots, skipWindow } = await findSlots(next, emptyPolls);
+        if (slots.length === 0) {
+          if (skipWindow) next += window;
+          else emptyPolls++;
+          if (!skipWindow) await pause(pollMs, signal);
+          failures = 0;
+          continue;
+        }
+        emptyPolls = 0;
+        for (let i = 0; i < slots.length; i += concurrency) {
+          const batch = slots.slice(i, i + concurrency);
+          // The blocks read before a failed one are still handed over (in order); the fault then backs off.
+          const read = await Promise.allSettled(batch.map((slot) => chain.getBlock(slot, 'finalized')));
+          for (const [j, outcome] of read.entries()) {
+            if (signal.aborted) return;
+            if (outcome.status === 'rejected') throw outcome.reason;
+            const block = outcome.value;
+            if (block) yield { slot: block.slot, blockTime: block.blockTime, transactions: block.transactions };
+            next = batch[j]! + 1n;
+          }
+        }
+        failures = 0;
+      } catch (err) {
+        if (signal.aborted) return;
+        failures++;
+        const delay = backoff(failures);
+        options.onFault?.(err, delay);
+        await pause(delay, signal);
+      }
+    }
+  }
+
+  return { kind: 'blocks', blocks };
+}
