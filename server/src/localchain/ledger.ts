@@ -122,6 +122,8 @@ export class Ledger {
   private readonly transactions = new Map<Signature, TransactionRecord>();
   /** Signatures per address, oldest first. */
   private readonly byAddress = new Map<Address, Signature[]>();
+  /** Signatures per slot, in the order they landed (the block's order). */
+  private readonly bySlot = new Map<bigint, Signature[]>();
   private transactionCount = 0n;
   /** Unix seconds of each slot, by slot number. */
   private readonly slotTimes: number[] = [];
@@ -202,6 +204,13 @@ export class Ledger {
     return this.slotTimes[index]!;
   }
 
+  /** The blockhash of any slot, also of those whose blockhash expired (derived from the genesis hash and the slot). */
+  blockhashAt(slot: bigint): Blockhash {
+    return base58.decode(
+      sha256(new TextEncoder().encode(`sigil-localchain:block:${this.options.genesisHash}:${slot}`)),
+    ) as Blockhash;
+  }
+
   blockhashOf(slot: bigint): Blockhash | undefined {
     return this.blockhashesBySlot.get(slot);
   }
@@ -256,9 +265,7 @@ export class Ledger {
     this.currentSlot = slot;
     const previous = this.slotTimes[this.slotTimes.length - 1] ?? 0;
     this.slotTimes.push(at ?? Math.max(previous, Math.floor((Date.now() + this.clockOffsetMs) / 1000)));
-    const hash = base58.decode(
-      sha256(new TextEncoder().encode(`sigil-localchain:block:${this.options.genesisHash}:${slot}`)),
-    ) as Blockhash;
+    const hash = this.blockhashAt(slot);
     this.blockhashSlots.set(hash, slot);
     this.blockhashesBySlot.set(slot, hash);
     // Forget blockhashes nobody may use any more, so a long-running chain does not grow without bound.
@@ -358,6 +365,14 @@ export class Ledger {
       if (!list) this.byAddress.set(address, (list = []));
       list.push(record.signature);
     }
+    let block = this.bySlot.get(record.slot);
+    if (!block) this.bySlot.set(record.slot, (block = []));
+    block.push(record.signature);
+  }
+
+  /** The transactions of one slot's block, in block order (empty for a slot without any). */
+  blockTransactions(slot: bigint): TransactionRecord[] {
+    return (this.bySlot.get(slot) ?? []).map((signature) => this.transactions.get(signature)!);
   }
 
   /** The transaction if it is visible at the commitment. */
