@@ -122,7 +122,7 @@ export class Ledger {
   private readonly transactions = new Map<Signature, TransactionRecord>();
   /** Signatures per address, oldest first. */
   private readonly byAddress = new Map<Address, Signature[]>();
-  /** Signatures per slot, in the order they landed (the block's order). */
+  /** Signatures per slot, in the order they landed (the block's transaction order). */
   private readonly bySlot = new Map<bigint, Signature[]>();
   private transactionCount = 0n;
   /** Unix seconds of each slot, by slot number. */
@@ -204,7 +204,7 @@ export class Ledger {
     return this.slotTimes[index]!;
   }
 
-  /** The blockhash of any slot, also of those whose blockhash expired (derived from the genesis hash and the slot). */
+  /** The blockhash of any slot's block (derived, so it is known long after it stopped being usable). */
   blockhashAt(slot: bigint): Blockhash {
     return base58.decode(
       sha256(new TextEncoder().encode(`sigil-localchain:block:${this.options.genesisHash}:${slot}`)),
@@ -370,7 +370,7 @@ export class Ledger {
     block.push(record.signature);
   }
 
-  /** The transactions of one slot's block, in block order (empty for a slot without any). */
+  /** The transactions of one slot's block, in the order they landed. */
   blockTransactions(slot: bigint): TransactionRecord[] {
     return (this.bySlot.get(slot) ?? []).map((signature) => this.transactions.get(signature)!);
   }

@@ -277,7 +277,7 @@ interface RawTokenBalance {
   programId?: string;
   uiTokenAmount: { amount: string };
 }
-interface RawTransaction {
+export interface RawTransaction {
   slot: bigint;
   blockTime: bigint | null;
   meta: {
@@ -299,7 +299,7 @@ interface RawTransaction {
 }
 
 /** The RPC's json form → ChainTransaction. Throws on anything that does not add up (indices out of range). */
-function decodeTransaction(signature: string, raw: RawTransaction): ChainTransaction {
+export function decodeTransaction(signature: string, raw: RawTransaction): ChainTransaction {
   const meta = raw.meta;
   if (!meta) throw new ChainError('malformed', `getTransaction ${signature}: no meta`);
   const message = raw.transaction.message;
