@@ -139,7 +139,7 @@ function instructionErrorBytes(value: unknown): Uint8Array[] {
 /** Solana's JSON TransactionError → its bincode bytes (what SubscribeUpdate's TransactionError.err holds). */
 export function transactionErrorBytes(err: TransactionErrorJson): Uint8Array {
   const [name, payload] = variantOf(err);
-  const parts = [u32(variantIndex(TRANSACTION_ERROR_VARIANTS, name))];
+  const parts: Uint8Array[] = [u32(variantIndex(TRANSACTION_ERROR_VARIANTS, name))];
   if (name === 'InstructionError') {
     const [index, inner] = payload as [number, unknown];
     parts.push(Uint8Array.of(index), ...instructionErrorBytes(inner));
@@ -177,6 +177,8 @@ const tokenBalanceWire = (balance: TokenBalance) => ({
 export function transactionInfo(record: TransactionRecord, index: number) {
   const transaction = transactionDecoder.decode(record.wire);
   const message = messageDecoder.decode(transaction.messageBytes);
+  // The ledger takes legacy and v0 transactions only (as the JSON-RPC methods rely on too).
+  if (message.version === 1) throw new Error(`transaction ${record.signature}: version 1 is not stored`);
   const { meta } = record;
   const signatures = Object.values(transaction.signatures).map((s) => s ?? new Uint8Array(64));
   return {

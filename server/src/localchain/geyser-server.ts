@@ -200,15 +200,18 @@ class Stream {
 
   /** Sends every settled slot from `next` on, one update at a time (a slow reader holds the stream, not memory). */
   async pump(): Promise<void> {
-    if (this.pumping || this.closed || !this.subscription || this.next === null) return;
+    if (this.pumping) return;
     this.pumping = true;
     try {
-      while (!this.closed && this.next <= this.tip(this.subscription.commitment)) {
-        const slot = this.next;
-        for (const update of updatesFor(this.ledger, this.subscription, slot)) await this.write(update);
+      for (;;) {
+        const { subscription, next: slot } = this;
+        if (this.closed || !subscription || slot === null || slot > this.tip(subscription.commitment)) return;
+        for (const update of updatesFor(this.ledger, subscription, slot)) await this.write(update);
         // A new request with from_slot may have moved the cursor while this slot was being written.
         if (this.next === slot) this.next = slot + 1n;
       }
+    } catch (err) {
+      this.fail(grpc.status.INTERNAL, `cannot serve the block: ${(err as Error).message}`);
     } finally {
       this.pumping = false;
     }
