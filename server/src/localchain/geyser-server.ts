@@ -41,14 +41,16 @@ interface TransactionsFilter {
   accountExclude?: string[];
   accountRequired?: string[];
 }
+/** One entry of a filter map (geyser.proto spells the maps as entries); no value = a filter of defaults. */
+type Entries<F> = { key?: string; value?: F }[];
 interface SubscribeRequest {
-  accounts?: Record<string, unknown>;
-  slots?: Record<string, unknown>;
-  transactions?: Record<string, TransactionsFilter>;
-  transactionsStatus?: Record<string, unknown>;
-  blocks?: Record<string, BlocksFilter>;
-  blocksMeta?: Record<string, unknown>;
-  entry?: Record<string, unknown>;
+  accounts?: Entries<unknown>;
+  slots?: Entries<unknown>;
+  transactions?: Entries<TransactionsFilter>;
+  transactionsStatus?: Entries<unknown>;
+  blocks?: Entries<BlocksFilter>;
+  blocksMeta?: Entries<unknown>;
+  entry?: Entries<unknown>;
   commitment?: string;
   accountsDataSlice?: unknown[];
   ping?: { id?: number };
@@ -67,6 +69,11 @@ interface Subscription {
 }
 
 const UNSERVED = ['accounts', 'slots', 'transactionsStatus', 'blocksMeta', 'entry'] as const;
+
+/** A filter map as name → filter, later entries winning as in a protobuf map. */
+function named<F extends object>(entries: Entries<F> | undefined): [string, Partial<F>][] {
+  return [...new Map((entries ?? []).map((e): [string, Partial<F>] => [e.key ?? '', e.value ?? {}])).entries()];
+}
 
 function addresses(list: string[] | undefined, where: string): Set<string> {
   for (const text of list ?? []) {
@@ -96,19 +103,19 @@ function compileTransactions(name: string, f: TransactionsFilter) {
 /** The request's filters as a Subscription; a filter the local chain does not serve is refused by name. */
 function compile(request: SubscribeRequest): Subscription {
   for (const kind of UNSERVED) {
-    if (Object.keys(request[kind] ?? {}).length > 0) throw new FilterError(`${kind} filters are not served here`);
+    if ((request[kind] ?? []).length > 0) throw new FilterError(`${kind} filters are not served here`);
   }
   if ((request.accountsDataSlice ?? []).length > 0) throw new FilterError('accounts_data_slice is not served here');
   const commitment = COMMITMENT_NAMES[request.commitment ?? 'PROCESSED'];
   if (!commitment) throw new FilterError(`unknown commitment ${request.commitment}`);
-  const blocks = Object.entries(request.blocks ?? {}).map(([name, f]) => {
+  const blocks = named(request.blocks).map(([name, f]) => {
     if (f.includeAccounts || f.includeEntries) {
       throw new FilterError(`blocks.${name}: include_accounts and include_entries are not served here`);
     }
     const accounts = addresses(f.accountInclude, `blocks.${name}.account_include`);
     return { name, includeTransactions: f.includeTransactions !== false, accounts: accounts.size ? accounts : null };
   });
-  const transactions = Object.entries(request.transactions ?? {}).map(([name, f]) => ({
+  const transactions = named(request.transactions).map(([name, f]) => ({
     name,
     matches: compileTransactions(name, f),
   }));

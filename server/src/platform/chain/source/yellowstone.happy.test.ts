@@ -4,10 +4,10 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fundedWallet, signedTransaction, base64Wire } from '../../../../../test/support/localchain-wallets';
+import { capturedLogger } from '@sigil/test/support/captured-log';
+import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 import { startLocalChain, type LocalChain } from '../../../localchain';
 import { startGeyserServer } from '../../../localchain/geyser-server';
-import { createLogger } from '../../log';
 import { createChainReader } from '../reader';
 import type { ChainReader } from '../types';
 import type { ChainSource, SourceBlock } from './types';
@@ -16,12 +16,6 @@ import { createYellowstoneSource } from './yellowstone';
 let chain: LocalChain;
 let reader: ChainReader;
 let failedSignature: string;
-
-function capturedLogger() {
-  const lines: { level: string; msg: string; endpoint?: string; fromSlot?: string; err?: string }[] = [];
-  const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
-  return { logger, lines };
-}
 
 /** The first `count` blocks the source hands out after `afterSlot`, then it is stopped. */
 async function take(source: ChainSource, afterSlot: bigint, count: number): Promise<SourceBlock[]> {
