@@ -43,6 +43,8 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getSignaturesForAddress: unsupported,
     getTransaction: unsupported,
     getTransactionWire: unsupported,
+    getBlocks: unsupported,
+    getBlock: unsupported,
     getTokenAccountsByOwner: unsupported,
     getMint: unsupported,
     getLatestBlockhash: unsupported,

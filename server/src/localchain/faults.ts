@@ -14,6 +14,8 @@ export const faultConfigSchema = z
     httpStatus: z.number().int().min(400).max(599).nullable().optional(),
     /** Serve these accounts with garbage data (same length, bytes 0xff; empty accounts get 7 bytes). */
     malformedAccounts: z.array(z.string()).optional(),
+    /** Report every slot without a transaction as skipped (absent from getBlocks, getBlock answers -32007). */
+    skipEmptySlots: z.boolean().optional(),
     /** Limit delay / rpcError / httpStatus to these methods (default: all). */
     methods: z.array(z.string()).optional(),
   })
@@ -64,6 +66,10 @@ export class Faults {
 
   rpcErrorFor(method: string | null): { code: number; message: string } | null {
     return this.config.rpcError && this.applies(method) ? this.config.rpcError : null;
+  }
+
+  get skipEmptySlots(): boolean {
+    return this.config.skipEmptySlots === true;
   }
 
   isMalformed(address: string): boolean {

@@ -20,22 +20,14 @@ import {
   type TransactionRecord,
 } from './ledger';
 import type { AccountSnapshot } from './svm-reads';
+import { createBlockMethods } from './rpc-blocks';
+import { RpcError, type MethodHandler } from './rpc-error';
 import { readMintDecimals, readTokenAccount, TOKEN_PROGRAMS, uiTokenAmount } from './tokens';
 
 export const RPC_API_VERSION = '2.2.0';
 export const RPC_FEATURE_SET = 3294202862;
 const U64_MAX = 18_446_744_073_709_551_615n;
 const MAX_BASE58_BYTES = 128;
-
-export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
-    super(message);
-  }
-}
 
 const invalidParams = (message: string) => new RpcError(-32602, message);
 
@@ -152,8 +144,6 @@ function args<T extends z.ZodTypeAny[]>(params: unknown, ...schemas: T): { [K in
 }
 
 // ---- helpers -----------------------------------------------------------------------------------------------------
-
-export type MethodHandler = (params: unknown) => unknown | Promise<unknown>;
 
 export function createRpcMethods(core: ChainCore): Record<string, MethodHandler> {
   const { ledger, faults } = core;
@@ -286,6 +276,12 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
     return { message: json, signatures };
   }
 
+  function encodeTransaction(record: TransactionRecord, encoding: 'json' | 'jsonParsed' | 'base64' | 'base58') {
+    if (encoding === 'base64') return [toBase64(record.wire), 'base64'];
+    if (encoding === 'base58') return [toBase58(record.wire), 'base58'];
+    return transactionJson(record); // jsonParsed is served as json
+  }
+
   function metaJson(record: TransactionRecord) {
     const { meta } = record;
     return {
@@ -314,6 +310,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
   // ---- methods ---------------------------------------------------------------------------------------------------
 
   return {
+    ...createBlockMethods(core, args, { transaction: encodeTransaction, meta: metaJson }),
     getHealth: () => 'ok',
     getVersion: () => ({ 'solana-core': RPC_API_VERSION, 'feature-set': RPC_FEATURE_SET }),
     getGenesisHash: () => core.genesisHash,
@@ -490,13 +487,7 @@ export function createRpcMethods(core: ChainCore): Record<string, MethodHandler>
           'Transaction version (0) is not supported by the requesting client. Please try the request again with the following configuration parameter: "maxSupportedTransactionVersion": 0',
         );
       }
-      const encoding = cfg?.encoding ?? 'json';
-      const transaction =
-        encoding === 'base64'
-          ? [toBase64(record.wire), 'base64']
-          : encoding === 'base58'
-            ? [toBase58(record.wire), 'base58']
-            : transactionJson(record); // jsonParsed is served as json
+      const transaction = encodeTransaction(record, cfg?.encoding ?? 'json');
       const out: Record<string, unknown> = {
         slot: record.slot,
         blockTime: BigInt(record.blockTime),

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ChainCore } from './core';
 import { faultConfigSchema } from './faults';
-import { RpcError, type MethodHandler } from './rpc-methods';
+import { RpcError, type MethodHandler } from './rpc-error';
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 const MAX_BATCH = 500;

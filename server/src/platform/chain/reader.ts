@@ -4,6 +4,7 @@
 // transaction and cluster reads (transaction-reads.ts).
 import { address as toAddress, type Address } from '@solana/kit';
 import { createAccountReads } from './account-reads';
+import { createBlockReads } from './block-reads';
 import { createTransactionReads } from './transaction-reads';
 import { createChainRpc, type ChainRpcOptions } from './transport';
 import type { ChainReader } from './types';
@@ -20,5 +21,6 @@ export function createChainReader(opts: ChainReaderOptions): ChainReader {
     programId,
     ...createAccountReads(chain, programId),
     ...createTransactionReads(chain),
+    ...createBlockReads(chain),
   };
 }

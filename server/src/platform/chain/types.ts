@@ -194,6 +194,13 @@ export interface ChainTransaction {
   postTokenBalances: TransactionTokenBalance[];
 }
 
+/** One block as the reads return it: its transactions in block order (failed ones included, `err` set). */
+export interface ChainBlock {
+  slot: bigint;
+  blockTime: number | null;
+  transactions: ChainTransaction[];
+}
+
 /** getTransaction with `encoding: 'base64'`, as the RPC answers it (u64 values as kit decodes them: bigint). */
 export interface WireTransaction {
   slot: bigint;
@@ -304,6 +311,16 @@ export interface ChainReader {
    * keeping account roles), or null when unknown at that commitment; default `finalized`.
    */
   getTransactionWire(signature: string, commitment?: Commitment): Promise<WireTransaction | null>;
+  /**
+   * Ingestion: the slots that have a block in [startSlot, endSlot] (skipped slots absent), capped at the
+   * commitment's tip; default `finalized`.
+   */
+  getBlocks(startSlot: bigint, endSlot: bigint, commitment?: Commitment): Promise<bigint[]>;
+  /**
+   * Ingestion: one block with every transaction in full (json, v0 supported, no rewards); null when the slot was
+   * skipped (-32007 / -32009). A slot past the commitment's tip is an RPC error (unreachable); default `finalized`.
+   */
+  getBlock(slot: bigint, commitment?: Commitment): Promise<ChainBlock | null>;
   /** Payments: the token accounts (SPL Token and Token-2022) owned by `owner`; default `finalized`. */
   getTokenAccountsByOwner(owner: Address, commitment?: Commitment): Promise<TokenAccountRef[]>;
   /** Payments: a mint's token program and decimals (what a TransferChecked needs); null when absent; `confirmed`. */
