@@ -2,11 +2,14 @@
 // client: `Subscribe` with `blocks` and `transactions` filters at any commitment, `from_slot` replay from any slot
 // of the ledger, pings both ways; and the unary reads (GetSlot, GetVersion, Ping, GetLatestBlockhash,
 // GetBlockHeight, IsBlockhashValid, SubscribeReplayInfo). Plain-text HTTP/2 on loopback only; an optional x-token.
+// The chain's test faults apply: `skipEmptySlots` leaves those blocks out, `unreachable` or an `rpcError` (for all
+// methods, or naming `Subscribe`) is an outage: streams end and calls are refused with UNAVAILABLE until cleared.
 // See docs/local-chain.md § Geyser.
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { isAddressText } from './base58';
+import type { Faults } from './faults';
 import { blockUpdate, transactionInfo, type TransactionInfo } from './geyser-blocks';
 import type { Commitment, Ledger, TransactionRecord } from './ledger';
 import { RPC_API_VERSION } from './rpc-methods';
@@ -123,8 +126,10 @@ function compile(request: SubscribeRequest): Subscription {
 }
 
 /** Every update one slot produces for a subscription: its matching transactions, then its blocks. */
-function updatesFor(ledger: Ledger, subscription: Subscription, slot: bigint): Update[] {
+function updatesFor(ledger: Ledger, faults: Faults, subscription: Subscription, slot: bigint): Update[] {
   const records = ledger.blockTransactions(slot);
+  // A slot reported as skipped has no block: nothing to send.
+  if (records.length === 0 && faults.skipEmptySlots) return [];
   const infos = new Map<number, TransactionInfo>();
   const info = (index: number) => {
     let hit = infos.get(index);
@@ -159,6 +164,7 @@ class Stream {
   constructor(
     private readonly call: SubscribeCall,
     private readonly ledger: Ledger,
+    private readonly faults: Faults,
   ) {
     this.whenClosed = new Promise((resolve) => {
       const close = () => {
@@ -213,7 +219,9 @@ class Stream {
       for (;;) {
         const { subscription, next: slot } = this;
         if (this.closed || !subscription || slot === null || slot > this.tip(subscription.commitment)) return;
-        for (const update of updatesFor(this.ledger, subscription, slot)) await this.write(update);
+        const outage = outageOf(this.faults);
+        if (outage) return this.fail(grpc.status.UNAVAILABLE, outage);
+        for (const update of updatesFor(this.ledger, this.faults, subscription, slot)) await this.write(update);
         // A new request with from_slot may have moved the cursor while this slot was being written.
         if (this.next === slot) this.next = slot + 1n;
       }
@@ -238,8 +246,16 @@ class Stream {
   }
 }
 
+/** Why the endpoint is down under the chain's current faults, or null. */
+function outageOf(faults: Faults): string | null {
+  if (faults.unreachable) return 'the local chain is unreachable (fault)';
+  const error = faults.rpcErrorFor('Subscribe');
+  return error ? `the local chain answers errors (fault): ${error.message}` : null;
+}
+
 export interface GeyserServerOptions {
   ledger: Ledger;
+  faults: Faults;
   host: LoopbackHost;
   /** 0 = any free port. */
   port: number;
@@ -262,7 +278,7 @@ const commitmentOf = (request: { commitment?: string }): Commitment =>
   COMMITMENT_NAMES[request.commitment ?? 'PROCESSED'] ?? 'processed';
 
 export async function startGeyserServer(options: GeyserServerOptions): Promise<GeyserServer> {
-  const { ledger } = options;
+  const { ledger, faults } = options;
   const definition = loadSync(PROTO_PATH, { keepCase: false, longs: String, enums: String, defaults: false });
   const service = (grpc.loadPackageDefinition(definition).geyser as grpc.GrpcObject)
     .Geyser as grpc.ServiceClientConstructor;
@@ -275,16 +291,23 @@ export async function startGeyserServer(options: GeyserServerOptions): Promise<G
   const unary =
     <Req, Res>(answer: (request: Req) => Res): Unary<Req, Res> =>
     (call, callback) => {
+      const outage = outageOf(faults);
       if (!authorized(call.metadata)) callback(unauthenticated);
+      else if (outage) callback({ code: grpc.status.UNAVAILABLE, details: outage });
       else callback(null, answer(call.request));
     };
 
   const server = new grpc.Server();
   server.addService(service.service, {
     subscribe(call: SubscribeCall) {
-      const stream = new Stream(call, ledger);
+      const stream = new Stream(call, ledger, faults);
+      const outage = outageOf(faults);
       if (!authorized(call.metadata)) {
         stream.fail(unauthenticated.code, unauthenticated.details);
+        return;
+      }
+      if (outage) {
+        stream.fail(grpc.status.UNAVAILABLE, outage);
         return;
       }
       streams.add(stream);

@@ -132,6 +132,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const url = `http://${host === '::1' ? '[::1]' : host}:${port}`;
   const geyser: GeyserServer = await startGeyserServer({
     ledger,
+    faults: core.faults,
     host,
     port: options.geyserPort ?? 0,
     token: options.geyserToken,

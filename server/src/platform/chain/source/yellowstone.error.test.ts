@@ -11,7 +11,7 @@ let chain: LocalChain;
 
 /** A loopback port nothing listens on (bound once, then released). */
 async function freePort(): Promise<number> {
-  const server = await startGeyserServer({ ledger: chain.ledger, host: '127.0.0.1', port: 0 });
+  const server = await startGeyserServer({ ledger: chain.ledger, faults: chain.faults, host: '127.0.0.1', port: 0 });
   await server.close();
   return server.port;
 }
@@ -35,7 +35,7 @@ describe('Yellowstone source: unavailable or refusing endpoints', () => {
     const iterator = source.blocks(3n, stop.signal)[Symbol.asyncIterator]();
     const first = iterator.next();
     await errors(3);
-    const server = await startGeyserServer({ ledger: chain.ledger, host: '127.0.0.1', port });
+    const server = await startGeyserServer({ ledger: chain.ledger, faults: chain.faults, host: '127.0.0.1', port });
     try {
       const { value } = await first;
       expect((value as SourceBlock).slot).toBe(4n);

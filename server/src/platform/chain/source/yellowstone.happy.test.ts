@@ -5,6 +5,7 @@ import { generateKeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { capturedLogger } from '@sigil/test/support/captured-log';
+import { describeIngestionSuite } from '@sigil/test/support/ingestion-suite';
 import { base64Wire, fundedWallet, signedTransaction } from '@sigil/test/support/localchain-wallets';
 import { startLocalChain, type LocalChain } from '../../../localchain';
 import { startGeyserServer } from '../../../localchain/geyser-server';
@@ -92,7 +93,7 @@ describe('Yellowstone source over the local chain (stock client)', () => {
   });
 
   it('resumes after the last processed slot: across an endpoint restart and a new run, nothing lost or repeated', async () => {
-    const first = await startGeyserServer({ ledger: chain.ledger, host: '127.0.0.1', port: 0 });
+    const first = await startGeyserServer({ ledger: chain.ledger, faults: chain.faults, host: '127.0.0.1', port: 0 });
     const url = first.url;
     const { logger, lines } = capturedLogger();
     const source = createYellowstoneSource({ url, logger, backoff: { initialMs: 20, maxMs: 200 } });
@@ -110,7 +111,12 @@ describe('Yellowstone source over the local chain (stock client)', () => {
     await first.close();
     await chain.airdrop((await generateKeyPairSigner()).address, 1_000_000_000n);
     await chain.finalizeAll();
-    const second = await startGeyserServer({ ledger: chain.ledger, host: '127.0.0.1', port: first.port });
+    const second = await startGeyserServer({
+      ledger: chain.ledger,
+      faults: chain.faults,
+      host: '127.0.0.1',
+      port: first.port,
+    });
     try {
       while (seen.at(-1) !== chain.slot('finalized')) await next();
       expect(seen).toEqual(range(start + 1n, chain.slot('finalized')));
@@ -127,3 +133,12 @@ describe('Yellowstone source over the local chain (stock client)', () => {
     }
   });
 });
+
+// The shared ingestion suite, the same the block-polling source passes, over the chain's Geyser endpoint.
+describeIngestionSuite('yellowstone', async (chain) => ({
+  source: createYellowstoneSource({
+    url: chain.geyserUrl,
+    logger: capturedLogger().logger,
+    backoff: { initialMs: 20, maxMs: 100 },
+  }),
+}));

@@ -67,6 +67,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** Resolves with the promise, or rejects as soon as the signal aborts (a connect attempt cannot be cancelled). */
 function unlessAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('aborted'));
     const onAbort = () => reject(new Error('aborted'));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
