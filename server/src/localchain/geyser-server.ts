@@ -80,7 +80,7 @@ function named<F extends object>(entries: Entries<F> | undefined): [string, Part
 
 function addresses(list: string[] | undefined, where: string): Set<string> {
   for (const text of list ?? []) {
-    if (!isAddressText(text)) throw new FilterError(`${where}: invalid address ${JSON.stringify(text)}`);
+    if (!isAddressText(text)) throw new FilterError(`${where}: invalid address ${text}`);
   }
   return new Set(list ?? []);
 }
@@ -217,10 +217,10 @@ class Stream {
     this.pumping = true;
     try {
       for (;;) {
-        const { subscription, next: slot } = this;
-        if (this.closed || !subscription || slot === null || slot > this.tip(subscription.commitment)) return;
         const outage = outageOf(this.faults);
         if (outage) return this.fail(grpc.status.UNAVAILABLE, outage);
+        const { subscription, next: slot } = this;
+        if (this.closed || !subscription || slot === null || slot > this.tip(subscription.commitment)) return;
         for (const update of updatesFor(this.ledger, this.faults, subscription, slot)) await this.write(update);
         // A new request with from_slot may have moved the cursor while this slot was being written.
         if (this.next === slot) this.next = slot + 1n;
