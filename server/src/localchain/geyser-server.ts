@@ -4,7 +4,7 @@
 // GetBlockHeight, IsBlockhashValid, SubscribeReplayInfo). Plain-text HTTP/2 on loopback only; an optional x-token.
 // The chain's test faults apply: `skipEmptySlots` leaves those blocks out, `unreachable` or an `rpcError` (for all
 // methods, or naming `Subscribe`) is an outage: streams end and calls are refused with UNAVAILABLE until cleared.
-// See docs/local-chain.md § Geyser.
+// See docs/local-chain.md "Geyser (Yellowstone gRPC)".
 import { fileURLToPath } from 'node:url';
 import * as grpc from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';

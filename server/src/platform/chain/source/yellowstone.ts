@@ -2,7 +2,7 @@
 // others sell them; the local chain serves one), read with the stock client @triton-one/yellowstone-grpc. One
 // `blocks` subscription at FINALIZED with `from_slot` = the slot after the last one handed out; a dropped stream,
 // a refused connection or a server error is logged and retried with exponential backoff, resuming from that slot.
-// See docs/deploy.md § Chain sources.
+// See docs/deploy.md "Chain source: Yellowstone gRPC (Geyser)".
 import Client, { CommitmentLevel, SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import type { Logger } from '../../log';
 import type { ChainSource, SourceBlock } from './types';
