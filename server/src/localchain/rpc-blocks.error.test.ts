@@ -59,7 +59,9 @@ describe('getBlock refusals', () => {
     const { signature } = await chain.send(tx);
     await chain.finalizeAll();
     const slot = Number(
-      (await chain.rpc.getTransaction(signature as never, { maxSupportedTransactionVersion: 0 }).send())!.slot,
+      (await chain.rpc
+        .getTransaction(signature as never, { encoding: 'json', maxSupportedTransactionVersion: 0 })
+        .send())!.slot,
     );
     expect((await call('getBlock', [slot]))?.code).toBe(-32015);
     expect(await call('getBlock', [slot, { maxSupportedTransactionVersion: 0 }])).toBeUndefined();
