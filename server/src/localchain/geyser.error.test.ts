@@ -20,7 +20,7 @@ afterAll(() => chain?.close());
  * How the stream ends: the error's message with its causes (the native client nests the gRPC status). The client
  * opens the stream before it resolves, so a refused first request rejects subscribe() itself.
  */
-async function failureOf(request: Partial<SubscribeRequest>): Promise<string> {
+async function failureOf(request: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<string> {
   try {
     const stream = await client.subscribe(SubscribeRequest.fromPartial(request));
     for await (const update of stream as AsyncIterable<SubscribeUpdate>) void update;
