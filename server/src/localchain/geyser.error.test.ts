@@ -20,9 +20,9 @@ afterAll(() => chain?.close());
  * How the stream ends: the error's message with its causes (the native client nests the gRPC status). The client
  * opens the stream before it resolves, so a refused first request rejects subscribe() itself.
  */
-async function failureOf(request: Parameters<typeof SubscribeRequest.fromPartial>[0]): Promise<string> {
+async function failureOf(request: SubscribeRequest): Promise<string> {
   try {
-    const stream = await client.subscribe(SubscribeRequest.fromPartial(request));
+    const stream = await client.subscribe(request);
     for await (const update of stream as AsyncIterable<SubscribeUpdate>) void update;
   } catch (err) {
     const parts: string[] = [];
@@ -34,20 +34,36 @@ async function failureOf(request: Parameters<typeof SubscribeRequest.fromPartial
 }
 
 describe('Geyser endpoint: refused subscriptions', () => {
-  it.each([
-    [{ slots: { s: {} } }, 'failed to create filter: slots filters are not served here'],
-    [{ accounts: { a: { account: [] } } }, 'failed to create filter: accounts filters are not served here'],
-    [{ blocksMeta: { m: {} } }, 'failed to create filter: blocksMeta filters are not served here'],
+  const commitment = CommitmentLevel.FINALIZED;
+  const cases: [string, SubscribeRequest, string][] = [
     [
-      { blocks: { b: { includeAccounts: true } } },
+      'slots',
+      SubscribeRequest.fromPartial({ slots: { s: {} }, commitment }),
+      'failed to create filter: slots filters are not served here',
+    ],
+    [
+      'accounts',
+      SubscribeRequest.fromPartial({ accounts: { a: {} }, commitment }),
+      'failed to create filter: accounts filters are not served here',
+    ],
+    [
+      'blocks_meta',
+      SubscribeRequest.fromPartial({ blocksMeta: { m: {} }, commitment }),
+      'failed to create filter: blocksMeta filters are not served here',
+    ],
+    [
+      'include_accounts',
+      SubscribeRequest.fromPartial({ blocks: { b: { includeAccounts: true } }, commitment }),
       'failed to create filter: blocks.b: include_accounts and include_entries are not served here',
     ],
     [
-      { transactions: { t: { accountInclude: ['not-an-address'] } } },
+      'a bad address',
+      SubscribeRequest.fromPartial({ transactions: { t: { accountInclude: ['not-an-address'] } }, commitment }),
       'failed to create filter: transactions.t.account_include: invalid address not-an-address',
     ],
-  ])('%j ends the stream with INVALID_ARGUMENT', async (request, details) => {
-    const failure = await failureOf({ ...request, commitment: CommitmentLevel.FINALIZED });
+  ];
+  it.each(cases)('%s ends the stream with INVALID_ARGUMENT', async (_, request, details) => {
+    const failure = await failureOf(request);
     expect(failure).toContain('Client specified an invalid argument');
     expect(failure).toContain(details);
   });
