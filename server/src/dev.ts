@@ -6,6 +6,7 @@ import type { Address } from '@solana/kit';
 import { fileURLToPath } from 'node:url';
 import {
   DEFAULT_AGENT_HOST_PORT,
+  DEFAULT_GEYSER_PORT,
   DEFAULT_LOCAL_CHAIN_PORT,
   SOLANA_DEVNET_GENESIS_HASH,
   startLocalChain,
@@ -17,17 +18,19 @@ import { main, portalSecretLine } from './main';
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
 // The demo agent host's port is fixed (the scenario's manifest URLs name it); SIGIL_AGENT_HOST_PORT moves it.
 const agentHostPort = Number(process.env.SIGIL_AGENT_HOST_PORT ?? DEFAULT_AGENT_HOST_PORT);
+const geyserPort = Number(process.env.SIGIL_LOCALCHAIN_GEYSER_PORT ?? DEFAULT_GEYSER_PORT);
 // SIGIL_LOCAL_FACILITATOR=true: the x402 facilitator rail on the local chain. The chain then presents devnet's
 // genesis hash (stock x402 clients accept only Solana's own network ids) and a local facilitator is started.
 const localFacilitator = process.env.SIGIL_LOCAL_FACILITATOR === 'true';
 const chain = await startLocalChain({
   port: chainPort,
   agentHostPort,
+  geyserPort,
   genesisHash: localFacilitator ? SOLANA_DEVNET_GENESIS_HASH : undefined,
 }).catch((err: Error) => {
   process.stderr.write(
     `sigil: cannot start the local chain on 127.0.0.1:${chainPort}: ${err.message}\n` +
-      `       (set SIGIL_LOCALCHAIN_PORT or SIGIL_AGENT_HOST_PORT to another port)\n`,
+      `       (set SIGIL_LOCALCHAIN_PORT, SIGIL_AGENT_HOST_PORT or SIGIL_LOCALCHAIN_GEYSER_PORT to another port)\n`,
   );
   process.exit(1);
 });
@@ -53,6 +56,8 @@ if (rail) {
 
 process.env.SIGIL_RPC_URL ??= chain.url;
 process.env.SIGIL_PROGRAM_ID ??= chain.programId;
+// The Yellowstone chain source, when chosen, reads the local chain's Geyser endpoint.
+if (process.env.SIGIL_CHAIN_SOURCE === 'yellowstone') process.env.SIGIL_YELLOWSTONE_URL ??= chain.geyserUrl;
 process.env.LOG_LEVEL ??= 'warn';
 // No balancer in front locally: Ctrl-C stops at once.
 process.env.SIGIL_DRAIN_MS ??= '0';
@@ -103,6 +108,7 @@ process.stdout.write(
     `Sigil is running at ${base}`,
     `  API docs:       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Local chain:    ${chain.url}   (demo scenario: ${chain.url}/scenario)`,
+    `  Geyser (gRPC):  ${chain.geyserUrl}   (Yellowstone-compatible block stream of the local chain)`,
     `  Portal:         ${portalUrl ?? 'did not start (see its log lines above)'}`,
     `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,

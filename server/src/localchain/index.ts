@@ -16,6 +16,7 @@ import { ChainCore } from './core';
 import type { Faults } from './faults';
 import type { Commitment, Ledger } from './ledger';
 import type { ProcessResult } from './processor';
+import { startGeyserServer, type GeyserServer } from './geyser-server';
 import { createRpcMethods } from './rpc-methods';
 import { RpcServer, type LoopbackHost } from './rpc-server';
 import { seedScenario, type Scenario } from './scenario';
@@ -29,6 +30,8 @@ export { DEFAULT_AGENT_HOST_PORT, type AgentHost } from './agent-host';
 /** The registry program id the local chain emulates unless told otherwise. */
 export const LOCAL_PROGRAM_ID = 'SigiLRegistry111111111111111111111111111111' as Address;
 export const DEFAULT_LOCAL_CHAIN_PORT = 8899;
+/** The Geyser gRPC endpoint's port under `npm start` (Yellowstone's own default). */
+export const DEFAULT_GEYSER_PORT = 10000;
 /**
  * Solana devnet's genesis hash. Presented by the local chain on request (`genesisHash`), its CAIP-2 id is one of the
  * three that stock x402 clients accept (they refuse any other Solana chain id).
@@ -59,12 +62,18 @@ export interface LocalChainOptions {
    * endpoints; started with the scenario. Port default 0 (any free port); `npm start` uses DEFAULT_AGENT_HOST_PORT.
    */
   agentHostPort?: number;
+  /** The Yellowstone gRPC (Geyser) endpoint on the same loopback host. Port default 0 (any free port). */
+  geyserPort?: number;
+  /** When set, Geyser calls must carry this `x-token` (as hosted endpoints require); default: none required. */
+  geyserToken?: string;
 }
 
 export interface LocalChain {
   /** http://127.0.0.1:<port> — the JSON-RPC endpoint (POST /). */
   readonly url: string;
   readonly port: number;
+  /** http://127.0.0.1:<port> — the Yellowstone gRPC (Geyser) endpoint (docs/local-chain.md § Geyser). */
+  readonly geyserUrl: string;
   readonly host: LoopbackHost;
   readonly programId: Address;
   readonly genesisHash: string;
@@ -121,6 +130,16 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   });
   const { port } = await server.listen();
   const url = `http://${host === '::1' ? '[::1]' : host}:${port}`;
+  const geyser: GeyserServer = await startGeyserServer({
+    ledger,
+    faults: core.faults,
+    host,
+    port: options.geyserPort ?? 0,
+    token: options.geyserToken,
+  }).catch(async (err: Error) => {
+    await server.close();
+    throw new Error(`the Geyser endpoint cannot listen on port ${options.geyserPort ?? 0}: ${err.message}`);
+  });
 
   const run = <T>(task: () => T | Promise<T>) => ledger.queue.run(task);
   const advance = (n = 1) => run(() => ledger.advance(n));
@@ -146,7 +165,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   let agentHost: AgentHost | null = null;
   if (options.scenario ?? true) {
     agentHost = await startAgentHost({ host, port: options.agentHostPort ?? 0 }).catch(async (err: Error) => {
-      await server.close();
+      await Promise.all([server.close(), geyser.close()]);
       throw new Error(`the demo agent host cannot listen on port ${options.agentHostPort ?? 0}: ${err.message}`);
     });
     scenario = await seedScenario(core, { send, advance: seedAdvance, url }, { agentOrigin: agentHost.origin });
@@ -163,6 +182,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   return {
     url,
     port,
+    geyserUrl: geyser.url,
     host,
     programId,
     genesisHash: core.genesisHash,
@@ -190,7 +210,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     airdrop: (address, lamports) => run(() => core.airdrop(address, lamports)),
     async close() {
       if (timer) clearInterval(timer);
-      await Promise.all([server.close(), agentHost?.close()]);
+      await Promise.all([server.close(), geyser.close(), agentHost?.close()]);
     },
   };
 }
