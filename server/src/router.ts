@@ -5,6 +5,7 @@ import { connectRouter } from './features/connect/index';
 import { gateRouter } from './features/gate/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
+import { oidcRouter } from './features/oidc/index';
 import { resolveRouter } from './features/resolve/index';
 import { reverseRouter } from './features/reverse/index';
 import { searchRouter } from './features/search/index';
@@ -27,6 +28,7 @@ export const appRouter = router({
   gate: gateRouter,
   identityEvents: identityEventsRouter,
   usageHistory: usageHistoryRouter,
+  oidc: oidcRouter,
 });
 
 export type AppRouter = typeof appRouter;

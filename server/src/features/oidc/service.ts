@@ -1,0 +1,59 @@
+// The OpenID Connect feature's one service: the raw HTTP handler the host mounts at discovery and /oidc/*, and
+// the client registration verbs of the key routes. The provider is built on first use (its keys are read from,
+// or generated into, the database once).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import type { OidcClientResponse, PutOidcClientRequest } from '@sigil/contract/oidc';
+import type { KeysService } from '../keys/index';
+import { deleteClient, getClient, putClient, type OidcClientsDeps } from './clients';
+import { serveInteraction } from './interaction';
+import { createProvider, INTERACTION_PATH, type ProviderDeps } from './provider';
+import { loadProviderKeys } from './signing-keys';
+import { deleteExpiredPayloads } from './store';
+
+export interface OidcService {
+  /** Serves `/.well-known/openid-configuration` and everything under `/oidc/` (node:http request and response). */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  getClient(account: string, keyId: string): Promise<OidcClientResponse>;
+  putClient(account: string, input: PutOidcClientRequest): Promise<OidcClientResponse>;
+  deleteClient(account: string, keyId: string): Promise<void>;
+  /** Housekeeping: forgets codes, tokens, sessions and logins expired more than a day ago. */
+  deleteExpired(now?: number): Promise<number>;
+}
+
+export function createOidcService(
+  deps: Omit<ProviderDeps, 'now'> & { keys: KeysService; now?: () => number },
+): OidcService {
+  const now = deps.now ?? Date.now;
+  const providerDeps: ProviderDeps = { ...deps, now };
+  const issuer = new URL(deps.issuer);
+  let provider: Promise<Provider> | undefined;
+  const ready = () => {
+    provider ??= loadProviderKeys(deps.db)
+      .then((keys) => createProvider(providerDeps, keys))
+      .catch((error) => {
+        provider = undefined; // retry on the next request
+        throw error;
+      });
+    return provider;
+  };
+  const clients: OidcClientsDeps = { db: deps.db, keys: deps.keys, issuer: deps.issuer.replace(/\/+$/, ''), now };
+
+  return {
+    async handle(req, res) {
+      const oidc = await ready();
+      // Every URL the library writes is built from the issuer, whatever Host the request came with.
+      req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+      req.headers['x-forwarded-host'] = issuer.host;
+      const path = (req.url ?? '/').split('?')[0]!;
+      if (path.startsWith(`${INTERACTION_PATH}/`)) {
+        return serveInteraction(providerDeps, oidc, req, res, path.slice(INTERACTION_PATH.length + 1));
+      }
+      await oidc.callback()(req, res);
+    },
+    getClient: (account, keyId) => getClient(clients, account, keyId),
+    putClient: (account, input) => putClient(clients, account, input),
+    deleteClient: (account, keyId) => deleteClient(clients, account, keyId),
+    deleteExpired: (at = now()) => deleteExpiredPayloads(deps.db, at - 86_400_000),
+  };
+}
