@@ -6,9 +6,9 @@ import { z } from 'zod';
 export const OIDC_SCOPES = ['openid', 'offline_access', 'profile', 'wallet', 'attestations'] as const;
 export type OidcScope = (typeof OIDC_SCOPES)[number];
 
-/** Which claims each scope releases (`sub`, `auth_time`, `amr` come with `openid`). */
+/** Which claims each scope releases. */
 export const OIDC_SCOPE_CLAIMS = {
-  openid: ['sub'],
+  openid: ['sub', 'auth_time', 'amr'],
   profile: ['preferred_username'],
   wallet: ['wallet', 'sigil_source'],
   attestations: ['sigil_verified'],
