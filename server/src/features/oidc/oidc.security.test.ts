@@ -11,15 +11,18 @@ import {
   registerClient,
   signInThroughPage,
   useOidcWorld,
+  type OidcWorld,
   type RegisteredClient,
 } from '@sigil/test/support/oidc-world';
+import { postgresReachable } from '@sigil/test/support/db';
 
 const world = useOidcWorld();
+
 const insecure = { execute: [oidc.allowInsecureRequests] };
 
-async function start(registered: RegisteredClient, overrides: Record<string, string> = {}) {
+async function start(registered: RegisteredClient, overrides: Record<string, string> = {}, w: OidcWorld = world) {
   const config = await oidc.discovery(
-    new URL(world.app.base),
+    new URL(w.app.base),
     registered.clientId,
     undefined,
     oidc.ClientSecretBasic(registered.clientSecret!),
@@ -38,19 +41,19 @@ async function start(registered: RegisteredClient, overrides: Record<string, str
 }
 
 /** Signs heidi in and returns the code from the callback, with what is needed to exchange it by hand. */
-async function codeFor(registered: RegisteredClient) {
-  const flow = await start(registered);
-  const callback = await signInThroughPage(new CookieBrowser(), world.app, flow.url, {
+async function codeFor(registered: RegisteredClient, w: OidcWorld = world) {
+  const flow = await start(registered, {}, w);
+  const callback = await signInThroughPage(new CookieBrowser(), w.app, flow.url, {
     wallet: await demoWallet('heidi'),
     audience: registered.clientId,
   });
   return { ...flow, callback, code: callback.searchParams.get('code')! };
 }
 
-function exchange(registered: RegisteredClient, code: string, verifier: string | undefined) {
+function exchange(registered: RegisteredClient, code: string, verifier: string | undefined, w: OidcWorld = world) {
   const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: registered.redirectUri });
   if (verifier !== undefined) body.set('code_verifier', verifier);
-  return fetch(`${world.app.base}/oidc/token`, {
+  return fetch(`${w.app.base}/oidc/token`, {
     method: 'POST',
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
@@ -247,5 +250,48 @@ describe('token endpoint', () => {
     const { url } = await start(registered);
     const page = await new CookieBrowser().fetch(url.href);
     expect(page.status).toBe(400);
+  });
+});
+
+// The same consume-once rules on Postgres (row locks instead of SQLite's single writer).
+describe.skipIf(!postgresReachable)('Postgres', () => {
+  const pg = useOidcWorld('postgres');
+
+  it('code replay: one of 50 concurrent exchanges wins; a concurrently reused refresh token revokes the grant', async () => {
+    const registered = await registerClient(pg.app, { type: 'confidential' });
+    const { code, verifier } = await codeFor(registered, pg);
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await exchange(registered, code, verifier, pg);
+        return { status: res.status, body: await res.json() };
+      }),
+    );
+    expect(
+      statuses.filter((r) => r.status === 200),
+      JSON.stringify(statuses.slice(0, 3)),
+    ).toHaveLength(1);
+    const tokens = statuses.find((r) => r.status === 200)!.body;
+    expect(statuses.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(49);
+
+    // A refresh token presented twice is reuse: the library revokes the whole grant (OAuth 2.0 Security BCP).
+    // Concurrently, at most one exchange can succeed before that, and afterwards nothing of the grant works.
+    const refreshOnce = async (token: string) => {
+      const res = await fetch(`${pg.app.base}/oidc/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${registered.clientId}:${registered.clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const refresh = await Promise.all(Array.from({ length: 10 }, () => refreshOnce(tokens.refresh_token)));
+    const won = refresh.filter((r) => r.status === 200);
+    expect(won.length).toBeLessThanOrEqual(1);
+    for (const r of refresh.filter((x) => x.status !== 200)) {
+      expect(r).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    }
+    for (const r of won) expect((await refreshOnce(r.body.refresh_token)).status).toBe(400);
   });
 });
