@@ -8,6 +8,7 @@ import { createKey } from '../../server/src/features/keys/service';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import type { Dialect } from '../../server/src/platform/db/index';
 import { portalSession, show } from './connect-world';
+import { selfSignedCert } from './https-receiver';
 import { startKeyedApp, type KeyedApp } from './keyed-app';
 
 export interface OidcWorld {
@@ -19,7 +20,14 @@ export function useOidcWorld(dialect: Dialect = 'sqlite'): OidcWorld {
   const world = {} as OidcWorld;
   beforeAll(async () => {
     world.chain = await startLocalChain({ scenario: true });
-    world.app = await startKeyedApp({ dialect, chain: world.chain, ownPublicUrl: true });
+    // Back-channel logout reaches the tests' loopback HTTPS receivers through the real outbound client.
+    world.app = await startKeyedApp({
+      dialect,
+      chain: world.chain,
+      ownPublicUrl: true,
+      env: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true' },
+      outboundOptions: { ca: selfSignedCert().cert },
+    });
   });
   afterAll(async () => {
     await world.app?.close();

@@ -14,6 +14,7 @@ import {
   findActiveClient,
   findPayload,
   findPayloadBy,
+  setLoginSid,
   upsertPayload,
   type PayloadRow,
 } from './store';
@@ -25,11 +26,17 @@ function payloadOf(row: PayloadRow | undefined, now: number): AdapterPayload | u
   return row.consumed_at === null ? payload : { ...payload, consumed: Math.floor(row.consumed_at / 1000) };
 }
 
+export interface AdapterHooks {
+  /** A grant's tokens were revoked (revocation, end-session, replay): the sign-in behind it ends too. */
+  grantRevoked(grantId: string): Promise<void>;
+}
+
 class PayloadAdapter implements Adapter {
   constructor(
     private readonly db: Kysely<Database>,
     private readonly model: string,
     private readonly now: () => number,
+    private readonly hooks: AdapterHooks,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
@@ -42,6 +49,12 @@ class PayloadAdapter implements Adapter {
       user_code: payload.userCode ?? null,
       expires_at: expiresIn ? this.now() + expiresIn * 1000 : null,
     });
+    // Back-channel logout names the browser session (sid) per client: keep it beside the grant's login.
+    if (this.model === 'Session') {
+      for (const { sid, grantId } of Object.values(payload.authorizations ?? {})) {
+        if (sid && grantId) await setLoginSid(this.db, grantId, sid);
+      }
+    }
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -68,6 +81,7 @@ class PayloadAdapter implements Adapter {
 
   async revokeByGrantId(grantId: string): Promise<void> {
     await deletePayloadsOfGrant(this.db, grantId);
+    await this.hooks.grantRevoked(grantId);
   }
 }
 
@@ -93,6 +107,10 @@ class ClientAdapter implements Adapter {
   async revokeByGrantId(): Promise<void> {}
 }
 
-export function adapterFactory(db: Kysely<Database>, now: () => number): (model: string) => Adapter {
-  return (model) => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(db, model, now));
+export function adapterFactory(
+  db: Kysely<Database>,
+  now: () => number,
+  hooks: AdapterHooks,
+): (model: string) => Adapter {
+  return (model) => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(db, model, now, hooks));
 }

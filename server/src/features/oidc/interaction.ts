@@ -103,6 +103,8 @@ async function finish(
   await insertLogin(deps.db, {
     grant_id: grantId,
     session_jti: String(jti),
+    client_id: clientId,
+    address: session.address,
     amr: OIDC_AMR[path],
     expires_at: session.expires_at * 1000,
   });

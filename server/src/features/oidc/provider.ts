@@ -14,6 +14,7 @@ import type { ConnectService, SessionService } from '../connect/index';
 import { findAccountFor, loginStillValid } from './account';
 import { adapterFactory } from './adapter';
 import { hashClientSecret } from './clients';
+import { findLogin } from './store';
 import type { ProviderKeys } from './signing-keys';
 import { OIDC_SIGNING_ALG } from './signing-keys';
 
@@ -69,7 +70,14 @@ function loginPolicy(deps: ProviderDeps) {
 export function createProvider(deps: ProviderDeps, keys: ProviderKeys): Provider {
   const ttl = deps.sessionTtlSeconds;
   const configuration: Configuration = {
-    adapter: adapterFactory(deps.db, deps.now),
+    adapter: adapterFactory(deps.db, deps.now, {
+      // One grant per sign-in: revoking its tokens (revocation endpoint, end-session, code replay) revokes the
+      // Connect session it was made with.
+      grantRevoked: async (grantId) => {
+        const login = await findLogin(deps.db, grantId);
+        if (login) await deps.sessions.revoke(login.session_jti, deps.now());
+      },
+    }),
     findAccount: (_ctx, sub, token) => findAccountFor(deps, sub, token),
     jwks: keys.jwks as Configuration['jwks'],
     cookies: { keys: keys.cookieKeys, long: { signed: true }, short: { signed: true } },

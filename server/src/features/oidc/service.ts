@@ -3,10 +3,15 @@
 // or generated into, the database once).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
+import type { z } from 'zod';
+import type { KeySessionsResponseSchema } from '@sigil/contract/connect';
 import type { OidcClientResponse, PutOidcClientRequest } from '@sigil/contract/oidc';
+
+type KeySessionsResponse = z.infer<typeof KeySessionsResponseSchema>;
 import type { KeysService } from '../keys/index';
 import { deleteClient, getClient, putClient, type OidcClientsDeps } from './clients';
 import { serveInteraction } from './interaction';
+import { listKeySessions, logout, revokeWallet, type LifecycleDeps } from './lifecycle';
 import { createProvider, INTERACTION_PATH, type ProviderDeps } from './provider';
 import { loadProviderKeys } from './signing-keys';
 import { deleteExpiredPayloads } from './store';
@@ -17,6 +22,12 @@ export interface OidcService {
   getClient(account: string, keyId: string): Promise<OidcClientResponse>;
   putClient(account: string, input: PutOidcClientRequest): Promise<OidcClientResponse>;
   deleteClient(account: string, keyId: string): Promise<void>;
+  /** Revokes the presented Connect session (Bearer through `audience`); back-channel logout to its clients. */
+  logout(audience: string, authorization: string | undefined): Promise<{ revoked: boolean }>;
+  /** Revokes every active session of `wallet` through `audience`; back-channel logout to their clients. */
+  revokeWallet(audience: string, wallet: string): Promise<{ revoked: number }>;
+  /** The active Connect sessions of one of the caller's keys. */
+  listKeySessions(account: string, keyId: string, wallet?: string): Promise<KeySessionsResponse>;
   /** Housekeeping: forgets codes, tokens, sessions and logins expired more than a day ago. */
   deleteExpired(now?: number): Promise<number>;
 }
@@ -37,6 +48,14 @@ export function createOidcService(
       });
     return provider;
   };
+  const lifecycle: LifecycleDeps = {
+    db: deps.db,
+    sessions: deps.sessions,
+    keys: deps.keys,
+    provider: ready,
+    log: deps.log,
+    now,
+  };
   const clients: OidcClientsDeps = { db: deps.db, keys: deps.keys, issuer: deps.issuer.replace(/\/+$/, ''), now };
 
   return {
@@ -54,6 +73,9 @@ export function createOidcService(
     getClient: (account, keyId) => getClient(clients, account, keyId),
     putClient: (account, input) => putClient(clients, account, input),
     deleteClient: (account, keyId) => deleteClient(clients, account, keyId),
+    logout: (audience, authorization) => logout(lifecycle, audience, authorization),
+    revokeWallet: (audience, wallet) => revokeWallet(lifecycle, audience, wallet),
+    listKeySessions: (account, keyId, wallet) => listKeySessions(lifecycle, account, keyId, wallet),
     deleteExpired: (at = now()) => deleteExpiredPayloads(deps.db, at - 86_400_000),
   };
 }

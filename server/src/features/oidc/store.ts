@@ -1,7 +1,7 @@
 // OpenID Connect rows: the library's stored models, client registrations, and the Connect session behind each
 // grant. Queries only.
 import type { Kysely, Selectable } from 'kysely';
-import { affectedRows, type Database, type OidcClientsTable } from '../../platform/db/index';
+import { affectedRows, type Database, type OidcClientsTable, type OidcLoginsTable } from '../../platform/db/index';
 
 export type ClientRow = Selectable<OidcClientsTable>;
 
@@ -124,9 +124,25 @@ export async function deleteClientRow(db: Kysely<Database>, keyId: string): Prom
 
 export async function insertLogin(
   db: Kysely<Database>,
-  row: { grant_id: string; session_jti: string; amr: string; expires_at: number },
+  row: { grant_id: string; session_jti: string; client_id: string; address: string; amr: string; expires_at: number },
 ): Promise<void> {
-  await db.insertInto('oidc_logins').values(row).execute();
+  await db
+    .insertInto('oidc_logins')
+    .values({ ...row, sid: null })
+    .execute();
+}
+
+/** Records the browser session's sid of a grant (from the library's Session model as it is saved). */
+export async function setLoginSid(db: Kysely<Database>, grantId: string, sid: string): Promise<void> {
+  await db.updateTable('oidc_logins').set({ sid }).where('grant_id', '=', grantId).where('sid', 'is', null).execute();
+}
+
+export type LoginRow = Selectable<OidcLoginsTable>;
+
+/** The logins (grants) made with any of these Connect sessions: whom to notify after a revocation. */
+export async function loginsOfSessions(db: Kysely<Database>, jtis: readonly string[]): Promise<LoginRow[]> {
+  if (jtis.length === 0) return [];
+  return db.selectFrom('oidc_logins').selectAll().where('session_jti', 'in', jtis).execute();
 }
 
 export function findLogin(
@@ -134,11 +150,4 @@ export function findLogin(
   grantId: string,
 ): Promise<{ session_jti: string; amr: string } | undefined> {
   return db.selectFrom('oidc_logins').select(['session_jti', 'amr']).where('grant_id', '=', grantId).executeTakeFirst();
-}
-
-/** The grants signed in with any of these Connect sessions (back-channel logout after a revocation). */
-export async function grantsOfSessions(db: Kysely<Database>, jtis: readonly string[]): Promise<string[]> {
-  if (jtis.length === 0) return [];
-  const rows = await db.selectFrom('oidc_logins').select('grant_id').where('session_jti', 'in', jtis).execute();
-  return rows.map((r) => r.grant_id);
 }

@@ -448,8 +448,13 @@ export interface OidcClientsTable {
 export interface OidcLoginsTable {
   grant_id: string;
   session_jti: string;
+  client_id: string;
+  /** the signed-in wallet (`sub`) */
+  address: string;
   /** the proof path (`amr` value) */
   amr: string;
+  /** the browser session's `sid` for this client (back-channel logout); null until the library saves it */
+  sid: string | null;
   /** epoch ms */
   expires_at: number;
 }

@@ -37,7 +37,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('oidc_logins')
     .addColumn('grant_id', 'text', (c) => c.primaryKey())
     .addColumn('session_jti', 'text', (c) => c.notNull())
+    .addColumn('client_id', 'text', (c) => c.notNull())
+    .addColumn('address', 'text', (c) => c.notNull())
     .addColumn('amr', 'text', (c) => c.notNull())
+    .addColumn('sid', 'text') // the browser session's id for this client, once the library has saved it
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('oidc_logins_session').on('oidc_logins').column('session_jti').execute();
