@@ -130,4 +130,27 @@ describe('openid-client against the provider', () => {
     await oidc.tokenRevocation(config, refreshed.access_token);
     await expect(oidc.fetchUserInfo(config, refreshed.access_token, wallet.address)).rejects.toBeDefined();
   });
+
+  it('a public client (no secret, PKCE only) signs in and refreshes', async () => {
+    const registered = await registerClient(world.app, { type: 'public' });
+    const config = await oidc.discovery(new URL(world.app.base), registered.clientId, undefined, oidc.None(), insecure);
+    const verifier = oidc.randomPKCECodeVerifier();
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: registered.redirectUri,
+      scope: 'openid wallet offline_access',
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      prompt: 'consent',
+    });
+    const heidi = await demoWallet('heidi');
+    const callback = await signInThroughPage(new CookieBrowser(), world.app, url, {
+      wallet: heidi,
+      audience: registered.clientId,
+    });
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    expect(tokens.claims()).toMatchObject({ sub: heidi.address, wallet: heidi.address, aud: registered.clientId });
+    expect(tokens.claims()).not.toHaveProperty('sigil_verified'); // the attestations scope was not asked for
+    const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+    expect(refreshed.access_token).toBeTruthy();
+  });
 });
