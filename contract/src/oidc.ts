@@ -4,7 +4,6 @@ import { z } from 'zod';
 
 /** Scopes a client may be allowed; `openid` is always among them. */
 export const OIDC_SCOPES = ['openid', 'offline_access', 'profile', 'wallet', 'attestations'] as const;
-export type OidcScope = (typeof OIDC_SCOPES)[number];
 
 /** Which claims each scope releases. */
 export const OIDC_SCOPE_CLAIMS = {

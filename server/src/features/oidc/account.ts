@@ -4,7 +4,7 @@
 // at once (refresh → invalid_grant, userinfo → invalid_token). docs/oidc.md "Claims".
 import type { Account, FindAccount } from 'oidc-provider';
 import { ApiError } from '@sigil/contract/errors';
-import type { ProviderDeps } from './provider';
+import type { ProviderDeps } from './deps';
 import { findLogin } from './store';
 
 type TokenLike = Parameters<FindAccount>[2];

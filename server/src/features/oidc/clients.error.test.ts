@@ -2,7 +2,6 @@
 // registration may contain, and what the secret looks like.
 import { generateKeyPairSigner } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
-import { createKey } from '../keys/service';
 import { portalSession, show } from '@sigil/test/support/connect-world';
 import { registerClient, useOidcWorld } from '@sigil/test/support/oidc-world';
 
@@ -10,9 +9,9 @@ const world = useOidcWorld();
 
 async function ownerWithKey() {
   const owner = await generateKeyPairSigner();
-  const { key } = await createKey(world.app.database.db, { account: owner.address, name: 'app' });
   const { token } = await portalSession(world.app, owner);
-  return { keyId: key.id, bearer: token };
+  const created = await world.app.call('POST', '/v1/keys', { bearer: token, body: { name: 'app' } });
+  return { keyId: created.body.key.id as string, bearer: token };
 }
 
 const put = (keyId: string, bearer: string, body: unknown) =>

@@ -4,7 +4,6 @@ import type { OidcService } from './service';
 
 export { oidcRouter } from './router';
 export { createOidcService } from './service';
-export type { OidcService } from './service';
 
 declare module '../../trpc/context' {
   interface Services {

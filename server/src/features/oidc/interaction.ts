@@ -20,7 +20,8 @@ import {
 } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
 import { OIDC_AMR, type OidcProofPath } from '@sigil/contract/oidc';
-import { errorPage, type ProviderDeps } from './provider';
+import type { ProviderDeps } from './deps';
+import { errorPage } from './provider';
 import { signInPage } from './page';
 import { insertLogin } from './store';
 

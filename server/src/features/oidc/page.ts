@@ -4,7 +4,7 @@
 // `solana:signMessage`, and posts the proof. A user who knows their @handle may sign in with it instead (the
 // challenge is then for the handle and the connected wallet must control it).
 import { DISCLAIMER } from '@sigil/contract/connect';
-import { INTERACTION_PATH } from './provider';
+import { INTERACTION_PATH } from './deps';
 
 const escapeHtml = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -5,34 +5,15 @@
 // end-session) is the library's.
 import { timingSafeEqual } from 'node:crypto';
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Kysely } from 'kysely';
 import { OIDC_SCOPE_CLAIMS, OIDC_SCOPES } from '@sigil/contract/oidc';
-import type { Database } from '../../platform/db/index';
 import type { OutboundClient } from '../../platform/outbound/client';
-import type { Logger } from '../../platform/log';
-import type { ConnectService, SessionService } from '../connect/index';
+import { OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
 import { findAccountFor, loginStillValid } from './account';
 import { adapterFactory } from './adapter';
 import { hashClientSecret } from './clients';
 import { findLogin } from './store';
 import type { ProviderKeys } from './signing-keys';
 import { OIDC_SIGNING_ALG } from './signing-keys';
-
-/** Every provider route lives under /oidc except discovery, which OpenID Connect fixes under the issuer. */
-export const OIDC_PREFIX = '/oidc';
-export const INTERACTION_PATH = `${OIDC_PREFIX}/interaction`;
-
-export interface ProviderDeps {
-  db: Kysely<Database>;
-  issuer: string;
-  connect: ConnectService;
-  sessions: SessionService;
-  outbound: Pick<OutboundClient, 'post'>;
-  log: Logger;
-  /** Lifetime of a sign-in (the Connect session's, SIGIL_SESSION_TTL_SECONDS). */
-  sessionTtlSeconds: number;
-  now: () => number;
-}
 
 /** The library's `fetch`, used only for back-channel logout POSTs: through the SSRF-safe outbound client. */
 function outboundFetch(outbound: Pick<OutboundClient, 'post'>) {

@@ -12,7 +12,8 @@ import type { KeysService } from '../keys/index';
 import { deleteClient, getClient, putClient, type OidcClientsDeps } from './clients';
 import { serveInteraction } from './interaction';
 import { listKeySessions, logout, revokeWallet, type LifecycleDeps } from './lifecycle';
-import { createProvider, INTERACTION_PATH, type ProviderDeps } from './provider';
+import { INTERACTION_PATH, type ProviderDeps } from './deps';
+import { createProvider } from './provider';
 import { loadProviderKeys } from './signing-keys';
 import { deleteExpiredPayloads } from './store';
 
