@@ -3,7 +3,6 @@
 // consume() is ONE conditional UPDATE: of N concurrent exchanges of one code or refresh token exactly one wins,
 // the others get invalid_grant, on every replica sharing the database.
 import type { Adapter, AdapterPayload } from 'oidc-provider';
-import { errors } from 'oidc-provider';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/index';
 import { clientMetadata } from './clients';
@@ -29,6 +28,8 @@ function payloadOf(row: PayloadRow | undefined, now: number): AdapterPayload | u
 export interface AdapterHooks {
   /** A grant's tokens were revoked (revocation, end-session, replay): the sign-in behind it ends too. */
   grantRevoked(grantId: string): Promise<void>;
+  /** The library's invalid_grant error, for the losers of a consume (the library is loaded lazily: service.ts). */
+  alreadyConsumed(): Error;
 }
 
 class PayloadAdapter implements Adapter {
@@ -71,7 +72,7 @@ class PayloadAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     if (!(await consumePayload(this.db, this.model, id, this.now()))) {
-      throw new errors.InvalidGrant('grant source already consumed');
+      throw this.hooks.alreadyConsumed();
     }
   }
 

@@ -4,7 +4,11 @@
 // client for back-channel logout. Everything else (endpoints, PKCE, token formats, refresh rotation, revocation,
 // end-session) is the library's.
 import { timingSafeEqual } from 'node:crypto';
-import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type Provider from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
+
+/** The library's module, imported on first use (service.ts). */
+type OidcLibrary = typeof import('oidc-provider');
 import { OIDC_SCOPE_CLAIMS, OIDC_SCOPES } from '@sigil/contract/oidc';
 import type { OutboundClient } from '../../platform/outbound/client';
 import { OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
@@ -29,7 +33,7 @@ function outboundFetch(outbound: Pick<OutboundClient, 'post'>) {
 }
 
 /** The login prompt also runs when the browser's session has no live Connect sign-in FOR THIS CLIENT. */
-function loginPolicy(deps: ProviderDeps) {
+function loginPolicy(deps: ProviderDeps, { interactionPolicy }: OidcLibrary) {
   const policy = interactionPolicy.base();
   const login = policy.get('login')!;
   login.checks.add(
@@ -48,7 +52,7 @@ function loginPolicy(deps: ProviderDeps) {
   return policy;
 }
 
-export function createProvider(deps: ProviderDeps, keys: ProviderKeys): Provider {
+export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: ProviderKeys): Provider {
   const ttl = deps.sessionTtlSeconds;
   const configuration: Configuration = {
     adapter: adapterFactory(deps.db, deps.now, {
@@ -58,6 +62,7 @@ export function createProvider(deps: ProviderDeps, keys: ProviderKeys): Provider
         const login = await findLogin(deps.db, grantId);
         if (login) await deps.sessions.revoke(login.session_jti, deps.now());
       },
+      alreadyConsumed: () => new lib.errors.InvalidGrant('grant source already consumed'),
     }),
     findAccount: (_ctx, sub, token) => findAccountFor(deps, sub, token),
     jwks: keys.jwks as Configuration['jwks'],
@@ -93,7 +98,7 @@ export function createProvider(deps: ProviderDeps, keys: ProviderKeys): Provider
       origin !== 'null' && client.redirectUris!.some((uri) => new URL(uri).origin === origin),
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: loginPolicy(deps),
+      policy: loginPolicy(deps, lib),
     },
     ttl: {
       AuthorizationCode: 60,
@@ -130,7 +135,7 @@ export function createProvider(deps: ProviderDeps, keys: ProviderKeys): Provider
       ctx.body = errorPage(out.error, out.error_description);
     },
   };
-  const provider = new Provider(deps.issuer, configuration);
+  const provider = new lib.Provider(deps.issuer, configuration);
   // Behind a TLS proxy the library must still build every URL from the issuer (the raw mount sets the
   // forwarded headers from it: service.ts).
   provider.proxy = true;

@@ -41,8 +41,10 @@ export function createOidcService(
   const issuer = new URL(deps.issuer);
   let provider: Promise<Provider> | undefined;
   const ready = () => {
-    provider ??= loadProviderKeys(deps.db)
-      .then((keys) => createProvider(providerDeps, keys))
+    // Imported on first use: the library's module prints a runtime notice on Node 20 when it loads, which must not
+    // precede a configuration error or appear in a process that never serves OpenID Connect.
+    provider ??= Promise.all([import('oidc-provider'), loadProviderKeys(deps.db)])
+      .then(([lib, keys]) => createProvider(lib, providerDeps, keys))
       .catch((error) => {
         provider = undefined; // retry on the next request
         throw error;
