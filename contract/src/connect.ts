@@ -221,3 +221,43 @@ export function parseVerifyTxRequest(body: unknown): VerifyTxRequest {
 export function parseVerifySigninRequest(body: unknown): VerifySigninRequest {
   return parseCoded(VerifySigninRequestSchema, body);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// Session lifecycle (docs/oidc.md "Session lifecycle")
+
+/** `POST /v1/auth/logout`: the presented session is revoked (false when it already was not active). */
+export const LogoutResponseSchema = z.object({ revoked: z.boolean() }).meta({ id: 'ConnectLogoutResponse' });
+
+/** `POST /v1/auth/sessions/revoke`: every active session of `wallet` issued through the presenting key. */
+export const RevokeWalletSessionsRequestSchema = withFieldCodes(
+  z.object({ wallet: z.string().max(64).refine(isBase58Address, 'expected a base58 32-byte address') }),
+  { fields: { wallet: 'INVALID_WALLET' } },
+).meta({ id: 'RevokeWalletSessionsRequest' });
+
+export const RevokeWalletSessionsResponseSchema = z
+  .object({ revoked: z.number().int().nonnegative().meta({ description: 'How many active sessions were revoked.' }) })
+  .meta({ id: 'RevokeWalletSessionsResponse' });
+
+export const ConnectSessionInfoSchema = z
+  .object({
+    jti: z.string(),
+    address: z.string(),
+    handle: z.string().nullable(),
+    source: ConnectSourceSchema,
+    created_at: z.number().int().meta({ description: 'epoch ms' }),
+    expires_at: z.number().int().meta({ description: 'epoch ms' }),
+  })
+  .meta({ id: 'ConnectSessionInfo' });
+
+export const KeySessionsParamsSchema = z
+  .object({
+    id: z.string().min(1).max(64),
+    wallet: z.string().max(64).optional().meta({ description: 'Only this wallet’s sessions.' }),
+  })
+  .meta({ id: 'KeySessionsParams' });
+
+export const KeySessionsResponseSchema = z
+  .object({
+    sessions: z.array(ConnectSessionInfoSchema).meta({ description: 'Active sessions, newest first (500 at most).' }),
+  })
+  .meta({ id: 'KeySessionsResponse' });

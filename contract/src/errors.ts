@@ -137,6 +137,8 @@ export const V1_ERRORS = {
   POLICY_NOT_FOUND: 404,
   PRECONDITION_FAILED: 412,
   PRECONDITION_REQUIRED: 428,
+  // OpenID Connect clients (docs/oidc.md)
+  OIDC_CLIENT_NOT_FOUND: 404,
   // x402 facilitator rail only
   SETTLEMENT_FAILED: 402,
   X402_SETTLE_TIMEOUT: 502,

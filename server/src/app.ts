@@ -15,6 +15,7 @@ import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedE
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
 import { pathOf, registerRest, type RestRoute } from './platform/http/rest';
+import { registerRawMount } from './platform/http/raw-mount';
 import { registerReadiness } from './platform/http/readiness';
 import { registerTransport, transportOptions } from './platform/http/transport';
 import { registerTrpc } from './platform/http/trpc';
@@ -163,6 +164,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     responseCacheMs: config.resolveCacheMs,
   });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
+
+  // The OpenID Connect provider (a Koa application) owns discovery and everything under /oidc/ (docs/oidc.md).
+  registerRawMount(app, ['/.well-known/openid-configuration', '/oidc/*'], services.oidc.handle, (error, res) => {
+    app.log.error({ err: error }, 'unexpected error in the OpenID Connect handler');
+    if (!res.headersSent) {
+      const shaped = genericError('v1', 500);
+      res.writeHead(shaped.status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(shaped.body));
+    } else res.destroy();
+  });
 
   registerReadiness(app, { ...services, drain: app.drain });
   // The body is returned, not sent: an async handler that sends and resolves with nothing makes Fastify send a

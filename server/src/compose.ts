@@ -14,6 +14,7 @@ import { createAgentService } from './features/agents/index';
 import { createConnectService, createSessionService } from './features/connect/index';
 import { createGateService } from './features/gate/index';
 import { createKeyGate, createKeysService } from './features/keys/index';
+import { createOidcService } from './features/oidc/index';
 import { createRateLimiter } from './features/ratelimit/index';
 import { createResolveService } from './features/resolve/index';
 import { createPrivyService } from './features/privy/index';
@@ -65,6 +66,15 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const usageHistory = createUsageHistoryService({ db, keys, log });
   // Registered after the outbound client, so stopped before it (and before main closes the database).
   deps.lifecycle.onStop('usage history', () => usageHistory.stop());
+  const connect = createConnectService({
+    db,
+    chain,
+    resolve,
+    sessions,
+    challengeTtlSeconds: config.challengeTtlSeconds,
+    signinDomains: config.signinDomains,
+    now: deps.now,
+  });
   return {
     config,
     chain,
@@ -76,16 +86,19 @@ export function composeServices(deps: ComposeDeps): AppServices {
     meter: config.x402 ? createX402Service({ settings: config.x402, chain, db, log }) : meteringOff,
     resolve,
     sessions,
-    connect: createConnectService({
+    connect,
+    keys,
+    oidc: createOidcService({
       db,
-      chain,
-      resolve,
+      issuer: config.publicUrl,
+      connect,
       sessions,
-      challengeTtlSeconds: config.challengeTtlSeconds,
-      signinDomains: config.signinDomains,
+      keys,
+      outbound, // back-channel logout goes through the same SSRF-safe client as webhooks
+      log,
+      sessionTtlSeconds: config.sessionTtlSeconds,
       now: deps.now,
     }),
-    keys,
     universal: createUniversalService({
       chain,
       suffixes: config.domainSuffixes,

@@ -5,6 +5,7 @@ import { connectRouter } from './features/connect/index';
 import { gateRouter } from './features/gate/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
+import { oidcRouter } from './features/oidc/index';
 import { privyRouter } from './features/privy/index';
 import { resolveRouter } from './features/resolve/index';
 import { reverseRouter } from './features/reverse/index';
@@ -29,6 +30,7 @@ export const appRouter = router({
   gate: gateRouter,
   identityEvents: identityEventsRouter,
   usageHistory: usageHistoryRouter,
+  oidc: oidcRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -9,6 +9,7 @@
  * Pass `chain` to share one local chain between several apps (it is not closed by app.close()).
  */
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { base58 } from '@scure/base';
 import type { FastifyInstance } from 'fastify';
 import { composeTestApp, type TestAppDeps } from './compose-app';
@@ -57,14 +58,29 @@ export interface KeyedApp {
   close(): Promise<void>;
 }
 
+/** A port the system hands out for listen(0), released again for the caller to listen on. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
 export async function startKeyedApp(options: {
   dialect: Dialect;
   chain?: LocalChain;
   env?: Record<string, string>;
   /** e.g. the CA of loopback HTTPS receivers (with env SIGIL_OUTBOUND_ALLOW_LOOPBACK=true), or an injected resolver. */
   outboundOptions?: TestAppDeps['outboundOptions'];
+  /**
+   * Serve on a free port known before the app is built, with SIGIL_PUBLIC_URL = that address: for suites where the
+   * service must know its own URL (the OpenID Connect issuer). The port comes from the system (listen on 0).
+   */
+  ownPublicUrl?: boolean;
 }): Promise<KeyedApp> {
   const ownChain = !options.chain;
+  const fixedPort = options.ownPublicUrl ? await freePort() : 0;
   const chain = options.chain ?? (await startLocalChain({ scenario: true }));
   const database = await freshDatabase(options.dialect);
   const config = testConfig({
@@ -74,6 +90,7 @@ export async function startKeyedApp(options: {
     SIGIL_SIGNIN_DOMAINS: TEST_SIGNIN_DOMAINS.join(','),
     SIGIL_SESSION_SECRET: TEST_SESSION_SECRET,
     SIGIL_RESOLVE_CACHE_MS: '0',
+    ...(fixedPort ? { SIGIL_PUBLIC_URL: `http://127.0.0.1:${fixedPort}` } : {}),
     ...options.env,
   });
   const reader = createChainReader({
@@ -87,7 +104,7 @@ export async function startKeyedApp(options: {
     db: database.db,
     outboundOptions: options.outboundOptions,
   });
-  await app.listen({ port: 0, host: '127.0.0.1' });
+  await app.listen({ port: fixedPort, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const base = `http://127.0.0.1:${port}`;
 

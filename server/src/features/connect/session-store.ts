@@ -48,3 +48,21 @@ export async function deleteSessionsExpiredBefore(db: Kysely<Database>, cutoff: 
   const result = await db.deleteFrom('connect_sessions').where('expires_at', '<', cutoff).executeTakeFirst();
   return affectedRows(result);
 }
+
+/** The active sessions issued through `audience` (only `address`'s, when given), newest first, at most `limit`. */
+export function listActiveSessions(
+  db: Kysely<Database>,
+  audience: string,
+  address: string | undefined,
+  now: number,
+  limit: number,
+): Promise<SessionRow[]> {
+  let query = db
+    .selectFrom('connect_sessions')
+    .selectAll()
+    .where('audience', '=', audience)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now);
+  if (address !== undefined) query = query.where('address', '=', address);
+  return query.orderBy('created_at', 'desc').limit(limit).execute();
+}

@@ -17,7 +17,9 @@ import {
   deleteSessionsExpiredBefore,
   findSession,
   insertSession,
+  listActiveSessions,
   revokeSessionRow,
+  type SessionRow,
   revokeSessionRowsOf,
 } from './session-store';
 
@@ -55,6 +57,10 @@ export interface SessionService {
   verify(token: string | undefined, audience: string, now?: number): Promise<SessionClaims>;
   /** The same, for an `Authorization` header (`Bearer <token>`; anything else is no token). The SessionGate step. */
   verifyBearer(authorization: string | undefined, audience: string): Promise<SessionClaims>;
+  /** Active sessions issued through `audience` (only `address`'s when given), newest first, at most `limit`. */
+  listActive(audience: string, address?: string, limit?: number, now?: number): Promise<SessionRow[]>;
+  /** The session behind a jti when it is active (unrevoked, unexpired): the OpenID Connect account. */
+  find(jti: string, now?: number): Promise<SessionClaims | undefined>;
   /** Revokes one session (sign-out, tests, operators). True when it was active. */
   revoke(jti: string, now?: number): Promise<boolean>;
   /** Revokes every active session of a wallet (optionally only those issued through one key). Returns how many. */
@@ -127,6 +133,9 @@ export function createSessionService(opts: {
     verify: (token, audience, now = Date.now()) => verifySessionToken(deps, token, audience, now),
     verifyBearer: (authorization, audience) =>
       verifySessionToken(deps, bearerToken(authorization), audience, Date.now()),
+    listActive: (audience, address, limit = 500, now = Date.now()) =>
+      listActiveSessions(deps.db, audience, address, now, limit),
+    find: (jti, now = Date.now()) => findActiveSession(deps.db, jti, now),
     revoke: (jti, now = Date.now()) => revokeSessionRow(deps.db, jti, now),
     revokeAllFor: (address, audience, now = Date.now()) => revokeSessionRowsOf(deps.db, address, audience, now),
     deleteExpired: (now = Date.now()) => deleteSessionsExpiredBefore(deps.db, now - 86_400_000),
@@ -204,4 +213,16 @@ export async function verifySessionToken(
     source: row.source,
     expiresAt: Math.floor(row.expires_at / 1000),
   };
+}
+
+/** The active session row behind a jti, or undefined (unknown, revoked or expired). */
+export async function findActiveSession(
+  db: Kysely<Database>,
+  jti: string,
+  now: number,
+): Promise<SessionClaims | undefined> {
+  const row = await findSession(db, jti);
+  if (!row || row.revoked_at !== null || row.expires_at <= now) return undefined;
+  const { audience, address, handle, source } = row;
+  return { jti: row.jti, audience, address, handle, source, expiresAt: Math.floor(row.expires_at / 1000) };
 }

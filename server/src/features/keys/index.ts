@@ -4,6 +4,7 @@ import type { KeysService } from './service';
 export { keysRouter } from './router';
 export { createKeyGate } from './gate';
 export { createKeysService } from './service';
+export type { KeysService } from './service';
 
 declare module '../../trpc/context' {
   interface Services {

@@ -333,6 +333,7 @@ export function createKeysService(deps: { db: Kysely<Database> }) {
     create: (input: { account: string; tier?: KeyTier; name?: string | null }, now?: number) =>
       createKey(db, input, now),
     listWithUsage: (account: string, now?: number) => listKeysWithUsage(db, account, now),
+    own: (account: string, keyId: string) => getOwnKey(db, account, keyId),
     usage: (account: string, now?: number) => accountUsage(db, account, now),
     revoke: (account: string, keyId: string, now?: number) => revokeKey(db, account, keyId, now),
     rename: (account: string, keyId: string, name: string | null) => renameKey(db, account, keyId, name),

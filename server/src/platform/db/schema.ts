@@ -424,6 +424,56 @@ export interface RequestLogTable {
   latency_us: number;
 }
 
+// ── oidc ───────────────────────────────────────────────────────────────────────────────────────────
+
+/** One stored model of the OpenID Connect library (features/oidc, docs/oidc.md). PK (model, id). */
+export interface OidcPayloadsTable {
+  model: string;
+  id: string;
+  /** The library's payload, JSON. */
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  /** epoch ms; null: no expiry */
+  expires_at: number | null;
+  /** epoch ms; set once (codes, refresh tokens) */
+  consumed_at: number | null;
+}
+
+/** An API key's OpenID Connect client registration (client_id = key id). PK key_id. */
+export interface OidcClientsTable {
+  key_id: string;
+  client_type: 'confidential' | 'public';
+  /** hex SHA-256 of the client secret; null for a public client */
+  secret_hash: string | null;
+  /** JSON array of URLs */
+  redirect_uris: string;
+  /** JSON array of URLs */
+  post_logout_redirect_uris: string;
+  /** space-separated scopes the client may ask for */
+  scopes: string;
+  backchannel_logout_uri: string | null;
+  /** epoch ms */
+  created_at: number;
+  updated_at: number;
+}
+
+/** The Connect session a grant was signed in with. PK grant_id. */
+export interface OidcLoginsTable {
+  grant_id: string;
+  session_jti: string;
+  client_id: string;
+  /** the signed-in wallet (`sub`) */
+  address: string;
+  /** the proof path (`amr` value) */
+  amr: string;
+  /** the browser session's `sid` for this client (back-channel logout); null until the library saves it */
+  sid: string | null;
+  /** epoch ms */
+  expires_at: number;
+}
+
 export interface Database {
   leases: LeasesTable;
   kv: KvTable;
@@ -451,5 +501,8 @@ export interface Database {
   identity_attestations: IdentityAttestationsTable;
   identity_primaries: IdentityPrimariesTable;
   usage_history: UsageHistoryTable;
+  oidc_payloads: OidcPayloadsTable;
+  oidc_clients: OidcClientsTable;
+  oidc_logins: OidcLoginsTable;
   request_log: RequestLogTable;
 }

@@ -297,6 +297,73 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
         'Proves current control of this handle or wallet and the listed attestations only; it is not proof of legal identity, personhood or KYC.',
     },
   },
+  'POST /v1/auth/logout': {
+    response: { revoked: true },
+  },
+  'POST /v1/auth/sessions/revoke': {
+    request: { wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T' },
+    response: { revoked: 2 },
+  },
+  'GET /v1/keys/{id}/sessions': {
+    parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
+    response: {
+      sessions: [
+        {
+          jti: 'sess_1ChLzwTap2x1Rk8qrvz1mH',
+          address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+          handle: 'alice',
+          source: 'owner',
+          created_at: 1795488926403,
+          expires_at: 1795575326403,
+        },
+      ],
+    },
+  },
+  'GET /v1/keys/{id}/oidc': {
+    parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
+    response: {
+      client: {
+        client_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+        type: 'confidential',
+        token_endpoint_auth_method: 'client_secret_basic',
+        redirect_uris: ['https://app.example/api/auth/callback/sigil'],
+        post_logout_redirect_uris: ['https://app.example/'],
+        scopes: ['openid', 'offline_access', 'profile', 'wallet', 'attestations'],
+        backchannel_logout_uri: 'https://app.example/api/auth/backchannel-logout',
+        issuer: 'http://127.0.0.1:8787',
+        created_at: 1795488926403,
+        updated_at: 1795488926403,
+      },
+    },
+  },
+  'PUT /v1/keys/{id}/oidc': {
+    parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
+    request: {
+      type: 'confidential',
+      redirect_uris: ['https://app.example/api/auth/callback/sigil'],
+      post_logout_redirect_uris: ['https://app.example/'],
+      backchannel_logout_uri: 'https://app.example/api/auth/backchannel-logout',
+    },
+    response: {
+      client: {
+        client_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+        type: 'confidential',
+        token_endpoint_auth_method: 'client_secret_basic',
+        redirect_uris: ['https://app.example/api/auth/callback/sigil'],
+        post_logout_redirect_uris: ['https://app.example/'],
+        scopes: ['openid', 'offline_access', 'profile', 'wallet', 'attestations'],
+        backchannel_logout_uri: 'https://app.example/api/auth/backchannel-logout',
+        issuer: 'http://127.0.0.1:8787',
+        created_at: 1795488926403,
+        updated_at: 1795488926403,
+      },
+      client_secret: 'sigil_cs_6Fq2cX1nT9vJbP4kWm8sYzR3aLhE7uD5gQoN2iVtK9xB',
+    },
+  },
+  'DELETE /v1/keys/{id}/oidc': {
+    parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
+    response: { deleted: true },
+  },
   'POST /v1/keys': {
     request: {
       name: 'my backend',

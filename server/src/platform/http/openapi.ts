@@ -40,6 +40,7 @@ const TAGS = [
   { name: 'platform', description: 'Ungated facts about this deployment.' },
   { name: 'connect', description: 'Wallet sign-in: challenge, sign, verify, session (docs/connect.md).' },
   { name: 'keys', description: 'Portal key management, authenticated by a Connect session (docs/keys.md).' },
+  { name: 'oidc', description: "An API key's OpenID Connect client registration (docs/oidc.md)." },
   { name: 'resolution', description: 'Keyed (or x402-metered) resolution of handles, domains, .sol and .eth names.' },
   { name: 'agents', description: 'Agent handles and their manifests (docs/agents.md).' },
   { name: 'pay webhooks', description: 'Signed HTTPS notifications of payments and invoices (docs/webhooks.md).' },

@@ -11,6 +11,7 @@ import * as m0009 from './0009_gate';
 import * as m0010 from './0010_identity_events';
 import * as m0011 from './0011_x402_settlements';
 import * as m0012 from './0012_usage_history';
+import * as m0015 from './0015_oidc';
 import * as m0017 from './0017_request_log';
 
 /**
@@ -31,5 +32,6 @@ export const migrations: Record<string, Migration> = {
   '0010_identity_events': m0010,
   '0011_x402_settlements': m0011,
   '0012_usage_history': m0012,
+  '0015_oidc': m0015,
   '0017_request_log': m0017,
 };

@@ -1,0 +1,117 @@
+// The library's persistence over our database (docs/oidc.md "Storage"): every model but Client is a JSON payload
+// row in oidc_payloads; Client is read from the API key's registration (a revoked key's client does not exist).
+// consume() is ONE conditional UPDATE: of N concurrent exchanges of one code or refresh token exactly one wins,
+// the others get invalid_grant, on every replica sharing the database.
+import type { Adapter, AdapterPayload } from 'oidc-provider';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../platform/db/index';
+import { clientMetadata } from './clients';
+import {
+  consumePayload,
+  deletePayload,
+  deletePayloadsOfGrant,
+  findActiveClient,
+  findPayload,
+  findPayloadBy,
+  setLoginSid,
+  upsertPayload,
+  type PayloadRow,
+} from './store';
+
+function payloadOf(row: PayloadRow | undefined, now: number): AdapterPayload | undefined {
+  if (!row) return undefined;
+  if (row.expires_at !== null && row.expires_at <= now) return undefined;
+  const payload = JSON.parse(row.payload) as AdapterPayload;
+  return row.consumed_at === null ? payload : { ...payload, consumed: Math.floor(row.consumed_at / 1000) };
+}
+
+export interface AdapterHooks {
+  /** A grant's tokens were revoked (revocation, end-session, replay): the sign-in behind it ends too. */
+  grantRevoked(grantId: string): Promise<void>;
+  /** The library's invalid_grant error, for the losers of a consume (the library is loaded lazily: service.ts). */
+  alreadyConsumed(): Error;
+}
+
+class PayloadAdapter implements Adapter {
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly model: string,
+    private readonly now: () => number,
+    private readonly hooks: AdapterHooks,
+  ) {}
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
+    await upsertPayload(this.db, {
+      model: this.model,
+      id,
+      payload: JSON.stringify(payload),
+      grant_id: payload.grantId ?? null,
+      uid: payload.uid ?? null,
+      user_code: payload.userCode ?? null,
+      expires_at: expiresIn ? this.now() + expiresIn * 1000 : null,
+    });
+    // Back-channel logout names the browser session (sid) per client: keep it beside the grant's login.
+    if (this.model === 'Session') {
+      for (const { sid, grantId } of Object.values(payload.authorizations ?? {})) {
+        if (sid && grantId) await setLoginSid(this.db, grantId, sid);
+      }
+    }
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    return payloadOf(await findPayload(this.db, this.model, id), this.now());
+  }
+
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    return payloadOf(await findPayloadBy(this.db, this.model, 'uid', uid), this.now());
+  }
+
+  async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    return payloadOf(await findPayloadBy(this.db, this.model, 'user_code', userCode), this.now());
+  }
+
+  async consume(id: string): Promise<void> {
+    if (!(await consumePayload(this.db, this.model, id, this.now()))) {
+      throw this.hooks.alreadyConsumed();
+    }
+  }
+
+  async destroy(id: string): Promise<void> {
+    await deletePayload(this.db, this.model, id);
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await deletePayloadsOfGrant(this.db, grantId);
+    await this.hooks.grantRevoked(grantId);
+  }
+}
+
+/** Clients are API keys: read-only here (managed through /v1/keys/{id}/oidc). */
+class ClientAdapter implements Adapter {
+  constructor(private readonly db: Kysely<Database>) {}
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    if (id.length > 200) return undefined;
+    const row = await findActiveClient(this.db, id);
+    return row ? (clientMetadata(row) as AdapterPayload) : undefined;
+  }
+  async upsert(): Promise<void> {
+    throw new Error('clients are managed through the API keys');
+  }
+  async findByUid(): Promise<undefined> {
+    return undefined;
+  }
+  async findByUserCode(): Promise<undefined> {
+    return undefined;
+  }
+  async consume(): Promise<void> {}
+  async destroy(): Promise<void> {}
+  async revokeByGrantId(): Promise<void> {}
+}
+
+export function adapterFactory(
+  db: Kysely<Database>,
+  now: () => number,
+  hooks: AdapterHooks,
+): (model: string) => Adapter {
+  return (model) => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(db, model, now, hooks));
+}

@@ -1,0 +1,127 @@
+// The client registration routes (PUT/GET/DELETE /v1/keys/{id}/oidc): who may manage which key, what a
+// registration may contain, and what the secret looks like.
+import { generateKeyPairSigner } from '@solana/kit';
+import { describe, expect, it } from 'vitest';
+import { portalSession, show } from '@sigil/test/support/connect-world';
+import { registerClient, useOidcWorld } from '@sigil/test/support/oidc-world';
+
+const world = useOidcWorld();
+
+async function ownerWithKey() {
+  const owner = await generateKeyPairSigner();
+  const { token } = await portalSession(world.app, owner);
+  const created = await world.app.call('POST', '/v1/keys', { bearer: token, body: { name: 'app' } });
+  return { keyId: created.body.key.id as string, bearer: token };
+}
+
+const put = (keyId: string, bearer: string, body: unknown) =>
+  world.app.call('PUT', `/v1/keys/${keyId}/oidc`, { bearer, body });
+
+describe('PUT /v1/keys/{id}/oidc', () => {
+  it('confidential: the secret once (sigil_cs_ + base58), kept on update, replaced on rotate_secret', async () => {
+    const { keyId, bearer } = await ownerWithKey();
+    const created = await put(keyId, bearer, { type: 'confidential', redirect_uris: ['https://app.example/cb'] });
+    expect(created.status, show(created)).toBe(200);
+    expect(created.body.client_secret).toMatch(/^sigil_cs_[1-9A-HJ-NP-Za-km-z]{43,44}$/);
+    expect(created.body.client).toMatchObject({
+      client_id: keyId,
+      type: 'confidential',
+      token_endpoint_auth_method: 'client_secret_basic',
+      redirect_uris: ['https://app.example/cb'],
+      post_logout_redirect_uris: [],
+      scopes: ['openid', 'offline_access', 'profile', 'wallet', 'attestations'],
+      backchannel_logout_uri: null,
+      issuer: world.app.base,
+    });
+    const updated = await put(keyId, bearer, { type: 'confidential', redirect_uris: ['https://app.example/cb2'] });
+    expect(updated.body).not.toHaveProperty('client_secret');
+    const rotated = await put(keyId, bearer, {
+      type: 'confidential',
+      redirect_uris: ['https://app.example/cb2'],
+      rotate_secret: true,
+    });
+    expect(rotated.body.client_secret).toMatch(/^sigil_cs_/);
+    expect(rotated.body.client_secret).not.toBe(created.body.client_secret);
+    const read = await world.app.call('GET', `/v1/keys/${keyId}/oidc`, { bearer });
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ client: rotated.body.client });
+  });
+
+  it('public: no secret, auth method none; scopes always include openid', async () => {
+    const { keyId, bearer } = await ownerWithKey();
+    const res = await put(keyId, bearer, {
+      type: 'public',
+      redirect_uris: ['http://127.0.0.1:3000/cb'],
+      scopes: ['profile'],
+    });
+    expect(res.status, show(res)).toBe(200);
+    expect(res.body).not.toHaveProperty('client_secret');
+    expect(res.body.client).toMatchObject({ token_endpoint_auth_method: 'none', scopes: ['openid', 'profile'] });
+  });
+
+  it.each([
+    ['http on a public host', { type: 'public', redirect_uris: ['http://app.example/cb'] }],
+    ['a fragment', { type: 'public', redirect_uris: ['https://app.example/cb#x'] }],
+    ['credentials', { type: 'public', redirect_uris: ['https://u:p@app.example/cb'] }],
+    ['not a URL', { type: 'public', redirect_uris: ['/cb'] }],
+    ['no redirect URI', { type: 'public', redirect_uris: [] }],
+    ['an unknown scope', { type: 'public', redirect_uris: ['https://app.example/cb'], scopes: ['email'] }],
+    ['an unknown type', { type: 'spa', redirect_uris: ['https://app.example/cb'] }],
+    ['an unknown field', { type: 'public', redirect_uris: ['https://app.example/cb'], grant_types: ['implicit'] }],
+    [
+      'an http back-channel URI',
+      { type: 'public', redirect_uris: ['https://a.example/cb'], backchannel_logout_uri: 'http://a.example/b' },
+    ],
+  ])('refuses %s with 400', async (_what, body) => {
+    const { keyId, bearer } = await ownerWithKey();
+    const res = await put(keyId, bearer, body);
+    expect(res.status, show(res)).toBe(400);
+    expect(res.body.code).toBe('BAD_REQUEST');
+  });
+
+  it('another account’s key, or a revoked key: 404 KEY_NOT_FOUND; no session: 401', async () => {
+    const mine = await ownerWithKey();
+    const theirs = await ownerWithKey();
+    const body = { type: 'public', redirect_uris: ['https://app.example/cb'] };
+    const res = await put(theirs.keyId, mine.bearer, body);
+    expect(res.status).toBe(404);
+    expect(res.body.code).toBe('KEY_NOT_FOUND');
+    expect((await world.app.call('DELETE', `/v1/keys/${mine.keyId}`, { bearer: mine.bearer })).status).toBe(200);
+    const revoked = await put(mine.keyId, mine.bearer, body);
+    expect(revoked.status).toBe(404);
+    const anonymous = await world.app.call('PUT', `/v1/keys/${theirs.keyId}/oidc`, { body });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe('INVALID_SESSION');
+  });
+});
+
+describe('GET and DELETE /v1/keys/{id}/oidc', () => {
+  it('no registration: 404 OIDC_CLIENT_NOT_FOUND; after DELETE the provider no longer knows the client', async () => {
+    const { keyId, bearer } = await ownerWithKey();
+    const none = await world.app.call('GET', `/v1/keys/${keyId}/oidc`, { bearer });
+    expect(none.status).toBe(404);
+    expect(none.body.code).toBe('OIDC_CLIENT_NOT_FOUND');
+    const registered = await registerClient(world.app, { type: 'public' });
+    const del = await world.app.call('DELETE', `/v1/keys/${registered.clientId}/oidc`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(del.status, show(del)).toBe(200);
+    expect(del.body).toEqual({ deleted: true });
+    const auth = new URL(`${world.app.base}/oidc/auth`);
+    auth.search = new URLSearchParams({
+      client_id: registered.clientId,
+      redirect_uri: registered.redirectUri,
+      response_type: 'code',
+      scope: 'openid',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    }).toString();
+    const res = await fetch(auth, { redirect: 'manual' });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('invalid_client');
+    const again = await world.app.call('DELETE', `/v1/keys/${registered.clientId}/oidc`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(again.status).toBe(404);
+  });
+});

@@ -1,0 +1,22 @@
+// What the provider's parts share: their dependencies and the provider's paths.
+import type { Kysely } from 'kysely';
+import type { Database } from '../../platform/db/index';
+import type { Logger } from '../../platform/log';
+import type { OutboundClient } from '../../platform/outbound/client';
+import type { ConnectService, SessionService } from '../connect/index';
+
+/** Every provider route lives under /oidc except discovery, which OpenID Connect fixes under the issuer. */
+export const OIDC_PREFIX = '/oidc';
+export const INTERACTION_PATH = `${OIDC_PREFIX}/interaction`;
+
+export interface ProviderDeps {
+  db: Kysely<Database>;
+  issuer: string;
+  connect: ConnectService;
+  sessions: SessionService;
+  outbound: Pick<OutboundClient, 'post'>;
+  log: Logger;
+  /** Lifetime of a sign-in (the Connect session's, SIGIL_SESSION_TTL_SECONDS). */
+  sessionTtlSeconds: number;
+  now: () => number;
+}

@@ -1,0 +1,199 @@
+// The sign-in page of the provider IS Connect (docs/oidc.md "Sign-in"): the page asks for a challenge, the wallet
+// signs the exact v2 string, the page posts the proof, and the server verifies it with Connect's own verbs with
+// the audience = the client's key id (client_id). Signing in is also the consent: the page names the client and
+// every scope before the wallet signs, and the grant holds exactly the requested scopes the client is allowed.
+//
+//   GET  /oidc/interaction/:uid            the page
+//   POST /oidc/interaction/:uid/challenge  {handle} | {wallet, mode?} → the Connect challenge for this client
+//   POST /oidc/interaction/:uid/verify     {path: verify|verify-tx|verify-signin, ...that verify's body}
+//                                          → {redirect_to}: back to the authorization endpoint
+//   POST /oidc/interaction/:uid/abort      → {redirect_to}: access_denied to the client
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeJwt } from 'jose';
+import type Provider from 'oidc-provider';
+import {
+  parseChallengeRequest,
+  parseVerifyRequest,
+  parseVerifySigninRequest,
+  parseVerifyTxRequest,
+  type Session,
+} from '@sigil/contract/connect';
+import { ApiError } from '@sigil/contract/errors';
+import { OIDC_AMR, type OidcProofPath } from '@sigil/contract/oidc';
+import type { ProviderDeps } from './deps';
+import { errorPage } from './provider';
+import { signInPage } from './page';
+import { insertLogin } from './store';
+
+const MAX_BODY_BYTES = 16 * 1024;
+
+type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+const VERIFIERS: Record<OidcProofPath, (deps: ProviderDeps, audience: string, body: unknown) => Promise<Session>> = {
+  verify: (deps, audience, body) => deps.connect.verify(audience, parseVerifyRequest(body)),
+  'verify-tx': (deps, audience, body) => deps.connect.verifyTx(audience, parseVerifyTxRequest(body)),
+  'verify-signin': (deps, audience, body) => deps.connect.verifySignin(audience, parseVerifySigninRequest(body)),
+};
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function sendHtml(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    // The page's one inline script is allowed by hash-free nonce-less 'self' rules: it is served inline, so
+    // allow inline scripts but nothing from elsewhere, and never framing (clickjacking of the consent).
+    'content-security-policy':
+      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    'x-frame-options': 'DENY',
+    'content-length': Buffer.byteLength(html),
+  });
+  res.end(html);
+}
+
+/** The JSON body, capped; anything else is BAD_REQUEST. */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new ApiError('PAYLOAD_TOO_LARGE', 'the body is over 16 KiB');
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new ApiError('BAD_REQUEST', 'the body must be JSON');
+  }
+}
+
+function errorBody(error: unknown): { status: number; body: unknown } | undefined {
+  if (error instanceof ApiError) return { status: error.status, body: error.toBody() };
+  return undefined;
+}
+
+/** The scopes the grant receives: requested ∩ allowed for the client (the library already dropped the rest). */
+function requestedScopes(details: Details): string[] {
+  return String(details.params.scope ?? 'openid')
+    .split(' ')
+    .filter(Boolean);
+}
+
+async function finish(
+  deps: ProviderDeps,
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  details: Details,
+  path: OidcProofPath,
+  session: Session,
+) {
+  const clientId = String(details.params.client_id);
+  const grant = new provider.Grant({ accountId: session.address, clientId });
+  grant.addOIDCScope(requestedScopes(details).join(' '));
+  const grantId = await grant.save();
+  const { jti } = decodeJwt(session.token);
+  await insertLogin(deps.db, {
+    grant_id: grantId,
+    session_jti: String(jti),
+    client_id: clientId,
+    address: session.address,
+    amr: OIDC_AMR[path],
+    expires_at: session.expires_at * 1000,
+  });
+  const redirectTo = await provider.interactionResult(
+    req,
+    res,
+    { login: { accountId: session.address, amr: [OIDC_AMR[path]], remember: true }, consent: { grantId } },
+    { mergeWithLastSubmission: false },
+  );
+  sendJson(res, 200, { redirect_to: redirectTo });
+}
+
+const ACTIONS: Record<
+  string,
+  (deps: ProviderDeps, provider: Provider, req: IncomingMessage, res: ServerResponse, details: Details) => Promise<void>
+> = {
+  'GET ': async (_deps, provider, _req, res, details) => {
+    const client = await provider.Client.find(String(details.params.client_id));
+    sendHtml(
+      res,
+      200,
+      signInPage({
+        uid: details.uid,
+        clientId: String(details.params.client_id),
+        clientName: client?.clientName,
+        scopes: requestedScopes(details),
+      }),
+    );
+  },
+  'POST challenge': async (deps, _provider, req, res, details) => {
+    const request = parseChallengeRequest(await readJson(req));
+    sendJson(res, 200, await deps.connect.createChallenge(String(details.params.client_id), request));
+  },
+  'POST verify': async (deps, provider, req, res, details) => {
+    const body = await readJson(req);
+    const { path, ...proof } = (body && typeof body === 'object' ? body : {}) as { path?: unknown };
+    if (typeof path !== 'string' || !Object.hasOwn(VERIFIERS, path)) {
+      throw new ApiError('BAD_REQUEST', 'path must be verify, verify-tx or verify-signin');
+    }
+    const session = await VERIFIERS[path as OidcProofPath](deps, String(details.params.client_id), proof);
+    await finish(deps, provider, req, res, details, path as OidcProofPath, session);
+  },
+  'POST abort': async (_deps, provider, req, res) => {
+    const redirectTo = await provider.interactionResult(
+      req,
+      res,
+      { error: 'access_denied', error_description: 'the user cancelled the sign-in' },
+      { mergeWithLastSubmission: false },
+    );
+    sendJson(res, 200, { redirect_to: redirectTo });
+  },
+};
+
+/** Serves `/oidc/interaction/<uid>[/<action>]`; true when the path was one of ours. */
+export async function serveInteraction(
+  deps: ProviderDeps,
+  provider: Provider,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
+  const [, action = ''] = path.split('/');
+  const handler = ACTIONS[`${req.method} ${action}`];
+  if (!handler) return sendJson(res, 404, { code: 'NOT_FOUND', message: 'no such interaction step' });
+  let details: Details;
+  try {
+    details = await provider.interactionDetails(req, res);
+  } catch {
+    // Unknown or expired interaction, or the cookie that binds it to this browser is missing.
+    if (req.method === 'GET')
+      return sendHtml(
+        res,
+        400,
+        errorPage(
+          'invalid_request',
+          'this sign-in has expired or was started in another browser; start again from the application',
+        ),
+      );
+    return sendJson(res, 400, {
+      code: 'BAD_REQUEST',
+      message: 'the sign-in has expired or belongs to another browser',
+    });
+  }
+  try {
+    await handler(deps, provider, req, res, details);
+  } catch (error) {
+    const shaped = errorBody(error);
+    if (!shaped) throw error;
+    sendJson(res, shaped.status, shaped.body);
+  }
+}

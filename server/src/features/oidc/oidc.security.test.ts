@@ -1,0 +1,297 @@
+// What the provider refuses, driven by the stock openid-client and raw HTTP: redirect URIs, PKCE, code replay
+// (exactly one of 50 concurrent exchanges wins), proofs bound to another client, revoked refresh tokens, a revoked
+// Connect session, a revoked key.
+import * as oidc from 'openid-client';
+import { describe, expect, it } from 'vitest';
+import { signChallenge } from '@sigil/client-sdk/connect';
+import { demoWallet } from '../../localchain/scenario';
+import {
+  CookieBrowser,
+  openSignInPage,
+  registerClient,
+  signInThroughPage,
+  useOidcWorld,
+  type OidcWorld,
+  type RegisteredClient,
+} from '@sigil/test/support/oidc-world';
+import { postgresReachable } from '@sigil/test/support/db';
+
+const world = useOidcWorld();
+
+const insecure = { execute: [oidc.allowInsecureRequests] };
+
+async function start(registered: RegisteredClient, overrides: Record<string, string> = {}, w: OidcWorld = world) {
+  const config = await oidc.discovery(
+    new URL(w.app.base),
+    registered.clientId,
+    undefined,
+    oidc.ClientSecretBasic(registered.clientSecret!),
+    insecure,
+  );
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: registered.redirectUri,
+    scope: 'openid profile wallet offline_access',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    prompt: 'consent',
+    ...overrides,
+  });
+  return { config, verifier, url };
+}
+
+/** Signs heidi in and returns the code from the callback, with what is needed to exchange it by hand. */
+async function codeFor(registered: RegisteredClient, w: OidcWorld = world) {
+  const flow = await start(registered, {}, w);
+  const callback = await signInThroughPage(new CookieBrowser(), w.app, flow.url, {
+    wallet: await demoWallet('heidi'),
+    audience: registered.clientId,
+  });
+  return { ...flow, callback, code: callback.searchParams.get('code')! };
+}
+
+function exchange(registered: RegisteredClient, code: string, verifier: string | undefined, w: OidcWorld = world) {
+  const body = new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: registered.redirectUri });
+  if (verifier !== undefined) body.set('code_verifier', verifier);
+  return fetch(`${w.app.base}/oidc/token`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: `Basic ${Buffer.from(`${registered.clientId}:${registered.clientSecret}`).toString('base64')}`,
+    },
+    body,
+  });
+}
+
+describe('authorization request', () => {
+  it('a redirect URI that is not registered is refused on the provider, never redirected to', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { url } = await start(registered, { redirect_uri: 'https://evil.example/callback' });
+    const res = await new CookieBrowser().fetch(url.href);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('location')).toBeNull();
+    expect(await res.text()).toContain('redirect_uri did not match any of the client');
+  });
+
+  it('an authorization request without code_challenge is refused (PKCE is required)', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { url } = await start(registered);
+    url.searchParams.delete('code_challenge');
+    url.searchParams.delete('code_challenge_method');
+    const res = await new CookieBrowser().fetch(url.href);
+    const location = new URL(res.headers.get('location')!);
+    expect(location.origin + location.pathname).toBe(registered.redirectUri);
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('error_description')).toBe(
+      'Authorization Server policy requires PKCE to be used for this request',
+    );
+  });
+
+  it('an unknown client_id gets an error page, not a sign-in', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { url } = await start(registered);
+    url.searchParams.set('client_id', 'key_unknownunknownunknown');
+    const res = await new CookieBrowser().fetch(url.href);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('invalid_client');
+  });
+});
+
+describe('the sign-in page', () => {
+  it('a proof signed for another client’s key id is refused; the same wallet signing for this client succeeds', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const other = await registerClient(world.app, { type: 'confidential' });
+    const { url } = await start(registered);
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, url);
+    const heidi = await demoWallet('heidi');
+    const challenge = await browser.postJson(`${pageUrl}/challenge`, { wallet: heidi.address });
+    expect(challenge.body.audience).toBe(registered.clientId);
+    expect(challenge.body.challenge).toBe(
+      `sigil-connect:v2:wallet-control:${registered.clientId}:${heidi.address}:${challenge.body.nonce}`,
+    );
+    // The wallet signs the same nonce in a string bound to the other client's key id.
+    const forged = await signChallenge(
+      {
+        ...challenge.body,
+        audience: other.clientId,
+        challenge: `sigil-connect:v2:wallet-control:${other.clientId}:${heidi.address}:${challenge.body.nonce}`,
+      },
+      heidi,
+      other.clientId,
+    );
+    const refused = await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...forged });
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('CONTROL_PROOF_INVALID');
+    // A failed proof does not burn the challenge: the genuine signature still signs in.
+    const genuine = await signChallenge(challenge.body, heidi, registered.clientId);
+    const ok = await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...genuine });
+    expect(ok.status).toBe(200);
+    expect(ok.body.redirect_to).toContain('/oidc/auth/');
+  });
+
+  it('a challenge made through the other client’s API key does not verify on this page', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const other = await registerClient(world.app, { type: 'confidential' });
+    const heidi = await demoWallet('heidi');
+    const viaKey = await world.app.call('POST', '/v1/auth/challenge', {
+      key: other.apiSecret,
+      body: { wallet: heidi.address },
+    });
+    const proof = await signChallenge(viaKey.body, heidi, other.clientId);
+    const { url } = await start(registered);
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, url);
+    const refused = await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...proof });
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('CHALLENGE_AUDIENCE_MISMATCH');
+  });
+
+  it('malformed steps answer 4xx with a code: unknown path, bad JSON, unknown interaction', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { url } = await start(registered);
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, url);
+    const badPath = await browser.postJson(`${pageUrl}/verify`, { path: 'nope' });
+    expect(badPath).toEqual({
+      status: 400,
+      body: { code: 'BAD_REQUEST', message: 'path must be verify, verify-tx or verify-signin' },
+    });
+    const badJson = await browser.fetch(`${pageUrl}/challenge`, { method: 'POST', body: '{' });
+    expect(badJson.status).toBe(400);
+    expect((await badJson.json()).code).toBe('BAD_REQUEST');
+    const badChallenge = await browser.postJson(`${pageUrl}/challenge`, { wallet: 'x' });
+    expect(badChallenge.status).toBe(400);
+    expect(badChallenge.body.code).toBe('INVALID_WALLET');
+    // Another browser (no interaction cookie) cannot use this interaction.
+    const stranger = await new CookieBrowser().postJson(`${pageUrl}/challenge`, { wallet: 'x' });
+    expect(stranger.status).toBe(400);
+  });
+});
+
+describe('token endpoint', () => {
+  it('a missing or wrong PKCE verifier is invalid_grant', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { code } = await codeFor(registered);
+    const missing = await exchange(registered, code, undefined);
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: 'invalid_grant' });
+    const second = await codeFor(registered);
+    const wrong = await exchange(registered, second.code, oidc.randomPKCECodeVerifier());
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('a wrong client secret is invalid_client', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { code, verifier } = await codeFor(registered);
+    const res = await exchange({ ...registered, clientSecret: `${registered.clientSecret}x` }, code, verifier);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('code replay: of 50 concurrent exchanges of one code exactly one gets tokens', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { code, verifier } = await codeFor(registered);
+    const results = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await exchange(registered, code, verifier);
+        return { status: res.status, body: await res.json() };
+      }),
+    );
+    const winners = results.filter((r) => r.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(winners[0]!.body.id_token).toBeTruthy();
+    for (const loser of results.filter((r) => r.status !== 200)) {
+      expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    }
+  });
+
+  it('a revoked refresh token is invalid_grant', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { config, callback, verifier } = await codeFor(registered);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    await oidc.tokenRevocation(config, tokens.refresh_token!);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+  });
+
+  it('a revoked Connect session ends the sign-in: refresh invalid_grant, userinfo refused', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { config, callback, verifier } = await codeFor(registered);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    const heidi = await demoWallet('heidi');
+    expect(await world.app.app.services.sessions.revokeAllFor(heidi.address, registered.clientId)).toBe(1);
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      error: 'invalid_grant',
+    });
+    await expect(oidc.fetchUserInfo(config, tokens.access_token, heidi.address)).rejects.toBeDefined();
+  });
+
+  it('a revoked API key: its client gets no tokens (the code exchange and refresh fail)', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { config, callback, verifier } = await codeFor(registered);
+    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+    const { code: code2, verifier: verifier2 } = await codeFor(registered);
+    const revoked = await world.app.call('DELETE', `/v1/keys/${registered.clientId}`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(revoked.status).toBe(200);
+    const res = await exchange(registered, code2, verifier2);
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error: 'invalid_client' });
+    // 401 with a WWW-Authenticate challenge naming invalid_client.
+    await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
+      status: 401,
+      cause: [expect.objectContaining({ parameters: expect.objectContaining({ error: 'invalid_client' }) })],
+    });
+    // And a new authorization request for it is refused at the provider.
+    const { url } = await start(registered);
+    const page = await new CookieBrowser().fetch(url.href);
+    expect(page.status).toBe(400);
+  });
+});
+
+// The same consume-once rules on Postgres (row locks instead of SQLite's single writer).
+describe.skipIf(!postgresReachable)('Postgres', () => {
+  const pg = useOidcWorld('postgres');
+
+  it('code replay: one of 50 concurrent exchanges wins; a concurrently reused refresh token revokes the grant', async () => {
+    const registered = await registerClient(pg.app, { type: 'confidential' });
+    const { code, verifier } = await codeFor(registered, pg);
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        const res = await exchange(registered, code, verifier, pg);
+        return { status: res.status, body: await res.json() };
+      }),
+    );
+    expect(
+      statuses.filter((r) => r.status === 200),
+      JSON.stringify(statuses.slice(0, 3)),
+    ).toHaveLength(1);
+    const tokens = statuses.find((r) => r.status === 200)!.body;
+    expect(statuses.filter((r) => r.status === 400 && r.body.error === 'invalid_grant')).toHaveLength(49);
+
+    // A refresh token presented twice is reuse: the library revokes the whole grant (OAuth 2.0 Security BCP).
+    // Concurrently, at most one exchange can succeed before that, and afterwards nothing of the grant works.
+    const refreshOnce = async (token: string) => {
+      const res = await fetch(`${pg.app.base}/oidc/token`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          authorization: `Basic ${Buffer.from(`${registered.clientId}:${registered.clientSecret}`).toString('base64')}`,
+        },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const refresh = await Promise.all(Array.from({ length: 10 }, () => refreshOnce(tokens.refresh_token)));
+    const won = refresh.filter((r) => r.status === 200);
+    expect(won.length).toBeLessThanOrEqual(1);
+    for (const r of refresh.filter((x) => x.status !== 200)) {
+      expect(r).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    }
+    for (const r of won) expect((await refreshOnce(r.body.refresh_token)).status).toBe(400);
+  });
+});

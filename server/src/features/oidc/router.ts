@@ -1,0 +1,9 @@
+import { router } from '../../trpc/init';
+import { deleteClient, getClient, putClient } from './client.procedure';
+import { keySessions, logout, revokeWalletSessions } from './sessions.procedure';
+
+/**
+ * tRPC paths: oidc.getClient, oidc.putClient, oidc.deleteClient, oidc.keySessions (portal, Connect bearer session);
+ * oidc.logout, oidc.revokeWalletSessions (API key).
+ */
+export const oidcRouter = router({ getClient, putClient, deleteClient, keySessions, logout, revokeWalletSessions });

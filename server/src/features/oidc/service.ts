@@ -1,0 +1,84 @@
+// The OpenID Connect feature's one service: the raw HTTP handler the host mounts at discovery and /oidc/*, and
+// the client registration verbs of the key routes. The provider is built on first use (its keys are read from,
+// or generated into, the database once).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type Provider from 'oidc-provider';
+import type { z } from 'zod';
+import type { KeySessionsResponseSchema } from '@sigil/contract/connect';
+import type { OidcClientResponse, PutOidcClientRequest } from '@sigil/contract/oidc';
+
+type KeySessionsResponse = z.infer<typeof KeySessionsResponseSchema>;
+import type { KeysService } from '../keys/index';
+import { deleteClient, getClient, putClient, type OidcClientsDeps } from './clients';
+import { serveInteraction } from './interaction';
+import { listKeySessions, logout, revokeWallet, type LifecycleDeps } from './lifecycle';
+import { INTERACTION_PATH, type ProviderDeps } from './deps';
+import { createProvider } from './provider';
+import { loadProviderKeys } from './signing-keys';
+import { deleteExpiredPayloads } from './store';
+
+export interface OidcService {
+  /** Serves `/.well-known/openid-configuration` and everything under `/oidc/` (node:http request and response). */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  getClient(account: string, keyId: string): Promise<OidcClientResponse>;
+  putClient(account: string, input: PutOidcClientRequest): Promise<OidcClientResponse>;
+  deleteClient(account: string, keyId: string): Promise<void>;
+  /** Revokes the presented Connect session (Bearer through `audience`); back-channel logout to its clients. */
+  logout(audience: string, authorization: string | undefined): Promise<{ revoked: boolean }>;
+  /** Revokes every active session of `wallet` through `audience`; back-channel logout to their clients. */
+  revokeWallet(audience: string, wallet: string): Promise<{ revoked: number }>;
+  /** The active Connect sessions of one of the caller's keys. */
+  listKeySessions(account: string, keyId: string, wallet?: string): Promise<KeySessionsResponse>;
+  /** Housekeeping: forgets codes, tokens, sessions and logins expired more than a day ago. */
+  deleteExpired(now?: number): Promise<number>;
+}
+
+export function createOidcService(
+  deps: Omit<ProviderDeps, 'now'> & { keys: KeysService; now?: () => number },
+): OidcService {
+  const now = deps.now ?? Date.now;
+  const providerDeps: ProviderDeps = { ...deps, now };
+  const issuer = new URL(deps.issuer);
+  let provider: Promise<Provider> | undefined;
+  const ready = () => {
+    // Imported on first use: the library's module prints a runtime notice on Node 20 when it loads, which must not
+    // precede a configuration error or appear in a process that never serves OpenID Connect.
+    provider ??= Promise.all([import('oidc-provider'), loadProviderKeys(deps.db)])
+      .then(([lib, keys]) => createProvider(lib, providerDeps, keys))
+      .catch((error) => {
+        provider = undefined; // retry on the next request
+        throw error;
+      });
+    return provider;
+  };
+  const lifecycle: LifecycleDeps = {
+    db: deps.db,
+    sessions: deps.sessions,
+    keys: deps.keys,
+    provider: ready,
+    log: deps.log,
+    now,
+  };
+  const clients: OidcClientsDeps = { db: deps.db, keys: deps.keys, issuer: deps.issuer.replace(/\/+$/, ''), now };
+
+  return {
+    async handle(req, res) {
+      const oidc = await ready();
+      // Every URL the library writes is built from the issuer, whatever Host the request came with.
+      req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+      req.headers['x-forwarded-host'] = issuer.host;
+      const path = (req.url ?? '/').split('?')[0]!;
+      if (path.startsWith(`${INTERACTION_PATH}/`)) {
+        return serveInteraction(providerDeps, oidc, req, res, path.slice(INTERACTION_PATH.length + 1));
+      }
+      await oidc.callback()(req, res);
+    },
+    getClient: (account, keyId) => getClient(clients, account, keyId),
+    putClient: (account, input) => putClient(clients, account, input),
+    deleteClient: (account, keyId) => deleteClient(clients, account, keyId),
+    logout: (audience, authorization) => logout(lifecycle, audience, authorization),
+    revokeWallet: (audience, wallet) => revokeWallet(lifecycle, audience, wallet),
+    listKeySessions: (account, keyId, wallet) => listKeySessions(lifecycle, account, keyId, wallet),
+    deleteExpired: (at = now()) => deleteExpiredPayloads(deps.db, at - 86_400_000),
+  };
+}

@@ -1,0 +1,153 @@
+// OpenID Connect rows: the library's stored models, client registrations, and the Connect session behind each
+// grant. Queries only.
+import type { Kysely, Selectable } from 'kysely';
+import { affectedRows, type Database, type OidcClientsTable, type OidcLoginsTable } from '../../platform/db/index';
+
+export type ClientRow = Selectable<OidcClientsTable>;
+
+// ── the library's models ─────────────────────────────────────────────────────────────────────────────
+
+export interface PayloadRow {
+  payload: string;
+  expires_at: number | null;
+  consumed_at: number | null;
+}
+
+export async function upsertPayload(
+  db: Kysely<Database>,
+  row: {
+    model: string;
+    id: string;
+    payload: string;
+    grant_id: string | null;
+    uid: string | null;
+    user_code: string | null;
+    expires_at: number | null;
+  },
+): Promise<void> {
+  await db
+    .insertInto('oidc_payloads')
+    .values({ ...row, consumed_at: null })
+    .onConflict((oc) =>
+      oc.columns(['model', 'id']).doUpdateSet({
+        payload: row.payload,
+        grant_id: row.grant_id,
+        uid: row.uid,
+        user_code: row.user_code,
+        expires_at: row.expires_at,
+      }),
+    )
+    .execute();
+}
+
+export function findPayload(db: Kysely<Database>, model: string, id: string): Promise<PayloadRow | undefined> {
+  return db
+    .selectFrom('oidc_payloads')
+    .select(['payload', 'expires_at', 'consumed_at'])
+    .where('model', '=', model)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export function findPayloadBy(
+  db: Kysely<Database>,
+  model: string,
+  column: 'uid' | 'user_code',
+  value: string,
+): Promise<PayloadRow | undefined> {
+  return db
+    .selectFrom('oidc_payloads')
+    .select(['payload', 'expires_at', 'consumed_at'])
+    .where('model', '=', model)
+    .where(column, '=', value)
+    .executeTakeFirst();
+}
+
+/** Marks the row consumed at `at` with ONE conditional UPDATE; true only for the one caller that did it. */
+export async function consumePayload(db: Kysely<Database>, model: string, id: string, at: number): Promise<boolean> {
+  const result = await db
+    .updateTable('oidc_payloads')
+    .set({ consumed_at: at })
+    .where('model', '=', model)
+    .where('id', '=', id)
+    .where('consumed_at', 'is', null)
+    .executeTakeFirst();
+  return affectedRows(result) === 1;
+}
+
+export async function deletePayload(db: Kysely<Database>, model: string, id: string): Promise<void> {
+  await db.deleteFrom('oidc_payloads').where('model', '=', model).where('id', '=', id).execute();
+}
+
+/** Every token, code and session entry of a grant, in every model at once (revocation, replay). */
+export async function deletePayloadsOfGrant(db: Kysely<Database>, grantId: string): Promise<void> {
+  await db.deleteFrom('oidc_payloads').where('grant_id', '=', grantId).execute();
+}
+
+export async function deleteExpiredPayloads(db: Kysely<Database>, cutoff: number): Promise<number> {
+  const rows = affectedRows(await db.deleteFrom('oidc_payloads').where('expires_at', '<', cutoff).executeTakeFirst());
+  const logins = affectedRows(await db.deleteFrom('oidc_logins').where('expires_at', '<', cutoff).executeTakeFirst());
+  return rows + logins;
+}
+
+// ── clients ─────────────────────────────────────────────────────────────────────────────────────────
+
+/** The registration of an ACTIVE key: a revoked key's client is not found (so it gets no tokens). */
+export function findActiveClient(db: Kysely<Database>, keyId: string): Promise<ClientRow | undefined> {
+  return db
+    .selectFrom('oidc_clients')
+    .innerJoin('api_keys', 'api_keys.id', 'oidc_clients.key_id')
+    .selectAll('oidc_clients')
+    .where('oidc_clients.key_id', '=', keyId)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export function findClientRow(db: Kysely<Database>, keyId: string): Promise<ClientRow | undefined> {
+  return db.selectFrom('oidc_clients').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+}
+
+export async function putClientRow(db: Kysely<Database>, row: ClientRow): Promise<void> {
+  const { key_id: _key, created_at: _created, ...update } = row;
+  await db
+    .insertInto('oidc_clients')
+    .values(row)
+    .onConflict((oc) => oc.column('key_id').doUpdateSet(update))
+    .execute();
+}
+
+export async function deleteClientRow(db: Kysely<Database>, keyId: string): Promise<boolean> {
+  return affectedRows(await db.deleteFrom('oidc_clients').where('key_id', '=', keyId).executeTakeFirst()) === 1;
+}
+
+// ── logins ──────────────────────────────────────────────────────────────────────────────────────────
+
+export async function insertLogin(
+  db: Kysely<Database>,
+  row: { grant_id: string; session_jti: string; client_id: string; address: string; amr: string; expires_at: number },
+): Promise<void> {
+  await db
+    .insertInto('oidc_logins')
+    .values({ ...row, sid: null })
+    .execute();
+}
+
+/** Records the browser session's sid of a grant (from the library's Session model as it is saved). */
+export async function setLoginSid(db: Kysely<Database>, grantId: string, sid: string): Promise<void> {
+  await db.updateTable('oidc_logins').set({ sid }).where('grant_id', '=', grantId).where('sid', 'is', null).execute();
+}
+
+export type LoginRow = Selectable<OidcLoginsTable>;
+
+/** The logins (grants) made with any of these Connect sessions: whom to notify after a revocation. */
+export async function loginsOfSessions(db: Kysely<Database>, jtis: readonly string[]): Promise<LoginRow[]> {
+  if (jtis.length === 0) return [];
+  return db.selectFrom('oidc_logins').selectAll().where('session_jti', 'in', jtis).execute();
+}
+
+export function findLogin(
+  db: Kysely<Database>,
+  grantId: string,
+): Promise<{ session_jti: string; amr: string } | undefined> {
+  return db.selectFrom('oidc_logins').select(['session_jti', 'amr']).where('grant_id', '=', grantId).executeTakeFirst();
+}
