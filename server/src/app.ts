@@ -11,6 +11,7 @@ import Fastify, {
 import { SERVICE_VERSION } from './platform/config';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './platform/http/body';
 import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedError } from './platform/http/errors';
+import { registerIndex } from './platform/http/index-page';
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
 import { pathOf, registerRest, type RestRoute } from './platform/http/rest';
@@ -160,6 +161,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     responseCacheMs: config.resolveCacheMs,
   });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
+  registerIndex(app, { publicUrl: config.publicUrl, portalUrl: config.portalUrl });
 
   registerReadiness(app, services);
   app.get('/metrics', async (_request, reply) => {

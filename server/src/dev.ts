@@ -1,7 +1,9 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { dirname, join, relative } from 'node:path';
 import type { Address } from '@solana/kit';
 import { fileURLToPath } from 'node:url';
 import {
@@ -12,7 +14,8 @@ import {
 } from './localchain/index';
 import { DEFAULT_LOCAL_FACILITATOR_PORT, startLocalFacilitatorRail } from './localchain/facilitator';
 import { DEFAULT_PARTNER_SIGNIN_DOMAIN } from './platform/config';
-import { main, portalSecretLine } from './main';
+import { resolveDatabaseTarget } from './platform/db/index';
+import { main } from './main';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
 // The demo agent host's port is fixed (the scenario's manifest URLs name it); SIGIL_AGENT_HOST_PORT moves it.
@@ -70,6 +73,20 @@ process.env.SIGIL_SIGNIN_DOMAINS ??= [
   `localhost:${portalPort}`,
 ].join(',');
 
+// The portal key's secret is kept in the data directory (beside the SQLite file; data/ for Postgres), as the service
+// keeps its session secret in that database: so the key printed on the first start still works after a restart. Read
+// back, it is handed to main as SIGIL_PORTAL_KEY, which makes the key's row hold that secret (docs/keys.md).
+const dbTarget = resolveDatabaseTarget({ url: process.env.DATABASE_URL });
+const portalKeyFile = join(
+  dbTarget.dialect === 'sqlite' && dbTarget.file !== ':memory:'
+    ? dirname(dbTarget.file)
+    : fileURLToPath(new URL('../../data/', import.meta.url)),
+  'portal-key',
+);
+if (!process.env.SIGIL_PORTAL_KEY && existsSync(portalKeyFile))
+  process.env.SIGIL_PORTAL_KEY = readFileSync(portalKeyFile, 'utf8').trim() || undefined;
+
+process.env.SIGIL_PORTAL_URL ??= `http://127.0.0.1:${portalPort}`;
 const started = await main();
 // The service logs at warn here, so its own "stopped" line is not shown: say it (stdout is synchronous at exit).
 process.on('exit', (code) => {
@@ -92,6 +109,14 @@ const portalSecret =
   process.env.SIGIL_PORTAL_KEY ??
   started.generatedPortalSecret ??
   (await started.services.keys.ensurePortalKey({ domain: started.portalDomain, rotate: true })).generatedSecret!;
+if (!existsSync(portalKeyFile) || readFileSync(portalKeyFile, 'utf8').trim() !== portalSecret) {
+  mkdirSync(dirname(portalKeyFile), { recursive: true });
+  writeFileSync(portalKeyFile, `${portalSecret}\n`, { mode: 0o600 });
+}
+/** The kept key's file as the banner names it: relative when under the current folder (data/portal-key). */
+const portalKeyPath = relative(process.cwd(), portalKeyFile).startsWith('..')
+  ? portalKeyFile
+  : relative(process.cwd(), portalKeyFile);
 const portalUrl = await startPortalProcess(portalSecret);
 const cases = chain.scenario?.cases ?? {};
 const reverse = chain.scenario?.reverse ?? {};
@@ -111,19 +136,36 @@ process.stdout.write(
             `asset ${process.env.SIGIL_X402_ASSET})`,
         ]
       : []),
-    ...(portalSecretLine(started) ? ['', portalSecretLine(started)] : []),
+    '',
+    `Portal API key (${started.portalDomain}): ${portalSecret}   (kept in ${portalKeyPath})`,
     '',
     'Try:',
-    `  curl -s ${base}/resolve/@${cases.plainWithPrimary ?? 'alice'}`,
-    `  curl -s ${base}/reverse/${reverse.plainWithPrimary ?? ''}`,
-    `  curl -s ${base}/resolve/${cases.domainX1 ?? 'satoshi.x1'}`,
-    // The keyed reverse names the failed trust rule; the scenario has a wallet for each (docs/reverse.md).
-    `  curl -s -H "X-API-Key: $KEY" ${base}/v1/reverse/${reverse.primaryHandleReleased ?? ''}   (handle-missing)`,
+    ...tryLines(base, portalKeyPath, cases, reverse),
     '',
     'Stop with Ctrl-C.',
     '',
   ].join('\n'),
 );
+
+/**
+ * The banner's curl lines, the same as the README's "What `npm start` gives you": each one pastes into bash as it
+ * is (the key is read from its file, the expected answer is a comment).
+ */
+function tryLines(
+  base: string,
+  keyFile: string,
+  cases: Record<string, string | undefined>,
+  reverse: Record<string, string | undefined>,
+): string[] {
+  return [
+    `  curl -s ${base}/resolve/@${cases.plainWithPrimary ?? 'alice'}`,
+    `  curl -s ${base}/reverse/${reverse.plainWithPrimary ?? ''}`,
+    `  curl -s ${base}/resolve/${cases.domainX1 ?? 'satoshi.x1'}`,
+    // The keyed reverse names the failed trust rule; the scenario has a wallet for each (docs/reverse.md).
+    `  curl -s -H "X-API-Key: $(cat ${keyFile})" ${base}/v1/reverse/${reverse.primaryHandleReleased ?? ''}` +
+      '   # trust: handle-missing',
+  ];
+}
 
 /** One handle per market state, as the demo scenario seeded them (`market` in /scenario). */
 function marketLine(market: Record<string, { handle: string }>): string {

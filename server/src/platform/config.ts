@@ -85,6 +85,7 @@ const ENV = {
     })
     .default('info'),
   SIGIL_PUBLIC_URL: httpUrl.optional(),
+  SIGIL_PORTAL_URL: httpUrl.optional(),
   // No defaults for what the service reads: a deployment must say which chain and program (dev.ts sets both).
   SIGIL_RPC_URL: httpUrl,
   SIGIL_RPC_TIMEOUT_MS: integer.min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(5000),
@@ -227,6 +228,7 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   LOG_LEVEL: 'pino level for the JSON log lines on stdout, or `silent`.',
   SIGIL_PUBLIC_URL:
     'The base URL clients see (OpenAPI servers, audiences, x402 resource URLs); default `http://HOST:PORT`. Replicas: same value.',
+  SIGIL_PORTAL_URL: "The developer portal's address, linked from `GET /` (`npm start` sets its local portal's).",
   SIGIL_RPC_URL: 'The chain JSON-RPC endpoint; only its host is ever shown. Replicas: same chain.',
   SIGIL_RPC_TIMEOUT_MS: 'Bound on one JSON-RPC call.',
   SIGIL_REQUEST_TIMEOUT_MS: 'Longest a client may take to send one whole request (headers and body); 408 after.',
@@ -313,6 +315,8 @@ function toConfig(env: Env) {
     logLevel: env.LOG_LEVEL,
     /** The base URL clients see (docs, examples, audiences). Defaults to the listen address. */
     publicUrl,
+    /** The developer portal, linked from the index at `GET /` when set. */
+    portalUrl: env.SIGIL_PORTAL_URL?.replace(/\/+$/, ''),
     rpcUrl: env.SIGIL_RPC_URL,
     rpcTimeoutMs: env.SIGIL_RPC_TIMEOUT_MS,
     /** Longest a client may take to send one whole request (headers and body): 408 and close after. */
