@@ -31,15 +31,17 @@ const npmEnv = existsSync(join(prefix, 'include', 'node', 'common.gypi'))
 
 if (have !== want || !existsSync(join(root, 'node_modules'))) {
   console.log(
-    'sigil: installing dependencies from package-lock.json. The first install downloads about 620 packages and takes' +
-      ' 3-4 minutes on a 2-core machine (less with a warm npm cache); a line every 15 s shows it is still going.',
+    'sigil: installing dependencies from package-lock.json. The first install adds about 1,130 packages and takes' +
+      ' about 5 minutes on a 2-core machine (much longer while it is busy; less with a warm npm cache); a line every' +
+      ' 15 s shows it is still going.',
   );
   const started = Date.now();
   const ticker = setInterval(() => {
     console.log(`sigil: still installing dependencies (${Math.round((Date.now() - started) / 1000)} s)…`);
   }, 15_000);
-  // `npm install`, not `npm ci`: npm 11.19 leaves other platforms' optional packages (e.g. rollup's) out of the
-  // lockfile and then refuses `npm ci` on that same lockfile. `npm install` still installs the locked versions.
+  // `npm install` installs the locked versions and writes nothing back: the lockfile holds every platform's optional
+  // packages (rollup's, oxc's), as npm 11 completes them, so the checkout stays clean. Not `npm ci`: that deletes
+  // node_modules first, so a lockfile change would mean a whole new install.
   const code = await new Promise((resolve) => {
     spawn('npm', ['install', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', env: npmEnv }).on(
       'exit',
