@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { dirname, join, relative } from 'node:path';
+import { delimiter, dirname, join, relative } from 'node:path';
 import type { Address } from '@solana/kit';
 import { fileURLToPath } from 'node:url';
 import {
@@ -59,9 +59,12 @@ process.env.SIGIL_PROGRAM_ID ??= chain.programId;
 process.env.LOG_LEVEL ??= 'warn';
 // Local only: agent manifests and webhooks may go to loopback HTTPS receivers (refused when NODE_ENV=production).
 if (process.env.NODE_ENV !== 'production') process.env.SIGIL_OUTBOUND_ALLOW_LOOPBACK ??= 'true';
-// Local only: trust the demo agent host's CA, so the demo agents' manifests and x402 endpoints are reachable.
+// Local only: trust the demo CA too (the demo agent host's manifests and x402 endpoints), beside the system store and
+// any CA files the developer listed in SIGIL_OUTBOUND_CA_FILE (their own local receiver's): never instead of them.
 if (process.env.NODE_ENV !== 'production' && chain.agentHost)
-  process.env.SIGIL_OUTBOUND_CA_FILE ??= chain.agentHost.caFile;
+  process.env.SIGIL_OUTBOUND_CA_FILE = [process.env.SIGIL_OUTBOUND_CA_FILE, chain.agentHost.caFile]
+    .filter(Boolean)
+    .join(delimiter);
 
 /** The developer portal (web-portal/) runs next to the service under npm start; SIGIL_PORTAL_PORT moves it. */
 const portalPort = Number(process.env.SIGIL_PORTAL_PORT ?? 3000);

@@ -2,6 +2,7 @@
 // one line naming the variable (see main.ts). To add a variable: add one entry to `ENV` below (its zod schema,
 // with its default) and one line to `toConfig`. Nothing else reads process.env.
 import { readFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
 import { TOKEN_PROGRAM_ADDRESS } from './chain/programs';
@@ -61,17 +62,32 @@ const price = nonEmpty
   .refine((v) => v < 2n ** 64n, 'must fit in 64 bits');
 
 /** Every environment variable the service reads, with its rule and default. */
-/** A PEM file of CA certificates, read at start (SIGIL_OUTBOUND_CA_FILE; the MCP process reads the same). */
+/**
+ * PEM files of CA certificates, read at start (SIGIL_OUTBOUND_CA_FILE; the MCP process reads the same): one path, or
+ * several joined by the path delimiter (`:` on Linux and macOS, as in PATH). Each must hold a certificate.
+ */
 export const caFile = nonEmpty
-  .transform((path, ctx) => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
-      return z.NEVER;
+  .transform((paths, ctx) => {
+    const pems: string[] = [];
+    for (const path of paths.split(delimiter).filter(Boolean)) {
+      try {
+        pems.push(readFileSync(path, 'utf8'));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? 'error';
+        ctx.addIssue({
+          code: 'custom',
+          message: `cannot be read (${code}${paths.includes(delimiter) ? `: ${path}` : ''})`,
+        });
+        return z.NEVER;
+      }
     }
+    return pems;
   })
-  .refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM file of CA certificates');
+  .refine(
+    (pems) => pems.length > 0 && pems.every((pem) => pem.includes('-----BEGIN CERTIFICATE-----')),
+    'must be a PEM file of CA certificates',
+  )
+  .transform((pems) => pems.join('\n'));
 
 const ENV = {
   PORT: port.default(8787),
@@ -253,7 +269,7 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_IPFS_GATEWAY: 'https gateway for `ipfs://` manifests; unset: ipfs manifests are not fetched.',
   SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'Local only (refused in production): outbound requests may reach loopback receivers.',
   SIGIL_OUTBOUND_CA_FILE:
-    'Local only (refused in production): PEM of CA certificates outbound requests trust instead of the system store.',
+    'Local only (refused in production): PEM files (`:`-separated) of CA certificates outbound requests trust besides the system store.',
   SIGIL_PAY_WEBHOOKS: 'Pay webhooks routes and workers; off: the routes answer 503 PAY_WEBHOOKS_DISABLED.',
   SIGIL_HANDLE_INDEX_INTERVAL_MS: 'Pause between handle index passes (search); 0: the worker does not start.',
   SIGIL_PORTAL_DOMAIN: "The portal's domain (its API key id, a default sign-in domain). Replicas: same value.",
