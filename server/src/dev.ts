@@ -1,7 +1,7 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { delimiter, dirname, join, relative } from 'node:path';
 import type { Address } from '@solana/kit';
@@ -16,6 +16,7 @@ import { DEFAULT_LOCAL_FACILITATOR_PORT, startLocalFacilitatorRail } from './loc
 import { DEFAULT_PARTNER_SIGNIN_DOMAIN } from './platform/config';
 import { resolveDatabaseTarget } from './platform/db/index';
 import { main } from './main';
+import { DEFAULT_WEBHOOK_INBOX_PORT, startWebhookInbox, type WebhookInbox } from './localchain/webhook-inbox';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
 // The demo agent host's port is fixed (the scenario's manifest URLs name it); SIGIL_AGENT_HOST_PORT moves it.
@@ -90,6 +91,7 @@ if (!process.env.SIGIL_PORTAL_KEY && existsSync(portalKeyFile))
   process.env.SIGIL_PORTAL_KEY = readFileSync(portalKeyFile, 'utf8').trim() || undefined;
 
 process.env.SIGIL_PORTAL_URL ??= `http://127.0.0.1:${portalPort}`;
+const inbox = process.env.NODE_ENV === 'production' ? null : await startInbox();
 const started = await main();
 // The service logs at warn here, so its own "stopped" line is not shown: say it (stdout is synchronous at exit).
 process.on('exit', (code) => {
@@ -132,6 +134,8 @@ process.stdout.write(
     `  Portal:         ${portalUrl ?? 'did not start (see its log lines above)'}`,
     `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
+    `  Webhook inbox:  ${inbox ? `${inbox.url}/<any path>` : '(off)'}   (shows and verifies deliveries; ` +
+      'npm run webhooks:forward -- http://localhost:4000/hook)',
     `  Market (demo):  ${marketLine(chain.scenario?.market ?? {})}`,
     ...(rail
       ? [
@@ -168,6 +172,28 @@ function tryLines(
     `  curl -s -H "X-API-Key: $(cat ${keyFile})" ${base}/v1/reverse/${reverse.primaryHandleReleased ?? ''}` +
       '   # trust: handle-missing',
   ];
+}
+
+/**
+ * The local webhook inbox (localchain/webhook-inbox.ts), on SIGIL_WEBHOOK_INBOX_PORT; its address and CA file go to
+ * data/webhook-inbox.json (SIGIL_WEBHOOK_INBOX_FILE) for `npm run webhooks:forward`. Null when its port is taken.
+ */
+async function startInbox(): Promise<WebhookInbox | null> {
+  const port = Number(process.env.SIGIL_WEBHOOK_INBOX_PORT ?? DEFAULT_WEBHOOK_INBOX_PORT);
+  const secrets = (process.env.SIGIL_WEBHOOK_INBOX_SECRETS ?? '').split(',').filter(Boolean);
+  const started = await startWebhookInbox({ port, secrets, log: (line) => process.stdout.write(`${line}\n`) }).catch(
+    (err: Error) => {
+      process.stderr.write(`sigil: the webhook inbox did not start on 127.0.0.1:${port}: ${err.message}\n`);
+      return null;
+    },
+  );
+  if (!started) return null;
+  const file =
+    process.env.SIGIL_WEBHOOK_INBOX_FILE ?? fileURLToPath(new URL('../../data/webhook-inbox.json', import.meta.url));
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ url: started.url, caFile: started.caFile }) + '\n');
+  process.on('exit', () => rmSync(file, { force: true }));
+  return started;
 }
 
 /** One handle per market state, as the demo scenario seeded them (`market` in /scenario). */
