@@ -1,9 +1,10 @@
-// Webhooks on a laptop: `npm start` (server/src/dev.ts, as a person runs it, on its defaults but for ports and data
-// folder) brings up the local webhook inbox. A webhook registered to it through the API gets a delivery that the
+// `npm start` (server/src/dev.ts, as a person runs it, on its defaults but for ports and data folder) from an
+// integrator's side. Its curl lines are the README's and each works pasted into bash; `GET /` answers an index.
+// Webhooks on a laptop: it brings up the local webhook inbox. A webhook registered to it through the API gets a delivery that the
 // inbox verifies with both schemes, while the demo agents stay at L2 (the demo CA is trusted besides the system
 // store, not instead of it). `npm run webhooks:forward`'s forwarder then passes a delivery on to a plain HTTP app
 // unchanged: the app verifies the service's own signatures with the stock standardwebhooks package and the SDK.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
@@ -89,6 +90,41 @@ afterAll(async () => {
   }
   await dispatcher?.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+it('the banner prints the README curl lines (same scenario, this port), each works pasted into bash', () => {
+  const banner = stdout
+    .split('\n')
+    .filter((line) => line.startsWith('  curl '))
+    .map((line) => line.trim());
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /It prints these `curl` lines[^`]*```sh\n([^`]*)```/.exec(readme)![1]!;
+  // The README shows the default port and the default data folder; this run has its own.
+  const expected = block
+    .trim()
+    .split('\n')
+    .map((line) => line.replaceAll('http://127.0.0.1:8787', base).replace('data/portal-key', join(dir, 'portal-key')));
+  expect(banner).toEqual(expected);
+  const answers = banner.map((line) =>
+    JSON.parse(execFileSync('bash', ['-c', `set -euo pipefail; ${line}`], { encoding: 'utf8' })),
+  );
+  expect(answers[0]).toMatchObject({ input: '@alice', name: 'alice', namespace: 'handle' });
+  expect(answers[1]).toMatchObject({ handle: 'alice' });
+  expect(answers[2]).toMatchObject({ input: 'satoshi.x1', namespace: 'x1' });
+  expect(answers[3]).toMatchObject({ handle: null, failedRule: 'handle-missing' });
+});
+
+it('GET / on the service and on the local chain answers an index with links that work', async () => {
+  const index = (await (await fetch(`${base}/`)).json()) as { links: Record<string, string> };
+  expect(index.links).toMatchObject({
+    docs: `${base}/docs`,
+    openapi: `${base}/openapi.json`,
+    health: `${base}/health`,
+  });
+  expect(index.links.portal).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  for (const link of ['docs', 'openapi', 'health'] as const) expect((await fetch(index.links[link]!)).status).toBe(200);
+  const chainIndex = (await (await fetch(`${chainUrl}/`)).json()) as { links: Record<string, string> };
+  expect(chainIndex.links).toEqual({ scenario: `${chainUrl}/scenario`, health: `${chainUrl}/health` });
 });
 
 it('a webhook registered to the inbox gets a test delivery, verified with both schemes; the demo agents stay at L2', async () => {
