@@ -38,15 +38,12 @@ function expectNoLeak(res: RawResponse) {
 }
 
 describe('unknown routes', () => {
-  it.each(['/nope', '/resolve', '/resolve/a/b', '/trpcx', '/v'])(
-    'GET %s → 404 {"error":"not found"}',
-    async (path) => {
-      const res = await req('GET', path);
-      expect(res.status, res.text).toBe(404);
-      expect(res.json()).toEqual({ error: 'not found' });
-      expectNoLeak(res);
-    },
-  );
+  it.each(['/nope', '/resolve', '/resolve/a/b', '/trpcx', '/v'])('GET %s → 404 {"error":"not found"}', async (path) => {
+    const res = await req('GET', path);
+    expect(res.status, res.text).toBe(404);
+    expect(res.json()).toEqual({ error: 'not found' });
+    expectNoLeak(res);
+  });
 
   it('an unknown /v1 route answers in the /v1 shape', async () => {
     const res = await req('GET', '/v1/nope');
