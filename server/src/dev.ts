@@ -135,7 +135,7 @@ process.stdout.write(
     `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
     `  Webhook inbox:  ${inbox ? `${inbox.url}/<any path>` : '(off)'}   (shows and verifies deliveries; ` +
-      'npm run webhooks:forward -- http://localhost:4000/hook)',
+      'npm run webhooks:forward -- http://localhost:4000/hook; portal page /inbox)',
     `  Market (demo):  ${marketLine(chain.scenario?.market ?? {})}`,
     ...(rail
       ? [
@@ -190,6 +190,8 @@ async function startInbox(): Promise<WebhookInbox | null> {
   if (!started) return null;
   const file =
     process.env.SIGIL_WEBHOOK_INBOX_FILE ?? fileURLToPath(new URL('../../data/webhook-inbox.json', import.meta.url));
+  // The portal's inbox page (web-portal/app/inbox) reads the same file.
+  process.env.SIGIL_WEBHOOK_INBOX_FILE = file;
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify({ url: started.url, caFile: started.caFile }) + '\n');
   process.on('exit', () => rmSync(file, { force: true }));
