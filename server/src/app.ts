@@ -12,6 +12,7 @@ import { SERVICE_VERSION } from './platform/config';
 import { BODY_LIMIT_BYTES, registerBodyParsers } from './platform/http/body';
 import { registerDrain, type Drain } from './platform/http/drain';
 import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedError } from './platform/http/errors';
+import { registerIndex } from './platform/http/index-page';
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
 import { pathOf, registerRest, type RestRoute } from './platform/http/rest';
@@ -164,6 +165,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     responseCacheMs: config.resolveCacheMs,
   });
   registerDocs(app, buildOpenApiDocument(router, { version: SERVICE_VERSION, baseUrl: config.publicUrl }));
+  registerIndex(app, { publicUrl: config.publicUrl, portalUrl: config.portalUrl });
 
   // The OpenID Connect provider (a Koa application) owns discovery and everything under /oidc/ (docs/oidc.md).
   registerRawMount(app, ['/.well-known/openid-configuration', '/oidc/*'], services.oidc.handle, (error, res) => {

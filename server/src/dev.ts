@@ -1,7 +1,9 @@
 // `npm start`: the whole service on its embedded defaults — the local chain (loopback, seeded demo scenario) and
 // the service on a SQLite file under data/. Variables already set in the environment win over these defaults.
 import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { delimiter, dirname, join, relative } from 'node:path';
 import type { Address } from '@solana/kit';
 import { fileURLToPath } from 'node:url';
 import {
@@ -13,7 +15,9 @@ import {
 } from './localchain/index';
 import { DEFAULT_LOCAL_FACILITATOR_PORT, startLocalFacilitatorRail } from './localchain/facilitator';
 import { DEFAULT_PARTNER_SIGNIN_DOMAIN } from './platform/config';
-import { main, portalSecretLine } from './main';
+import { resolveDatabaseTarget } from './platform/db/index';
+import { main } from './main';
+import { DEFAULT_WEBHOOK_INBOX_PORT, startWebhookInbox, type WebhookInbox } from './localchain/webhook-inbox';
 
 const chainPort = Number(process.env.SIGIL_LOCALCHAIN_PORT ?? DEFAULT_LOCAL_CHAIN_PORT);
 // The demo agent host's port is fixed (the scenario's manifest URLs name it); SIGIL_AGENT_HOST_PORT moves it.
@@ -63,9 +67,12 @@ process.env.LOG_LEVEL ??= 'warn';
 process.env.SIGIL_DRAIN_MS ??= '0';
 // Local only: agent manifests and webhooks may go to loopback HTTPS receivers (refused when NODE_ENV=production).
 if (process.env.NODE_ENV !== 'production') process.env.SIGIL_OUTBOUND_ALLOW_LOOPBACK ??= 'true';
-// Local only: trust the demo agent host's CA, so the demo agents' manifests and x402 endpoints are reachable.
+// Local only: trust the demo CA too (the demo agent host's manifests and x402 endpoints), beside the system store and
+// any CA files the developer listed in SIGIL_OUTBOUND_CA_FILE (their own local receiver's): never instead of them.
 if (process.env.NODE_ENV !== 'production' && chain.agentHost)
-  process.env.SIGIL_OUTBOUND_CA_FILE ??= chain.agentHost.caFile;
+  process.env.SIGIL_OUTBOUND_CA_FILE = [process.env.SIGIL_OUTBOUND_CA_FILE, chain.agentHost.caFile]
+    .filter(Boolean)
+    .join(delimiter);
 
 /** The developer portal (web-portal/) runs next to the service under npm start; SIGIL_PORTAL_PORT moves it. */
 const portalPort = Number(process.env.SIGIL_PORTAL_PORT ?? 3000);
@@ -77,6 +84,21 @@ process.env.SIGIL_SIGNIN_DOMAINS ??= [
   `localhost:${portalPort}`,
 ].join(',');
 
+// The portal key's secret is kept in the data directory (beside the SQLite file; data/ for Postgres), as the service
+// keeps its session secret in that database: so the key printed on the first start still works after a restart. Read
+// back, it is handed to main as SIGIL_PORTAL_KEY, which makes the key's row hold that secret (docs/keys.md).
+const dbTarget = resolveDatabaseTarget({ url: process.env.DATABASE_URL });
+const portalKeyFile = join(
+  dbTarget.dialect === 'sqlite' && dbTarget.file !== ':memory:'
+    ? dirname(dbTarget.file)
+    : fileURLToPath(new URL('../../data/', import.meta.url)),
+  'portal-key',
+);
+if (!process.env.SIGIL_PORTAL_KEY && existsSync(portalKeyFile))
+  process.env.SIGIL_PORTAL_KEY = readFileSync(portalKeyFile, 'utf8').trim() || undefined;
+
+process.env.SIGIL_PORTAL_URL ??= `http://127.0.0.1:${portalPort}`;
+const inbox = process.env.NODE_ENV === 'production' ? null : await startInbox();
 const started = await main();
 // The service logs at warn here, so its own "stopped" line is not shown: say it (stdout is synchronous at exit).
 process.on('exit', (code) => {
@@ -99,6 +121,14 @@ const portalSecret =
   process.env.SIGIL_PORTAL_KEY ??
   started.generatedPortalSecret ??
   (await started.services.keys.ensurePortalKey({ domain: started.portalDomain, rotate: true })).generatedSecret!;
+if (!existsSync(portalKeyFile) || readFileSync(portalKeyFile, 'utf8').trim() !== portalSecret) {
+  mkdirSync(dirname(portalKeyFile), { recursive: true });
+  writeFileSync(portalKeyFile, `${portalSecret}\n`, { mode: 0o600 });
+}
+/** The kept key's file as the banner names it: relative when under the current folder (data/portal-key). */
+const portalKeyPath = relative(process.cwd(), portalKeyFile).startsWith('..')
+  ? portalKeyFile
+  : relative(process.cwd(), portalKeyFile);
 const portalUrl = await startPortalProcess(portalSecret);
 const cases = chain.scenario?.cases ?? {};
 const reverse = chain.scenario?.reverse ?? {};
@@ -112,6 +142,8 @@ process.stdout.write(
     `  Portal:         ${portalUrl ?? 'did not start (see its log lines above)'}`,
     `  MCP server:     ${mcpUrl ?? 'did not start (see its log lines above)'}`,
     `  Agent host:     ${chain.agentHost?.origin ?? '(off)'}   (demo agent manifests and x402 endpoints)`,
+    `  Webhook inbox:  ${inbox ? `${inbox.url}/<any path>` : '(off)'}   (shows and verifies deliveries; ` +
+      'npm run webhooks:forward -- http://localhost:4000/hook; portal page /inbox)',
     `  Market (demo):  ${marketLine(chain.scenario?.market ?? {})}`,
     ...(rail
       ? [
@@ -119,19 +151,60 @@ process.stdout.write(
             `asset ${process.env.SIGIL_X402_ASSET})`,
         ]
       : []),
-    ...(portalSecretLine(started) ? ['', portalSecretLine(started)] : []),
+    '',
+    `Portal API key (${started.portalDomain}): ${portalSecret}   (kept in ${portalKeyPath})`,
     '',
     'Try:',
-    `  curl -s ${base}/resolve/@${cases.plainWithPrimary ?? 'alice'}`,
-    `  curl -s ${base}/reverse/${reverse.plainWithPrimary ?? ''}`,
-    `  curl -s ${base}/resolve/${cases.domainX1 ?? 'satoshi.x1'}`,
-    // The keyed reverse names the failed trust rule; the scenario has a wallet for each (docs/reverse.md).
-    `  curl -s -H "X-API-Key: $KEY" ${base}/v1/reverse/${reverse.primaryHandleReleased ?? ''}   (handle-missing)`,
+    ...tryLines(base, portalKeyPath, cases, reverse),
     '',
     'Stop with Ctrl-C.',
     '',
   ].join('\n'),
 );
+
+/**
+ * The banner's curl lines, the same as the README's "What `npm start` gives you": each one pastes into bash as it
+ * is (the key is read from its file, the expected answer is a comment).
+ */
+function tryLines(
+  base: string,
+  keyFile: string,
+  cases: Record<string, string | undefined>,
+  reverse: Record<string, string | undefined>,
+): string[] {
+  return [
+    `  curl -s ${base}/resolve/@${cases.plainWithPrimary ?? 'alice'}`,
+    `  curl -s ${base}/reverse/${reverse.plainWithPrimary ?? ''}`,
+    `  curl -s ${base}/resolve/${cases.domainX1 ?? 'satoshi.x1'}`,
+    // The keyed reverse names the failed trust rule; the scenario has a wallet for each (docs/reverse.md).
+    `  curl -s -H "X-API-Key: $(cat ${keyFile})" ${base}/v1/reverse/${reverse.primaryHandleReleased ?? ''}` +
+      '   # trust: handle-missing',
+  ];
+}
+
+/**
+ * The local webhook inbox (localchain/webhook-inbox.ts), on SIGIL_WEBHOOK_INBOX_PORT; its address and CA file go to
+ * data/webhook-inbox.json (SIGIL_WEBHOOK_INBOX_FILE) for `npm run webhooks:forward`. Null when its port is taken.
+ */
+async function startInbox(): Promise<WebhookInbox | null> {
+  const port = Number(process.env.SIGIL_WEBHOOK_INBOX_PORT ?? DEFAULT_WEBHOOK_INBOX_PORT);
+  const secrets = (process.env.SIGIL_WEBHOOK_INBOX_SECRETS ?? '').split(',').filter(Boolean);
+  const started = await startWebhookInbox({ port, secrets, log: (line) => process.stdout.write(`${line}\n`) }).catch(
+    (err: Error) => {
+      process.stderr.write(`sigil: the webhook inbox did not start on 127.0.0.1:${port}: ${err.message}\n`);
+      return null;
+    },
+  );
+  if (!started) return null;
+  const file =
+    process.env.SIGIL_WEBHOOK_INBOX_FILE ?? fileURLToPath(new URL('../../data/webhook-inbox.json', import.meta.url));
+  // The portal's inbox page (web-portal/app/inbox) reads the same file.
+  process.env.SIGIL_WEBHOOK_INBOX_FILE = file;
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify({ url: started.url, caFile: started.caFile }) + '\n');
+  process.on('exit', () => rmSync(file, { force: true }));
+  return started;
+}
 
 /** One handle per market state, as the demo scenario seeded them (`market` in /scenario). */
 function marketLine(market: Record<string, { handle: string }>): string {

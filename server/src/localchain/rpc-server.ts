@@ -2,7 +2,7 @@
 // GET /scenario, GET /health, and test controls under /_control (faults, slot advance). Faults apply to RPC
 // traffic only, so a test can always clear them through /_control.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { ChainCore } from './core';
@@ -99,6 +99,19 @@ export class RpcServer {
     res.end(text);
   }
 
+  /** The chain's own address (not the request's Host header) in the links. */
+  private index(): object {
+    const { port } = this.server.address() as AddressInfo;
+    const host = this.options.host.includes(':') ? `[${this.options.host}]` : this.options.host;
+    const origin = `http://${host}:${port}`;
+    return {
+      service: 'sigil local chain',
+      rpc: `POST ${origin}/ (Solana JSON-RPC)`,
+      links: { scenario: `${origin}/scenario`, health: `${origin}/health` },
+      docs: 'docs/local-chain.md',
+    };
+  }
+
   private async readBody(req: IncomingMessage): Promise<string | null> {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -115,6 +128,8 @@ export class RpcServer {
     // JSON-RPC posts go to '/' (whose pathname is '/'): skip the URL parse for them.
     const path = req.url === '/' ? '/' : new URL(req.url ?? '/', 'http://localhost').pathname;
 
+    // A person who opens the chain's address gets where to go, not a 404 (JSON-RPC itself is POST /).
+    if (path === '/' && req.method === 'GET') return this.send(res, 200, this.index());
     if (path === '/scenario' && req.method === 'GET')
       return this.send(res, 200, this.options.scenario() ?? { error: 'no scenario seeded' });
     if (path.startsWith('/_control/')) return this.handleControl(req, res, path);

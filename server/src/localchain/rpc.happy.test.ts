@@ -38,6 +38,17 @@ describe('cluster methods', () => {
     }
   });
 
+  it('GET / answers an index of the chain (JSON-RPC stays POST /)', async () => {
+    const res = await fetch(`${chain.url}/`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      service: 'sigil local chain',
+      rpc: `POST ${chain.url}/ (Solana JSON-RPC)`,
+      links: { scenario: `${chain.url}/scenario`, health: `${chain.url}/health` },
+      docs: 'docs/local-chain.md',
+    });
+  });
+
   it('getSlot / getBlockHeight / getEpochInfo per commitment', async () => {
     const processed = chain.slot();
     expect(await chain.rpc.getSlot({ commitment: 'processed' }).send()).toBe(processed);

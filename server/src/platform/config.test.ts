@@ -124,6 +124,17 @@ describe('loadConfig', () => {
       expect(failure({ ...required, SIGIL_OUTBOUND_CA_FILE: join(dir, 'missing.pem') }).message).toBe(
         `invalid configuration: SIGIL_OUTBOUND_CA_FILE cannot be read (ENOENT) (got ${JSON.stringify(join(dir, 'missing.pem'))})`,
       );
+      // Several files, joined like PATH: all of them are trusted (besides the system store, platform/outbound).
+      const other = '-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n';
+      writeFileSync(join(dir, 'other.pem'), other);
+      const both = `${join(dir, 'ca.pem')}:${join(dir, 'other.pem')}`;
+      expect(loadConfig({ ...required, SIGIL_OUTBOUND_CA_FILE: both }).outboundCa).toBe(`${pem}\n${other}`);
+      expect(
+        failure({ ...required, SIGIL_OUTBOUND_CA_FILE: `${join(dir, 'ca.pem')}:${join(dir, 'missing.pem')}` }).message,
+      ).toMatch(/^invalid configuration: SIGIL_OUTBOUND_CA_FILE cannot be read \(ENOENT: .*missing\.pem\)/);
+      expect(
+        failure({ ...required, SIGIL_OUTBOUND_CA_FILE: `${join(dir, 'ca.pem')}:${join(dir, 'not.pem')}` }).message,
+      ).toMatch(/^invalid configuration: SIGIL_OUTBOUND_CA_FILE must be a PEM file of CA certificates/);
       expect(failure({ ...required, SIGIL_OUTBOUND_CA_FILE: join(dir, 'not.pem') }).message).toMatch(
         /^invalid configuration: SIGIL_OUTBOUND_CA_FILE must be a PEM file of CA certificates/,
       );

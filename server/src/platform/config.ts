@@ -3,6 +3,7 @@
 // with its default) and one line to `toConfig`. Nothing else reads process.env.
 import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import { isAddress } from '@solana/kit';
 import { z } from 'zod';
 import { TOKEN_PROGRAM_ADDRESS } from './chain/programs';
@@ -62,17 +63,32 @@ const price = nonEmpty
   .refine((v) => v < 2n ** 64n, 'must fit in 64 bits');
 
 /** Every environment variable the service reads, with its rule and default. */
-/** A PEM file of CA certificates, read at start (SIGIL_OUTBOUND_CA_FILE; the MCP process reads the same). */
+/**
+ * PEM files of CA certificates, read at start (SIGIL_OUTBOUND_CA_FILE; the MCP process reads the same): one path, or
+ * several joined by the path delimiter (`:` on Linux and macOS, as in PATH). Each must hold a certificate.
+ */
 export const caFile = nonEmpty
-  .transform((path, ctx) => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (err) {
-      ctx.addIssue({ code: 'custom', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
-      return z.NEVER;
+  .transform((paths, ctx) => {
+    const pems: string[] = [];
+    for (const path of paths.split(delimiter).filter(Boolean)) {
+      try {
+        pems.push(readFileSync(path, 'utf8'));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? 'error';
+        ctx.addIssue({
+          code: 'custom',
+          message: `cannot be read (${code}${paths.includes(delimiter) ? `: ${path}` : ''})`,
+        });
+        return z.NEVER;
+      }
     }
+    return pems;
   })
-  .refine((pem) => pem.includes('-----BEGIN CERTIFICATE-----'), 'must be a PEM file of CA certificates');
+  .refine(
+    (pems) => pems.length > 0 && pems.every((pem) => pem.includes('-----BEGIN CERTIFICATE-----')),
+    'must be a PEM file of CA certificates',
+  )
+  .transform((pems) => pems.join('\n'));
 
 /** A PEM SPKI public key on P-256 (what ES256 verifies with). Escaped newlines (`\n`) are accepted, as env files write them. */
 function isP256Spki(pem: string): boolean {
@@ -96,6 +112,7 @@ const ENV = {
     })
     .default('info'),
   SIGIL_PUBLIC_URL: httpUrl.optional(),
+  SIGIL_PORTAL_URL: httpUrl.optional(),
   // No defaults for what the service reads: a deployment must say which chain and program (dev.ts sets both).
   SIGIL_RPC_URL: httpUrl,
   SIGIL_RPC_TIMEOUT_MS: integer.min(100, 'must be at least 100').max(120_000, 'must be at most 120000').default(5000),
@@ -273,6 +290,7 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   LOG_LEVEL: 'pino level for the JSON log lines on stdout, or `silent`.',
   SIGIL_PUBLIC_URL:
     'The base URL clients see (OpenAPI servers, audiences, x402 resource URLs); default `http://HOST:PORT`. Replicas: same value.',
+  SIGIL_PORTAL_URL: "The developer portal's address, linked from `GET /` (`npm start` sets its local portal's).",
   SIGIL_RPC_URL: 'The chain JSON-RPC endpoint; only its host is ever shown. Replicas: same chain.',
   SIGIL_RPC_TIMEOUT_MS: 'Bound on one JSON-RPC call.',
   SIGIL_REQUEST_TIMEOUT_MS: 'Longest a client may take to send one whole request (headers and body); 408 after.',
@@ -299,7 +317,7 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_IPFS_GATEWAY: 'https gateway for `ipfs://` manifests; unset: ipfs manifests are not fetched.',
   SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'Local only (refused in production): outbound requests may reach loopback receivers.',
   SIGIL_OUTBOUND_CA_FILE:
-    'Local only (refused in production): PEM of CA certificates outbound requests trust instead of the system store.',
+    'Local only (refused in production): PEM files (`:`-separated) of CA certificates outbound requests trust besides the system store.',
   SIGIL_PAY_WEBHOOKS:
     'Pay webhooks routes, indexer pass and deliveries; off: the routes answer 503 PAY_WEBHOOKS_DISABLED.',
   SIGIL_IDENTITY_WEBHOOKS:
@@ -370,6 +388,8 @@ function toConfig(env: Env) {
     logLevel: env.LOG_LEVEL,
     /** The base URL clients see (docs, examples, audiences). Defaults to the listen address. */
     publicUrl,
+    /** The developer portal, linked from the index at `GET /` when set. */
+    portalUrl: env.SIGIL_PORTAL_URL?.replace(/\/+$/, ''),
     rpcUrl: env.SIGIL_RPC_URL,
     rpcTimeoutMs: env.SIGIL_RPC_TIMEOUT_MS,
     /** Longest a client may take to send one whole request (headers and body): 408 and close after. */

@@ -38,20 +38,23 @@ function expectNoLeak(res: RawResponse) {
 }
 
 describe('unknown routes', () => {
-  it.each(['/nope', '/resolve', '/resolve/a/b', '/trpcx', '/v', '/'])(
-    'GET %s → 404 {"error":"not found"}',
-    async (path) => {
-      const res = await req('GET', path);
-      expect(res.status, res.text).toBe(404);
-      expect(res.json()).toEqual({ error: 'not found' });
-      expectNoLeak(res);
-    },
-  );
+  it.each(['/nope', '/resolve', '/resolve/a/b', '/trpcx', '/v'])('GET %s → 404 {"error":"not found"}', async (path) => {
+    const res = await req('GET', path);
+    expect(res.status, res.text).toBe(404);
+    expect(res.json()).toEqual({ error: 'not found' });
+    expectNoLeak(res);
+  });
 
   it('an unknown /v1 route answers in the /v1 shape', async () => {
     const res = await req('GET', '/v1/nope');
     expect(res.status, res.text).toBe(404);
     expect(res.json()).toEqual({ code: 'NOT_FOUND', message: 'no such route' });
+  });
+
+  it('POST / is the REST face 404 (only GET / is the index)', async () => {
+    const res = await req('POST', '/', { body: '{}', headers: { 'content-type': 'application/json' } });
+    expect(res.status, res.text).toBe(404);
+    expect(res.json()).toEqual({ error: 'not found' });
   });
 
   it('a POST to an unknown route is 404 even with a bad or oversized body (routing comes first)', async () => {

@@ -203,6 +203,44 @@ describe('/openapi.json', () => {
   });
 });
 
+describe('GET / (the index)', () => {
+  it('links the docs, the OpenAPI document and the health checks on the public address; no portal unless set', async () => {
+    const res = await req('GET', '/');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(res.json()).toEqual({
+      service: 'sigil',
+      links: {
+        docs: `${t.config.publicUrl}/docs`,
+        openapi: `${t.config.publicUrl}/openapi.json`,
+        health: `${t.config.publicUrl}/health`,
+        ready: `${t.config.publicUrl}/ready`,
+      },
+    });
+    for (const link of ['/docs', '/openapi.json', '/health']) expect((await req('GET', link)).status, link).toBe(200);
+  });
+
+  it('links the portal when SIGIL_PORTAL_URL is set', async () => {
+    const other = await startTestApp({
+      env: { SIGIL_PUBLIC_URL: 'https://api.example.test', SIGIL_PORTAL_URL: 'http://127.0.0.1:3000/' },
+    });
+    try {
+      expect((await rawRequest(other.base, 'GET', '/')).json()).toEqual({
+        service: 'sigil',
+        links: {
+          docs: 'https://api.example.test/docs',
+          openapi: 'https://api.example.test/openapi.json',
+          health: 'https://api.example.test/health',
+          ready: 'https://api.example.test/ready',
+          portal: 'http://127.0.0.1:3000',
+        },
+      });
+    } finally {
+      await other.close();
+    }
+  });
+});
+
 describe('/docs', () => {
   it('serves the Swagger UI page and its assets from the installed package, pointing at our document', async () => {
     const page = await req('GET', '/docs');

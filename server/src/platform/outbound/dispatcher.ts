@@ -1,5 +1,6 @@
 // The outbound client's dispatcher: an undici Agent whose connections resolve names in their own lookup, vet every
 // answer and connect to exactly those vetted answers, so there is no second lookup a rebinding name could win.
+import tls from 'node:tls';
 import { Agent } from 'undici';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { DestinationError, resolveVetted, type PolicyOptions, type Resolver } from './destination-policy';
@@ -11,8 +12,24 @@ export interface VettedAgentOptions {
   policy: PolicyOptions;
   /** Connect, response-headers and body timeouts, ms. */
   timeoutMs: number;
-  /** Extra trusted CA certificates (PEM); the system store is replaced. */
+  /** Extra trusted CA certificates (PEM), trusted besides Node's default store (never instead of it). */
   ca?: string | Buffer | Array<string | Buffer>;
+}
+
+/**
+ * Node's default trust store: its bundled roots plus NODE_EXTRA_CA_CERTS (`tls.getCACertificates('default')`, Node
+ * 22.15+), or the bundled roots alone on older Node. A `ca` option replaces that store in TLS, so extra CAs are added
+ * to it: a local CA for the demo agents must not make every public receiver untrusted, nor the other way round.
+ */
+function defaultRoots(): readonly string[] {
+  const get = (tls as { getCACertificates?: (type: 'default') => string[] }).getCACertificates;
+  return get ? get('default') : tls.rootCertificates;
+}
+
+/** The `ca` of outbound TLS: the default store plus the extra CAs; undefined (Node's own default) without extras. */
+export function trustedCas(extra: VettedAgentOptions['ca']): Array<string | Buffer> | undefined {
+  if (!extra) return undefined;
+  return [...defaultRoots(), ...(Array.isArray(extra) ? extra : [extra])];
 }
 
 export function createVettedAgent(options: VettedAgentOptions): Agent {
@@ -22,7 +39,7 @@ export function createVettedAgent(options: VettedAgentOptions): Agent {
       lookup: vettedLookup(options.resolver, options.policy) as never,
       timeout: timeoutMs,
       rejectUnauthorized: true, // explicit: NODE_TLS_REJECT_UNAUTHORIZED=0 in the environment must not weaken it
-      ...(options.ca ? { ca: options.ca } : {}),
+      ...(options.ca ? { ca: trustedCas(options.ca) } : {}),
     },
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
