@@ -13,6 +13,7 @@ import { createMetrics } from './platform/metrics';
 import { startHandleIndexWorker } from './workers/handle-index';
 import { startHousekeeping } from './workers/housekeeping';
 import { registerOpsMetrics } from './workers/ops-metrics';
+import { chainSourceFor } from './platform/chain/source/select';
 import { startPayWebhookWorkers } from './workers/pay-webhooks';
 
 /** Longest a shutdown may take before the process gives up waiting and exits 1. */
@@ -143,7 +144,10 @@ export async function main(): Promise<Started> {
     lifecycle,
     queued: services.payWebhooks.queued,
     streams: { pay: config.payWebhooks, identity: config.identityWebhooks },
-    indexer: { identity: { backfillFromSlot: config.identityBackfillSlot } },
+    indexer: {
+      identity: { backfillFromSlot: config.identityBackfillSlot },
+      source: chainSourceFor(config, logger),
+    },
   });
   // Handle search: the index of the registry's handles (one replica at a time, by lease; docs/search.md).
   if (config.handleIndexIntervalMs > 0) {
@@ -152,8 +156,8 @@ export async function main(): Promise<Started> {
       chain,
       log: logger,
       intervalMs: config.handleIndexIntervalMs,
-      // Incremental from the identity-change log whenever its stream runs (inside the indexer workers).
-      fromIdentityEvents: config.payWebhooks,
+      // Incremental from the identity-change log, which the indexer writes whichever webhook streams are on.
+      fromIdentityEvents: true,
       lifecycle,
     });
   }

@@ -21,7 +21,7 @@ import { runIdentityPass } from '../../server/src/features/identity-events/index
 import { HANDLE_INDEX_SEQUENCE_KEY, runHandleIndexPass } from '../../server/src/features/search/index-pass';
 import { INDEXED_SLOT_KEY } from '../../server/src/workers/indexer';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
-import { newSubscriptionRow } from '../../server/src/features/pay-webhooks/service';
+import { newSubscriptionRow } from '../../server/src/features/webhooks/index';
 import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { fundedWallet, signedTransaction } from '../support/localchain-wallets';
@@ -110,6 +110,7 @@ async function measureSize(chain: LocalChain, subscriptions: number, payments: n
           description: null,
           secret: `whsec_${randomBytes(24).toString('base64')}`,
           watch_from_slot: from,
+          stream: 'pay',
         }),
       );
       await database.db.insertInto('webhook_subscriptions').values(rows).execute();

@@ -168,8 +168,11 @@ const ENV = {
   // stream's first run (0: the registry's whole history).
   SIGIL_IDENTITY_RETENTION_DAYS: integer.min(1, 'must be at least 1').max(3650, 'must be at most 3650').default(90),
   SIGIL_IDENTITY_BACKFILL_SLOT: integer.min(0, 'must be 0 or more').default(0),
-  // Where the indexer's finalized blocks come from (docs/deploy.md "Chain source"): block polling over SIGIL_RPC_URL.
-  SIGIL_CHAIN_SOURCE: z.enum(['blocks'], { error: 'must be blocks' }).default('blocks'),
+  // Where the indexer's finalized blocks come from (docs/deploy.md "Chain source"): block polling over SIGIL_RPC_URL,
+  // or a Yellowstone gRPC (Geyser) endpoint (its URL and optional x-token below).
+  SIGIL_CHAIN_SOURCE: z.enum(['blocks', 'yellowstone'], { error: 'must be blocks or yellowstone' }).default('blocks'),
+  SIGIL_YELLOWSTONE_URL: optionalHttpUrl,
+  SIGIL_YELLOWSTONE_TOKEN: nonEmpty.optional(),
   // Handle search (docs/search.md): how often the handle index worker rescans the registry; 0 turns it off (the
   // search route then answers from whatever the index holds, empty on a fresh database).
   SIGIL_HANDLE_INDEX_INTERVAL_MS: integer
@@ -323,7 +326,10 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_IDENTITY_WEBHOOKS:
     'Identity webhooks routes and deliveries; off: they answer 503 IDENTITY_WEBHOOKS_DISABLED (the log keeps serving).',
   SIGIL_CHAIN_SOURCE:
-    "Where the indexer's finalized blocks come from: `blocks` (getBlocks/getBlock over SIGIL_RPC_URL, any node).",
+    "Where the indexer's finalized blocks come from: `blocks` (getBlocks/getBlock over SIGIL_RPC_URL, any node) or `yellowstone` (a Geyser gRPC stream).",
+  SIGIL_YELLOWSTONE_URL:
+    "The Yellowstone gRPC (Geyser) endpoint, http(s); required with SIGIL_CHAIN_SOURCE=yellowstone (npm start: the local chain's).",
+  SIGIL_YELLOWSTONE_TOKEN: 'Sent as `x-token` to the Yellowstone endpoint, as hosted endpoints require. Secret.',
   SIGIL_HANDLE_INDEX_INTERVAL_MS: 'Pause between handle index passes (search); 0: the worker does not start.',
   SIGIL_PORTAL_DOMAIN: "The portal's domain (its API key id, a default sign-in domain). Replicas: same value.",
   SIGIL_PORTAL_KEY:
@@ -420,6 +426,8 @@ function toConfig(env: Env) {
     identityBackfillSlot: env.SIGIL_IDENTITY_BACKFILL_SLOT,
     /** The chain source of the indexer (SIGIL_CHAIN_SOURCE, default `blocks`; docs/deploy.md "Chain source"). */
     chainSource: env.SIGIL_CHAIN_SOURCE,
+    /** The Geyser endpoint and its x-token when chainSource is `yellowstone`. */
+    yellowstone: { url: env.SIGIL_YELLOWSTONE_URL, token: env.SIGIL_YELLOWSTONE_TOKEN },
     /** Pause between handle index passes (SIGIL_HANDLE_INDEX_INTERVAL_MS); 0: the worker does not start. */
     handleIndexIntervalMs: env.SIGIL_HANDLE_INDEX_INTERVAL_MS,
     portalDomain: env.SIGIL_PORTAL_DOMAIN,
@@ -535,6 +543,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       'must not be set when NODE_ENV=production (local development and tests only)',
     );
   }
+  if (parsed.data.SIGIL_CHAIN_SOURCE === 'yellowstone' && parsed.data.SIGIL_YELLOWSTONE_URL === undefined)
+    throw new ConfigError('SIGIL_YELLOWSTONE_URL', 'is required when SIGIL_CHAIN_SOURCE=yellowstone');
   // Half a Privy setup would answer 501 while the operator believes it on: refuse it at start instead.
   if ((parsed.data.SIGIL_PRIVY_APP_ID === undefined) !== (parsed.data.SIGIL_PRIVY_VERIFICATION_KEY === undefined)) {
     const missing =
