@@ -286,6 +286,29 @@ describe('connect', () => {
       status: 401,
       code: 'INVALID_SESSION',
     });
+
+    // Sign out: the session is revoked at once; a second sign-in of the same wallet is revoked with all its others.
+    const out = op('POST /v1/auth/logout', await sigil.withSession(verified.data.token).POST('/v1/auth/logout', {}));
+    expect(out.ok && out.data, show(out)).toStrictEqual({ revoked: true });
+    expect(await sigil.withSession(verified.data.token).GET('/v1/auth/session')).toMatchObject({
+      ok: false,
+      code: 'INVALID_SESSION',
+    });
+    const again = await sigil.POST('/v1/auth/challenge', { body: { wallet: heidi.address } });
+    if (!again.ok) throw new Error(show(again));
+    const second = await sigil.POST('/v1/auth/verify', {
+      body: await signChallenge(again.data, heidi, app.key.key.id),
+    });
+    if (!second.ok) throw new Error(show(second));
+    const all = op(
+      'POST /v1/auth/sessions/revoke',
+      await sigil.POST('/v1/auth/sessions/revoke', { body: { wallet: heidi.address } }),
+    );
+    expect(all.ok && all.data.revoked, show(all)).toBeGreaterThanOrEqual(1);
+    expect(await sigil.withSession(second.data.token).GET('/v1/auth/session')).toMatchObject({
+      ok: false,
+      code: 'INVALID_SESSION',
+    });
   });
 
   it('verify-tx (a signed memo transaction) and verify-signin (SIWS); each refuses a bad proof', async () => {
@@ -365,6 +388,34 @@ describe('portal key management (Connect session)', () => {
     expect(
       await portal.GET('/v1/usage/history', { params: { query: { range: '24h', key_id: stranger } } }),
     ).toMatchObject({ ok: false, status: 404, code: 'KEY_NOT_FOUND' });
+
+    const requests = op(
+      'GET /v1/usage/requests',
+      await portal.GET('/v1/usage/requests', { params: { query: { key_id: id, status: '4xx' } } }),
+    );
+    expect(requests.ok && requests.data, show(requests)).toStrictEqual({ requests: [], next_before: null });
+
+    // The key as an OpenID Connect client: register, read, list its sessions, remove.
+    const client = op(
+      'PUT /v1/keys/{id}/oidc',
+      await portal.PUT('/v1/keys/{id}/oidc', {
+        params: { path: { id } },
+        body: { type: 'public', redirect_uris: ['https://app.example/callback'] },
+      }),
+    );
+    expect(client.ok && client.data.client, show(client)).toMatchObject({ client_id: id, type: 'public' });
+    const read = op('GET /v1/keys/{id}/oidc', await portal.GET('/v1/keys/{id}/oidc', { params: { path: { id } } }));
+    expect(read.ok && read.data.client.redirect_uris, show(read)).toStrictEqual(['https://app.example/callback']);
+    const sessions = op(
+      'GET /v1/keys/{id}/sessions',
+      await portal.GET('/v1/keys/{id}/sessions', { params: { path: { id } } }),
+    );
+    expect(sessions.ok && sessions.data, show(sessions)).toStrictEqual({ sessions: [] });
+    const removed = op(
+      'DELETE /v1/keys/{id}/oidc',
+      await portal.DELETE('/v1/keys/{id}/oidc', { params: { path: { id } } }),
+    );
+    expect(removed.ok, show(removed)).toBe(true);
 
     const revoked = op('DELETE /v1/keys/{id}', await portal.DELETE('/v1/keys/{id}', { params: { path: { id } } }));
     expect(revoked.ok && revoked.data.key.revoked_at).toBeGreaterThan(0);

@@ -1067,6 +1067,94 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/keys/{id}/oidc': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read an API key's OpenID Connect client
+     * @description The client_id is the key id. The client secret is never shown again.
+     */
+    get: operations['oidc-getClient'];
+    /**
+     * Register or update an API key's OpenID Connect client
+     * @description Redirect URIs must be https (http only on a loopback host). A confidential client receives a secret when it is created, when it becomes confidential, and on `rotate_secret`; only its SHA-256 is stored.
+     */
+    put: operations['oidc-putClient'];
+    post?: never;
+    /**
+     * Remove an API key's OpenID Connect client
+     * @description Effective at once on every replica: the client_id is no longer known to the provider.
+     */
+    delete: operations['oidc-deleteClient'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List an API key's active Connect sessions
+     * @description Newest first, 500 at most; `wallet` narrows to one wallet.
+     */
+    get: operations['oidc-keySessions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign out: revoke the current Connect session
+     * @description Headers `X-API-Key` and `Authorization: Bearer <token>` (issued through the same key). Effective on every replica at once; OpenID Connect clients that signed in with it get a back-channel logout.
+     */
+    post: operations['oidc-logout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/auth/sessions/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke all of a wallet's Connect sessions for this key
+     * @description Only sessions issued through the presenting key. Answers how many were active.
+     */
+    post: operations['oidc-revokeWalletSessions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1528,6 +1616,7 @@ export interface components {
           | 'POLICY_NOT_FOUND'
           | 'PRECONDITION_FAILED'
           | 'PRECONDITION_REQUIRED'
+          | 'OIDC_CLIENT_NOT_FOUND'
           | 'SETTLEMENT_FAILED'
           | 'X402_SETTLE_TIMEOUT'
           | 'X402_FACILITATOR_ERROR';
@@ -1812,6 +1901,7 @@ export interface components {
           | 'POLICY_NOT_FOUND'
           | 'PRECONDITION_FAILED'
           | 'PRECONDITION_REQUIRED'
+          | 'OIDC_CLIENT_NOT_FOUND'
           | 'SETTLEMENT_FAILED'
           | 'X402_SETTLE_TIMEOUT'
           | 'X402_FACILITATOR_ERROR';
@@ -1946,6 +2036,52 @@ export interface components {
       /** @enum {string} */
       kind: 'keyed' | 'x402';
     };
+    OidcClientResponse: {
+      client: components['schemas']['OidcClient'];
+      /** @description Only when a confidential client is created or its secret rotated: shown once. */
+      client_secret?: string;
+    };
+    OidcClient: {
+      /** @description The API key id. */
+      client_id: string;
+      /** @enum {string} */
+      type: 'confidential' | 'public';
+      /** @enum {string} */
+      token_endpoint_auth_method: 'client_secret_basic' | 'none';
+      redirect_uris: string[];
+      post_logout_redirect_uris: string[];
+      scopes: string[];
+      backchannel_logout_uri: string | null;
+      /** @description The issuer; discovery is at `<issuer>/.well-known/openid-configuration`. */
+      issuer: string;
+      created_at: number;
+      updated_at: number;
+    };
+    KeySessionsResponse: {
+      /** @description Active sessions, newest first (500 at most). */
+      sessions: components['schemas']['ConnectSessionInfo'][];
+    };
+    ConnectSessionInfo: {
+      jti: string;
+      address: string;
+      handle: string | null;
+      /**
+       * @description `owner`: untokenized handle, signer is its owner. `nft-holder`: tokenized handle, signer holds the NFT in its associated token account. `wallet`: address-control session.
+       * @enum {string}
+       */
+      source: 'owner' | 'nft-holder' | 'wallet';
+      /** @description epoch ms */
+      created_at: number;
+      /** @description epoch ms */
+      expires_at: number;
+    };
+    ConnectLogoutResponse: {
+      revoked: boolean;
+    };
+    RevokeWalletSessionsResponse: {
+      /** @description How many active sessions were revoked. */
+      revoked: number;
+    };
     /** @description Error body of the public (un-prefixed) routes. */
     PublicError: {
       /**
@@ -2077,6 +2213,7 @@ export interface components {
         | 'POLICY_NOT_FOUND'
         | 'PRECONDITION_FAILED'
         | 'PRECONDITION_REQUIRED'
+        | 'OIDC_CLIENT_NOT_FOUND'
         | 'SETTLEMENT_FAILED'
         | 'X402_SETTLE_TIMEOUT'
         | 'X402_FACILITATOR_ERROR';
@@ -16567,6 +16704,1025 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-getClient': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "client": {
+           *         "client_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *         "type": "confidential",
+           *         "token_endpoint_auth_method": "client_secret_basic",
+           *         "redirect_uris": [
+           *           "https://app.example/api/auth/callback/sigil"
+           *         ],
+           *         "post_logout_redirect_uris": [
+           *           "https://app.example/"
+           *         ],
+           *         "scopes": [
+           *           "openid",
+           *           "offline_access",
+           *           "profile",
+           *           "wallet",
+           *           "attestations"
+           *         ],
+           *         "backchannel_logout_uri": "https://app.example/api/auth/backchannel-logout",
+           *         "issuer": "http://127.0.0.1:8787",
+           *         "created_at": 1795488926403,
+           *         "updated_at": 1795488926403
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['OidcClientResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST`: a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `OIDC_CLIENT_NOT_FOUND`: the key has no client registration
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'OIDC_CLIENT_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-putClient': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "confidential",
+         *       "redirect_uris": [
+         *         "https://app.example/api/auth/callback/sigil"
+         *       ],
+         *       "post_logout_redirect_uris": [
+         *         "https://app.example/"
+         *       ],
+         *       "backchannel_logout_uri": "https://app.example/api/auth/backchannel-logout"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description `confidential`: a backend with a client secret (client_secret_basic). `public`: PKCE only.
+           * @enum {string}
+           */
+          type: 'confidential' | 'public';
+          redirect_uris: string[];
+          /** @default [] */
+          post_logout_redirect_uris?: string[];
+          /**
+           * @description Scopes the client may ask for; `openid` is always added.
+           * @default [
+           *       "openid",
+           *       "offline_access",
+           *       "profile",
+           *       "wallet",
+           *       "attestations"
+           *     ]
+           */
+          scopes?: ('openid' | 'offline_access' | 'profile' | 'wallet' | 'attestations')[];
+          /** @default null */
+          backchannel_logout_uri?: string | null;
+          /**
+           * @description Confidential clients: issue a new secret (the old one stops working at once).
+           * @default false
+           */
+          rotate_secret?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "client": {
+           *         "client_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *         "type": "confidential",
+           *         "token_endpoint_auth_method": "client_secret_basic",
+           *         "redirect_uris": [
+           *           "https://app.example/api/auth/callback/sigil"
+           *         ],
+           *         "post_logout_redirect_uris": [
+           *           "https://app.example/"
+           *         ],
+           *         "scopes": [
+           *           "openid",
+           *           "offline_access",
+           *           "profile",
+           *           "wallet",
+           *           "attestations"
+           *         ],
+           *         "backchannel_logout_uri": "https://app.example/api/auth/backchannel-logout",
+           *         "issuer": "http://127.0.0.1:8787",
+           *         "created_at": 1795488926403,
+           *         "updated_at": 1795488926403
+           *       },
+           *       "client_secret": "sigil_cs_6Fq2cX1nT9vJbP4kWm8sYzR3aLhE7uD5gQoN2iVtK9xB"
+           *     }
+           */
+          'application/json': components['schemas']['OidcClientResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST`: a URI or scope is not acceptable; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-deleteClient': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deleted": true
+           *     }
+           */
+          'application/json': {
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `OIDC_CLIENT_NOT_FOUND`: the key has no client registration
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'OIDC_CLIENT_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-keySessions': {
+    parameters: {
+      query?: {
+        wallet?: string;
+      };
+      header?: never;
+      path: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "sessions": [
+           *         {
+           *           "jti": "sess_1ChLzwTap2x1Rk8qrvz1mH",
+           *           "address": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *           "handle": "alice",
+           *           "source": "owner",
+           *           "created_at": 1795488926403,
+           *           "expires_at": 1795575326403
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['KeySessionsResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST`: a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "revoked": true
+           *     }
+           */
+          'application/json': components['schemas']['ConnectLogoutResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST`: the body is not valid JSON */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       *
+       *     `INVALID_SESSION`: absent, expired, already revoked, forged, or another key’s
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY' | 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-revokeWalletSessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "wallet": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+         *     }
+         */
+        'application/json': {
+          wallet: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "revoked": 2
+           *     }
+           */
+          'application/json': components['schemas']['RevokeWalletSessionsResponse'];
+        };
+      };
+      /**
+       * @description `INVALID_WALLET`: not a base58 32-byte address
+       *
+       *     `BAD_REQUEST`: the body is not valid JSON
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_WALLET' | 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `API_KEY_REQUIRED`: no X-API-Key header
+       *
+       *     `INVALID_KEY`: the key is unknown, malformed or revoked
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'API_KEY_REQUIRED' | 'INVALID_KEY';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over the per-minute or daily limit of the key's tier (see Retry-After) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RATE_LIMITED';
           } & components['schemas']['V1Error'];
         };
       };

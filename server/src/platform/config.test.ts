@@ -43,6 +43,8 @@ describe('loadConfig', () => {
       identityWebhooks: true,
       identityRetentionDays: 90,
       identityBackfillSlot: 0,
+      chainSource: 'blocks',
+      yellowstone: { url: undefined, token: undefined },
       handleIndexIntervalMs: 10_000,
       portalDomain: 'portal.sigil.local',
       portalKey: undefined,
@@ -52,6 +54,23 @@ describe('loadConfig', () => {
       sessionTtlSeconds: 86400,
       databaseUrl: undefined,
     });
+  });
+
+  it('takes the Yellowstone source only with its endpoint', () => {
+    expect(
+      loadConfig({
+        ...required,
+        SIGIL_CHAIN_SOURCE: 'yellowstone',
+        SIGIL_YELLOWSTONE_URL: 'https://geyser.example:443',
+        SIGIL_YELLOWSTONE_TOKEN: 'tok',
+      }),
+    ).toMatchObject({ chainSource: 'yellowstone', yellowstone: { url: 'https://geyser.example:443', token: 'tok' } });
+    expect(() => loadConfig({ ...required, SIGIL_CHAIN_SOURCE: 'yellowstone' })).toThrow(
+      'SIGIL_YELLOWSTONE_URL is required when SIGIL_CHAIN_SOURCE=yellowstone',
+    );
+    expect(() => loadConfig({ ...required, SIGIL_CHAIN_SOURCE: 'addresses' })).toThrow(
+      'SIGIL_CHAIN_SOURCE must be blocks or yellowstone',
+    );
   });
 
   it('reads every variable', () => {
