@@ -21,6 +21,7 @@ export const PORTAL_PROCEDURES: Readonly<Record<string, { auth: 'none' | 'sessio
   'keys.revoke': { auth: 'session' },
   'keys.usage': { auth: 'session' },
   'usageHistory.history': { auth: 'session' },
+  'usageHistory.requests': { auth: 'session' },
   'payWebhooks.challenge': { auth: 'apiKey' },
   'payWebhooks.register': { auth: 'apiKey' },
   'payWebhooks.list': { auth: 'apiKey' },

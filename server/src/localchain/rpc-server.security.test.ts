@@ -113,7 +113,7 @@ describe('JSON-RPC framing', () => {
     const res = await fetch(`${chain.url}/nope`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: 'not found' });
-    expect((await fetch(chain.url)).status).toBe(404); // GET on the RPC path
+    expect((await fetch(`${chain.url}/`, { method: 'PUT' })).status).toBe(404); // another method on the RPC path
     expect(await (await fetch(`${chain.url}/health`)).text()).toBe('ok');
   });
 });

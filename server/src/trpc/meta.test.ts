@@ -80,7 +80,22 @@ describe('/openapi.json error responses', () => {
       'INVALID_WALLET',
       'INVALID_SIGNATURE_ENCODING',
     ]);
-    expect(Object.keys(responses).sort()).toEqual(['200', '400', '401', '429', '502']);
+    // Its own statuses, then the HTTP layer's, which every operation declares (docs/http.md).
+    expect(Object.keys(responses).sort()).toEqual([
+      '200',
+      '400',
+      '401',
+      '404',
+      '405',
+      '408',
+      '413',
+      '415',
+      '417',
+      '429',
+      '431',
+      '500',
+      '502',
+    ]);
     // A metered route also answers the concurrent-settlement codes with 409.
     const metered = doc.paths['/v1/resolve/{name}'].get.responses;
     expect(metered['409'].content['application/json'].schema.properties.code.enum).toEqual([
