@@ -450,8 +450,8 @@ describe('credentials (the shared auth suite on every keyed route)', () => {
 describe('documentation', () => {
   it('/openapi.json lists every error status of the spec table on each route', async () => {
     const doc = (await full.call('GET', '/openapi.json')).body;
-    // Beyond the HTTP layer's rows, which every operation declares (docs/http.md).
-    const layer = new Set(['405', '408', '413', '415', '417', '431', '500']);
+    // Beyond the HTTP layer's rows, which every operation declares (docs/http.md; its 404 is the unknown path's).
+    const layer = new Set(['404', '405', '408', '413', '415', '417', '431', '500']);
     const statuses = (path: string, method: string) =>
       Object.keys(doc.paths[path][method].responses)
         .filter((status) => !layer.has(status))
@@ -462,24 +462,16 @@ describe('documentation', () => {
       '400',
       '401',
       '402',
-      '404',
       '409',
       '429',
       '501',
       '502',
       '503',
     ]);
-    expect(statuses('/v1/resolve/{name}', 'get')).toEqual([
-      '200',
-      '400',
-      '401',
-      '402',
-      '404',
-      '409',
-      '429',
-      '502',
-      '503',
-    ]);
+    expect(statuses('/v1/resolve/{name}', 'get')).toEqual(['200', '400', '401', '402', '409', '429', '502', '503']);
+    // Their own 404 rows: the name that resolves to nothing.
+    for (const path of ['/v1/resolve-universal/{name}', '/v1/resolve/{name}'])
+      expect(doc.paths[path].get.responses['404'].description, path).toMatch(/NOT_FOUND|not registered/);
     expect(statuses('/v1/resolve/batch', 'post')).toEqual(['200', '400', '401', '429']);
   });
 });
