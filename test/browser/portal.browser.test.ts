@@ -52,10 +52,21 @@ const DEFAULT_VIEWPORT = { width: 1280, height: 720 };
 async function checkPage(page: Page, name: string): Promise<void> {
   for (const viewport of VIEWPORTS) {
     await page.setViewportSize(viewport);
-    const overflow = await page.evaluate(
-      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-    );
-    expect(overflow, `${name} at ${viewport.width} px scrolls horizontally by ${overflow} px`).toBe(0);
+    const { overflow, widest } = await page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      // The deepest elements reaching past the right edge: what to fix when the page scrolls.
+      const past = Array.from(document.body.querySelectorAll('*')).filter(
+        (el) => el.getBoundingClientRect().right > width + 0.5 && el.children.length === 0,
+      );
+      return {
+        overflow: document.documentElement.scrollWidth - width,
+        widest: past.slice(0, 3).map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+      };
+    });
+    expect(
+      overflow,
+      `${name} at ${viewport.width} px scrolls horizontally by ${overflow} px: ${widest.join(', ')}`,
+    ).toBe(0);
     const navRows = await page.evaluate(() => {
       const items = Array.from(document.querySelectorAll('header nav li')).filter(
         (li) => li.getClientRects().length > 0,
