@@ -35,7 +35,11 @@ export function Nav({ docsUrl }: { docsUrl: string }) {
       <ul id="main-nav-links" className={open ? 'open' : undefined}>
         {LINKS.map((link) => (
           <li key={link.href}>
-            <Link href={link.href} aria-current={current(link.section ?? link.href) ? 'page' : undefined}>
+            <Link
+              href={link.href}
+              aria-current={current(link.section ?? link.href) ? 'page' : undefined}
+              onClick={() => setOpen(false)}
+            >
               {link.label}
             </Link>
           </li>
