@@ -17,6 +17,20 @@ export interface OperationExample {
   response?: unknown;
 }
 
+/** One key's OpenID Connect client as the service answers it (GET and PUT /v1/keys/{id}/oidc). */
+const OIDC_CLIENT_EXAMPLE = {
+  client_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
+  type: 'confidential',
+  token_endpoint_auth_method: 'client_secret_basic',
+  redirect_uris: ['https://app.example/api/auth/callback/sigil'],
+  post_logout_redirect_uris: ['https://app.example/'],
+  scopes: ['openid', 'offline_access', 'profile', 'wallet', 'attestations'],
+  backchannel_logout_uri: 'https://app.example/api/auth/backchannel-logout',
+  issuer: 'http://127.0.0.1:8787',
+  created_at: 1795488926403,
+  updated_at: 1795488926403,
+};
+
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   'GET /health': {
     response: {
@@ -322,18 +336,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
   'GET /v1/keys/{id}/oidc': {
     parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
     response: {
-      client: {
-        client_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
-        type: 'confidential',
-        token_endpoint_auth_method: 'client_secret_basic',
-        redirect_uris: ['https://app.example/api/auth/callback/sigil'],
-        post_logout_redirect_uris: ['https://app.example/'],
-        scopes: ['openid', 'offline_access', 'profile', 'wallet', 'attestations'],
-        backchannel_logout_uri: 'https://app.example/api/auth/backchannel-logout',
-        issuer: 'http://127.0.0.1:8787',
-        created_at: 1795488926403,
-        updated_at: 1795488926403,
-      },
+      client: OIDC_CLIENT_EXAMPLE,
     },
   },
   'PUT /v1/keys/{id}/oidc': {
@@ -345,18 +348,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       backchannel_logout_uri: 'https://app.example/api/auth/backchannel-logout',
     },
     response: {
-      client: {
-        client_id: 'key_1ChLzwWxnxSmGPTygaf1vn',
-        type: 'confidential',
-        token_endpoint_auth_method: 'client_secret_basic',
-        redirect_uris: ['https://app.example/api/auth/callback/sigil'],
-        post_logout_redirect_uris: ['https://app.example/'],
-        scopes: ['openid', 'offline_access', 'profile', 'wallet', 'attestations'],
-        backchannel_logout_uri: 'https://app.example/api/auth/backchannel-logout',
-        issuer: 'http://127.0.0.1:8787',
-        created_at: 1795488926403,
-        updated_at: 1795488926403,
-      },
+      client: OIDC_CLIENT_EXAMPLE,
       client_secret: 'sigil_cs_6Fq2cX1nT9vJbP4kWm8sYzR3aLhE7uD5gQoN2iVtK9xB',
     },
   },
