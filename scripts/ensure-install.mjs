@@ -31,7 +31,7 @@ const npmEnv = existsSync(join(prefix, 'include', 'node', 'common.gypi'))
 
 if (have !== want || !existsSync(join(root, 'node_modules'))) {
   console.log(
-    'sigil: installing dependencies from package-lock.json. The first install adds about 1,130 packages and takes' +
+    'sigil: installing dependencies from package-lock.json. The first install adds about 1,390 packages and takes' +
       ' about 5 minutes on a 2-core machine (much longer while it is busy; less with a warm npm cache); a line every' +
       ' 15 s shows it is still going.',
   );
@@ -63,13 +63,18 @@ for (const name of compiledAddons()) {
   if (builtAbi) await switchNativeAddon(name, builtAbi);
 }
 
-/** The installed packages that compiled an addon from source (build/Release); prebuilt N-API addons need nothing. */
+/**
+ * The installed packages that compiled an addon from source (build/Release) and that this Node loads; prebuilt N-API
+ * addons need nothing. better-sqlite3 12 is loaded on Node 20 only: from Node 22 the service opens SQLite with
+ * better-sqlite3 13 (the `better-sqlite3-napi` alias, prebuilt), see SqliteDriver in server/src/platform/db/connect.ts.
+ */
 function compiledAddons() {
   const modules = join(root, 'node_modules');
   const names = readdirSync(modules).flatMap((name) =>
     name.startsWith('@') ? readdirSync(join(modules, name)).map((sub) => `${name}/${sub}`) : [name],
   );
-  return names.filter((name) => existsSync(join(modules, name, 'build', 'Release')));
+  const unused = major >= 22 ? ['better-sqlite3'] : [];
+  return names.filter((name) => !unused.includes(name) && existsSync(join(modules, name, 'build', 'Release')));
 }
 
 /**

@@ -1,7 +1,9 @@
+/// <reference path="./better-sqlite3-napi.d.ts" />
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
+import BetterSqlite3Napi from 'better-sqlite3-napi';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type LogEvent, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema';
@@ -25,6 +27,17 @@ export interface DatabaseOptions {
   /** Called after every statement (begin/commit included): benchmarks count statements per operation with it. */
   onQuery?: (event: LogEvent) => void;
 }
+
+/**
+ * The SQLite driver this Node runs. better-sqlite3 12 wraps its objects in Node's own `ObjectWrap`, which from Node 24
+ * registers an environment cleanup hook per object: a statement the garbage collector frees once the environment is
+ * gone asserts in `RemoveEnvironmentCleanupHook` and aborts the process (SIGABRT, exit 134, on a plain SIGTERM).
+ * better-sqlite3 13 is built on node-addon-api, without that hook, but needs Node 22 (its prebuilt addon crashes on
+ * Node 20). Both are installed, 13 under the alias `better-sqlite3-napi`, and each loads its addon only when a
+ * database is opened; same API, same SQLite file format.
+ */
+export const SqliteDriver: typeof BetterSqlite3 =
+  Number(process.versions.node.split('.')[0]) >= 22 ? BetterSqlite3Napi : BetterSqlite3;
 
 /** Where the SQLite file lives when nothing is configured: `data/` at the repository root. */
 export const DEFAULT_SQLITE_FILE = fileURLToPath(new URL('../../../../data/sigil.sqlite', import.meta.url));
@@ -92,7 +105,7 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     });
   } else {
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
-    const sqlite = new BetterSqlite3(target.file);
+    const sqlite = new SqliteDriver(target.file);
     const journal = sqlite.pragma('journal_mode = WAL', { simple: true }); // readers never block the writer, and vice versa
     // The durability barrier fsyncs the WAL file: a file database that is not in WAL mode must not start.
     if (target.file !== ':memory:' && journal !== 'wal') {
