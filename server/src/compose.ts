@@ -20,7 +20,12 @@ import { createResolveService } from './features/resolve/index';
 import { createPrivyService } from './features/privy/index';
 import { createReverseService } from './features/reverse/index';
 import { createSearchService } from './features/search/index';
-import { createEnsAdapter, createSnsAdapter, createUniversalService } from './features/universal/index';
+import {
+  createEnsAdapter,
+  createNativeCache,
+  createSnsAdapter,
+  createUniversalService,
+} from './features/universal/index';
 import { createQueueSignal } from './features/webhooks/index';
 import { createPayWebhooksService } from './features/pay-webhooks/index';
 import { createIdentityEventsService } from './features/identity-events/index';
@@ -105,6 +110,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
       // Foreign namespaces exist only when their RPC is configured; otherwise they answer 501 NOT_CONFIGURED.
       sns: config.solRpcUrl ? createSnsAdapter({ rpcUrl: config.solRpcUrl, timeoutMs }) : undefined,
       ens: config.ethRpcUrl ? createEnsAdapter({ rpcUrl: config.ethRpcUrl, timeoutMs }) : undefined,
+      natives: createNativeCache(config.resolveCacheMs),
     }),
     agents,
     payWebhooks: createPayWebhooksService({

@@ -305,7 +305,7 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_CHAIN_NAME: 'Chain id in the rail name `<chain>-native`.',
   SIGIL_DOMAIN_SUFFIXES: 'Native domain namespaces, comma-separated.',
   SIGIL_RESOLVE_CACHE_MS:
-    'How long a public resolve/reverse answer may be served from memory (staleness bound); 0 disables.',
+    'How long a resolution may be served from memory (staleness bound): public resolve/reverse, and native names on the keyed /v1/resolve, /v1/resolve-universal and batch; 0 disables.',
   SIGIL_IDENTITY_RETENTION_DAYS: 'Days the identity-change log keeps an event (docs/identity-events.md).',
   SIGIL_IDENTITY_BACKFILL_SLOT:
     "The slot the identity-change log starts at on the stream's first run; 0: the registry's whole history.",

@@ -2,7 +2,7 @@
 import type { UniversalService } from './service';
 
 export { universalRouter } from './router';
-export { createUniversalService } from './service';
+export { createNativeCache, createUniversalService } from './service';
 export { createSnsAdapter } from './sns';
 export { createEnsAdapter } from './ens';
 // The MCP get_records tool reads a handle's live records exactly as GET /v1/resolve does.

@@ -1,6 +1,6 @@
 // Universal resolution (spec: Universal resolution result, Resolution endpoints): every name through one entry
 // point, classified strictly by shape, answered by exactly one namespace adapter, never a fallback. docs/universal.md.
-import { ApiError } from '@sigil/contract/errors';
+import { ApiError, type V1ErrorCode } from '@sigil/contract/errors';
 import {
   classifyUniversal,
   defaultChainOf,
@@ -14,8 +14,9 @@ import {
   type V1Resolution,
 } from '@sigil/contract/universal';
 import type { ChainReader } from '../../platform/chain/types';
+import { createReadCache, type ReadCache } from '../../platform/cache';
 import type { EnsAdapter } from './ens';
-import { readNativeDomain, readNativeHandle } from './native';
+import { readNativeDomain, readNativeHandle, type NativeName } from './native';
 import type { SnsAdapter } from './sns';
 
 export interface UniversalServiceDeps {
@@ -27,6 +28,21 @@ export interface UniversalServiceDeps {
   ens?: EnsAdapter;
   /** Names resolved at once by a batch. Default 8. */
   batchConcurrency?: number;
+  /** Native reads answered from memory for at most the public path's staleness bound (createNativeCache). */
+  natives?: ReadCache<NativeOutcome>;
+}
+
+/** A cached native read: the name, or its definitive 4xx (not registered). RPC failures are thrown, never kept. */
+export type NativeOutcome =
+  { ok: true; value: NativeName } | { ok: false; error: { code: V1ErrorCode; message: string } };
+
+/**
+ * The keyed face's bounded cache: the public resolve's bound (`SIGIL_RESOLVE_CACHE_MS`) and the same single-flight
+ * (concurrent misses of one name share one read), so a warm keyed resolve costs no RPC call. The answer keeps the
+ * slot it was read at, which is what `slot` states.
+ */
+export function createNativeCache(ttlMs: number): ReadCache<NativeOutcome> {
+  return createReadCache<NativeOutcome>({ ttlMs });
 }
 
 export interface UniversalService {
@@ -47,6 +63,32 @@ export function parseChain(chain: string | undefined): UniversalChain | undefine
   return upper as UniversalChain;
 }
 
+/** A handle or registry domain, through the bounded cache when there is one. */
+async function readNative(
+  deps: UniversalServiceDeps,
+  cls: { kind: 'handle'; name: string } | { kind: 'domain'; label: string; tld: string },
+  withRecords: boolean,
+): Promise<NativeName> {
+  const read = () =>
+    cls.kind === 'handle'
+      ? readNativeHandle(deps.chain, cls.name, withRecords)
+      : readNativeDomain(deps.chain, cls.label, cls.tld);
+  if (!deps.natives) return read();
+  const key =
+    cls.kind === 'handle' ? `handle:${cls.name}:${withRecords ? 'records' : 'bare'}` : `domain:${cls.label}.${cls.tld}`;
+  const outcome = await deps.natives.get(key, async () => {
+    try {
+      return { ok: true, value: await read() };
+    } catch (err) {
+      if (err instanceof ApiError && err.code !== 'RPC_ERROR')
+        return { ok: false, error: { code: err.code, message: err.message } };
+      throw err;
+    }
+  });
+  if (!outcome.ok) throw new ApiError(outcome.error.code, outcome.error.message);
+  return outcome.value;
+}
+
 export function createUniversalService(deps: UniversalServiceDeps): UniversalService {
   return {
     resolveUniversal: (input, chain) => resolveUniversal(deps, input, chain),
@@ -61,7 +103,6 @@ export async function resolveUniversal(
   input: string,
   chainParam?: string,
 ): Promise<UniversalResult> {
-  const { chain } = deps;
   const requested = parseChain(chainParam);
   const cls = classifyUniversal(input, deps.suffixes);
   if (cls.kind === 'refused') throw new ApiError(cls.code, `"${input.slice(0, 100)}": ${cls.reason}`);
@@ -71,14 +112,14 @@ export async function resolveUniversal(
 
   switch (cls.kind) {
     case 'handle': {
-      const handle = await readNativeHandle(chain, cls.name, target !== 'X1');
+      const handle = await readNative(deps, cls, target !== 'X1');
       if (target === 'X1') return result(input, handle.name, namespace, handle.authority, target, 'native', true);
       const record = handle.addresses.find((r) => r.chain === target);
       if (!record) throw noRecord(`@${handle.name}`);
       return result(input, handle.name, namespace, record.address, target, 'native', record.verified);
     }
     case 'domain': {
-      const domain = await readNativeDomain(chain, cls.label, cls.tld);
+      const domain = await readNative(deps, cls, false);
       if (target !== 'X1') throw noRecord(domain.name); // registry domains carry no address records
       return result(input, domain.name, namespace, domain.authority, target, 'native', true);
     }
@@ -106,10 +147,7 @@ export async function resolveNative(deps: UniversalServiceDeps, input: string): 
   if (cls.kind === 'sol' || cls.kind === 'eth') {
     throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}" is a ${cls.kind} name: use /v1/resolve-universal`);
   }
-  const native =
-    cls.kind === 'handle'
-      ? await readNativeHandle(deps.chain, cls.name, true)
-      : await readNativeDomain(deps.chain, cls.label, cls.tld);
+  const native = await readNative(deps, cls, true);
   return {
     input,
     name: native.name,

@@ -13,7 +13,8 @@ import {
   tokenizeSnsName,
   type TestKey,
 } from '@sigil/test/support/sns-names';
-import { createUniversalService, type UniversalService } from './service';
+import { createNativeCache, createUniversalService, type UniversalService } from './service';
+import type { ChainReader } from '../../platform/chain/types';
 import { base58 } from '@scure/base';
 import { apiFailure as failure } from '@sigil/test/support/failures';
 
@@ -290,6 +291,73 @@ describe('GET /v1/resolve service', () => {
     });
     expect(await universal.resolve('satoshi.x1')).toMatchObject({ namespace: 'x1', handleType: null, addresses: [] });
     expect(await failure(universal.resolve('bonfida.sol'))).toMatchObject({ status: 400, code: 'INVALID_NAME' });
+  });
+});
+
+describe("the keyed face's bounded cache", () => {
+  /** The reader with a count of its calls: what each answer cost in chain reads. */
+  function countingReader(): { reader: ChainReader; reads: () => number } {
+    const inner = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 2000 });
+    let reads = 0;
+    const reader = new Proxy(inner, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          reads++;
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    return { reader, reads: () => reads };
+  }
+  const suffixes = ['x1', 'xnt', 'xen'];
+
+  it('a warm name costs no chain read, and answers exactly what the cold read did', async () => {
+    const { reader, reads } = countingReader();
+    const cached = createUniversalService({ chain: reader, suffixes, natives: createNativeCache(60_000) });
+    const cold = await cached.resolve('@alice');
+    const coldReads = reads();
+    expect(coldReads).toBeGreaterThan(0);
+    expect(await cached.resolve('@alice')).toEqual(cold);
+    expect(await cached.resolve('alice')).toEqual({ ...cold, input: 'alice' });
+    expect(await cached.resolveUniversal('alice', 'ETH')).toMatchObject({ address: scenario.foreignKeys.alice!.eth });
+    expect(reads()).toBe(coldReads);
+  });
+
+  it('concurrent misses of one name share one read; a definitive refusal is kept, an RPC failure is not', async () => {
+    const { reader, reads } = countingReader();
+    const uncached = createUniversalService({ chain: reader, suffixes });
+    await uncached.resolve('vault');
+    const oneRead = reads();
+    const cached = createUniversalService({ chain: reader, suffixes, natives: createNativeCache(60_000) });
+    await Promise.all(Array.from({ length: 10 }, () => cached.resolve('vault')));
+    expect(reads()).toBe(2 * oneRead);
+
+    const before = reads();
+    const refusal = { status: 404, code: 'HANDLE_NOT_REGISTERED', message: '@nobody is not registered' };
+    expect(await failure(cached.resolve('nobody'))).toEqual(refusal);
+    const afterFirst = reads();
+    expect(afterFirst).toBeGreaterThan(before);
+    expect(await failure(cached.resolve('nobody'))).toEqual(refusal);
+    expect(reads()).toBe(afterFirst);
+
+    chain.faults.set({ unreachable: true });
+    try {
+      expect(await failure(cached.resolve('satoshi.x1'))).toMatchObject({ status: 502, code: 'RPC_ERROR' });
+    } finally {
+      chain.faults.clear();
+    }
+    expect(await cached.resolve('satoshi.x1')).toMatchObject({ name: 'satoshi.x1', namespace: 'x1' });
+  });
+
+  it('with a bound of 0 every keyed resolve reads the chain (SIGIL_RESOLVE_CACHE_MS=0)', async () => {
+    const { reader, reads } = countingReader();
+    const off = createUniversalService({ chain: reader, suffixes, natives: createNativeCache(0) });
+    await off.resolve('@alice');
+    const one = reads();
+    await off.resolve('@alice');
+    expect(reads()).toBe(2 * one);
   });
 });
 
