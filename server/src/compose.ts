@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { ChainReader } from './platform/chain/types';
 import type { Config } from './platform/config';
-import type { Database } from './platform/db/index';
+import { dialectOf, type Database } from './platform/db/index';
 import type { Lifecycle } from './platform/lifecycle';
 import type { Logger } from './platform/log';
 import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from './platform/outbound/client';
@@ -85,7 +85,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     chain,
     db,
     outbound,
-    keyGate: createKeyGate({ keys, limiter: createRateLimiter(db) }),
+    keyGate: createKeyGate({ keys, limiter: createRateLimiter(db), oneStatement: dialectOf(db) === 'postgres' }),
     // The Connect session service is the session step of sessionProcedure as it is.
     sessionGate: sessions,
     meter: config.x402 ? createX402Service({ settings: config.x402, chain, db, log }) : meteringOff,

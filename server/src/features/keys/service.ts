@@ -12,7 +12,8 @@ import {
 } from '@sigil/contract/keys';
 import { isBase58Address } from '@sigil/contract/names';
 import { affectedRows, dialectOf, type ApiKeysTable, type Database } from '../../platform/db/index';
-import { readUsage, windowsAt } from '../ratelimit/index';
+import { passedWith, readUsage, refusalOf, usageOf, windowsAt, type RateLimitResult } from '../ratelimit/index';
+import { admitByHash } from './admit.queries';
 import { prefixedId } from '../../platform/ids';
 import { displayPrefix, generateSecret, hashSecret, looksLikeSecret, sameHash, weakSecretReason } from './secret';
 
@@ -170,6 +171,44 @@ export async function authenticateKey(db: Kysely<Database>, secret: string): Pro
   const row = await db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
   if (!row || !sameHash(row.secret_hash, hash) || row.revoked_at !== null) return null;
   return toApiKey(row);
+}
+
+/**
+ * Postgres: the key step of a keyed request in one statement (admit.queries.ts): the key a secret belongs to and this
+ * request counted against its windows. Null exactly where authenticateKey answers null (nothing is counted then).
+ */
+export async function admitKeyInOneStatement(
+  db: Kysely<Database>,
+  secret: string,
+  cost: number,
+  now: number = Date.now(),
+): Promise<{ key: ApiKey; result: RateLimitResult } | null> {
+  if (!Number.isSafeInteger(cost) || cost < 1)
+    throw new RangeError(`rate limit cost must be a positive integer, got ${cost}`);
+  if (!looksLikeSecret(secret)) return null;
+  const hash = hashSecret(secret);
+  const row = await admitByHash(db, hash, cost, now);
+  if (!row || !sameHash(row.secret_hash, hash) || row.revoked_at !== null) return null;
+  const key = toApiKey(row);
+  const limits = TIER_LIMITS[key.tier];
+  if (!limits) throw new RangeError(`unknown tier ${String(key.tier)}`);
+  if (row.counted_minute !== null && row.counted_day !== null) {
+    return { key, result: passedWith(limits, now, { minute_count: row.counted_minute, day_count: row.counted_day }) };
+  }
+  const used = usageOf(
+    row.used_minute_start === null
+      ? undefined
+      : {
+          minute_start: row.used_minute_start,
+          minute_count: row.used_minute_count!,
+          day_start: row.used_day_start!,
+          day_count: row.used_day_count!,
+        },
+    now,
+  );
+  // A cost no window could admit names its window, as the limiter does; otherwise the usage decides.
+  const known = cost > limits.day ? 'day' : cost > limits.minute ? 'minute' : undefined;
+  return { key, result: refusalOf(limits, now, cost, used, known) };
 }
 
 /**
@@ -338,6 +377,7 @@ export function createKeysService(deps: { db: Kysely<Database> }) {
     revoke: (account: string, keyId: string, now?: number) => revokeKey(db, account, keyId, now),
     rename: (account: string, keyId: string, name: string | null) => renameKey(db, account, keyId, name),
     authenticate: (secret: string) => authenticateKey(db, secret),
+    admitInOneStatement: (secret: string, cost: number, now?: number) => admitKeyInOneStatement(db, secret, cost, now),
     touch: (key: Pick<ApiKey, 'id' | 'last_used_at'>, now?: number) => touchLastUsed(db, key, now),
     ensurePortalKey: (options: { domain: string; secret?: string | null; rotate?: boolean }, now?: number) =>
       ensurePortalKey(db, options, now),

@@ -1,3 +1,13 @@
 // The rate limiter: per-key minute and UTC-day windows in the shared store (docs/rate-limits.md).
-export { createRateLimiter, deleteExpiredWindows, rateLimitHeaders, readUsage, windowsAt } from './service';
-export type { RateLimiter } from './service';
+export {
+  countIfRoom,
+  createRateLimiter,
+  deleteExpiredWindows,
+  passedWith,
+  rateLimitHeaders,
+  readUsage,
+  refusalOf,
+  usageOf,
+  windowsAt,
+} from './service';
+export type { RateLimiter, RateLimitResult } from './service';

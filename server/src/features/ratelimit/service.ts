@@ -1,6 +1,6 @@
 // Per-key rate limits: two fixed windows (the UTC minute and the UTC day), counters in the shared database so
 // every replica sees the same numbers. docs/rate-limits.md explains the algorithm and why it is exact.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
 import { TIER_LIMITS, type KeyTier, type WindowCounts } from '@sigil/contract/keys';
 import { withoutFsync, type Database } from '../../platform/db/index';
@@ -63,7 +63,7 @@ export class DatabaseRateLimiter implements RateLimiter {
     const windows = windowsAt(now);
     // A cost no window could ever admit needs no statement (callers should cap batch sizes below the minute limit).
     if (cost > limits.day || cost > limits.minute) {
-      return this.refused(keyId, limits, windows, now, cost, cost > limits.day ? 'day' : 'minute');
+      return refusalOf(limits, now, cost, await this.used(keyId, now), cost > limits.day ? 'day' : 'minute');
     }
     // Counters may be lost on a power cut (the last moment's counts are forgotten), so no fsync per request:
     // on SQLite that fsync was most of a keyed request's cost (docs/data.md "Durability").
@@ -71,48 +71,84 @@ export class DatabaseRateLimiter implements RateLimiter {
       sql<{ minute_count: number; day_count: number }>`
         INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start, day_count)
         VALUES (${keyId}, ${windows.minute}, ${cost}, ${windows.day}, ${cost})
-        ON CONFLICT (key_id) DO UPDATE SET
+        ${countIfRoom(sql`${limits.minute}`, sql`${limits.day}`)}`.execute(db),
+    );
+    const counts = rows[0];
+    if (!counts) return refusalOf(limits, now, cost, await this.used(keyId, now));
+    return passedWith(limits, now, counts);
+  }
+
+  private async used(keyId: string, now: number): Promise<WindowCounts> {
+    return (await readUsage(this.db, [keyId], now)).get(keyId) ?? { minute: 0, day: 0 };
+  }
+}
+
+/**
+ * The upsert's conflict arm, after `INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start,
+ * day_count) <one row>`: in the same window → count + cost, in a newer one → cost; only when both new counts fit
+ * their limits; RETURNING the new counts (no row back = refused, nothing counted). The limits are SQL expressions
+ * so the keyed request's single statement (keys/admit.queries.ts) can take them from the key's tier.
+ */
+export function countIfRoom(minuteLimit: RawBuilder<unknown>, dayLimit: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`ON CONFLICT (key_id) DO UPDATE SET
           minute_count = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count + excluded.minute_count ELSE excluded.minute_count END,
           minute_start = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_start ELSE excluded.minute_start END,
           day_count = CASE WHEN r.day_start >= excluded.day_start THEN r.day_count + excluded.day_count ELSE excluded.day_count END,
           day_start = CASE WHEN r.day_start >= excluded.day_start THEN r.day_start ELSE excluded.day_start END
-        WHERE (CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count ELSE 0 END) + excluded.minute_count <= ${limits.minute}
-          AND (CASE WHEN r.day_start >= excluded.day_start THEN r.day_count ELSE 0 END) + excluded.day_count <= ${limits.day}
-        RETURNING minute_count, day_count`.execute(db),
-    );
-    const counts = rows[0];
-    if (!counts) return this.refused(keyId, limits, windows, now, cost);
-    return {
-      passed: true,
-      minute: {
-        limit: limits.minute,
-        remaining: limits.minute - Number(counts.minute_count),
-        reset: windows.minuteReset,
-      },
-      day: { limit: limits.day, remaining: limits.day - Number(counts.day_count), reset: windows.dayReset },
-    };
-  }
+        WHERE (CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count ELSE 0 END) + excluded.minute_count <= ${minuteLimit}
+          AND (CASE WHEN r.day_start >= excluded.day_start THEN r.day_count ELSE 0 END) + excluded.day_count <= ${dayLimit}
+        RETURNING minute_count, day_count`;
+}
 
-  /** The refusal: current usage for the headers, and which window refused (the day wins when both would). */
-  private async refused(
-    keyId: string,
-    limits: { minute: number; day: number },
-    windows: ReturnType<typeof windowsAt>,
-    now: number,
-    cost: number,
-    known?: WindowUnit,
-  ): Promise<RateLimitResult> {
-    const used = (await readUsage(this.db, [keyId], now)).get(keyId) ?? { minute: 0, day: 0 };
-    const deniedBy = known ?? (used.day + cost > limits.day ? 'day' : 'minute');
-    const reset = deniedBy === 'day' ? windows.dayReset : windows.minuteReset;
-    return {
-      passed: false,
-      minute: { limit: limits.minute, remaining: Math.max(0, limits.minute - used.minute), reset: windows.minuteReset },
-      day: { limit: limits.day, remaining: Math.max(0, limits.day - used.day), reset: windows.dayReset },
-      deniedBy,
-      retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)),
-    };
-  }
+/** A counted request: what is left in each window after it. */
+export function passedWith(
+  limits: { minute: number; day: number },
+  now: number,
+  counts: { minute_count: number; day_count: number },
+): RateLimitResult {
+  const windows = windowsAt(now);
+  return {
+    passed: true,
+    minute: {
+      limit: limits.minute,
+      remaining: limits.minute - Number(counts.minute_count),
+      reset: windows.minuteReset,
+    },
+    day: { limit: limits.day, remaining: limits.day - Number(counts.day_count), reset: windows.dayReset },
+  };
+}
+
+/** The refusal: current usage for the headers, and which window refused (the day wins when both would). */
+export function refusalOf(
+  limits: { minute: number; day: number },
+  now: number,
+  cost: number,
+  used: WindowCounts,
+  known?: WindowUnit,
+): RateLimitResult {
+  const windows = windowsAt(now);
+  const deniedBy = known ?? (used.day + cost > limits.day ? 'day' : 'minute');
+  const reset = deniedBy === 'day' ? windows.dayReset : windows.minuteReset;
+  return {
+    passed: false,
+    minute: { limit: limits.minute, remaining: Math.max(0, limits.minute - used.minute), reset: windows.minuteReset },
+    day: { limit: limits.day, remaining: Math.max(0, limits.day - used.day), reset: windows.dayReset },
+    deniedBy,
+    retryAfterSeconds: Math.max(1, Math.ceil((reset - now) / 1000)),
+  };
+}
+
+/** A stored row's counts as of `now` (a window that has ended counts 0; a newer one counts, see readUsage). */
+export function usageOf(
+  row: { minute_start: number; minute_count: number; day_start: number; day_count: number } | undefined,
+  now: number,
+): WindowCounts {
+  if (!row) return { minute: 0, day: 0 };
+  const windows = windowsAt(now);
+  return {
+    minute: Number(row.minute_start) >= windows.minute ? Number(row.minute_count) : 0,
+    day: Number(row.day_start) >= windows.day ? Number(row.day_count) : 0,
+  };
 }
 
 export function createRateLimiter(db: Kysely<Database>): RateLimiter {
@@ -146,16 +182,14 @@ export async function readUsage(
 ): Promise<Map<string, WindowCounts>> {
   const usage = new Map<string, WindowCounts>();
   if (keyIds.length === 0) return usage;
-  const windows = windowsAt(now);
   const rows = await db
     .selectFrom('rate_limits')
     .select(['key_id', 'minute_start', 'minute_count', 'day_start', 'day_count'])
     .where('key_id', 'in', [...keyIds])
     .execute();
   for (const row of rows) {
-    const minute = Number(row.minute_start) >= windows.minute ? row.minute_count : 0;
-    const day = Number(row.day_start) >= windows.day ? row.day_count : 0;
-    if (minute > 0 || day > 0) usage.set(row.key_id, { minute, day });
+    const counts = usageOf(row, now);
+    if (counts.minute > 0 || counts.day > 0) usage.set(row.key_id, counts);
   }
   return usage;
 }

@@ -103,6 +103,20 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
       dialect: new PostgresDialect({ pool }),
       ...(options.onQuery ? { log: options.onQuery } : {}),
     });
+    // The writes withoutFsync admits (rate-limit counters, new challenge and session rows) commit without waiting
+    // for the WAL flush: a hot key's counter row stays locked for the statement only, not for a disk flush.
+    const relaxedPool = new pg.Pool({
+      connectionString: target.url,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      options: '-c synchronous_commit=off',
+    });
+    relaxedPool.on('error', () => {});
+    const relaxed = new Kysely<Database>({
+      dialect: new PostgresDialect({ pool: relaxedPool }),
+      ...(options.onQuery ? { log: options.onQuery } : {}),
+    });
+    relaxedHandles.set(db, relaxed);
   } else {
     if (target.file !== ':memory:') mkdirSync(dirname(target.file), { recursive: true });
     const sqlite = new SqliteDriver(target.file);
@@ -128,7 +142,7 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
   return {
     db,
     dialect: target.dialect,
-    close: () => (closing ??= db.destroy()),
+    close: () => (closing ??= Promise.all([db.destroy(), relaxedHandles.get(db)?.destroy()]).then(() => {})),
   };
 }
 
@@ -193,6 +207,17 @@ function mainFileOf(sqlite: BetterSqlite3.Database): string {
   const main = (sqlite.pragma('database_list') as { name: string; file: string }[]).find((d) => d.name === 'main');
   if (!main?.file) throw new Error('SQLite did not report the main database file');
   return main.file;
+}
+
+/** Per Postgres handle createDatabase opened: the same database on connections with synchronous_commit=off. */
+const relaxedHandles = new WeakMap<Kysely<any>, Kysely<any>>();
+
+/**
+ * The Postgres handle whose commits do not wait for the WAL flush (durability.ts `withoutFsync`), for a handle made
+ * by createDatabase; undefined otherwise.
+ */
+export function postgresRelaxedOf<DB>(db: Kysely<DB>): Kysely<DB> | undefined {
+  return relaxedHandles.get(db) as Kysely<DB> | undefined;
 }
 
 /** The SQLite file and connection control behind each handle createDatabase opened (see durability.ts). */

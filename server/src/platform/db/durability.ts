@@ -9,10 +9,10 @@
 // refused). Never for a write whose loss re-opens something: a consumed nonce, a revocation, a payment.
 import { open } from 'node:fs/promises';
 import type { Kysely } from 'kysely';
-import { dialectOf, sqliteControlOf, sqliteFileOf, type SqliteControl } from './connect';
+import { dialectOf, postgresRelaxedOf, sqliteControlOf, sqliteFileOf, type SqliteControl } from './connect';
 
 /**
- * Runs `work` with synchronous=NORMAL (SQLite; Postgres: `work(db)` unchanged). `work` MUST use the `db` it is
+ * Runs `work` with synchronous=NORMAL (SQLite) or synchronous_commit=off (Postgres). `work` MUST use the `db` it is
  * given (the outer handle would wait for the connection held here), must not open a transaction (it already runs
  * inside one), and should only touch the database (it holds the process's one connection while it runs).
  *
@@ -24,7 +24,9 @@ import { dialectOf, sqliteControlOf, sqliteFileOf, type SqliteControl } from './
  * lock is held.
  */
 export function withoutFsync<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-  if (dialectOf(db) !== 'sqlite') return work(db);
+  // Postgres: the same write on a connection with synchronous_commit=off (crash-safe, atomic; a server crash may
+  // forget the last fraction of a second of such commits). A transaction or derived handle keeps its own setting.
+  if (dialectOf(db) !== 'sqlite') return work(postgresRelaxedOf(db) ?? db);
   const control = sqliteControlOf(db);
   // Like the barrier: a handle we cannot trace to createDatabase (a transaction, a derived instance) is refused.
   if (!control) return Promise.reject(new Error('withoutFsync needs the SQLite handle createDatabase returned'));
