@@ -90,15 +90,17 @@ describe('the extraction', () => {
       },
       { file: 'page.tsx', line: 13, info: '', lang: undefined, code: 'plain', notRunnable: undefined },
     ]);
-    expect(() => tsxBlocks('page.tsx', 'const x = <pre><code className="language-ts">{`${other}`}</code></pre>;')).toThrow(
-      'page.tsx:1: no value for ${other}',
-    );
+    expect(() =>
+      tsxBlocks('page.tsx', 'const x = <pre><code className="language-ts">{`${other}`}</code></pre>;'),
+    ).toThrow('page.tsx:1: no value for ${other}');
   });
 
   it('names form problems: a block without an info string, a marker without a reason', () => {
     const block: Block = { file: 'd.md', line: 1, info: 'sh', lang: 'sh', code: 'true' };
     expect(formProblem(block)).toBeUndefined();
-    expect(formProblem({ ...block, info: '' })).toBe('a code block without an info string (`text` for output or prose)');
+    expect(formProblem({ ...block, info: '' })).toBe(
+      'a code block without an info string (`text` for output or prose)',
+    );
     expect(formProblem({ ...block, notRunnable: '' })).toBe('a not-runnable marker without a reason');
   });
 
@@ -110,7 +112,11 @@ describe('the extraction', () => {
       lang: 'ts',
       code: "import { createSigilClient } from '@sigil/sdk';\ncreateSigilClient({ baseUrl: 1 });",
     };
-    const internal: Block = { ...bad, file: 'README.md', code: "import { createSigilClient } from '@sigil/sdk/client';" };
+    const internal: Block = {
+      ...bad,
+      file: 'README.md',
+      code: "import { createSigilClient } from '@sigil/sdk/client';",
+    };
     expect(compileBlocks([bad, internal]).map((f) => f.message)).toEqual([
       "docs/sdk.md:12: Type 'number' is not assignable to type 'string'.",
       "README.md:11: Cannot find module '@sigil/sdk/client' or its corresponding type declarations.",

@@ -2,7 +2,9 @@
 // quickstart page. test/docs/blocks.test.ts type-checks every TypeScript/JavaScript block; test/e2e/npm-start.e2e.test.ts
 // runs every shell block against `npm start`'s service. The conventions (docs/README.md, "Code blocks"):
 // - Markdown: every fenced block has an info string; `ts`/`typescript`/`tsx`/`js`/`javascript` blocks are type-checked,
-//   `sh`/`bash`/`shell` blocks are run, anything else (`json`, `text`, `http`, `sql`, …) is not code to run.
+//   `sh`/`bash`/`shell` blocks are run, anything else (`json`, `text`, `http`, `sql`, …) is not code to run. A TS block
+//   is a module of its own beside its doc (relative imports mean what relative links there mean), or in the folder
+//   its info string names, as in ```` ```ts dir=server/src/features/resolve ```` for an excerpt of code there.
 // - The portal quickstart: each `<pre>` holds a `<code className="language-…">` whose child is one template literal;
 //   `${apiBase}` in it stands for the service's address (http://127.0.0.1:8787 under `npm start`).
 // - A block that cannot run says why, just before it: `<!-- not-runnable: reason -->` in Markdown,
@@ -36,6 +38,8 @@ export interface Block {
   /** What the block is checked as; undefined for blocks that are not code to run (json, text, …). */
   lang?: Lang;
   code: string;
+  /** The repository folder a TS/JS block's relative imports resolve from (`dir=` in the info string). */
+  dir?: string;
   /** The reason of a `not-runnable` marker just before the block ('' when the marker gives none). */
   notRunnable?: string;
 }
@@ -49,7 +53,8 @@ export function markdownBlocks(file: string, text: string): Block[] {
   for (let i = 0; i < lines.length; i++) {
     const open = /^(\s*)(`{3,}|~{3,})\s*([^`\s]*)(.*)$/.exec(lines[i]!);
     if (!open) continue;
-    const [, indent, fence, info] = open;
+    const [, indent, fence, info, attributes] = open;
+    const dir = /(?:^|\s)dir=(\S+)/.exec(attributes!)?.[1];
     const close = new RegExp(`^\\s*${fence![0] === '`' ? '`' : '~'}{${fence!.length},}\\s*$`);
     let end = lines.findIndex((l, j) => j > i && close.test(l));
     if (end < 0) end = lines.length;
@@ -68,6 +73,7 @@ export function markdownBlocks(file: string, text: string): Block[] {
         .map((l) => (l.startsWith(indent!) ? l.slice(indent!.length) : l))
         .join('\n'),
       notRunnable: marker,
+      ...(dir ? { dir } : {}),
     });
     i = end;
   }
@@ -118,7 +124,8 @@ export function tsxBlocks(file: string, text: string): Block[] {
               return QUICKSTART_VALUES[name] + span.literal.text;
             })
             .join('');
-      else throw new Error(`${file}:${line}: a <pre> holds one <code className="language-…"> with one template literal`);
+      else
+        throw new Error(`${file}:${line}: a <pre> holds one <code className="language-…"> with one template literal`);
       blocks.push({ file, line, info, lang: LANGS[info.toLowerCase()], code: text, notRunnable: marker });
       return;
     }
@@ -158,6 +165,30 @@ export function formProblem(block: Block): string | undefined {
  * the real packages.
  */
 export const PREAMBLES: Record<string, Record<string, string>> = {
+  'docs/data.md': {
+    db: "declare const db: import('kysely').Kysely<import('../server/src/platform/db/index').Database>;",
+    now: 'declare const now: number; // epoch ms',
+    nonce: 'declare const nonce: string;',
+  },
+  'docs/local-chain.md': {
+    signedTx: "declare const signedTx: import('@solana/kit').Transaction; // a signed transaction",
+    someAddress: 'declare const someAddress: string; // an account address',
+  },
+  'docs/oidc.md': {
+    ISSUER: 'declare const ISSUER: string; // the service, e.g. https://sigil.example',
+    CLIENT_ID: 'declare const CLIENT_ID: string; // your API key id, key_…',
+    CLIENT_SECRET: 'declare const CLIENT_SECRET: string; // sigil_cs_…',
+    REDIRECT_URI: 'declare const REDIRECT_URI: string;',
+    callbackUrl: 'declare const callbackUrl: URL; // the request URL the browser came back with',
+  },
+  'docs/x402.md': {
+    signer: "declare const signer: import('@solana/kit').KeyPairSigner; // the paying wallet",
+    base58SecretKey: 'declare const base58SecretKey: string;',
+  },
+  'client-sdk/README.md': {
+    alreadyProcessed: 'declare function alreadyProcessed(eventId: string): Promise<boolean>; // your store',
+    enqueue: 'declare function enqueue(event: unknown): Promise<void>; // your queue',
+  },
   'docs/sdk.md': {
     sigil: "declare const sigil: import('@sigil/sdk').SigilClient; // createSigilClient(…), as in the quickstart",
     token: 'declare const token: string; // a portal session token',
@@ -218,7 +249,7 @@ export function compileBlocks(blocks: Block[]): CompileFailure[] {
     const offset = preamble ? preamble.split('\n').length : 0;
     // Beside its doc, so that a relative import means what a relative link there means; module resolution walks up
     // from that folder to the repository's node_modules.
-    const path = join(ROOT, dirname(block.file), `doc-block-${n}.${extension}`);
+    const path = join(ROOT, block.dir ?? dirname(block.file), `doc-block-${n}.${extension}`);
     virtual.set(path, { block, text: `${preamble}${preamble ? '\n' : ''}${block.code}\nexport {};\n`, offset });
   });
   const options: ts.CompilerOptions = {
@@ -238,7 +269,10 @@ export function compileBlocks(blocks: Block[]): CompileFailure[] {
     allowImportingTsExtensions: true,
     baseUrl: ROOT,
     paths: Object.fromEntries(
-      ENTRIES.map((entry) => [entry === 'index' ? '@sigil/sdk' : `@sigil/sdk/${entry}`, [`client-sdk/src/${entry}.ts`]]),
+      ENTRIES.map((entry) => [
+        entry === 'index' ? '@sigil/sdk' : `@sigil/sdk/${entry}`,
+        [`client-sdk/src/${entry}.ts`],
+      ]),
     ),
   };
   const host = ts.createCompilerHost(options);
@@ -247,9 +281,7 @@ export function compileBlocks(blocks: Block[]): CompileFailure[] {
   host.readFile = (name) => virtual.get(name)?.text ?? readFile.call(host, name);
   host.getSourceFile = (name, version, ...rest) => {
     const own = virtual.get(name);
-    return own
-      ? ts.createSourceFile(name, own.text, version, true)
-      : getSourceFile.call(host, name, version, ...rest);
+    return own ? ts.createSourceFile(name, own.text, version, true) : getSourceFile.call(host, name, version, ...rest);
   };
   const program = ts.createProgram([...virtual.keys()], options, host);
   const failures: CompileFailure[] = [];
