@@ -139,5 +139,6 @@ describe('the docs', () => {
     const checked = blocks.filter((b) => b.lang && b.lang !== 'sh' && b.notRunnable === undefined);
     expect(checked.length).toBeGreaterThan(0);
     expect(compileBlocks(checked).map((f) => f.message)).toEqual([]);
-  });
+    // One program over the SDK, the server's sources the contributor docs show, and their packages' types.
+  }, 240_000);
 });

@@ -9,6 +9,7 @@
 //   `${apiBase}` in it stands for the service's address (http://127.0.0.1:8787 under `npm start`).
 // - A block that cannot run says why, just before it: `<!-- not-runnable: reason -->` in Markdown,
 //   `{/* not-runnable: reason */}` in the quickstart. A marker without a reason is an error.
+import { spawnSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
@@ -294,4 +295,40 @@ export function compileBlocks(blocks: Block[]): CompileFailure[] {
     failures.push({ block: own.block, message: `${where}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}` });
   }
   return failures.sort((a, b) => blocks.indexOf(a.block) - blocks.indexOf(b.block));
+}
+
+/** The addresses `npm start` serves on by default, as the docs write them. */
+const NPM_START_ADDRESSES = {
+  service: 'http://127.0.0.1:8787',
+  chain: 'http://127.0.0.1:8899',
+  mcp: 'http://127.0.0.1:8696',
+} as const;
+
+export interface ShellRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a shell block as a reader pastes it into bash, against an `npm start` whose addresses (the docs write the
+ * defaults) are `addresses`, in `cwd` (a folder whose data/ is that start's data folder, as the repository's is),
+ * with `env` besides PATH (SIGIL_API_KEY: a key the docs tell the reader to export). Every line must succeed
+ * (`set -euo pipefail`), and curl fails on an HTTP error status (`--fail-with-body`), so a 4xx is a failure too.
+ */
+export function runShellBlock(
+  block: Block,
+  options: { addresses: Record<keyof typeof NPM_START_ADDRESSES, string>; cwd: string; env: Record<string, string> },
+): ShellRun {
+  let code = block.code;
+  for (const [name, address] of Object.entries(NPM_START_ADDRESSES))
+    code = code.replaceAll(address, options.addresses[name as keyof typeof NPM_START_ADDRESSES]);
+  const script = `set -euo pipefail\ncurl() { command curl --fail-with-body --max-time 20 "$@"; }\n${code}\n`;
+  const run = spawnSync('bash', ['-c', script], {
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? options.cwd, ...options.env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
