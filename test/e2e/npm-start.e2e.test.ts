@@ -59,7 +59,7 @@ const inboxDeliveries = async () =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sigil-inbox-'));
-  const ports = await Promise.all(Array.from({ length: 6 }, freePort));
+  const ports = await Promise.all(Array.from({ length: 7 }, freePort));
   child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server/src/dev.ts')], {
     cwd: root,
     env: {
@@ -70,6 +70,7 @@ beforeAll(async () => {
       MCP_BIND: `127.0.0.1:${ports[3]}`,
       SIGIL_PORTAL_PORT: String(ports[4]),
       SIGIL_WEBHOOK_INBOX_PORT: String(ports[5]),
+      SIGIL_LOCALCHAIN_GEYSER_PORT: String(ports[6]),
       SIGIL_WEBHOOK_INBOX_FILE: join(dir, 'webhook-inbox.json'),
       // A data/ folder like the repository's, so that the docs' `data/portal-key` names this run's key from `dir`.
       DATABASE_URL: `sqlite:${join(dir, 'data', 'dev.sqlite')}`,
@@ -126,12 +127,18 @@ it('every shell block of the docs not marked not-runnable works pasted into bash
   // The README's curl lines and the portal quickstart's are among them (docs/README.md, "Code blocks").
   expect(blocks.filter((b) => b.file === 'README.md' && b.code.includes('/resolve/@alice'))).toHaveLength(1);
   expect(blocks.filter((b) => b.file === 'web-portal/app/quickstart/page.tsx')).toHaveLength(1);
+  const options = { addresses: { service: base, chain: chainUrl, mcp: mcpUrl }, cwd: dir, env: { SIGIL_API_KEY: key } };
+  // An answer with an error status fails a block: here a keyed route without the key (401).
+  const unkeyed = {
+    ...blocks[0]!,
+    code: 'curl -s http://127.0.0.1:8787/v1/reverse/FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+  };
+  expect(runShellBlock(unkeyed, options)).toMatchObject({
+    status: 22,
+    stdout: expect.stringContaining('API_KEY_REQUIRED'),
+  });
   for (const block of blocks) {
-    const run = runShellBlock(block, {
-      addresses: { service: base, chain: chainUrl, mcp: mcpUrl },
-      cwd: dir,
-      env: { SIGIL_API_KEY: key },
-    });
+    const run = runShellBlock(block, options);
     const label = `${block.file}:${block.line}\n${block.code}\n${run.stderr}`;
     expect(run.status, label).toBe(0);
     expect(run.stdout.trim(), label).not.toBe('');
