@@ -1,6 +1,6 @@
 // The code blocks of the integrator-facing docs: README.md, docs/*.md, client-sdk/README.md and the portal's
 // quickstart page. test/docs/blocks.test.ts type-checks every TypeScript/JavaScript block; test/e2e/npm-start.e2e.test.ts
-// runs every shell block against `npm start`'s service. The conventions (docs/README.md, "Code blocks"):
+// runs every shell block against `npm start`'s service. The conventions (README.md, "Code blocks in the docs"):
 // - Markdown: every fenced block has an info string; `ts`/`typescript`/`tsx`/`js`/`javascript` blocks are type-checked,
 //   `sh`/`bash`/`shell` blocks are run, anything else (`json`, `text`, `http`, `sql`, …) is not code to run. A TS block
 //   is a module of its own beside its doc (relative imports mean what relative links there mean), or in the folder

@@ -124,7 +124,7 @@ it('the banner prints the README curl lines (same scenario, this port), each wor
 
 it('every shell block of the docs not marked not-runnable works pasted into bash, on this service', () => {
   const blocks = docBlocks().filter((b) => b.lang === 'sh' && b.notRunnable === undefined);
-  // The README's curl lines and the portal quickstart's are among them (docs/README.md, "Code blocks").
+  // The README's curl lines and the portal quickstart's are among them (README.md, "Code blocks in the docs").
   expect(blocks.filter((b) => b.file === 'README.md' && b.code.includes('/resolve/@alice'))).toHaveLength(1);
   expect(blocks.filter((b) => b.file === 'web-portal/app/quickstart/page.tsx')).toHaveLength(1);
   const options = { addresses: { service: base, chain: chainUrl, mcp: mcpUrl }, cwd: dir, env: { SIGIL_API_KEY: key } };
