@@ -6,6 +6,27 @@ import { compileBlocks, docBlocks, formProblem, markdownBlocks, tsxBlocks, type 
 
 const blocks = docBlocks();
 const where = (block: Block) => `${block.file}:${block.line}`;
+const checked = blocks.filter((b) => b.lang && b.lang !== 'sh' && b.notRunnable === undefined);
+
+/** Sample blocks, as a doc would hold them: the first three must fail, the last must pass. */
+const bad: Block = {
+  file: 'docs/sdk.md',
+  line: 10,
+  info: 'ts',
+  lang: 'ts',
+  code: "import { createSigilClient } from '@sigil/sdk';\ncreateSigilClient({ baseUrl: 1 });",
+};
+// Not an entry of the package: only what the packed SDK exports resolves.
+const internal: Block = { ...bad, file: 'README.md', code: "import { createSigilClient } from '@sigil/sdk/client';" };
+// A relative import resolves from the block's doc (failing here), or from its dir= (passing).
+const relative: Block = { ...bad, file: 'docs/mcp.md', code: "import type { ToolDeps } from './tool';" };
+const placed: Block = { ...relative, dir: 'server/src/mcp' };
+const SAMPLES = [bad, internal, relative, placed];
+
+// One program for the samples and every doc block (the SDK, the server's sources the contributor docs show, and
+// their packages' types): it is the test's cost.
+let program: ReturnType<typeof compileBlocks> | undefined;
+const compiled = () => (program ??= compileBlocks([...SAMPLES, ...checked]));
 
 describe('the extraction', () => {
   it('reads fences, info strings and the marker just before a block', () => {
@@ -26,6 +47,9 @@ describe('the extraction', () => {
       '```bash',
       'rm -rf /',
       '```',
+      '```ts dir=server/src/mcp',
+      "import type { ToolDeps } from './tool';",
+      '```',
       '- a list',
       '  ```json',
       '  {"a": 1}',
@@ -45,8 +69,17 @@ describe('the extraction', () => {
         notRunnable: 'deploys to production',
       },
       { file: 'doc.md', line: 14, info: 'bash', lang: 'sh', code: 'rm -rf /', notRunnable: '' },
-      { file: 'doc.md', line: 18, info: 'json', lang: undefined, code: '{"a": 1}', notRunnable: undefined },
-      { file: 'doc.md', line: 21, info: '', lang: undefined, code: 'no info string', notRunnable: undefined },
+      {
+        file: 'doc.md',
+        line: 17,
+        info: 'ts',
+        lang: 'ts',
+        code: "import type { ToolDeps } from './tool';",
+        notRunnable: undefined,
+        dir: 'server/src/mcp',
+      },
+      { file: 'doc.md', line: 21, info: 'json', lang: undefined, code: '{"a": 1}', notRunnable: undefined },
+      { file: 'doc.md', line: 24, info: '', lang: undefined, code: 'no info string', notRunnable: undefined },
     ]);
   });
 
@@ -105,23 +138,16 @@ describe('the extraction', () => {
   });
 
   it('reports a block that does not type-check at its line in the doc', () => {
-    const bad: Block = {
-      file: 'docs/sdk.md',
-      line: 10,
-      info: 'ts',
-      lang: 'ts',
-      code: "import { createSigilClient } from '@sigil/sdk';\ncreateSigilClient({ baseUrl: 1 });",
-    };
-    const internal: Block = {
-      ...bad,
-      file: 'README.md',
-      code: "import { createSigilClient } from '@sigil/sdk/client';",
-    };
-    expect(compileBlocks([bad, internal]).map((f) => f.message)).toEqual([
+    expect(
+      compiled()
+        .filter((f) => SAMPLES.includes(f.block))
+        .map((f) => f.message),
+    ).toEqual([
       "docs/sdk.md:12: Type 'number' is not assignable to type 'string'.",
       "README.md:11: Cannot find module '@sigil/sdk/client' or its corresponding type declarations.",
+      "docs/mcp.md:11: Cannot find module './tool' or its corresponding type declarations.",
     ]);
-  });
+  }, 240_000);
 });
 
 describe('the docs', () => {
@@ -136,9 +162,11 @@ describe('the docs', () => {
   });
 
   it('every TypeScript/JavaScript block not marked type-checks against the real packages', () => {
-    const checked = blocks.filter((b) => b.lang && b.lang !== 'sh' && b.notRunnable === undefined);
     expect(checked.length).toBeGreaterThan(0);
-    expect(compileBlocks(checked).map((f) => f.message)).toEqual([]);
-    // One program over the SDK, the server's sources the contributor docs show, and their packages' types.
+    expect(
+      compiled()
+        .filter((f) => checked.includes(f.block))
+        .map((f) => f.message),
+    ).toEqual([]);
   }, 240_000);
 });

@@ -93,7 +93,8 @@ export function tsxBlocks(file: string, text: string): Block[] {
     children.filter((c) => !(ts.isJsxText(c) && c.containsOnlyTriviaWhiteSpaces));
   const visit = (node: ts.Node): void => {
     if (ts.isJsxElement(node) && tagName(node) === 'pre') {
-      const siblings = ts.isJsxElement(node.parent) ? meaningful(node.parent.children) : [];
+      const { parent } = node;
+      const siblings = ts.isJsxElement(parent) || ts.isJsxFragment(parent) ? meaningful(parent.children) : [];
       const previous = siblings[siblings.indexOf(node) - 1];
       const comment =
         previous && ts.isJsxExpression(previous) && !previous.expression ? previous.getText(source) : undefined;
