@@ -1,5 +1,6 @@
 // `npm start` (server/src/dev.ts, as a person runs it, on its defaults but for ports and data folder) from an
-// integrator's side. Its curl lines are the README's and each works pasted into bash; `GET /` answers an index.
+// integrator's side. Its curl lines are the README's and each works pasted into bash, as does every shell block of
+// the docs that is not marked not-runnable (test/docs/doc-blocks.ts); `GET /` answers an index.
 // Webhooks on a laptop: it brings up the local webhook inbox. A webhook registered to it through the API gets a delivery that the
 // inbox verifies with both schemes, while the demo agents stay at L2 (the demo CA is trusted besides the system
 // store, not instead of it). `npm run webhooks:forward`'s forwarder then passes a delivery on to a plain HTTP app
@@ -17,6 +18,7 @@ import { Webhook } from 'standardwebhooks';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { verifyWebhook } from '@sigil/client-sdk/webhooks';
+import { docBlocks, runShellBlock } from '../docs/doc-blocks';
 import type { InboxDelivery } from '../../server/src/localchain/webhook-inbox';
 import { startForwarder } from '../../server/src/localchain/webhook-forward';
 import { waitFor } from '../support/pay-webhooks';
@@ -28,6 +30,7 @@ let child: ChildProcess;
 let stdout = '';
 let base: string;
 let chainUrl: string;
+let mcpUrl: string;
 let inbox: { url: string; caFile: string };
 let key: string;
 let dispatcher: Agent;
@@ -56,7 +59,7 @@ const inboxDeliveries = async () =>
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'sigil-inbox-'));
-  const ports = await Promise.all(Array.from({ length: 6 }, freePort));
+  const ports = await Promise.all(Array.from({ length: 7 }, freePort));
   child = spawn(process.execPath, ['--import', 'tsx', join(root, 'server/src/dev.ts')], {
     cwd: root,
     env: {
@@ -67,8 +70,10 @@ beforeAll(async () => {
       MCP_BIND: `127.0.0.1:${ports[3]}`,
       SIGIL_PORTAL_PORT: String(ports[4]),
       SIGIL_WEBHOOK_INBOX_PORT: String(ports[5]),
+      SIGIL_LOCALCHAIN_GEYSER_PORT: String(ports[6]),
       SIGIL_WEBHOOK_INBOX_FILE: join(dir, 'webhook-inbox.json'),
-      DATABASE_URL: `sqlite:${join(dir, 'dev.sqlite')}`,
+      // A data/ folder like the repository's, so that the docs' `data/portal-key` names this run's key from `dir`.
+      DATABASE_URL: `sqlite:${join(dir, 'data', 'dev.sqlite')}`,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -77,8 +82,9 @@ beforeAll(async () => {
   await waitFor(() => (stdout.includes('Stop with Ctrl-C.') ? true : undefined), 150_000, 'the npm start banner');
   base = `http://127.0.0.1:${ports[0]}`;
   chainUrl = `http://127.0.0.1:${ports[1]}`;
+  mcpUrl = `http://127.0.0.1:${ports[3]}`;
   inbox = JSON.parse(readFileSync(join(dir, 'webhook-inbox.json'), 'utf8'));
-  key = readFileSync(join(dir, 'portal-key'), 'utf8').trim();
+  key = readFileSync(join(dir, 'data', 'portal-key'), 'utf8').trim();
   dispatcher = new Agent({ connect: { ca: readFileSync(inbox.caFile, 'utf8') } });
   expect(stdout).toContain(`Webhook inbox:  ${inbox.url}/<any path>`);
 }, 180_000);
@@ -103,7 +109,9 @@ it('the banner prints the README curl lines (same scenario, this port), each wor
   const expected = block
     .trim()
     .split('\n')
-    .map((line) => line.replaceAll('http://127.0.0.1:8787', base).replace('data/portal-key', join(dir, 'portal-key')));
+    .map((line) =>
+      line.replaceAll('http://127.0.0.1:8787', base).replace('data/portal-key', join(dir, 'data', 'portal-key')),
+    );
   expect(banner).toEqual(expected);
   const answers = banner.map((line) =>
     JSON.parse(execFileSync('bash', ['-c', `set -euo pipefail; ${line}`], { encoding: 'utf8' })),
@@ -113,6 +121,30 @@ it('the banner prints the README curl lines (same scenario, this port), each wor
   expect(answers[2]).toMatchObject({ input: 'satoshi.x1', namespace: 'x1' });
   expect(answers[3]).toMatchObject({ handle: null, failedRule: 'handle-missing' });
 });
+
+it('every shell block of the docs not marked not-runnable works pasted into bash, on this service', () => {
+  const blocks = docBlocks().filter((b) => b.lang === 'sh' && b.notRunnable === undefined);
+  // The README's curl lines and the portal quickstart's are among them (README.md, "Code blocks in the docs").
+  expect(blocks.filter((b) => b.file === 'README.md' && b.code.includes('/resolve/@alice'))).toHaveLength(1);
+  expect(blocks.filter((b) => b.file === 'web-portal/app/quickstart/page.tsx')).toHaveLength(1);
+  const options = { addresses: { service: base, chain: chainUrl, mcp: mcpUrl }, cwd: dir, env: { SIGIL_API_KEY: key } };
+  // An answer with an error status fails a block: here a keyed route without the key (401).
+  const unkeyed = {
+    ...blocks[0]!,
+    code: 'curl -s http://127.0.0.1:8787/v1/reverse/FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
+  };
+  expect(runShellBlock(unkeyed, options)).toMatchObject({
+    status: 22,
+    stdout: expect.stringContaining('API_KEY_REQUIRED'),
+  });
+  for (const block of blocks) {
+    const run = runShellBlock(block, options);
+    const label = `${block.file}:${block.line}\n${block.code}\n${run.stderr}`;
+    expect(run.status, label).toBe(0);
+    expect(run.stdout.trim(), label).not.toBe('');
+    expect(run.stdout, label).not.toMatch(/"isError":\s*true/);
+  }
+}, 120_000);
 
 it('GET / on the service and on the local chain answers an index with links that work', async () => {
   const index = (await (await fetch(`${base}/`)).json()) as { links: Record<string, string> };

@@ -22,8 +22,9 @@ export default function QuickstartPage() {
           <code>@sigil/sdk</code> is not in a registry: the Sigil repository packs it, and your project installs the
           tarball by path. <code>npm run sdk:pack</code> prints that path.
         </p>
+        {/* not-runnable: it packs the SDK and installs it into your project (test/sdk/tarball.test.ts does both) */}
         <pre>
-          <code>{`npm run sdk:pack          # in the Sigil repository → /path/to/sigil/dist/sigil-sdk-0.23.0.tgz
+          <code className="language-sh">{`npm run sdk:pack          # in the Sigil repository → /path/to/sigil/dist/sigil-sdk-0.23.0.tgz
 npm install /path/to/sigil/dist/sigil-sdk-0.23.0.tgz   # in your project`}</code>
         </pre>
       </section>
@@ -31,10 +32,11 @@ npm install /path/to/sigil/dist/sigil-sdk-0.23.0.tgz   # in your project`}</code
       <section aria-labelledby="qs-key">
         <h2 id="qs-key">1. Call the API with a key</h2>
         <p>
-          <Link href="/keys">Create a key</Link>, keep its secret on your server, and send it as <code>X-API-Key</code>:
+          <Link href="/keys">Create a key</Link>, keep its secret on your server (here in <code>SIGIL_API_KEY</code>),
+          and send it as <code>X-API-Key</code>:
         </p>
         <pre>
-          <code>{`curl -s -H 'X-API-Key: sigil_sk_…' ${apiBase}/v1/resolve/alice`}</code>
+          <code className="language-sh">{`curl -s -H "X-API-Key: $SIGIL_API_KEY" ${apiBase}/v1/resolve/alice`}</code>
         </pre>
         <p>
           Every keyed answer carries <code>X-RateLimit-Remaining</code>; a <code>429</code> carries{' '}
@@ -49,7 +51,7 @@ npm install /path/to/sigil/dist/sigil-sdk-0.23.0.tgz   # in your project`}</code
           calls and attaches the key.
         </p>
         <pre>
-          <code>{`import http from 'node:http';
+          <code className="language-ts">{`import http from 'node:http';
 import { createConnectProxy, connectProxyNodeHandler } from '@sigil/sdk/connect-proxy';
 
 const proxy = createConnectProxy({ baseUrl: '${apiBase}', apiKey: process.env.SIGIL_API_KEY! });
@@ -64,10 +66,18 @@ http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).list
           <Link href="/webhooks">Register an endpoint</Link>, then verify each delivery against its raw body:
         </p>
         <pre>
-          <code>{`import { verifyWebhook } from '@sigil/sdk/webhooks';
+          <code className="language-ts">{`import http from 'node:http';
+import { verifyWebhook } from '@sigil/sdk/webhooks';
 
-const check = await verifyWebhook(rawBody, req.headers['sigil-signature'], [process.env.SIGIL_WHSEC!]);
-if (!check.ok) return res.writeHead(400).end(check.reason);`}</code>
+http
+  .createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const check = await verifyWebhook(Buffer.concat(chunks), req.headers, [process.env.SIGIL_WHSEC!]);
+    if (!check.ok) return res.writeHead(400).end(check.reason);
+    res.writeHead(200).end(); // then dedupe on the event id and do the work
+  })
+  .listen(4000);`}</code>
         </pre>
       </section>
     </>
