@@ -103,6 +103,9 @@ export const V1_ERRORS = {
   // identity events
   PARTNER_TIER_REQUIRED: 403,
   IDENTITY_WEBHOOKS_DISABLED: 503,
+  // the identity log's cursor: beyond its latest sequence, or behind what retention kept (docs/identity-events.md)
+  CURSOR_AHEAD: 409,
+  CURSOR_EXPIRED: 410,
   // x402 (a 402 answer carries a fresh challenge; see contract/src/x402.ts)
   PAYER_REQUIRED: 402,
   PAYMENT_PAYLOAD_INVALID: 402,

@@ -1344,6 +1344,8 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       ],
       next_after: 5,
       has_more: true,
+      oldest_sequence: 1,
+      latest_sequence: 42,
     },
   },
   // The real document's head: its `$ref`/`$defs` are left out because OpenAPI tools (Redocly, Swagger UI) resolve
