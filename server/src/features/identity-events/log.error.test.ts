@@ -31,7 +31,10 @@ describeEachDialect('identity log bounds', (ctx) => {
 
   it('names the bounds on every page; refuses a cursor ahead of the latest or behind the oldest kept', async () => {
     // Sequences 1..3 were pruned by retention; 4..6 are kept; the stream has assigned up to 6.
-    await ctx.db.insertInto('identity_events').values([event(4), event(5), event(6)]).execute();
+    await ctx.db
+      .insertInto('identity_events')
+      .values([event(4), event(5), event(6)])
+      .execute();
     await ctx.db
       .insertInto('identity_stream')
       .values({ id: 'main', next_sequence: 7, start_slot: 0, last_signature: null, last_slot: 6, updated_at: 1 })

@@ -83,6 +83,25 @@ export async function selectLogBounds(db: Kysely<Database>): Promise<{ oldest: n
   return { oldest: oldest === null ? null : Number(oldest), latest: stream ? Number(stream.next_sequence) - 1 : 0 };
 }
 
+/** The sequence of a logged (non-test) event, by its id; undefined when it is not in the log. */
+export function selectLoggedSequence(db: Kysely<Database>, id: string) {
+  return db
+    .selectFrom('identity_events')
+    .select('sequence')
+    .where('id', '=', id)
+    .where('test', '=', 0)
+    .executeTakeFirst();
+}
+
+/** Where the stream starts and how far it has read (undefined before its first run). */
+export function selectStreamPosition(db: Kysely<Database>) {
+  return db
+    .selectFrom('identity_stream')
+    .select(['start_slot', 'last_slot'])
+    .where('id', '=', 'main')
+    .executeTakeFirst();
+}
+
 /** Deletes events created before `cutoff` and their deliveries; answers the events deleted. */
 export async function deleteEventsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
   await deleteDeliveriesOfEvents(db, db.selectFrom('identity_events').select('id').where('created_at', '<', cutoff));

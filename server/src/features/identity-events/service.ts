@@ -117,10 +117,7 @@ function checkCursor(after: number, bounds: { oldest: number | null; latest: num
  * `after`), `has_more` whether more matched at the time of the read; `oldest_sequence` / `latest_sequence` are the
  * log's bounds (a new consumer that wants only what comes next starts at `after = latest_sequence`).
  */
-export async function readIdentityLog(
-  db: Kysely<Database>,
-  query: IdentityEventsQuery,
-): Promise<IdentityLogPage> {
+export async function readIdentityLog(db: Kysely<Database>, query: IdentityEventsQuery): Promise<IdentityLogPage> {
   const bounds = await selectLogBounds(db);
   if (query.after !== undefined) checkCursor(query.after, bounds);
   const rows = await selectLogPage(db, {
