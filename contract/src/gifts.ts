@@ -51,11 +51,15 @@ export const GiftCreatedSchema = z.strictObject({
   event: GiftEventRefSchema,
 });
 
-export const GiftNotifyResultSchema = z.strictObject({
-  signature: z.string(),
-  slot: z.number().int(),
-  gifts: z.array(GiftCreatedSchema).meta({ description: 'Every gift the transaction created, in instruction order.' }),
-});
+export const GiftNotifyResultSchema = z
+  .strictObject({
+    signature: z.string(),
+    slot: z.number().int(),
+    gifts: z
+      .array(GiftCreatedSchema)
+      .meta({ description: 'Every gift the transaction created, in instruction order.' }),
+  })
+  .meta({ id: 'GiftNotifyResult' });
 export type GiftNotifyResult = z.infer<typeof GiftNotifyResultSchema>;
 
 export const GiftStateInputSchema = z.strictObject({
@@ -64,20 +68,22 @@ export const GiftStateInputSchema = z.strictObject({
 
 export const GIFT_STATES = ['claimable', 'expired', 'claimed', 'refunded'] as const;
 
-export const GiftStateSchema = z.strictObject({
-  voucher: z.string(),
-  state: z.enum(GIFT_STATES).meta({
-    description:
-      '`claimable`: the recipient may claim it now (`claim_voucher`, or `claim_voucher_tokenized` for the NFT). ' +
-      '`expired`: past `expiresAt`, unclaimed; only the creator may take it back (`refund_voucher`). `claimed` / ' +
-      '`refunded`: settled (the voucher account is closed; known from the identity log).',
-  }),
-  handle: GiftHandleSchema.nullable().meta({ description: 'Null: a settled gift the log saw only settle.' }),
-  creator: z.string().nullable(),
-  recipient: z.string().nullable(),
-  expiresAt: z
-    .string()
-    .nullable()
-    .meta({ description: 'ISO 8601 UTC (null: a settled gift the log saw only settle).' }),
-});
+export const GiftStateSchema = z
+  .strictObject({
+    voucher: z.string(),
+    state: z.enum(GIFT_STATES).meta({
+      description:
+        '`claimable`: the recipient may claim it now (`claim_voucher`, or `claim_voucher_tokenized` for the NFT). ' +
+        '`expired`: past `expiresAt`, unclaimed; only the creator may take it back (`refund_voucher`). `claimed` / ' +
+        '`refunded`: settled (the voucher account is closed; known from the identity log).',
+    }),
+    handle: GiftHandleSchema.nullable().meta({ description: 'Null: a settled gift the log saw only settle.' }),
+    creator: z.string().nullable(),
+    recipient: z.string().nullable(),
+    expiresAt: z
+      .string()
+      .nullable()
+      .meta({ description: 'ISO 8601 UTC (null: a settled gift the log saw only settle).' }),
+  })
+  .meta({ id: 'GiftState' });
 export type GiftState = z.infer<typeof GiftStateSchema>;
