@@ -22,7 +22,6 @@ export const GiftNotifyInputSchema = z.strictObject({
         'and checks the transaction itself; nothing else is taken from the caller.',
     }),
 });
-export type GiftNotifyInput = z.infer<typeof GiftNotifyInputSchema>;
 
 export const GiftEventRefSchema = z.strictObject({
   id: z.string().meta({ description: 'The `gift.created` identity event id (`iev_…`): stable, whoever indexes it.' }),

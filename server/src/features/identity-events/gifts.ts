@@ -13,8 +13,6 @@ import type { VoucherFacts } from './derive/gifts';
 import { keptFactKey } from './derive/state';
 import { selectLoggedSequence, selectStreamPosition } from './queries';
 
-export type { VoucherFacts } from './derive/gifts';
-
 export interface GiftCreation {
   ix: InstructionOf<MarketInstruction, 'create_voucher'>;
   /** The id of its `gift.created` event: the first event of the instruction (derive/gifts.ts emits it first). */

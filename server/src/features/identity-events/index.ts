@@ -8,7 +8,7 @@ export { identityWebhookStream } from './stream';
 export { identityConsumer, runIdentityPass } from './indexer';
 export type { IdentityPassResult } from './indexer';
 export { eventStatus, giftCreations, voucherFacts } from './gifts';
-export type { GiftCreation, VoucherFacts } from './gifts';
+export type { GiftCreation } from './gifts';
 
 declare module '../../trpc/context' {
   interface Services {
