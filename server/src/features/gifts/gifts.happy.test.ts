@@ -160,5 +160,13 @@ describe('GET /gift/{voucher}', () => {
       'the refund indexed',
     );
     expect(refunded.body).toEqual({ ...common, state: 'refunded' });
+
+    // This gift's event came from the ingestion alone (no POST /gift/notify): a late notify finds it and adds none.
+    const events = await giftLog();
+    const ingested = events.find((e) => e.change.voucher === short.voucher)!;
+    const late = await notify(short.signature);
+    expect(late.body.gifts[0].event).toEqual({ id: ingested.id, status: 'logged', sequence: ingested.sequence });
+    expect((await giftLog()).map((e) => e.id)).toEqual(events.map((e) => e.id));
+    expect(events.map((e) => e.change.voucher)).toEqual([gift.voucher, short.voucher]);
   });
 });
