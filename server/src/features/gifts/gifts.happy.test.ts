@@ -10,6 +10,7 @@ import { chainNow, claimGift, giveHandle, refundGift, type Gift } from '@sigil/t
 import { startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { startWebhookApp, waitFor, type WebhookApp } from '@sigil/test/support/pay-webhooks';
 import { fundedWallet } from '@sigil/test/support/webhooks-world';
+import { freshDatabase } from '@sigil/test/support/db';
 import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { readKv } from '../../platform/db/index';
 import { INDEXED_SLOT_KEY } from '../../workers/indexer';
@@ -99,6 +100,36 @@ describe('POST /gift/notify', () => {
     // Idempotent: more notifies answer the same and add nothing to the log.
     for (let i = 0; i < 3; i++) expect((await notify(gift.signature)).body).toEqual(logged.body);
     expect((await giftLog()).map((e) => e.id)).toEqual([eventId]);
+  });
+});
+
+describe('POST /gift/notify: a gift the log will never hold', () => {
+  it('before the log’s start slot → outside_log, nothing woken or waited for', async () => {
+    const d = await freshDatabase('sqlite');
+    try {
+      await d.db
+        .insertInto('identity_stream')
+        .values({ id: 'main', next_sequence: 1, start_slot: 1e9, last_signature: null, last_slot: null, updated_at: 1 })
+        .execute();
+      let woken = 0;
+      const ingest = createQueueSignal();
+      ingest.listen(() => woken++);
+      const service = createGiftService({
+        db: d.db,
+        chain: env.app.app.services.chain,
+        limiter: createRateLimiter(d.db),
+        ingest,
+      });
+      const answer = await service.notify({ clientIp: '10.0.0.1', responseHeaders: {} }, gift.signature);
+      expect(answer.gifts[0]!.event).toEqual({
+        id: identityEventId(gift.signature, 0, -1, 0),
+        status: 'outside_log',
+        sequence: null,
+      });
+      expect(woken).toBe(0);
+    } finally {
+      await d.drop();
+    }
   });
 });
 
