@@ -22,6 +22,7 @@ export {
   type paths,
 } from './client';
 export { privyWallet, type PrivyWalletResult } from './privy';
+export { giftState, notifyGift, type GiftNotifyResult, type GiftState } from './gifts';
 export {
   classifyResolveFailure,
   resolveAddress,

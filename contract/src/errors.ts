@@ -25,6 +25,13 @@ export const PUBLIC_ERRORS = {
   PRIVY_WRONG_ISSUER: [401, 'privy token not issued by privy.io'],
   PRIVY_NO_SOLANA_WALLET: [422, 'no solana wallet linked'],
   RATE_LIMITED: [429, 'rate limited'],
+  // POST /gift/notify and GET /gift/{voucher} (docs/gifts.md)
+  INVALID_TX_SIGNATURE: [400, 'invalid transaction signature'],
+  TX_NOT_FOUND: [404, 'transaction not found'],
+  TX_NOT_FINALIZED: [409, 'transaction not finalized'],
+  TX_FAILED: [422, 'transaction failed'],
+  NOT_A_GIFT: [422, 'not a gift transaction'],
+  GIFT_NOT_FOUND: [404, 'gift not found'],
   // not in the spec's table: transport-level refusals, so public routes never answer a non-catalog body
   PAYLOAD_TOO_LARGE: [413, 'payload too large'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'unsupported media type'],
@@ -103,6 +110,9 @@ export const V1_ERRORS = {
   // identity events
   PARTNER_TIER_REQUIRED: 403,
   IDENTITY_WEBHOOKS_DISABLED: 503,
+  // the identity log's cursor: beyond its latest sequence, or behind what retention kept (docs/identity-events.md)
+  CURSOR_AHEAD: 409,
+  CURSOR_EXPIRED: 410,
   // x402 (a 402 answer carries a fresh challenge; see contract/src/x402.ts)
   PAYER_REQUIRED: 402,
   PAYMENT_PAYLOAD_INVALID: 402,

@@ -414,3 +414,15 @@ export const IdentityEventsQuerySchema = withFieldCodes(
   { fields: { types: 'INVALID_EVENT_TYPES', wallet: 'INVALID_WALLET', handle: 'INVALID_SCOPE' } },
 );
 export type IdentityEventsQuery = z.infer<typeof IdentityEventsQuerySchema>;
+
+/** A page of the log, with the log's bounds (the oldest sequence kept, the latest ever assigned). */
+export const IdentityLogPageSchema = z.object({
+  events: z.array(IdentityEventSchema),
+  next_after: z.number().int().nullable(),
+  has_more: z.boolean(),
+  /** The oldest sequence kept (null: none kept, all removed by retention or none written yet). */
+  oldest_sequence: z.number().int().nullable(),
+  /** The latest sequence the log ever assigned (0: none yet); `after` may not exceed it. */
+  latest_sequence: z.number().int(),
+});
+export type IdentityLogPage = z.infer<typeof IdentityLogPageSchema>;

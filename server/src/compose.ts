@@ -13,6 +13,7 @@ import type { Services } from './trpc/context';
 import { createAgentService } from './features/agents/index';
 import { createConnectService, createSessionService } from './features/connect/index';
 import { createGateService } from './features/gate/index';
+import { createGiftService } from './features/gifts/index';
 import { createKeyGate, createKeysService } from './features/keys/index';
 import { createOidcService } from './features/oidc/index';
 import { createRateLimiter } from './features/ratelimit/index';
@@ -26,7 +27,7 @@ import {
   createSnsAdapter,
   createUniversalService,
 } from './features/universal/index';
-import { createQueueSignal } from './features/webhooks/index';
+import { createQueueSignal, type QueueSignal } from './features/webhooks/index';
 import { createPayWebhooksService } from './features/pay-webhooks/index';
 import { createIdentityEventsService } from './features/identity-events/index';
 import { createUsageHistoryService } from './features/usage-history/index';
@@ -50,6 +51,8 @@ export interface AppServices extends Services {
   db: Kysely<Database>;
   /** The hardened outbound HTTP client (manifests, webhook deliveries); closed through the lifecycle. */
   outbound: OutboundClient;
+  /** Wakes the indexer worker (main.ts listens): a gift notify wants its block ingested now. */
+  ingest: QueueSignal;
 }
 
 export function composeServices(deps: ComposeDeps): AppServices {
@@ -68,6 +71,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
   const agents = createAgentService({ chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway });
   const timeoutMs = config.rpcTimeoutMs;
   const queued = createQueueSignal();
+  const ingest = createQueueSignal();
   const usageHistory = createUsageHistoryService({ db, keys, log });
   // Registered after the outbound client, so stopped before it (and before main closes the database).
   deps.lifecycle.onStop('usage history', () => usageHistory.stop());
@@ -85,6 +89,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     chain,
     db,
     outbound,
+    ingest,
     keyGate: createKeyGate({ keys, limiter: createRateLimiter(db), oneStatement: dialectOf(db) === 'postgres' }),
     // The Connect session service is the session step of sessionProcedure as it is.
     sessionGate: sessions,
@@ -126,6 +131,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     search: createSearchService({ db }),
     reverse,
     privy: createPrivyService({ settings: config.privy, chain, reverse, now: deps.now }),
+    gifts: createGiftService({ db, chain, limiter: createRateLimiter(db), ingest, now: deps.now }),
     gate: createGateService({
       db,
       chain,

@@ -143,6 +143,7 @@ export async function main(): Promise<Started> {
     log: logger,
     lifecycle,
     queued: services.payWebhooks.queued,
+    ingest: services.ingest,
     streams: { pay: config.payWebhooks, identity: config.identityWebhooks },
     indexer: {
       identity: { backfillFromSlot: config.identityBackfillSlot },

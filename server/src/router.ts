@@ -3,6 +3,7 @@
 import { agentsRouter } from './features/agents/index';
 import { connectRouter } from './features/connect/index';
 import { gateRouter } from './features/gate/index';
+import { giftsRouter } from './features/gifts/index';
 import { healthRouter } from './features/health/index';
 import { keysRouter } from './features/keys/index';
 import { oidcRouter } from './features/oidc/index';
@@ -27,6 +28,7 @@ export const appRouter = router({
   search: searchRouter,
   reverse: reverseRouter,
   privy: privyRouter,
+  gifts: giftsRouter,
   gate: gateRouter,
   identityEvents: identityEventsRouter,
   usageHistory: usageHistoryRouter,

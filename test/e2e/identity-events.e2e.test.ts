@@ -105,6 +105,23 @@ describe('identity events end to end', () => {
     for (const r of got) expect(res.text).toContain(r.body.toString());
   });
 
+  it('names its bounds; a cursor beyond the latest sequence is 409 CURSOR_AHEAD naming them', async () => {
+    const key = env.app.key.secret;
+    const tail = await env.app.call('GET', '/v1/identity/events?limit=1', { key });
+    expect(tail.status, tail.text).toBe(200);
+    const latest = tail.body.latest_sequence as number;
+    expect(tail.body.oldest_sequence).toBe(1);
+    expect(latest).toBeGreaterThanOrEqual(EVERY_CHANGE_TYPES.length);
+    const caughtUp = await env.app.call('GET', `/v1/identity/events?after=${latest}`, { key });
+    expect(caughtUp.body).toMatchObject({ events: [], next_after: latest, has_more: false });
+    const ahead = await env.app.call('GET', `/v1/identity/events?after=${latest + 1}`, { key });
+    expect(ahead.status, ahead.text).toBe(409);
+    expect(ahead.body).toStrictEqual({
+      code: 'CURSOR_AHEAD',
+      message: `cursor ${latest + 1} is beyond the log: it holds sequences 1..${latest}`,
+    });
+  });
+
   it('replay from a cursor equals the live stream of a scoped webhook', async () => {
     const live = await deliveries('/name', EVERY_CHANGE_TYPES.filter((_, i) => i < 10).length);
     const bodies = live.map((r) => r.body.toString());

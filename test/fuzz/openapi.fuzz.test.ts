@@ -80,6 +80,10 @@ const plausible = fc.constantFrom(
   'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.',
   'a.b.c',
   '..',
+  // Transaction signatures (POST /gift/notify): the demo scenario's gift, a well-formed unknown one, 65 bytes.
+  '4DWLtyNQDCZ7mLZL72iteDkrh4jWuMfW37Fqzsq9KoJPicSqJND6m4S6RJjihAzLc8eBZwNeg28nK43BhqhQRgZS',
+  '1111111111111111111111111111111111111111111111111111111111111111',
+  '5'.repeat(89),
 );
 /** A string value of any kind: plausible, random, unicode, control characters, long, huge. */
 const anyString = fc.oneof(

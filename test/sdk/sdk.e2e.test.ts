@@ -12,6 +12,8 @@ import {
   buildSignInMessage,
   createSigilClient,
   privyWallet,
+  notifyGift,
+  giftState,
   resolveAddress,
   resolveName,
   reverseLookup,
@@ -152,6 +154,32 @@ describe('Privy wallets', () => {
       await privy.token({ aud: 'another-app', linked_accounts: [solanaWallet(alice)] }),
     );
     expect(other).toMatchObject({ ok: false, status: 401, code: 'privy token for another app' });
+  });
+});
+
+describe('gifts', () => {
+  it("POST /gift/notify and GET /gift/{voucher}: the scenario's pending gift; each route's refusal", async () => {
+    const gift = scenario.market.gift!;
+    const [created] = await chain.rpc.getSignaturesForAddress(gift.account as never).send();
+    const notified = op('POST /gift/notify', await notifyGift(anonymous, created!.signature));
+    expect(notified.ok && notified.data.gifts, show(notified)).toMatchObject([
+      { voucher: gift.account, handle: { name: 'ribbon' }, recipient: scenario.wallets.erin!.address },
+    ]);
+    expect(await notifyGift(anonymous, 'not-a-signature')).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'invalid transaction signature',
+    });
+    const state = op('GET /gift/{voucher}', await giftState(anonymous, gift.account));
+    expect(state.ok && state.data, show(state)).toMatchObject({
+      state: 'claimable',
+      recipient: scenario.wallets.erin!.address,
+    });
+    expect(await giftState(anonymous, base58.encode(randomBytes(32)))).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'gift not found',
+    });
   });
 });
 

@@ -242,3 +242,57 @@ export function publicBodyTokenSuite(
     for (const token of [none, confused, swapped]) expectRefused(await request(a, token, {}));
   });
 }
+
+/**
+ * Keyless routes limited per client address (POST /gift/notify): API keys and bearers neither replace nor disturb the
+ * answer, and no X-RateLimit-* header appears; over the address's minute (or day) → 429 `rate limited` with
+ * Retry-After, decided before any chain read (with the RPC down the answer is still 429); another address is not
+ * limited. `limitKey(ip)` is the route's key in the shared limiter table; `from(app, ip)` sends the route's request
+ * as if from that address (in process).
+ */
+export function keylessAddressLimitSuite(
+  route: string,
+  app: () => KeyedApp,
+  request: RouteRequest,
+  limit: {
+    limitKey: (ip: string) => string;
+    perMinute: number;
+    perDay: number;
+    from: (app: KeyedApp, ip: string) => Promise<{ statusCode: number; body: string }>;
+  },
+): void {
+  it(`${route}: keyless — answers alike with no key, a bad key, a good key or a bearer, and no rate headers`, async () => {
+    const a = app();
+    const plain = await request(a, {});
+    expect(plain.status, show(plain)).toBeLessThan(500);
+    for (const auth of [{ key: 'sk_not_a_key' }, { key: a.key.secret }, { bearer: 'not.a.jwt' }]) {
+      const res = await request(a, auth);
+      expect(res.status, show(res)).toBe(plain.status);
+      expect(res.body).toEqual(plain.body);
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+  });
+
+  it(`${route}: over the client address's minute or day → 429 with Retry-After, before any chain read`, async () => {
+    const a = app();
+    const key = limit.limitKey('127.0.0.1');
+    for (const counts of [{ minute: limit.perMinute }, { day: limit.perDay }]) {
+      await setUsage(a.database.db, key, counts);
+      a.chain.faults.set({ unreachable: true });
+      try {
+        const res = await request(a, {});
+        expect(res.status, show(res)).toBe(429);
+        expect(res.body).toEqual({ error: 'rate limited' });
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      } finally {
+        a.chain.faults.clear();
+      }
+      // Another client address has its own count.
+      const other = await limit.from(a, '10.9.8.7');
+      expect(other.statusCode, other.body).not.toBe(429);
+      await setUsage(a.database.db, key, {});
+    }
+    const after = await request(a, {});
+    expect(after.status, show(after)).not.toBe(429);
+  });
+}

@@ -59,6 +59,7 @@ export async function startWebhookApp(options: {
         chain: services.chain,
         client: services.outbound,
         queued: services.payWebhooks?.queued,
+        ingest: services.ingest,
         indexer: { intervalMs },
         delivery: { intervalMs },
       });

@@ -707,6 +707,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/gift/notify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Say that a gift was just made, so that its recipient hears of it at once
+     * @description Keyless. Takes only the signature of a finalized transaction that created gifts (registry vouchers, `create_voucher`); Sigil reads and checks the transaction itself and acts on nothing else. It wakes the indexer, so the `gift.created` identity event — in the identity log and to the identity webhooks that watch the recipient, the creator or the handle — follows at once instead of at the next pass, and waits up to 1 s for it. Idempotent: the event is derived once from the chain, however often this is called; a call writes nothing. Sends nothing anywhere. 30 calls per minute and 2,000 per UTC day per client address (docs/gifts.md).
+     */
+    post: operations['gifts-notify'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/gift/{voucher}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A gift's claimable state
+     * @description Keyless. A live voucher is read from the chain (finalized): `claimable` until `expiresAt`, then `expired` (only its creator may take the handle back). A settled one (its account closed) answers `claimed` or `refunded` from what the identity log kept (docs/gifts.md).
+     */
+    get: operations['gifts-state'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/gate/check': {
     parameters: {
       query?: never;
@@ -996,7 +1036,7 @@ export interface paths {
     };
     /**
      * Read the identity-change log
-     * @description Every registry change, in `sequence` order (deployment-wide, gapless), after the cursor `after` (a sequence; absent: from the oldest kept). Filters: `types` (comma-separated event types, families, `*`), `handle`, `wallet`; `limit` 1..200 (default 50). Kept 90 days (configurable). Each event is byte-for-byte the body its webhook deliveries carried. Continue with `after = next_after` while `has_more`.
+     * @description Every registry change, in `sequence` order (deployment-wide, gapless), after the cursor `after` (a sequence; absent: from the oldest kept). Filters: `types` (comma-separated event types, families, `*`), `handle`, `wallet`; `limit` 1..200 (default 50). Kept 90 days (configurable). Each event is byte-for-byte the body its webhook deliveries carried. Continue with `after = next_after` while `has_more`. Every page names the log's bounds (`oldest_sequence` kept, `latest_sequence` assigned); a cursor beyond the latest answers 409 CURSOR_AHEAD, one behind the oldest kept 410 CURSOR_EXPIRED, each message naming the bounds.
      */
     get: operations['identityEvents-events'];
     put?: never;
@@ -1584,6 +1624,8 @@ export interface components {
           | 'PAY_WEBHOOKS_DISABLED'
           | 'PARTNER_TIER_REQUIRED'
           | 'IDENTITY_WEBHOOKS_DISABLED'
+          | 'CURSOR_AHEAD'
+          | 'CURSOR_EXPIRED'
           | 'PAYER_REQUIRED'
           | 'PAYMENT_PAYLOAD_INVALID'
           | 'REDEEM_SIGNATURE_REQUIRED'
@@ -1869,6 +1911,8 @@ export interface components {
           | 'PAY_WEBHOOKS_DISABLED'
           | 'PARTNER_TIER_REQUIRED'
           | 'IDENTITY_WEBHOOKS_DISABLED'
+          | 'CURSOR_AHEAD'
+          | 'CURSOR_EXPIRED'
           | 'PAYER_REQUIRED'
           | 'PAYMENT_PAYLOAD_INVALID'
           | 'REDEEM_SIGNATURE_REQUIRED'
@@ -1926,6 +1970,53 @@ export interface components {
       handle: string | null;
       /** @description Platform slugs of the live attestations of that handle, issued under its current registration, sorted; [] without a handle. */
       attestations: string[];
+    };
+    GiftNotifyResult: {
+      signature: string;
+      slot: number;
+      /** @description Every gift the transaction created, in instruction order. */
+      gifts: {
+        /** @description The voucher account: GET /gift/{voucher} reads its state. */
+        voucher: string;
+        handle: {
+          account: string;
+          /** @description The handle’s name (null when the chain no longer has it). */
+          name: string | null;
+        };
+        creator: string;
+        recipient: string;
+        /** @description ISO 8601 UTC: the recipient may claim before it, the creator refund after. */
+        expiresAt: string;
+        event: {
+          /** @description The `gift.created` identity event id (`iev_…`): stable, whoever indexes it. */
+          id: string;
+          /**
+           * @description `logged`: in the identity log (and fanned out to identity webhooks) under `sequence`. `pending`: not yet (the indexer was woken; it follows within seconds). `outside_log`: before the log’s start slot, or removed by retention: it will not be logged.
+           * @enum {string}
+           */
+          status: 'logged' | 'pending' | 'outside_log';
+          /** @description The event’s sequence when `logged`, else null. */
+          sequence: number | null;
+        };
+      }[];
+    };
+    GiftState: {
+      voucher: string;
+      /**
+       * @description `claimable`: the recipient may claim it now (`claim_voucher`, or `claim_voucher_tokenized` for the NFT). `expired`: past `expiresAt`, unclaimed; only the creator may take it back (`refund_voucher`). `claimed` / `refunded`: settled (the voucher account is closed; known from the identity log).
+       * @enum {string}
+       */
+      state: 'claimable' | 'expired' | 'claimed' | 'refunded';
+      /** @description Null: a settled gift the log saw only settle. */
+      handle: {
+        account: string;
+        /** @description The handle’s name (null when the chain no longer has it). */
+        name: string | null;
+      } | null;
+      creator: string | null;
+      recipient: string | null;
+      /** @description ISO 8601 UTC (null: a settled gift the log saw only settle). */
+      expiresAt: string | null;
     };
     GateCheckResult: {
       /** @enum {string} */
@@ -2110,6 +2201,12 @@ export interface components {
         | 'privy token not issued by privy.io'
         | 'no solana wallet linked'
         | 'rate limited'
+        | 'invalid transaction signature'
+        | 'transaction not found'
+        | 'transaction not finalized'
+        | 'transaction failed'
+        | 'not a gift transaction'
+        | 'gift not found'
         | 'payload too large'
         | 'unsupported media type'
         | 'request timeout'
@@ -2181,6 +2278,8 @@ export interface components {
         | 'PAY_WEBHOOKS_DISABLED'
         | 'PARTNER_TIER_REQUIRED'
         | 'IDENTITY_WEBHOOKS_DISABLED'
+        | 'CURSOR_AHEAD'
+        | 'CURSOR_EXPIRED'
         | 'PAYER_REQUIRED'
         | 'PAYMENT_PAYLOAD_INVALID'
         | 'REDEEM_SIGNATURE_REQUIRED'
@@ -10459,6 +10558,384 @@ export interface operations {
       };
     };
   };
+  'gifts-notify': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "signature": "4DWLtyNQDCZ7mLZL72iteDkrh4jWuMfW37Fqzsq9KoJPicSqJND6m4S6RJjihAzLc8eBZwNeg28nK43BhqhQRgZS"
+         *     }
+         */
+        'application/json': {
+          /** @description The signature of the finalized transaction that created the gift (`create_voucher`), base58. Sigil reads and checks the transaction itself; nothing else is taken from the caller. */
+          signature: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "signature": "4DWLtyNQDCZ7mLZL72iteDkrh4jWuMfW37Fqzsq9KoJPicSqJND6m4S6RJjihAzLc8eBZwNeg28nK43BhqhQRgZS",
+           *       "slot": 110,
+           *       "gifts": [
+           *         {
+           *           "voucher": "4jdNYXVqz5nVTmxR1HqwrLWe6XctkAx5t7mdAvZy4vyY",
+           *           "handle": {
+           *             "account": "5fVbsVAMra1hE2c9CeKZjPhh8PXBj1awKJEKEFuEXQH4",
+           *             "name": "ribbon"
+           *           },
+           *           "creator": "AE3E1w87XV3K5Mye9W9V4REWo72PvZExJe6EMyGyviKF",
+           *           "recipient": "EoRge156qCxpbu4DnyCtmbAZBVUDpZKJb9v4Nq6P3RDa",
+           *           "expiresAt": "2026-12-27T00:00:44Z",
+           *           "event": {
+           *             "id": "iev_RbXEAPpwCKNZ9juSpUyVBG",
+           *             "status": "logged",
+           *             "sequence": 87
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['GiftNotifyResult'];
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: no `signature`, or an unexpected field; the body is not valid JSON
+       *
+       *     `INVALID_TX_SIGNATURE`: not base58 of 64 bytes
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'bad request' | 'invalid transaction signature';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /**
+       * @description `TX_NOT_FOUND`: the chain has no such transaction
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'transaction not found' | 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `TX_NOT_FINALIZED`: confirmed but not finalized yet: retry in a few seconds */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'transaction not finalized';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'unsupported media type';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /**
+       * @description `TX_FAILED`: the transaction failed on chain: it made no gift
+       *
+       *     `NOT_A_GIFT`: the transaction has no `create_voucher` instruction of the registry
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'transaction failed' | 'not a gift transaction';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `RATE_LIMITED`: over 30 calls per minute (or 2,000 per UTC day) from this client address; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'rate limited';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `RPC_UNREACHABLE` */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'rpc unreachable';
+          } & components['schemas']['PublicError'];
+        };
+      };
+    };
+  };
+  'gifts-state': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The voucher account, base58.
+         * @example 4jdNYXVqz5nVTmxR1HqwrLWe6XctkAx5t7mdAvZy4vyY
+         */
+        voucher: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "voucher": "4jdNYXVqz5nVTmxR1HqwrLWe6XctkAx5t7mdAvZy4vyY",
+           *       "state": "claimable",
+           *       "handle": {
+           *         "account": "5fVbsVAMra1hE2c9CeKZjPhh8PXBj1awKJEKEFuEXQH4",
+           *         "name": "ribbon"
+           *       },
+           *       "creator": "AE3E1w87XV3K5Mye9W9V4REWo72PvZExJe6EMyGyviKF",
+           *       "recipient": "EoRge156qCxpbu4DnyCtmbAZBVUDpZKJb9v4Nq6P3RDa",
+           *       "expiresAt": "2026-12-27T00:00:44Z"
+           *     }
+           */
+          'application/json': components['schemas']['GiftState'];
+        };
+      };
+      /**
+       * @description `INVALID_ADDRESS`: the voucher is not a base58 address
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'invalid address' | 'bad request';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /**
+       * @description `GIFT_NOT_FOUND`: no voucher at this address, and the identity log saw none settle there
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'gift not found' | 'not found';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'method not allowed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request timeout';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'payload too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'expectation failed';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'request header fields too large';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `INTERNAL`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'internal error';
+          } & components['schemas']['PublicError'];
+        };
+      };
+      /** @description `RPC_UNREACHABLE` */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            error?: 'rpc unreachable';
+          } & components['schemas']['PublicError'];
+        };
+      };
+    };
+  };
   'gate-check': {
     parameters: {
       query?: never;
@@ -14072,7 +14549,9 @@ export interface operations {
            *         }
            *       ],
            *       "next_after": 5,
-           *       "has_more": true
+           *       "has_more": true,
+           *       "oldest_sequence": 1,
+           *       "latest_sequence": 42
            *     }
            */
           'application/json': {
@@ -15735,6 +16214,8 @@ export interface operations {
             )[];
             next_after: number | null;
             has_more: boolean;
+            oldest_sequence: number | null;
+            latest_sequence: number;
           };
         };
       };
@@ -15807,6 +16288,30 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `CURSOR_AHEAD`: `after` is beyond the latest sequence (a log rebuilt, or another deployment's cursor) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'CURSOR_AHEAD';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `CURSOR_EXPIRED`: retention removed events after `after`: the consumer missed them */
+      410: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'CURSOR_EXPIRED';
           } & components['schemas']['V1Error'];
         };
       };

@@ -43,6 +43,8 @@ export interface IndexerWorkerOptions extends IndexerDeps {
 export interface IndexerWorker {
   /** One pass now if the lease is ours (tests); resolves to null when another replica holds the lease. */
   runOnce(): Promise<(IndexerPassResult & { identity: IdentityPassResult | null }) | null>;
+  /** Starts the next pass now instead of after the pause (a gift notify: its event is wanted at once). */
+  wake(): void;
   stop(): Promise<void>;
 }
 
@@ -78,5 +80,5 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
     },
     { loop },
   );
-  return { runOnce: worker.runOnce, stop: worker.stop };
+  return { runOnce: worker.runOnce, wake: worker.wake, stop: worker.stop };
 }

@@ -29,6 +29,8 @@ export interface PayWebhookWorkersOptions {
   lifecycle?: Lifecycle;
   /** The queue signal of the services: request-path queueing wakes the delivery worker. */
   queued?: QueueSignal;
+  /** The ingest signal of the services: a request that wants the next finalized blocks now wakes the indexer. */
+  ingest?: QueueSignal;
   /** Which streams are on (default both). */
   streams?: { pay: boolean; identity: boolean };
   indexer?: Partial<Omit<IndexerWorkerOptions, 'db' | 'chain' | 'onQueued' | 'pay'>>;
@@ -56,10 +58,12 @@ export function startPayWebhookWorkers(options: PayWebhookWorkersOptions): PayWe
     onQueued: () => delivery.kick(),
   });
   const unlisten = options.queued?.listen(() => delivery.kick());
+  const unlistenIngest = options.ingest?.listen(() => indexer.wake());
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
       unlisten?.();
+      unlistenIngest?.();
       await indexer.stop();
       await delivery.stop();
     })());

@@ -3,6 +3,7 @@
 // registry state the indexer keeps (identity_* tables, written in the same db transaction as the events, so
 // state and log never disagree). Reads the db only through the transaction it is given.
 import type { Address } from '@solana/kit';
+import type { Kysely } from 'kysely';
 import {
   decodeMarketInstruction,
   decodeRegistryInstruction,
@@ -12,8 +13,10 @@ import {
 } from '../../platform/chain/registry';
 import { dispatchInstruction } from '../../platform/chain/registry/instruction-table';
 import type { ChainTransaction } from '../../platform/chain/types';
+import type { Database } from '../../platform/db/index';
 import { chainOf, instructionContext, type DerivedEvent } from './derive/context';
-import type { Trx } from './derive/queries';
+import { anyHandleMint, type Trx } from './derive/queries';
+import { deriveNftMove, movePosition, oneUnitMoves } from './derive/nft';
 import { DERIVERS } from './derive/table';
 
 /** The registry instructions of a transaction with their position: top level (-1) and CPI. */
@@ -57,6 +60,22 @@ export function handlesNamed(instructions: { ix: RegistryInstruction | MarketIns
 export type { DerivedEvent } from './derive/context';
 
 /**
+ * Does this transaction concern the identity stream? Registry transactions always; any other only when it moves one
+ * unit of a token that is a kept tokenized handle's NFT (one indexed lookup, and only for one-unit moves).
+ */
+export async function concernsIdentity(db: Kysely<Database>, tx: ChainTransaction, programId: Address) {
+  if (tx.accountKeys.includes(programId)) return true;
+  const moves = tx.err === null ? oneUnitMoves(tx) : [];
+  return (
+    moves.length > 0 &&
+    (await anyHandleMint(
+      db,
+      moves.map((m) => m.mint),
+    ))
+  );
+}
+
+/**
  * The events of one finalized transaction, applying each change to the kept registry state as it goes (so two
  * instructions on one handle in one transaction see each other). `names`: handle account → name for handles not
  * yet in the kept state (read from chain by the caller; a handle's name never changes: it is its PDA seed).
@@ -73,6 +92,12 @@ export async function deriveEvents(
   for (const { ix, ixIndex, innerIndex } of registryInstructions(tx, programId)) {
     const context = instructionContext(trx, tx, names, { chain, ixIndex, innerIndex }, out);
     await dispatchInstruction(DERIVERS, ix, context);
+  }
+  // After the registry's own instructions: a move they already made is in the kept state and adds nothing.
+  for (const move of oneUnitMoves(tx)) {
+    const at = movePosition(tx, move);
+    if (!at) continue;
+    await deriveNftMove(instructionContext(trx, tx, names, { chain, ...at }, out), move);
   }
   return out;
 }

@@ -7,6 +7,8 @@ export { createIdentityEventsService, pruneIdentityLog } from './service';
 export { identityWebhookStream } from './stream';
 export { identityConsumer, runIdentityPass } from './indexer';
 export type { IdentityPassResult } from './indexer';
+export { eventStatus, giftCreations, voucherFacts } from './gifts';
+export type { GiftCreation } from './gifts';
 
 declare module '../../trpc/context' {
   interface Services {

@@ -12,7 +12,7 @@ import type { ChainSource, SourceBlock } from '../../platform/chain/source/types
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable } from '../../platform/db/index';
 import { newDeliveryRow } from '../webhooks/index';
-import { deriveEvents, handlesNamed, registryInstructions, type DerivedEvent } from './derive';
+import { concernsIdentity, deriveEvents, handlesNamed, registryInstructions, type DerivedEvent } from './derive';
 
 export const STREAM_ROW = 'main';
 
@@ -202,7 +202,7 @@ export function identityConsumer(
     async consume(block) {
       const programId = deps.chain.programId;
       for (const [index, tx] of block.transactions.entries()) {
-        if (!tx.accountKeys.includes(programId) || done(tx, index, block)) continue;
+        if (done(tx, index, block) || !(await concernsIdentity(db, tx, programId))) continue;
         const names = await unknownHandleNames(db, deps, tx);
         const committed = await commitTransaction(db, tx, expected, programId, names, deps.now?.() ?? Date.now());
         expected = {

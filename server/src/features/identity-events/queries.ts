@@ -65,6 +65,43 @@ export function selectLogPage(
   return q.execute();
 }
 
+/**
+ * The log's bounds: the oldest sequence kept (null when retention removed them all, or none was written) and the
+ * latest sequence the stream ever assigned (0 before its first event; pruning never lowers it).
+ */
+export async function selectLogBounds(db: Kysely<Database>): Promise<{ oldest: number | null; latest: number }> {
+  const [kept, stream] = await Promise.all([
+    db
+      .selectFrom('identity_events')
+      .select((eb) => eb.fn.min<number>('sequence').as('oldest'))
+      .where('test', '=', 0)
+      .where('sequence', '>', 0)
+      .executeTakeFirst(),
+    db.selectFrom('identity_stream').select('next_sequence').where('id', '=', 'main').executeTakeFirst(),
+  ]);
+  const oldest = kept?.oldest ?? null;
+  return { oldest: oldest === null ? null : Number(oldest), latest: stream ? Number(stream.next_sequence) - 1 : 0 };
+}
+
+/** The sequence of a logged (non-test) event, by its id; undefined when it is not in the log. */
+export function selectLoggedSequence(db: Kysely<Database>, id: string) {
+  return db
+    .selectFrom('identity_events')
+    .select('sequence')
+    .where('id', '=', id)
+    .where('test', '=', 0)
+    .executeTakeFirst();
+}
+
+/** Where the stream starts and how far it has read (undefined before its first run). */
+export function selectStreamPosition(db: Kysely<Database>) {
+  return db
+    .selectFrom('identity_stream')
+    .select(['start_slot', 'last_slot'])
+    .where('id', '=', 'main')
+    .executeTakeFirst();
+}
+
 /** Deletes events created before `cutoff` and their deliveries; answers the events deleted. */
 export async function deleteEventsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
   await deleteDeliveriesOfEvents(db, db.selectFrom('identity_events').select('id').where('created_at', '<', cutoff));

@@ -9,6 +9,7 @@ import {
   parseIdentityScope,
   type IdentityEvent,
   type IdentityEventsQuery,
+  type IdentityLogPage,
   type IdentityWebhookCreated,
   type IdentityWebhookCreateRequest,
 } from '@sigil/contract/identity-events';
@@ -27,7 +28,7 @@ import {
   type WebhookCaller,
 } from '../webhooks/index';
 import { lockedNextSequence } from './indexer';
-import { deleteEventsBefore, selectLogPage } from './queries';
+import { deleteEventsBefore, selectLogBounds, selectLogPage } from './queries';
 import { identityWebhookStream, toIdentityWebhook } from './stream';
 
 export interface IdentityServiceDeps {
@@ -86,15 +87,39 @@ export async function createIdentityWebhook(
   return { ...toIdentityWebhook(row), secret };
 }
 
+/** What the log holds, in words: "sequences 4..6", or "none (latest sequence 6)". */
+function holds(bounds: { oldest: number | null; latest: number }): string {
+  if (bounds.oldest !== null) return `sequences ${bounds.oldest}..${bounds.latest}`;
+  return bounds.latest === 0 ? 'no events yet (latest sequence 0)' : `none (latest sequence ${bounds.latest})`;
+}
+
+/**
+ * A cursor the log can continue from: at most the latest sequence, and not behind the oldest kept (the events after
+ * it must still be there). Anything else is refused with the bounds, so that a consumer detects a gap (retention) or
+ * a log that is not the one it read (a rebuild, another deployment) instead of reading an empty page.
+ */
+function checkCursor(after: number, bounds: { oldest: number | null; latest: number }): void {
+  if (after > bounds.latest) {
+    throw new ApiError('CURSOR_AHEAD', `cursor ${after} is beyond the log: it holds ${holds(bounds)}`);
+  }
+  const firstKept = bounds.oldest ?? bounds.latest + 1;
+  if (after < firstKept - 1) {
+    throw new ApiError(
+      'CURSOR_EXPIRED',
+      `events after cursor ${after} were removed by retention: the log holds ${holds(bounds)}`,
+    );
+  }
+}
+
 /**
  * GET /v1/identity/events: the log in `sequence` order after the cursor, filtered; each event is the stored
  * payload (the exact body its deliveries sent). `next_after` is the last sequence of the page (the next call's
- * `after`), `has_more` whether more matched at the time of the read.
+ * `after`), `has_more` whether more matched at the time of the read; `oldest_sequence` / `latest_sequence` are the
+ * log's bounds (a new consumer that wants only what comes next starts at `after = latest_sequence`).
  */
-export async function readIdentityLog(
-  db: Kysely<Database>,
-  query: IdentityEventsQuery,
-): Promise<{ events: IdentityEvent[]; next_after: number | null; has_more: boolean }> {
+export async function readIdentityLog(db: Kysely<Database>, query: IdentityEventsQuery): Promise<IdentityLogPage> {
+  const bounds = await selectLogBounds(db);
+  if (query.after !== undefined) checkCursor(query.after, bounds);
   const rows = await selectLogPage(db, {
     after: query.after ?? 0,
     take: query.limit + 1,
@@ -107,6 +132,8 @@ export async function readIdentityLog(
     events: page.map((r) => JSON.parse(r.payload) as IdentityEvent),
     next_after: page.length > 0 ? Number(page[page.length - 1]!.sequence) : (query.after ?? null),
     has_more: rows.length > query.limit,
+    oldest_sequence: bounds.oldest,
+    latest_sequence: bounds.latest,
   };
 }
 

@@ -10,6 +10,12 @@ export const DAY_MS = 86_400_000;
 
 export type WindowUnit = 'minute' | 'day';
 
+/** The two windows' limits. */
+export interface WindowLimits {
+  minute: number;
+  day: number;
+}
+
 export interface WindowState {
   limit: number;
   /** What is left in this window after this request (0 when refused for lack of room). */
@@ -30,8 +36,11 @@ export interface RateLimitResult {
 
 /** The small interface procedures depend on (a fake can stand in for it in tests). */
 export interface RateLimiter {
-  /** Counts `cost` units (a batch of 100 names costs 100) against the key's windows, all or nothing. */
-  limit(keyId: string, tier: KeyTier, cost?: number, now?: number): Promise<RateLimitResult>;
+  /**
+   * Counts `cost` units (a batch of 100 names costs 100) against the key's windows, all or nothing. `tier` names a
+   * key tier's limits, or gives the limits of a keyless caller (a client address: `ip:<address>`-style keys).
+   */
+  limit(keyId: string, tier: KeyTier | WindowLimits, cost?: number, now?: number): Promise<RateLimitResult>;
 }
 
 /** The windows containing `now`: starts and ends, epoch ms, UTC-aligned (epoch ms has no leap seconds). */
@@ -55,10 +64,15 @@ export function windowsAt(now: number): { minute: number; day: number; minuteRes
 export class DatabaseRateLimiter implements RateLimiter {
   constructor(private readonly db: Kysely<Database>) {}
 
-  async limit(keyId: string, tier: KeyTier, cost = 1, now: number = Date.now()): Promise<RateLimitResult> {
+  async limit(
+    keyId: string,
+    tier: KeyTier | WindowLimits,
+    cost = 1,
+    now: number = Date.now(),
+  ): Promise<RateLimitResult> {
     if (!Number.isSafeInteger(cost) || cost < 1)
       throw new RangeError(`rate limit cost must be a positive integer, got ${cost}`);
-    const limits = TIER_LIMITS[tier];
+    const limits = typeof tier === 'string' ? TIER_LIMITS[tier] : tier;
     if (!limits) throw new RangeError(`unknown tier ${String(tier)}`);
     const windows = windowsAt(now);
     // A cost no window could ever admit needs no statement (callers should cap batch sizes below the minute limit).

@@ -819,6 +819,37 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       slot: 118,
     },
   },
+  // The demo scenario's pending gift: @ribbon from dave to erin (docs/local-chain.md).
+  'POST /gift/notify': {
+    request: {
+      signature: '4DWLtyNQDCZ7mLZL72iteDkrh4jWuMfW37Fqzsq9KoJPicSqJND6m4S6RJjihAzLc8eBZwNeg28nK43BhqhQRgZS',
+    },
+    response: {
+      signature: '4DWLtyNQDCZ7mLZL72iteDkrh4jWuMfW37Fqzsq9KoJPicSqJND6m4S6RJjihAzLc8eBZwNeg28nK43BhqhQRgZS',
+      slot: 110,
+      gifts: [
+        {
+          voucher: '4jdNYXVqz5nVTmxR1HqwrLWe6XctkAx5t7mdAvZy4vyY',
+          handle: { account: '5fVbsVAMra1hE2c9CeKZjPhh8PXBj1awKJEKEFuEXQH4', name: 'ribbon' },
+          creator: 'AE3E1w87XV3K5Mye9W9V4REWo72PvZExJe6EMyGyviKF',
+          recipient: 'EoRge156qCxpbu4DnyCtmbAZBVUDpZKJb9v4Nq6P3RDa',
+          expiresAt: '2026-12-27T00:00:44Z',
+          event: { id: 'iev_RbXEAPpwCKNZ9juSpUyVBG', status: 'logged', sequence: 87 },
+        },
+      ],
+    },
+  },
+  'GET /gift/{voucher}': {
+    parameters: { voucher: '4jdNYXVqz5nVTmxR1HqwrLWe6XctkAx5t7mdAvZy4vyY' },
+    response: {
+      voucher: '4jdNYXVqz5nVTmxR1HqwrLWe6XctkAx5t7mdAvZy4vyY',
+      state: 'claimable',
+      handle: { account: '5fVbsVAMra1hE2c9CeKZjPhh8PXBj1awKJEKEFuEXQH4', name: 'ribbon' },
+      creator: 'AE3E1w87XV3K5Mye9W9V4REWo72PvZExJe6EMyGyviKF',
+      recipient: 'EoRge156qCxpbu4DnyCtmbAZBVUDpZKJb9v4Nq6P3RDa',
+      expiresAt: '2026-12-27T00:00:44Z',
+    },
+  },
   'GET /v1/reverse/{address}': {
     parameters: {
       address: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T',
@@ -1344,6 +1375,8 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       ],
       next_after: 5,
       has_more: true,
+      oldest_sequence: 1,
+      latest_sequence: 42,
     },
   },
   // The real document's head: its `$ref`/`$defs` are left out because OpenAPI tools (Redocly, Swagger UI) resolve

@@ -1,12 +1,32 @@
 // SQL of the registry state the identity indexer keeps (identity_* tables), run inside the transaction that also
 // writes the events, so state and log never disagree.
-import type { Transaction } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../../../platform/db/index';
 
 export type Trx = Transaction<Database>;
 
 export const handleRow = (trx: Trx, account: string) =>
   trx.selectFrom('identity_handles').selectAll().where('account', '=', account).executeTakeFirst();
+
+/** The tokenized handle whose NFT is `mint` (indexed: identity_handles_mint). */
+export const handleByMint = (trx: Trx, mint: string) =>
+  trx
+    .selectFrom('identity_handles')
+    .select(['account', 'name', 'owner'])
+    .where('mint', '=', mint)
+    .where('tokenized', '=', 1)
+    .executeTakeFirst();
+
+/** Is any of these mints a kept tokenized handle's NFT? (Read before the indexer's db transaction.) */
+export async function anyHandleMint(db: Kysely<Database>, mints: string[]): Promise<boolean> {
+  const row = await db
+    .selectFrom('identity_handles')
+    .select('account')
+    .where('mint', 'in', mints)
+    .where('tokenized', '=', 1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
 
 /** A (re)registration: the handle starts untokenized under `owner`. */
 export const registerHandle = (trx: Trx, account: string, name: string, owner: string) =>

@@ -119,10 +119,13 @@ export async function setRecord(
   });
 }
 
+/** The kv key of one of the market's small facts the indexer keeps (a voucher, an offer …). */
+export const keptFactKey = (kind: string, account: string) => `identity:${kind}:${account}`;
+
 export async function kvGet<T>(c: DeriveContext, kind: string, account: string): Promise<T | undefined> {
-  const text = await readKv(c.trx as never, `identity:${kind}:${account}`);
+  const text = await readKv(c.trx as never, keptFactKey(kind, account));
   return text === undefined ? undefined : (JSON.parse(text) as T);
 }
 
 export const kvSet = (c: DeriveContext, kind: string, account: string, value: unknown) =>
-  writeKv(c.trx as never, `identity:${kind}:${account}`, JSON.stringify(value));
+  writeKv(c.trx as never, keptFactKey(kind, account), JSON.stringify(value));
