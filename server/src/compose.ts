@@ -14,6 +14,7 @@ import { createAgentService } from './features/agents/index';
 import { createConnectService, createSessionService } from './features/connect/index';
 import { createGateService } from './features/gate/index';
 import { createGiftService } from './features/gifts/index';
+import { createHealthService } from './features/health/index';
 import { createKeyGate, createKeysService } from './features/keys/index';
 import { createOidcService } from './features/oidc/index';
 import { createRateLimiter } from './features/ratelimit/index';
@@ -94,6 +95,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     // The Connect session service is the session step of sessionProcedure as it is.
     sessionGate: sessions,
     meter: config.x402 ? createX402Service({ settings: config.x402, chain, db, log }) : meteringOff,
+    health: createHealthService({ config, chain }),
     resolve,
     sessions,
     connect,

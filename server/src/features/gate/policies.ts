@@ -21,7 +21,7 @@ import {
   listPolicies,
   replacePolicy,
   type PolicyRow,
-} from './store';
+} from './queries';
 
 export interface PolicyDeps {
   db: Kysely<Database>;

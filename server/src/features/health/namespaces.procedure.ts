@@ -1,7 +1,6 @@
 import { NamespacesSchema } from '@sigil/contract/public';
 import { rest } from '../../trpc/meta';
 import { publicProcedure } from '../../trpc/procedures';
-import { namespaces as list } from './service';
 
 /** GET /v1/namespaces (ungated): which namespaces this deployment resolves. */
 export const namespaces = publicProcedure
@@ -15,4 +14,4 @@ export const namespaces = publicProcedure
     }),
   )
   .output(NamespacesSchema)
-  .query(({ ctx }) => list(ctx.services.config));
+  .query(({ ctx }) => ctx.services.health.namespaces());

@@ -1,4 +1,5 @@
-// Liveness, version and namespace facts. Pure functions of config, plus three chain reads for /version.
+// Liveness, version and namespace facts: functions of the config, plus three chain reads for /version; the service
+// binds them to this deployment's config and chain reader.
 import { PublicError } from '@sigil/contract/errors';
 import type { NamespaceEntry, Namespaces, V1Health, Version } from '@sigil/contract/public';
 import { paymentRails, SERVICE_VERSION, type Config } from '../../platform/config';
@@ -51,4 +52,23 @@ export function namespaces(config: Config): Namespaces {
     { namespace: 'eth', source: 'ens', configured: config.ethRpcUrl !== undefined },
   ];
   return { namespaces: entries };
+}
+
+/** The facts of this deployment, over its config and its chain reader. */
+export interface HealthService {
+  /** GET /v1/health. */
+  v1Health(): V1Health;
+  /** GET /version: asked of the chain live; 502 RPC_UNREACHABLE when it does not answer. */
+  version(): Promise<Version>;
+  /** GET /namespaces. */
+  namespaces(): Namespaces;
+}
+
+export function createHealthService(deps: { config: Config; chain: ChainReader }): HealthService {
+  const { config, chain } = deps;
+  return {
+    v1Health: () => v1Health(config),
+    version: () => readVersion(chain, config),
+    namespaces: () => namespaces(config),
+  };
 }

@@ -1,7 +1,6 @@
 import { V1HealthSchema } from '@sigil/contract/public';
 import { rest } from '../../trpc/meta';
 import { publicProcedure } from '../../trpc/procedures';
-import { v1Health as describe } from './service';
 
 /** GET /v1/health (ungated): status, payment rails, and which RPC host and program this deployment reads. */
 export const v1Health = publicProcedure
@@ -15,4 +14,4 @@ export const v1Health = publicProcedure
     }),
   )
   .output(V1HealthSchema)
-  .query(({ ctx }) => describe(ctx.services.config));
+  .query(({ ctx }) => ctx.services.health.v1Health());

@@ -1,7 +1,6 @@
 import { VersionSchema } from '@sigil/contract/public';
 import { rest } from '../../trpc/meta';
 import { publicProcedure } from '../../trpc/procedures';
-import { readVersion } from './service';
 
 /** GET /version: service version and the chain it reads, asked live; 502 `rpc unreachable` when the RPC fails. */
 export const version = publicProcedure
@@ -15,4 +14,4 @@ export const version = publicProcedure
     }),
   )
   .output(VersionSchema)
-  .query(({ ctx }) => readVersion(ctx.services.chain, ctx.services.config));
+  .query(({ ctx }) => ctx.services.health.version());

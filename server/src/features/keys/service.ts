@@ -1,6 +1,6 @@
 // API keys: create, list, revoke, authenticate, the portal's own key, and operator tier changes.
 // Every function takes the db (or a transaction) first. docs/keys.md explains the choices.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
 import {
   MAX_ACTIVE_KEYS_PER_ACCOUNT,
@@ -11,9 +11,20 @@ import {
   type UsageResponse,
 } from '@sigil/contract/keys';
 import { isBase58Address } from '@sigil/contract/names';
-import { affectedRows, dialectOf, type ApiKeysTable, type Database } from '../../platform/db/index';
+import type { ApiKeysTable, Database } from '../../platform/db/index';
 import { passedWith, readUsage, refusalOf, usageOf, windowsAt, type RateLimitResult } from '../ratelimit/index';
 import { admitByHash } from './admit.queries';
+import {
+  insertKeyCounted,
+  markKeyRevoked,
+  markKeyUsed,
+  selectAccountKeys,
+  selectKeyByHash,
+  selectOwnKey,
+  setKeyName,
+  setKeyTierRow,
+  upsertPortalKeyRow,
+} from './queries';
 import { prefixedId } from '../../platform/ids';
 import { displayPrefix, generateSecret, hashSecret, looksLikeSecret, sameHash, weakSecretReason } from './secret';
 
@@ -24,9 +35,6 @@ export interface ApiKey extends ApiKeyView {
 
 /** last_used_at is written at most this often per key (it is informational; see touchLastUsed). */
 export const LAST_USED_RESOLUTION_MS = 10_000;
-
-// Postgres advisory-lock class for "one account's keys" (ASCII 'keys'); the second int is hashtext(account).
-const KEYS_LOCK_CLASS = 0x6b657973;
 
 function toApiKey(row: Omit<Selectable<ApiKeysTable>, 'secret_hash'>): ApiKey {
   return {
@@ -46,17 +54,6 @@ export function toKeyView(key: ApiKey): ApiKeyView {
   const { account: _account, ...view } = key;
   return view;
 }
-
-const KEY_COLUMNS = [
-  'id',
-  'account',
-  'name',
-  'tier',
-  'secret_prefix',
-  'created_at',
-  'revoked_at',
-  'last_used_at',
-] as const;
 
 /**
  * Creates a `free` key for `account` (a wallet address) and returns it with its secret — the only time the
@@ -83,18 +80,9 @@ export async function createKey(
     revoked_at: null,
     last_used_at: null,
   } satisfies Selectable<ApiKeysTable>;
-  const postgres = dialectOf(db) === 'postgres';
-  await db.transaction().execute(async (trx) => {
-    if (postgres) await sql`select pg_advisory_xact_lock(${KEYS_LOCK_CLASS}, hashtext(${input.account}))`.execute(trx);
-    await trx.insertInto('api_keys').values(row).execute();
-    const { n } = await trx
-      .selectFrom('api_keys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('account', '=', input.account)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirstOrThrow();
+  await insertKeyCounted(db, row, (activeKeys) => {
     // Throwing rolls the insert back.
-    if (Number(n) > MAX_ACTIVE_KEYS_PER_ACCOUNT) {
+    if (activeKeys > MAX_ACTIVE_KEYS_PER_ACCOUNT) {
       throw new ApiError(
         'LIMIT_REACHED',
         `an account may hold at most ${MAX_ACTIVE_KEYS_PER_ACCOUNT} active keys; revoke one first`,
@@ -106,24 +94,13 @@ export async function createKey(
 
 /** The account's keys, revoked ones included, newest first. */
 export async function listKeys(db: Kysely<Database>, account: string): Promise<ApiKey[]> {
-  const rows = await db
-    .selectFrom('api_keys')
-    .select(KEY_COLUMNS)
-    .where('account', '=', account)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .execute();
+  const rows = await selectAccountKeys(db, account);
   return rows.map((r) => toApiKey(r));
 }
 
 /** One of the account's keys, or undefined (also when the key belongs to someone else). */
 export async function getOwnKey(db: Kysely<Database>, account: string, keyId: string): Promise<ApiKey | undefined> {
-  const row = await db
-    .selectFrom('api_keys')
-    .select(KEY_COLUMNS)
-    .where('id', '=', keyId)
-    .where('account', '=', account)
-    .executeTakeFirst();
+  const row = await selectOwnKey(db, account, keyId);
   return row && toApiKey(row);
 }
 
@@ -138,13 +115,7 @@ export async function revokeKey(
   keyId: string,
   now: number = Date.now(),
 ): Promise<ApiKey | null> {
-  await db
-    .updateTable('api_keys')
-    .set({ revoked_at: now })
-    .where('id', '=', keyId)
-    .where('account', '=', account)
-    .where('revoked_at', 'is', null)
-    .execute();
+  await markKeyRevoked(db, account, keyId, now);
   return (await getOwnKey(db, account, keyId)) ?? null;
 }
 
@@ -155,7 +126,7 @@ export async function renameKey(
   keyId: string,
   name: string | null,
 ): Promise<ApiKey | null> {
-  await db.updateTable('api_keys').set({ name }).where('id', '=', keyId).where('account', '=', account).execute();
+  await setKeyName(db, account, keyId, name);
   return (await getOwnKey(db, account, keyId)) ?? null;
 }
 
@@ -168,7 +139,7 @@ export async function renameKey(
 export async function authenticateKey(db: Kysely<Database>, secret: string): Promise<ApiKey | null> {
   if (!looksLikeSecret(secret)) return null;
   const hash = hashSecret(secret);
-  const row = await db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+  const row = await selectKeyByHash(db, hash);
   if (!row || !sameHash(row.secret_hash, hash) || row.revoked_at !== null) return null;
   return toApiKey(row);
 }
@@ -223,18 +194,12 @@ export async function touchLastUsed(
 ): Promise<boolean> {
   const threshold = now - LAST_USED_RESOLUTION_MS;
   if (key.last_used_at !== null && key.last_used_at > threshold) return false;
-  const result = await db
-    .updateTable('api_keys')
-    .set({ last_used_at: now })
-    .where('id', '=', key.id)
-    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', threshold)]))
-    .executeTakeFirst();
-  return affectedRows(result) === 1;
+  return markKeyUsed(db, key.id, threshold, now);
 }
 
 /** Operator action (docs/keys.md: `npm run key:partner -- <keyId>`). Returns false for an unknown id. */
 export async function setKeyTier(db: Kysely<Database>, keyId: string, tier: KeyTier): Promise<boolean> {
-  return affectedRows(await db.updateTable('api_keys').set({ tier }).where('id', '=', keyId).executeTakeFirst()) === 1;
+  return setKeyTierRow(db, keyId, tier);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -288,22 +253,7 @@ export async function ensurePortalKey(
     last_used_at: null,
   };
   const overwrite = supplied !== '' || options.rotate === true;
-  const insert = db.insertInto('api_keys').values(row);
-  const result = await (
-    overwrite
-      ? insert.onConflict((oc) =>
-          oc.column('id').doUpdateSet({
-            account: row.account,
-            tier: row.tier,
-            secret_hash: row.secret_hash,
-            secret_prefix: row.secret_prefix,
-            revoked_at: null,
-          }),
-        )
-      : insert.onConflict((oc) => oc.column('id').doNothing())
-  ).executeTakeFirst();
-  const wrote = affectedRows(result) === 1;
-  const stored = await db.selectFrom('api_keys').selectAll().where('id', '=', domain).executeTakeFirstOrThrow();
+  const { wrote, stored } = await upsertPortalKeyRow(db, row, overwrite);
   return { key: toApiKey(stored), generatedSecret: wrote && !supplied ? secret : null };
 }
 
@@ -365,23 +315,42 @@ export async function accountUsage(
 // ---------------------------------------------------------------------------------------------------------
 // The service: the verbs above over one db
 
-/** The keys verbs bound to one db; each delegates to the module function of the same rule above. */
-export function createKeysService(deps: { db: Kysely<Database> }) {
-  const { db } = deps;
-  return {
-    create: (input: { account: string; tier?: KeyTier; name?: string | null }, now?: number) =>
-      createKey(db, input, now),
-    listWithUsage: (account: string, now?: number) => listKeysWithUsage(db, account, now),
-    own: (account: string, keyId: string) => getOwnKey(db, account, keyId),
-    usage: (account: string, now?: number) => accountUsage(db, account, now),
-    revoke: (account: string, keyId: string, now?: number) => revokeKey(db, account, keyId, now),
-    rename: (account: string, keyId: string, name: string | null) => renameKey(db, account, keyId, name),
-    authenticate: (secret: string) => authenticateKey(db, secret),
-    admitInOneStatement: (secret: string, cost: number, now?: number) => admitKeyInOneStatement(db, secret, cost, now),
-    touch: (key: Pick<ApiKey, 'id' | 'last_used_at'>, now?: number) => touchLastUsed(db, key, now),
-    ensurePortalKey: (options: { domain: string; secret?: string | null; rotate?: boolean }, now?: number) =>
-      ensurePortalKey(db, options, now),
-  };
+/** The keys verbs over one db; each delegates to the module function of the same rule above. */
+export interface KeysService {
+  create(
+    input: { account: string; tier?: KeyTier; name?: string | null },
+    now?: number,
+  ): Promise<{ key: ApiKey; secret: string }>;
+  listWithUsage(account: string, now?: number): Promise<ListKeysResponse>;
+  own(account: string, keyId: string): Promise<ApiKey | undefined>;
+  usage(account: string, now?: number): Promise<UsageResponse>;
+  revoke(account: string, keyId: string, now?: number): Promise<ApiKey | null>;
+  rename(account: string, keyId: string, name: string | null): Promise<ApiKey | null>;
+  authenticate(secret: string): Promise<ApiKey | null>;
+  admitInOneStatement(
+    secret: string,
+    cost: number,
+    now?: number,
+  ): Promise<{ key: ApiKey; result: RateLimitResult } | null>;
+  touch(key: Pick<ApiKey, 'id' | 'last_used_at'>, now?: number): Promise<boolean>;
+  ensurePortalKey(
+    options: { domain: string; secret?: string | null; rotate?: boolean },
+    now?: number,
+  ): Promise<PortalKey>;
 }
 
-export type KeysService = ReturnType<typeof createKeysService>;
+export function createKeysService(deps: { db: Kysely<Database> }): KeysService {
+  const { db } = deps;
+  return {
+    create: (input, now) => createKey(db, input, now),
+    listWithUsage: (account, now) => listKeysWithUsage(db, account, now),
+    own: (account, keyId) => getOwnKey(db, account, keyId),
+    usage: (account, now) => accountUsage(db, account, now),
+    revoke: (account, keyId, now) => revokeKey(db, account, keyId, now),
+    rename: (account, keyId, name) => renameKey(db, account, keyId, name),
+    authenticate: (secret) => authenticateKey(db, secret),
+    admitInOneStatement: (secret, cost, now) => admitKeyInOneStatement(db, secret, cost, now),
+    touch: (key, now) => touchLastUsed(db, key, now),
+    ensurePortalKey: (options, now) => ensurePortalKey(db, options, now),
+  };
+}

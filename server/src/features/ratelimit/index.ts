@@ -1,6 +1,6 @@
 // The rate limiter: per-key minute and UTC-day windows in the shared store (docs/rate-limits.md).
+export { countIfRoom } from './queries';
 export {
-  countIfRoom,
   createRateLimiter,
   deleteExpiredWindows,
   passedWith,

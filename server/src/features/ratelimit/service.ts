@@ -1,9 +1,10 @@
 // Per-key rate limits: two fixed windows (the UTC minute and the UTC day), counters in the shared database so
 // every replica sees the same numbers. docs/rate-limits.md explains the algorithm and why it is exact.
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import { RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER } from '@sigil/contract/http-headers';
 import { TIER_LIMITS, type KeyTier, type WindowCounts } from '@sigil/contract/keys';
-import { withoutFsync, type Database } from '../../platform/db/index';
+import type { Database } from '../../platform/db/index';
+import { countInWindows, deleteWindowsBefore, selectWindows } from './queries';
 
 export const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
@@ -52,7 +53,7 @@ export function windowsAt(now: number): { minute: number; day: number; minuteRes
 
 /**
  * The database-backed limiter: per request ONE atomic upsert on the key's row, which holds both windows
- * (docs/rate-limits.md shows it in full):
+ * (queries.ts `countInWindows`; docs/rate-limits.md shows it in full):
  *   INSERT (key, minuteStart, cost, dayStart, cost) ON CONFLICT (key) DO UPDATE SET <each window: same window →
  *   count + cost; a newer window → cost> WHERE <both new counts fit> RETURNING minute_count, day_count
  * No row back = a window refused, and nothing was counted anywhere (refused requests count nowhere; a request
@@ -61,57 +62,24 @@ export function windowsAt(now: number): { minute: number; day: number; minuteRes
  * processes serialize on it and exactly `limit` pass; on SQLite the statement holds the file's single write lock.
  * A stored window NEWER than the request's (a replica whose clock lags) is kept and counted into, never reset.
  */
-export class DatabaseRateLimiter implements RateLimiter {
-  constructor(private readonly db: Kysely<Database>) {}
-
-  async limit(
-    keyId: string,
-    tier: KeyTier | WindowLimits,
-    cost = 1,
-    now: number = Date.now(),
-  ): Promise<RateLimitResult> {
-    if (!Number.isSafeInteger(cost) || cost < 1)
-      throw new RangeError(`rate limit cost must be a positive integer, got ${cost}`);
-    const limits = typeof tier === 'string' ? TIER_LIMITS[tier] : tier;
-    if (!limits) throw new RangeError(`unknown tier ${String(tier)}`);
-    const windows = windowsAt(now);
-    // A cost no window could ever admit needs no statement (callers should cap batch sizes below the minute limit).
-    if (cost > limits.day || cost > limits.minute) {
-      return refusalOf(limits, now, cost, await this.used(keyId, now), cost > limits.day ? 'day' : 'minute');
-    }
-    // Counters may be lost on a power cut (the last moment's counts are forgotten), so no fsync per request:
-    // on SQLite that fsync was most of a keyed request's cost (docs/data.md "Durability").
-    const { rows } = await withoutFsync(this.db, (db) =>
-      sql<{ minute_count: number; day_count: number }>`
-        INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start, day_count)
-        VALUES (${keyId}, ${windows.minute}, ${cost}, ${windows.day}, ${cost})
-        ${countIfRoom(sql`${limits.minute}`, sql`${limits.day}`)}`.execute(db),
-    );
-    const counts = rows[0];
-    if (!counts) return refusalOf(limits, now, cost, await this.used(keyId, now));
-    return passedWith(limits, now, counts);
-  }
-
-  private async used(keyId: string, now: number): Promise<WindowCounts> {
-    return (await readUsage(this.db, [keyId], now)).get(keyId) ?? { minute: 0, day: 0 };
-  }
-}
-
-/**
- * The upsert's conflict arm, after `INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start,
- * day_count) <one row>`: in the same window → count + cost, in a newer one → cost; only when both new counts fit
- * their limits; RETURNING the new counts (no row back = refused, nothing counted). The limits are SQL expressions
- * so the keyed request's single statement (keys/admit.queries.ts) can take them from the key's tier.
- */
-export function countIfRoom(minuteLimit: RawBuilder<unknown>, dayLimit: RawBuilder<unknown>): RawBuilder<unknown> {
-  return sql`ON CONFLICT (key_id) DO UPDATE SET
-          minute_count = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count + excluded.minute_count ELSE excluded.minute_count END,
-          minute_start = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_start ELSE excluded.minute_start END,
-          day_count = CASE WHEN r.day_start >= excluded.day_start THEN r.day_count + excluded.day_count ELSE excluded.day_count END,
-          day_start = CASE WHEN r.day_start >= excluded.day_start THEN r.day_start ELSE excluded.day_start END
-        WHERE (CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count ELSE 0 END) + excluded.minute_count <= ${minuteLimit}
-          AND (CASE WHEN r.day_start >= excluded.day_start THEN r.day_count ELSE 0 END) + excluded.day_count <= ${dayLimit}
-        RETURNING minute_count, day_count`;
+export function createRateLimiter(db: Kysely<Database>): RateLimiter {
+  const used = async (keyId: string, now: number): Promise<WindowCounts> =>
+    (await readUsage(db, [keyId], now)).get(keyId) ?? { minute: 0, day: 0 };
+  return {
+    async limit(keyId, tier, cost = 1, now = Date.now()) {
+      if (!Number.isSafeInteger(cost) || cost < 1)
+        throw new RangeError(`rate limit cost must be a positive integer, got ${cost}`);
+      const limits = typeof tier === 'string' ? TIER_LIMITS[tier] : tier;
+      if (!limits) throw new RangeError(`unknown tier ${String(tier)}`);
+      // A cost no window could ever admit needs no statement (callers should cap batch sizes below the minute limit).
+      if (cost > limits.day || cost > limits.minute) {
+        return refusalOf(limits, now, cost, await used(keyId, now), cost > limits.day ? 'day' : 'minute');
+      }
+      const counts = await countInWindows(db, keyId, windowsAt(now), cost, limits);
+      if (!counts) return refusalOf(limits, now, cost, await used(keyId, now));
+      return passedWith(limits, now, counts);
+    },
+  };
 }
 
 /** A counted request: what is left in each window after it. */
@@ -165,10 +133,6 @@ export function usageOf(
   };
 }
 
-export function createRateLimiter(db: Kysely<Database>): RateLimiter {
-  return new DatabaseRateLimiter(db);
-}
-
 /**
  * The response headers every keyed response carries (integers, as strings), plus `Retry-After` on a refusal.
  * Minute window → X-RateLimit-Limit/-Remaining; UTC day → X-RateLimit-Daily-Limit/-Daily-Remaining.
@@ -196,11 +160,7 @@ export async function readUsage(
 ): Promise<Map<string, WindowCounts>> {
   const usage = new Map<string, WindowCounts>();
   if (keyIds.length === 0) return usage;
-  const rows = await db
-    .selectFrom('rate_limits')
-    .select(['key_id', 'minute_start', 'minute_count', 'day_start', 'day_count'])
-    .where('key_id', 'in', [...keyIds])
-    .execute();
+  const rows = await selectWindows(db, keyIds);
   for (const row of rows) {
     const counts = usageOf(row, now);
     if (counts.minute > 0 || counts.day > 0) usage.set(row.key_id, counts);
@@ -214,10 +174,5 @@ export async function readUsage(
  * so a replica whose clock lags a little never recreates a row that was just deleted. Returns how many went.
  */
 export async function deleteExpiredWindows(db: Kysely<Database>, now: number = Date.now()): Promise<number> {
-  const windows = windowsAt(now);
-  const result = await db
-    .deleteFrom('rate_limits')
-    .where('day_start', '<', windows.day - DAY_MS)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteWindowsBefore(db, windowsAt(now).day - DAY_MS);
 }

@@ -37,3 +37,17 @@ export function sumUsage(
   if (read.keyId !== undefined) q = q.where('key_id', '=', read.keyId);
   return q.execute();
 }
+
+/** Deletes one resolution's rows whose bucket started before `before`; how many went. */
+export async function deleteUsageBefore(
+  db: Kysely<Database>,
+  resolution: 'minute' | 'hour',
+  before: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('usage_history')
+    .where('resolution', '=', resolution)
+    .where('bucket_start', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -20,7 +20,7 @@ import type { Database } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
 import type { UsageMark } from '../../trpc/context';
 import { createRequestLog, type AnsweredRequest } from './request-log';
-import { addRows, sumUsage, type Row } from './queries';
+import { addRows, deleteUsageBefore, sumUsage, type Row } from './queries';
 import { deleteRequestsBefore } from './request-log.queries';
 
 const MINUTE_MS = 60_000;
@@ -53,12 +53,7 @@ export async function deleteExpiredUsage(db: Kysely<Database>, now: number = Dat
     ['minute', MINUTE_RETENTION_MS],
     ['hour', HOUR_RETENTION_MS],
   ] as const) {
-    const result = await db
-      .deleteFrom('usage_history')
-      .where('resolution', '=', resolution)
-      .where('bucket_start', '<', now - keep)
-      .executeTakeFirst();
-    deleted += Number(result.numDeletedRows);
+    deleted += await deleteUsageBefore(db, resolution, now - keep);
   }
   return deleted + (await deleteRequestsBefore(db, now - REQUEST_LOG_RETENTION_MS));
 }
@@ -107,7 +102,25 @@ export interface UsageHistoryDeps {
   flushIntervalMs?: number;
 }
 
-export function createUsageHistoryService(deps: UsageHistoryDeps) {
+export interface UsageHistoryService {
+  /** Counts one request for an account's key ('' for a paying wallet), in memory until the next flush. */
+  record(account: string, keyId: string, outcome: UsageOutcome, at?: number): void;
+  /**
+   * The onResponse step: counts a finished request that a key or a payment identified, and logs it; others are
+   * neither counted nor logged. In memory only: both are written in batches.
+   */
+  recordResponse(mark: UsageMark, status: number, answered: AnsweredRequest): void;
+  /** Writes the pending counts and requests; how many count cells were written. */
+  flush(): Promise<number>;
+  /** The account's (or one key's) zero-filled chart of a range. */
+  history(account: string, query: UsageHistoryQuery): Promise<UsageHistoryResponse>;
+  /** One page of the account's (or one key's) latest requests, newest first (this replica's pending ones included). */
+  requestLog(account: string, query: RequestLogQuery): Promise<RequestLogPage>;
+  /** Stops the timer and writes what is pending (the lifecycle calls it before the database closes). */
+  stop(): Promise<void>;
+}
+
+export function createUsageHistoryService(deps: UsageHistoryDeps): UsageHistoryService {
   const { db, log } = deps;
   const now = deps.now ?? (() => Date.now());
   /** `account \0 key \0 minute \0 outcome` → count since the last flush. */
@@ -198,10 +211,6 @@ export function createUsageHistoryService(deps: UsageHistoryDeps) {
 
   return {
     record,
-    /**
-     * The onResponse step: counts a finished request that a key or a payment identified, and logs it; others are
-     * neither counted nor logged. In memory only: both are written in batches.
-     */
     recordResponse(mark: UsageMark, status: number, answered: AnsweredRequest): void {
       const who = markedAccount(mark);
       if (!who) return;
@@ -211,14 +220,12 @@ export function createUsageHistoryService(deps: UsageHistoryDeps) {
     },
     flush,
     history,
-    /** One page of the account's (or one key's) latest requests, newest first (this replica's pending ones included). */
     async requestLog(account: string, query: RequestLogQuery): Promise<RequestLogPage> {
       if (query.key_id !== undefined && !(await deps.keys.usage(account)).keys.some((k) => k.id === query.key_id))
         throw new ApiError('KEY_NOT_FOUND', `no key ${query.key_id} in your account`);
       await flush();
       return requests.page(account, query);
     },
-    /** Stops the timer and writes what is pending (the lifecycle calls it before the database closes). */
     async stop(): Promise<void> {
       if (timer) clearInterval(timer);
       timer = undefined;
@@ -226,5 +233,3 @@ export function createUsageHistoryService(deps: UsageHistoryDeps) {
     },
   };
 }
-
-export type UsageHistoryService = ReturnType<typeof createUsageHistoryService>;

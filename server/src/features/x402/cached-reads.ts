@@ -6,7 +6,7 @@ import { caip2FromGenesisHash } from '@sigil/contract/x402';
 import type { ChainReader } from '../../platform/chain/types';
 import type { X402Settings } from '../../platform/config';
 import type { Database } from '../../platform/db/index';
-import { storedNonceSecret } from './store';
+import { storedNonceSecret } from './queries';
 
 /** The CAIP-2 id of the chain the RPC serves (from its genesis hash). Throws ChainError. */
 export function cachedNetwork(chain: ChainReader): () => Promise<string> {

@@ -18,7 +18,7 @@ import type { FacilitatorRail, RequestFacts, X402Deps } from './deps';
 import { FacilitatorFailure, type FacilitatorRequest } from './facilitator-client';
 import { requirementsFor, v1NetworkName } from './facilitator-quote';
 import { challengeError } from './issue';
-import { deleteSettlement, findSettlement, insertSettlement, markSettlementServed, type Settlement } from './store';
+import { deleteSettlement, findSettlement, insertSettlement, markSettlementServed, type Settlement } from './queries';
 import { guarded } from './store-guard';
 
 /** How many of the payer's latest transactions are examined when resuming a settlement. */

@@ -10,7 +10,7 @@ import {
 import { buildChallenge, paymentRequired, X402Error } from './challenge';
 import type { RequestFacts, X402Deps } from './deps';
 import { facilitatorEntries, resourceOf } from './facilitator-quote';
-import { insertReference, type IssuedReference } from './store';
+import { insertReference, type IssuedReference } from './queries';
 import { guarded } from './store-guard';
 
 /** Issues a fresh reference for this request and payer (nonce = HMAC(secret, 16 random bytes), never sent). */

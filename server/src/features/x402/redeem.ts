@@ -21,7 +21,7 @@ import {
   type PaymentQuote,
   type PaymentTransactionResponse,
 } from './payment-tx';
-import { consumedPayments, findReference, findReferences, type IssuedReference } from './store';
+import { consumedPayments, findReference, findReferences, type IssuedReference } from './queries';
 import { guarded } from './store-guard';
 
 /** How many finalized transactions listing a reference are examined (a fresh reference has one or two). */

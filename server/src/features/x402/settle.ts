@@ -3,7 +3,7 @@
 import { encodeSettlementReceipt, X402_HEADERS } from '@sigil/contract/x402';
 import { X402Error } from './challenge';
 import type { VerifiedPayment, X402Deps } from './deps';
-import { consumePayment, type ConsumeOutcome } from './store';
+import { consumePayment, type ConsumeOutcome } from './queries';
 
 /** Consumes the payment; returns the base64 receipt as PAYMENT-RESPONSE and as its legacy X-PAYMENT-RESPONSE. */
 export async function settle(deps: X402Deps, payment: VerifiedPayment): Promise<Record<string, string>> {

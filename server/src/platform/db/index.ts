@@ -1,5 +1,12 @@
 // The data layer's public face: import from here ('…/platform/db/index'), not from the files behind it.
-export { createDatabase, dialectOf, resolveDatabaseTarget, parseInt8, DEFAULT_SQLITE_FILE } from './connect';
+export {
+  createDatabase,
+  dialectOf,
+  pingDatabase,
+  resolveDatabaseTarget,
+  parseInt8,
+  DEFAULT_SQLITE_FILE,
+} from './connect';
 export type { Dialect, DatabaseHandle } from './connect';
 export { migrateToLatest } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';

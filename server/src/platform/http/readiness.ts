@@ -1,10 +1,10 @@
 // GET /ready: may this replica take traffic? Unlike /health (the process is up, asks nothing), it checks what every
 // request needs: the database answers and the chain RPC answers, each within READY_CHECK_MS. Once the process is
 // draining (SIGTERM), it answers 503 so a load balancer stops sending before the listener closes.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { FastifyInstance } from 'fastify';
 import type { ChainReader } from '../chain/types';
-import type { Database } from '../db/index';
+import { pingDatabase, type Database } from '../db/index';
 import { withDeadline } from '../deadline';
 import type { Drain } from './drain';
 
@@ -36,10 +36,7 @@ export function registerReadiness(
     const json = (status: number, body: object) =>
       reply.code(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
     if (deps.drain.draining) return json(503, { ready: false, draining: true });
-    const [database, rpc] = await Promise.all([
-      check(() => sql`select 1`.execute(deps.db)),
-      check(() => deps.chain.getSlot()),
-    ]);
+    const [database, rpc] = await Promise.all([check(() => pingDatabase(deps.db)), check(() => deps.chain.getSlot())]);
     const ready = database === 'ok' && rpc === 'ok';
     return json(ready ? 200 : 503, { ready, checks: { database, rpc } });
   });

@@ -1,4 +1,4 @@
-// The x402 reference store: issued references (what each was issued for) and consumed payments. Queries only;
+// The x402 reference store's queries: issued references (what each was issued for) and consumed payments. Queries only;
 // the redeem flow (redeem.ts) decides what they mean. Consumption is ONE statement whose row count decides.
 import type { Kysely } from 'kysely';
 import {
