@@ -23,4 +23,11 @@ describe('time-sortable ids', () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newKeyId(1_700_000_000_000)));
     expect(ids.size).toBe(1000);
   });
+
+  it('made within one millisecond, sort in the order they were made (newest-first lists are exact)', () => {
+    for (let round = 0; round < 20; round++) {
+      const ids = Array.from({ length: 50 }, () => prefixedId('whdel_', 1_800_000_000_000 + round));
+      expect([...ids].sort()).toStrictEqual(ids);
+    }
+  });
 });

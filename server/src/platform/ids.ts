@@ -19,9 +19,32 @@ function fixedWidthBase58(bytes: Uint8Array, width: number): string {
   return out.padStart(width, '1');
 }
 
+/** The last id's time and random part in this process: ids made within one millisecond count up from it. */
+let last = { ms: -1, random: Buffer.alloc(10) };
+
+/**
+ * Ids made in the same millisecond by this process sort in the order they were made (the random part of the
+ * previous one plus one, as ULID's monotonic mode does), so "newest first" lists are exact within a replica; across
+ * replicas, ids of the same millisecond sort arbitrarily.
+ */
 export function prefixedId(prefix: string, now: number = Date.now()): string {
   const bytes = Buffer.alloc(16);
   bytes.writeUIntBE(now, 0, 6);
-  randomBytes(10).copy(bytes, 6);
+  const random = now === last.ms ? incremented(last.random) : randomBytes(10);
+  last = { ms: now, random };
+  random.copy(bytes, 6);
   return prefix + fixedWidthBase58(bytes, SORTABLE_ID_LENGTH);
+}
+
+/** The big-endian number plus one (a fresh random value in the astronomically unlikely case it overflows). */
+function incremented(previous: Buffer): Buffer {
+  const next = Buffer.from(previous);
+  for (let i = next.length - 1; i >= 0; i--) {
+    if (next[i]! < 0xff) {
+      next[i]!++;
+      return next;
+    }
+    next[i] = 0;
+  }
+  return randomBytes(10);
 }
