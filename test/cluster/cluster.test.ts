@@ -95,7 +95,6 @@ async function startReplica(index: number, port: number): Promise<Replica> {
       SIGIL_PUBLIC_URL: 'https://api.sigil.test',
       SIGIL_X402_PAY_TO: x402.payTo.address,
       // Shared secrets: every replica must sign and verify alike (docs/deploy.md "What replicas must share").
-      SIGIL_SESSION_SECRET: 'cluster-session-secret-0123456789abcdef',
       SIGIL_X402_NONCE_SECRET: 'cluster-nonce-secret-0123456789abcdefgh',
       SIGIL_RESOLVE_CACHE_MS: '0',
       SIGIL_HANDLE_INDEX_INTERVAL_MS: '0',
