@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createLogger } from '../platform/log';
 import { testConfig } from '../platform/config';
-import { OIDC_RETENTION_MS } from '../features/oidc/housekeeping';
+import { OIDC_RETENTION_MS } from '../features/oidc/index';
 import { runHousekeeping, X402_REFERENCE_GRACE_MS, X402_SETTLEMENT_RETENTION_MS } from './housekeeping';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
 
