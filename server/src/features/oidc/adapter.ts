@@ -6,9 +6,10 @@
 // Durability on SQLite (docs/data.md "Durability"): a sign-in writes about ten rows, and a FULL commit each would
 // block the event loop for an fsync every time. An upsert whose loss fails closed commits without its own fsync
 // (group-committed): lost on a power cut, the interaction, grant, code, token or session simply no longer exists
-// and is refused. What must survive — a consume (else a code or refresh token could be used again), a destroy and
-// a grant's revocation (else a logout or revocation would come undone) — commits the same way and then waits for
-// the shared durability barrier (one off-loop fsync for every caller of that moment) before the library acts on it.
+// and is refused. A destroy and a grant's revocation must survive (else a logout or revocation would come undone):
+// they commit the same way and then wait for the shared durability barrier (one off-loop fsync for every caller of
+// that moment) before the library acts on them. A consume (single use of codes and refresh tokens) keeps its FULL
+// commit (see consume).
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Kysely } from 'kysely';
 import { createDurabilityBarrier, withoutFsync, type Database } from '../../platform/db/index';
@@ -82,9 +83,12 @@ class PayloadAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
-    const won = await withoutFsync(this.db, (db) => consumePayload(db, this.model, id, this.now()));
-    if (!won) throw this.hooks.alreadyConsumed();
-    await this.durable();
+    // A FULL commit, not the barrier: the library revokes the whole grant when it finds a code already consumed, so
+    // the winner of concurrent exchanges must finish before the losers that read the row after it; the barrier's
+    // off-loop wait would let them revoke the winner's tokens (exactly one of N concurrent exchanges gets tokens).
+    if (!(await consumePayload(this.db, this.model, id, this.now()))) {
+      throw this.hooks.alreadyConsumed();
+    }
   }
 
   async destroy(id: string): Promise<void> {
