@@ -67,7 +67,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
 
   const resolve = createResolveService({ chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs });
   const keys = createKeysService({ db });
-  const sessions = createSessionService({ db, secret: config.sessionSecret, ttlSeconds: config.sessionTtlSeconds });
+  const sessions = createSessionService({ db, ttlSeconds: config.sessionTtlSeconds });
   const reverse = createReverseService({ chain });
   const agents = createAgentService({ chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway });
   const timeoutMs = config.rpcTimeoutMs;

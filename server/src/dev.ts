@@ -85,7 +85,7 @@ process.env.SIGIL_SIGNIN_DOMAINS ??= [
 ].join(',');
 
 // The portal key's secret is kept in the data directory (beside the SQLite file; data/ for Postgres), as the service
-// keeps its session secret in that database: so the key printed on the first start still works after a restart. Read
+// keeps its signing keys in that database: so the key printed on the first start still works after a restart. Read
 // back, it is handed to main as SIGIL_PORTAL_KEY, which makes the key's row hold that secret (docs/keys.md).
 const dbTarget = resolveDatabaseTarget({ url: process.env.DATABASE_URL });
 const portalKeyFile = join(

@@ -12,16 +12,8 @@
  *   node --import tsx test/bench/connect.ts            (standalone)
  *   import { benchConnect } from './connect'            (the main bench runner)
  */
-import {
-  createPrivateKey,
-  createPublicKey,
-  generateKeyPairSync,
-  randomBytes,
-  sign as nodeSign,
-  verify as nodeVerify,
-  type KeyObject,
-} from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createPublicKey, randomBytes, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,8 +29,9 @@ import { verifyWalletMessage } from '../../server/src/platform/crypto/wallet-sig
 import { createKey } from '../../server/src/features/keys/service';
 import { Pool } from 'undici';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { startChainProcess, startServiceProcess, stop, table } from './support';
+import { processCpuMs, startChainProcess, startServiceProcess, stop, table } from './support';
 import { demoWallet } from '../../server/src/localchain/scenario';
+import { randomWallet, walletFromSeed, type BenchWallet } from './wallets';
 
 export interface SigninCost {
   /** Complete sign-ins per second under `concurrency` concurrent clients. */
@@ -72,16 +65,6 @@ function loopPerSec(durationMs: number, op: () => unknown): number {
     n += 50;
   }
   return n / ((performance.now() - start) / 1000);
-}
-
-/** user+system CPU ms of another process (Linux /proc; 0 elsewhere). */
-function processCpuMs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks (USER_HZ 100)
-  } catch {
-    return 0;
-  }
 }
 
 const ownCpuMs = () => {
@@ -331,21 +314,6 @@ const INVALID_NAME_PATHS = { public: '/resolve/a..b', keyed: '/v1/resolve/a..b' 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 /** Mixed sign-ins before any measurement (see the comment where it is used). */
 const WARM_UP_MS = 4000;
-
-interface BenchWallet {
-  address: string;
-  privateKey: KeyObject;
-}
-
-const walletOf = (privateKey: KeyObject): BenchWallet => {
-  const { x } = createPublicKey(privateKey).export({ format: 'jwk' });
-  return { address: base58.encode(Buffer.from(x!, 'base64url')), privateKey };
-};
-const randomWallet = () => walletOf(generateKeyPairSync('ed25519').privateKey);
-/** PKCS#8 DER header of an ed25519 private key; the 32-byte seed follows. */
-const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const walletFromSeed = (seed: Uint8Array) =>
-  walletOf(createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' }));
 
 function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
   const rpcText = (rpc: Record<string, number>) =>

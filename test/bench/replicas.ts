@@ -70,7 +70,6 @@ async function measure(
           DATABASE_URL: url.href,
           SIGIL_RESOLVE_CACHE_MS: '0',
           SIGIL_HANDLE_INDEX_INTERVAL_MS: '0',
-          SIGIL_SESSION_SECRET: 'bench-session-secret-0123456789abcdefgh',
           SIGIL_X402_NONCE_SECRET: 'bench-nonce-secret-0123456789abcdefghij',
           SIGIL_PORTAL_KEY: '',
         }),

@@ -3,6 +3,7 @@
 // another so they do not compete for the 2 cores. `npm run bench -- public` runs only the named sections.
 import { cpus, totalmem } from 'node:os';
 import { benchConnect } from './connect';
+import { benchOidc } from './oidc';
 import { benchGate } from './gate';
 import { benchUsageHistory } from './usage-history';
 import { benchMcp } from './mcp';
@@ -47,6 +48,7 @@ const sections: Section[] = [
   },
   { name: 'x402', run: async () => (await benchX402()).markdown },
   { name: 'connect', run: async () => (await benchConnect()).markdown },
+  { name: 'oidc', run: async () => (await benchOidc()).markdown },
   { name: 'usage', run: async () => (await benchUsageHistory()).markdown },
   { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },

@@ -1,7 +1,7 @@
 // Shared pieces of the benchmarks: child processes for the chain and the service (so the load generator does not
 // share their event loop), a bare node:http baseline, and an autocannon run summarized as one table row.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -80,7 +80,14 @@ export async function startChainProcess(
   nodeArgs: string[] = [],
 ): Promise<{ url: string; programId: string; scenario: any; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawnTs('server/src/localchain/main.ts', ['--port', String(port)], {}, nodeArgs);
+  // The Geyser endpoint and the agent host on ports of the system's choosing (as in-process chains do), so that
+  // two runs on one machine do not collide on main.ts's fixed defaults.
+  const child = spawnTs(
+    'server/src/localchain/main.ts',
+    ['--port', String(port), '--geyser-port', '0', '--agent-host-port', '0'],
+    {},
+    nodeArgs,
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`);
   // The RPC answers while the scenario is still being seeded; wait for the seeded one.
@@ -101,7 +108,8 @@ export async function startServiceProcess(
   env: Record<string, string> = {},
   nodeArgs: string[] = [],
 ): Promise<{ base: string; child: ChildProcess }> {
-  const port = await freePort();
+  // env.PORT: a port chosen beforehand, for a service that must know its own URL (SIGIL_PUBLIC_URL).
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-'));
   const child = spawnTs(
     'server/src/main.ts',
@@ -242,6 +250,16 @@ export async function loadSpread(
     errors: sum((r) => r.errors + r.timeouts),
     non2xx: sum((r) => r.non2xx),
   };
+}
+
+/** user+system CPU ms of another process (Linux /proc; 0 elsewhere). */
+export function processCpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in clock ticks (USER_HZ 100)
+  } catch {
+    return 0;
+  }
 }
 
 export function table(headers: string[], rows: (string | number)[][]): string {

@@ -36,6 +36,8 @@ import { startX402Chain, type X402Chain } from '@sigil/test/support/x402-app';
 import { X402_HEADERS, encodeBase64Json } from '@sigil/contract/x402';
 import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '@sigil/client-sdk/x402';
 import { createKey, ensurePortalKey } from '../../server/src/features/keys/service';
+import { hashClientSecret } from '../../server/src/features/oidc/clients';
+import { putClientRow } from '../../server/src/features/oidc/store';
 import type { LocalChain } from '../../server/src/localchain/index';
 import { currentLease } from '../../server/src/platform/db/index';
 import { INDEXER_LEASE } from '../../server/src/workers/indexer';
@@ -95,7 +97,6 @@ async function startReplica(index: number, port: number): Promise<Replica> {
       SIGIL_PUBLIC_URL: 'https://api.sigil.test',
       SIGIL_X402_PAY_TO: x402.payTo.address,
       // Shared secrets: every replica must sign and verify alike (docs/deploy.md "What replicas must share").
-      SIGIL_SESSION_SECRET: 'cluster-session-secret-0123456789abcdef',
       SIGIL_X402_NONCE_SECRET: 'cluster-nonce-secret-0123456789abcdefgh',
       SIGIL_RESOLVE_CACHE_MS: '0',
       SIGIL_HANDLE_INDEX_INTERVAL_MS: '0',
@@ -253,6 +254,95 @@ run('three replicas on one Postgres, over HTTP', () => {
     const statuses = await Promise.all(Array.from({ length: 50 }, () => send(path, { headers }).then((r) => r.status)));
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s >= 500)).toEqual([]);
+  }, 60_000);
+
+  it('single use: 50 concurrent exchanges of one OpenID Connect code across the replicas → exactly one gets tokens', async () => {
+    // A client registered on a fresh key (the registration row as PUT /v1/keys/{id}/oidc writes it).
+    const key = await freeKey();
+    const clientSecret = `sigil_cs_${base58.encode(randomBytes(32))}`;
+    const redirectUri = 'http://127.0.0.1:1/callback';
+    await putClientRow(db.db, {
+      key_id: key.key.id,
+      client_type: 'confidential',
+      secret_hash: hashClientSecret(clientSecret),
+      redirect_uris: JSON.stringify([redirectUri]),
+      post_logout_redirect_uris: '[]',
+      scopes: 'openid profile wallet attestations',
+      backchannel_logout_uri: null,
+      created_at: Date.now(),
+      updated_at: Date.now(),
+    });
+    // A browser whose every step goes through the load balancer (so the steps land on different replicas).
+    const cookies = new Map<string, string>();
+    const browse = async (path: string, init: RequestInit = {}) => {
+      const headers = new Headers(init.headers);
+      if (cookies.size) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+      const res = await send(path, { ...init, headers, redirect: 'manual' });
+      for (const line of res.headers.getSetCookie()) {
+        const pair = line.split(';')[0]!;
+        const eq = pair.indexOf('=');
+        cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+      }
+      return res;
+    };
+    const pathOf = (location: string | null) => {
+      const url = new URL(location!, 'https://api.sigil.test');
+      return url.pathname + url.search;
+    };
+    const verifier = base58.encode(randomBytes(32));
+    const challengeHash = Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)));
+    const authorize = new URLSearchParams({
+      client_id: key.key.id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid wallet',
+      code_challenge: challengeHash.toString('base64url'),
+      code_challenge_method: 'S256',
+    });
+    const started = await browse(`/oidc/auth?${authorize}`);
+    expect(started.status).toBe(303);
+    const page = pathOf(started.headers.get('location'));
+    expect(page).toMatch(/^\/oidc\/interaction\//);
+    const wallet = await generateKeyPairSigner();
+    const json = (body: unknown): RequestInit => ({
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const challenge = await browse(`${page}/challenge`, json({ wallet: wallet.address }));
+    expect(challenge.status).toBe(200);
+    const proof = await signChallenge(await challenge.json(), wallet, key.key.id);
+    const verified = await browse(`${page}/verify`, json({ path: 'verify', ...proof }));
+    expect(verified.status).toBe(200);
+    const resumed = await browse(pathOf((await verified.json()).redirect_to));
+    expect(resumed.status).toBe(303);
+    const callback = new URL(resumed.headers.get('location')!);
+    expect(callback.origin + callback.pathname).toBe(redirectUri);
+    const code = callback.searchParams.get('code')!;
+
+    const basic = Buffer.from(`${encodeURIComponent(key.key.id)}:${encodeURIComponent(clientSecret)}`).toString(
+      'base64',
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        send('/oidc/token', {
+          method: 'POST',
+          headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            grant_type: 'authorization_code',
+            code,
+            redirect_uri: redirectUri,
+            code_verifier: verifier,
+          }).toString(),
+        }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      ),
+    );
+    const winners = answers.filter((a) => a.status === 200);
+    expect(winners).toHaveLength(1);
+    expect(winners[0]!.body).toMatchObject({ token_type: 'Bearer', id_token: expect.any(String) });
+    for (const loser of answers.filter((a) => a.status !== 200)) {
+      expect(loser).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    }
   }, 60_000);
 
   it(

@@ -45,7 +45,6 @@ beforeAll(async () => {
       SIGIL_RPC_URL: chain.url,
       SIGIL_PROGRAM_ID: chain.programId,
       DATABASE_URL: `sqlite:${join(dir, 'sigil.sqlite')}`,
-      SIGIL_SESSION_SECRET: 's'.repeat(32),
       SIGIL_X402_NONCE_SECRET: 'n'.repeat(32),
       SIGIL_HANDLE_INDEX_INTERVAL_MS: '0',
     },

@@ -21,7 +21,7 @@ import { createKey, revokeKey } from '../../server/src/features/keys/service';
 import { RATE_LIMIT_HEADERS } from '@sigil/contract/http-headers';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import type { CallOptions, KeyedApp, KeyedResponse } from './keyed-app';
-import { TEST_SESSION_SECRET } from './keyed-app';
+import { sessionSigningKey } from './session-keys';
 
 export type AuthOptions = Pick<CallOptions, 'key' | 'bearer'>;
 /** Sends the route's request with these credentials (and a valid body). May be called several times. */
@@ -147,7 +147,7 @@ export function portalSessionAuthSuite(
     expectInvalid(await request(a, { key: a.portal.secret }));
   });
 
-  it(`${route}: forged (other secret), alg none and expired tokens → 401 INVALID_SESSION`, async () => {
+  it(`${route}: forged (another key), alg none and expired tokens → 401 INVALID_SESSION`, async () => {
     const a = app();
     const { jti } = await sessions.portalSession(a);
     const base = () =>
@@ -170,11 +170,12 @@ export function portalSessionAuthSuite(
       .setExpirationTime('1h')
       .encode();
     const now = Math.floor(Date.now() / 1000);
+    const genuine = await sessionSigningKey(a.database.db);
     const expired = await base()
-      .setProtectedHeader({ alg: 'HS256' })
+      .setProtectedHeader({ alg: genuine.alg, kid: genuine.kid })
       .setIssuedAt(now - 7200)
       .setExpirationTime(now - 3600)
-      .sign(new TextEncoder().encode(TEST_SESSION_SECRET));
+      .sign(genuine.key);
     for (const token of [forged, none, expired]) expectInvalid(await request(a, { bearer: token }));
   });
 

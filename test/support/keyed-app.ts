@@ -20,8 +20,6 @@ import { startLocalChain, type LocalChain } from '../../server/src/localchain/in
 import { createKey, ensurePortalKey, type ApiKey } from '../../server/src/features/keys/service';
 import { freshDatabase, type FreshDatabase } from './db';
 
-/** The session signing secret every test app uses (tests sign their own expired / forged tokens with it). */
-export const TEST_SESSION_SECRET = 'test-session-secret-0123456789abcdefghijklmnop';
 export const TEST_PORTAL_DOMAIN = 'portal.sigil.test';
 export const TEST_SIGNIN_DOMAINS = [TEST_PORTAL_DOMAIN, 'app.partner.test'];
 
@@ -88,7 +86,6 @@ export async function startKeyedApp(options: {
     SIGIL_PROGRAM_ID: chain.programId,
     SIGIL_PORTAL_DOMAIN: TEST_PORTAL_DOMAIN,
     SIGIL_SIGNIN_DOMAINS: TEST_SIGNIN_DOMAINS.join(','),
-    SIGIL_SESSION_SECRET: TEST_SESSION_SECRET,
     SIGIL_RESOLVE_CACHE_MS: '0',
     ...(fixedPort ? { SIGIL_PUBLIC_URL: `http://127.0.0.1:${fixedPort}` } : {}),
     ...options.env,

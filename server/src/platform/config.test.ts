@@ -49,7 +49,6 @@ describe('loadConfig', () => {
       portalDomain: 'portal.sigil.local',
       portalKey: undefined,
       signinDomains: ['portal.sigil.local', 'app.sigil-partner.dev'],
-      sessionSecret: undefined,
       challengeTtlSeconds: 300,
       sessionTtlSeconds: 86400,
       databaseUrl: undefined,

@@ -202,8 +202,6 @@ const ENV = {
         .min(1, 'must list at least one domain'),
     )
     .optional(),
-  /** HS256 key for Connect session JWTs (≥ 32 characters); unset outside production: generated once and kept in the db. */
-  SIGIL_SESSION_SECRET: z.string().trim().min(32, 'must be at least 32 characters').optional(),
   SIGIL_CHALLENGE_TTL_SECONDS: integer.min(10, 'must be at least 10').max(3600, 'must be at most 3600').default(300),
   SIGIL_SESSION_TTL_SECONDS: integer
     .min(60, 'must be at least 60')
@@ -335,8 +333,6 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_PORTAL_KEY:
     "The portal's API key secret; unset: generated on first start and printed once. Secret; replicas: same value.",
   SIGIL_SIGNIN_DOMAINS: 'Sign-in-with-Solana domains accepted; default: the portal domain and the partner domain.',
-  SIGIL_SESSION_SECRET:
-    'HS256 key of Connect session tokens (32+ characters); unset: generated once and kept in the database. Secret; replicas: same value.',
   SIGIL_CHALLENGE_TTL_SECONDS: 'Lifetime of a Connect challenge.',
   SIGIL_SESSION_TTL_SECONDS: 'Lifetime of a Connect session.',
   SIGIL_X402_PAY_TO: 'Enables x402 pay-per-call: the wallet payments go to. Replicas: same value.',
@@ -437,7 +433,6 @@ function toConfig(env: Env) {
       env.SIGIL_PORTAL_DOMAIN,
       DEFAULT_PARTNER_SIGNIN_DOMAIN,
     ]) as readonly string[],
-    sessionSecret: env.SIGIL_SESSION_SECRET || undefined,
     /** Gate's Ed25519 seed (base64url); undefined: generated in the db outside production, signing off in production. */
     gateSigningKey: env.SIGIL_GATE_SIGNING_KEY || undefined,
     challengeTtlSeconds: env.SIGIL_CHALLENGE_TTL_SECONDS,

@@ -3,6 +3,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createLogger } from '../platform/log';
 import { testConfig } from '../platform/config';
+import { OIDC_RETENTION_MS } from '../features/oidc/index';
 import { runHousekeeping, X402_REFERENCE_GRACE_MS, X402_SETTLEMENT_RETENTION_MS } from './housekeeping';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
 
@@ -80,6 +81,7 @@ describeEachDialect('housekeeping', (ctx) => {
       x402References: 1,
       x402Settlements: 1,
       usageHistory: 0,
+      oidcArtifacts: 0,
     });
     const settlements = await ctx.db.selectFrom('x402_settlements').select('payment_key').execute();
     expect(settlements.map((r) => r.payment_key)).toEqual(['recent']);
@@ -104,10 +106,65 @@ describeEachDialect('housekeeping', (ctx) => {
     );
     expect(Object.keys(deleted).sort()).toEqual([
       'connectSessions',
+      'oidcArtifacts',
       'rateWindows',
       'usageHistory',
       'x402References',
       'x402Settlements',
     ]);
+  });
+
+  it('drops OpenID Connect codes, tokens, sessions and logins expired over a day ago; keeps live and recent ones', async () => {
+    const payload = (model: string, id: string, expiresAt: number | null) => ({
+      model,
+      id,
+      payload: '{}',
+      grant_id: null,
+      uid: null,
+      user_code: null,
+      expires_at: expiresAt,
+      consumed_at: null,
+    });
+    const old = NOW - OIDC_RETENTION_MS - 1;
+    await ctx.db
+      .insertInto('oidc_payloads')
+      .values([
+        payload('AuthorizationCode', 'old-code', old),
+        payload('AccessToken', 'old-token', old),
+        payload('Session', 'old-session', old),
+        payload('AuthorizationCode', 'recently-expired-code', NOW - 60_000),
+        payload('RefreshToken', 'live-token', NOW + 3_600_000),
+        payload('Grant', 'no-expiry', null),
+      ])
+      .execute();
+    const login = (grantId: string, expiresAt: number) => ({
+      grant_id: grantId,
+      session_jti: `jti-${grantId}`,
+      client_id: 'key_x',
+      address: 'wallet',
+      amr: 'sigil-signature',
+      sid: null,
+      expires_at: expiresAt,
+    });
+    await ctx.db
+      .insertInto('oidc_logins')
+      .values([login('old-grant', old), login('live-grant', NOW + 3_600_000)])
+      .execute();
+
+    const deleted = await runHousekeeping(
+      {
+        db: ctx.db,
+        connect: { deleteExpiredChallenges: async () => 0 },
+        sessions: { deleteExpired: async () => 0 },
+        log,
+      },
+      NOW,
+    );
+
+    expect(deleted.oidcArtifacts).toBe(4);
+    const payloads = await ctx.db.selectFrom('oidc_payloads').select('id').orderBy('id').execute();
+    expect(payloads.map((r) => r.id)).toEqual(['live-token', 'no-expiry', 'recently-expired-code']);
+    const logins = await ctx.db.selectFrom('oidc_logins').select('grant_id').execute();
+    expect(logins.map((r) => r.grant_id)).toEqual(['live-grant']);
   });
 });

@@ -2,7 +2,8 @@
 // previous one, Connect challenges past their retention, sessions expired over a day ago, unpaid x402 references
 // expired over a day ago (the grace keeps a late redeemer's answer REFERENCE_EXPIRED), facilitator settlements
 // started over a day ago, usage history (minute rows after 48 h, hour rows after 35 days) and identity events past
-// their retention. Each job is one DELETE by age, idempotent, so several replicas running it at once is harmless.
+// their retention, and the OpenID Connect provider's codes, tokens, sessions, grants and logins expired over a day
+// ago. Each job is one DELETE by age, idempotent, so several replicas running it at once is harmless.
 // Registered on the lifecycle.
 import cron from 'node-cron';
 import type { Kysely } from 'kysely';
@@ -14,6 +15,7 @@ import { deleteExpiredWindows } from '../features/ratelimit/index';
 import { deleteExpiredUsage } from '../features/usage-history/index';
 import { deleteExpiredReferences, deleteOldSettlements } from '../features/x402/index';
 import { pruneIdentityLog } from '../features/identity-events/index';
+import { deleteExpiredOidc } from '../features/oidc/index';
 
 /** Unpaid x402 references are kept this long past their expiry, so a late redemption still reads as expired. */
 export const X402_REFERENCE_GRACE_MS = 86_400_000;
@@ -48,6 +50,7 @@ export async function runHousekeeping(
       ? {}
       : { identityEvents: () => pruneIdentityLog(deps.db, deps.identityRetentionDays!, now) }),
     usageHistory: () => deleteExpiredUsage(deps.db, now),
+    oidcArtifacts: () => deleteExpiredOidc(deps.db, now),
   };
   const deleted: Record<string, number> = {};
   for (const [name, job] of Object.entries(jobs)) {

@@ -25,11 +25,7 @@ beforeAll(async () => {
   chain = await startLocalChain({ scenario: true });
   database = await freshDatabase('sqlite');
   const reader = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 5_000 });
-  sessions = createSessionService({
-    db: database.db,
-    secret: 'attestation-test-secret-attestation-test',
-    ttlSeconds: 3600,
-  });
+  sessions = createSessionService({ db: database.db, ttlSeconds: 3600 });
   connect = createConnectService({
     db: database.db,
     chain: reader,

@@ -1,11 +1,12 @@
 // Connect security rules over real HTTP: audience binding, refused v1/unbound strings, live authority, single use
 // under real concurrency (SQLite and Postgres), and sessions that are bound, pinned and revocable.
-import { SignJWT, UnsecuredJWT } from 'jose';
+import { generateKeyPair, SignJWT, UnsecuredJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signChallenge, signMessage } from '@sigil/client-sdk/connect';
 import { signMemoTransaction } from '@sigil/client-sdk/connect-tx';
 import { DIALECTS, postgresReachable } from '@sigil/test/support/db';
-import { startKeyedApp, TEST_SESSION_SECRET } from '@sigil/test/support/keyed-app';
+import { startKeyedApp } from '@sigil/test/support/keyed-app';
+import { sessionSigningKey } from '@sigil/test/support/session-keys';
 import { demoWallet } from '../../localchain/scenario';
 import { jtiOf, show, signIn, useConnectWorld } from '@sigil/test/support/connect-world';
 
@@ -183,22 +184,24 @@ describe('sessions', () => {
     expect(res.body.message).toBe('the session was issued to another key');
   });
 
-  it('alg none, another algorithm with our secret, another signing secret, expired, or a well-signed token without a stored jti → 401 INVALID_SESSION', async () => {
+  it('alg none, HS256 keyed with our public key, another signing key, expired, or a well-signed token without a stored jti → 401 INVALID_SESSION', async () => {
     const heidi = await demoWallet('heidi');
     const v = await signIn(world.app, { keySecret: world.secret, audience: world.keyId, wallet: heidi });
     const jti = jtiOf(v.body.token);
     const claims = { handle: null, src: 'wallet' };
     const now = Math.floor(Date.now() / 1000);
-    const signed = (key: string, jwtId = jti, iat = now, exp = now + 3600, alg = 'HS256') =>
+    const genuine = await sessionSigningKey(world.app.database.db);
+    const other = await generateKeyPair('ES256');
+    const build = (jwtId = jti, iat = now, exp = now + 3600) =>
       new SignJWT(claims)
-        .setProtectedHeader({ alg })
         .setIssuer('sigil')
         .setSubject(heidi.address)
         .setAudience(world.keyId)
         .setJti(jwtId)
         .setIssuedAt(iat)
-        .setExpirationTime(exp)
-        .sign(new TextEncoder().encode(key));
+        .setExpirationTime(exp);
+    const signed = (jwtId = jti, iat = now, exp = now + 3600) =>
+      build(jwtId, iat, exp).setProtectedHeader({ alg: 'ES256', kid: genuine.kid }).sign(genuine.key);
     const tokens = {
       none: new UnsecuredJWT(claims)
         .setIssuer('sigil')
@@ -208,12 +211,15 @@ describe('sessions', () => {
         .setIssuedAt(now)
         .setExpirationTime(now + 3600)
         .encode(),
-      forged: await signed('some-other-secret-some-other-secret-0123'),
-      // our own secret and a valid, stored jti: refused only because the algorithm is not the pinned HS256
-      hs512: await signed(TEST_SESSION_SECRET, jti, now, now + 3600, 'HS512'),
-      hs384: await signed(TEST_SESSION_SECRET, jti, now, now + 3600, 'HS384'),
-      expired: await signed(TEST_SESSION_SECRET, jti, now - 7200, now - 3600),
-      unknownJti: await signed(TEST_SESSION_SECRET, 'sess_madeup'),
+      // another key claiming our kid, and another key with no kid
+      forged: await build().setProtectedHeader({ alg: 'ES256', kid: genuine.kid }).sign(other.privateKey),
+      forgedNoKid: await build().setProtectedHeader({ alg: 'ES256' }).sign(other.privateKey),
+      // algorithm confusion: HMAC keyed with our published key, a valid stored jti
+      confused: await build()
+        .setProtectedHeader({ alg: 'HS256', kid: genuine.kid })
+        .sign(new TextEncoder().encode(JSON.stringify(genuine.publicJwk))),
+      expired: await signed(jti, now - 7200, now - 3600),
+      unknownJti: await signed('sess_madeup'),
       tampered: v.body.token.slice(0, -2) + (v.body.token.endsWith('AA') ? 'BB' : 'AA'),
     };
     for (const [name, token] of Object.entries(tokens)) {

@@ -2,16 +2,17 @@
 // id), and revocable (every `jti` is a row in connect_sessions; a token whose row is missing or revoked is
 // refused). docs/connect.md "Sessions" explains the choices.
 //
-// Algorithm: HS256. Only this service ever verifies its sessions (integrators present them back to us via
-// GET /v1/auth/session), and every verification also reads the jti row, so a public-key algorithm would buy
-// no offline verification while costing an ed25519 signature per sign-in. The verifier accepts ONLY HS256
-// (`algorithms: ['HS256']`), so `alg: none` and algorithm-confusion tokens are refused.
-import { randomBytes } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
+// Algorithm: ES256, with the service's signing key (platform/crypto/signing-keys.ts), the key the OpenID Connect
+// provider signs id tokens with and publishes at /oidc/jwks. So an integrator MAY verify a session token offline
+// against that JWKS (signature, iss, aud, exp) — it then cannot see a revocation — while GET /v1/auth/session stays
+// the live check: here every verification also reads the jti row. The verifier accepts ONLY ES256
+// (`algorithms: ['ES256']`) and only the stored keys, so `alg: none` and algorithm-confusion tokens are refused.
+import { createLocalJWKSet, errors as joseErrors, importJWK, jwtVerify, SignJWT, type JWTVerifyGetKey } from 'jose';
 import type { Kysely } from 'kysely';
 import { ApiError } from '@sigil/contract/errors';
 import type { ConnectSource } from '@sigil/contract/connect';
-import { ensureKv, type Database } from '../../platform/db/index';
+import type { Database } from '../../platform/db/index';
+import { loadSigningJwks, publicJwk, SIGNING_ALG } from '../../platform/crypto/signing-keys';
 import { prefixedId } from '../../platform/ids';
 import {
   deleteSessionsExpiredBefore,
@@ -23,10 +24,8 @@ import {
   revokeSessionRowsOf,
 } from './session-store';
 
-export const SESSION_ALGORITHM = 'HS256' as const;
+export const SESSION_ALGORITHM = SIGNING_ALG;
 export const SESSION_ISSUER = 'sigil';
-/** kv key holding the generated signing secret when SIGIL_SESSION_SECRET is unset. */
-export const SESSION_SECRET_KV_KEY = 'connect.session_secret';
 
 export interface SessionClaims {
   jti: string;
@@ -51,7 +50,7 @@ export interface SessionService {
   /** Signs a session for `audience` and records its jti. */
   issue(input: SessionInput, now?: number): Promise<{ token: string; claims: SessionClaims }>;
   /**
-   * The session a bearer token stands for, if it is valid FOR THIS AUDIENCE: well-formed, HS256, signed by us,
+   * The session a bearer token stands for, if it is valid FOR THIS AUDIENCE: well-formed, ES256, signed by one of our keys,
    * unexpired, `aud` = audience, and its jti row present and unrevoked. Anything else: 401 INVALID_SESSION.
    */
   verify(token: string | undefined, audience: string, now?: number): Promise<SessionClaims>;
@@ -79,55 +78,38 @@ export function bearerToken(header: string | string[] | undefined): string | und
   return match?.[1];
 }
 
-/**
- * The secret as a WebCrypto HMAC-SHA-256 key, imported once: jose 6 signs and verifies through WebCrypto, and a
- * KeyObject or raw bytes are re-imported on every call (~340 µs CPU per sign + verify here, against ~210 µs with
- * the imported key). The key is bound to HMAC/SHA-256, so jose also refuses to use it for any other algorithm.
- * (A hand-written createHmac JWT would save ~0.2 ms more per sign-in, under 3% of its cost: not worth owning
- * the JWT validation rules ourselves.)
- */
-function hmacKey(secret: string): Promise<CryptoKey> {
-  return globalThis.crypto.subtle.importKey(
-    'raw',
-    Buffer.from(secret, 'utf8'),
-    { name: 'HMAC', hash: 'SHA-256' },
-    false,
-    ['sign', 'verify'],
-  );
+/** The first stored key signs (imported once: jose re-imports a JWK on every call otherwise); all stored keys verify. */
+export interface SessionKeys {
+  sign: { key: CryptoKey; kid: string };
+  verify: JWTVerifyGetKey;
 }
 
-/**
- * The signing key: SIGIL_SESSION_SECRET when set; otherwise a random 32-byte secret generated once and kept in
- * the kv table, so restarts and replicas sharing the database keep accepting each other's sessions. (A stolen
- * database alone still forges nothing usable: a token is only accepted with its jti row, which needs write
- * access.)
- */
-async function loadSigningKey(db: Kysely<Database>, configured: string | undefined): Promise<CryptoKey> {
-  if (configured) return hmacKey(configured);
-  return hmacKey(await ensureKv(db, SESSION_SECRET_KV_KEY, randomBytes(32).toString('base64url')));
+async function loadSessionKeys(db: Kysely<Database>): Promise<SessionKeys> {
+  const { keys } = await loadSigningJwks(db);
+  const first = keys[0]!;
+  return {
+    sign: { key: (await importJWK(first, SIGNING_ALG)) as CryptoKey, kid: first.kid! },
+    verify: createLocalJWKSet({ keys: keys.map(publicJwk) }),
+  };
 }
 
 /** What the session verbs take first: the db, the lifetime, and the signing key (loaded once, lazily). */
 export interface SessionDeps {
   db: Kysely<Database>;
   ttlSeconds: number;
-  signingKey: () => Promise<CryptoKey>;
+  keys: () => Promise<SessionKeys>;
 }
 
-export function createSessionService(opts: {
-  db: Kysely<Database>;
-  secret?: string;
-  ttlSeconds: number;
-}): SessionService {
-  let key: Promise<CryptoKey> | undefined;
-  const signingKey = () => {
-    key ??= loadSigningKey(opts.db, opts.secret).catch((error) => {
-      key = undefined; // retry on the next call
+export function createSessionService(opts: { db: Kysely<Database>; ttlSeconds: number }): SessionService {
+  let loaded: Promise<SessionKeys> | undefined;
+  const keys = () => {
+    loaded ??= loadSessionKeys(opts.db).catch((error) => {
+      loaded = undefined; // retry on the next call
       throw error;
     });
-    return key;
+    return loaded;
   };
-  const deps: SessionDeps = { db: opts.db, ttlSeconds: opts.ttlSeconds, signingKey };
+  const deps: SessionDeps = { db: opts.db, ttlSeconds: opts.ttlSeconds, keys };
   return {
     issue: (input, now = Date.now()) => signSession(deps, input, now),
     verify: (token, audience, now = Date.now()) => verifySessionToken(deps, token, audience, now),
@@ -151,15 +133,16 @@ export async function signSession(
   const iat = Math.floor(now / 1000);
   const expiresAt = iat + deps.ttlSeconds;
   const jti = prefixedId('sess_', now);
+  const { sign } = await deps.keys();
   const token = await new SignJWT({ handle: input.handle, src: input.source })
-    .setProtectedHeader({ alg: SESSION_ALGORITHM, typ: 'JWT' })
+    .setProtectedHeader({ alg: SESSION_ALGORITHM, typ: 'JWT', kid: sign.kid })
     .setIssuer(SESSION_ISSUER)
     .setSubject(input.address)
     .setAudience(input.audience)
     .setJti(jti)
     .setIssuedAt(iat)
     .setExpirationTime(expiresAt)
-    .sign(await deps.signingKey());
+    .sign(sign.key);
   const { audience, address, handle, source } = input;
   await insertSession(deps.db, {
     jti,
@@ -185,7 +168,7 @@ export async function verifySessionToken(
   if (token.length > 4096) throw invalid('the session token is malformed');
   let payload;
   try {
-    ({ payload } = await jwtVerify(token, await deps.signingKey(), {
+    ({ payload } = await jwtVerify(token, (await deps.keys()).verify, {
       algorithms: [SESSION_ALGORITHM],
       issuer: SESSION_ISSUER,
       audience,

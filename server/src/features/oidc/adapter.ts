@@ -2,9 +2,17 @@
 // row in oidc_payloads; Client is read from the API key's registration (a revoked key's client does not exist).
 // consume() is ONE conditional UPDATE: of N concurrent exchanges of one code or refresh token exactly one wins,
 // the others get invalid_grant, on every replica sharing the database.
+//
+// Durability on SQLite (docs/data.md "Durability"): a sign-in writes about ten rows, and a FULL commit each would
+// block the event loop for an fsync every time. An upsert whose loss fails closed commits without its own fsync
+// (group-committed): lost on a power cut, the interaction, grant, code, token or session simply no longer exists
+// and is refused. A destroy and a grant's revocation must survive (else a logout or revocation would come undone):
+// they commit the same way and then wait for the shared durability barrier (one off-loop fsync for every caller of
+// that moment) before the library acts on them. A consume (single use of codes and refresh tokens) keeps its FULL
+// commit (see consume).
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../platform/db/index';
+import { createDurabilityBarrier, withoutFsync, type Database } from '../../platform/db/index';
 import { clientMetadata } from './clients';
 import {
   consumePayload,
@@ -38,10 +46,11 @@ class PayloadAdapter implements Adapter {
     private readonly model: string,
     private readonly now: () => number,
     private readonly hooks: AdapterHooks,
+    private readonly durable: () => Promise<void>,
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    await upsertPayload(this.db, {
+    const row = {
       model: this.model,
       id,
       payload: JSON.stringify(payload),
@@ -49,13 +58,16 @@ class PayloadAdapter implements Adapter {
       uid: payload.uid ?? null,
       user_code: payload.userCode ?? null,
       expires_at: expiresIn ? this.now() + expiresIn * 1000 : null,
-    });
-    // Back-channel logout names the browser session (sid) per client: keep it beside the grant's login.
-    if (this.model === 'Session') {
-      for (const { sid, grantId } of Object.values(payload.authorizations ?? {})) {
-        if (sid && grantId) await setLoginSid(this.db, grantId, sid);
+    };
+    await withoutFsync(this.db, async (db) => {
+      await upsertPayload(db, row);
+      // Back-channel logout names the browser session (sid) per client: keep it beside the grant's login.
+      if (this.model === 'Session') {
+        for (const { sid, grantId } of Object.values(payload.authorizations ?? {})) {
+          if (sid && grantId) await setLoginSid(db, grantId, sid);
+        }
       }
-    }
+    });
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -71,18 +83,24 @@ class PayloadAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    // A FULL commit, not the barrier: the library revokes the whole grant when it finds a code already consumed, so
+    // the winner of concurrent exchanges must finish before the losers that read the row after it; the barrier's
+    // off-loop wait would let them revoke the winner's tokens (exactly one of N concurrent exchanges gets tokens).
     if (!(await consumePayload(this.db, this.model, id, this.now()))) {
       throw this.hooks.alreadyConsumed();
     }
   }
 
   async destroy(id: string): Promise<void> {
-    await deletePayload(this.db, this.model, id);
+    await withoutFsync(this.db, (db) => deletePayload(db, this.model, id));
+    await this.durable();
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await deletePayloadsOfGrant(this.db, grantId);
+    await withoutFsync(this.db, (db) => deletePayloadsOfGrant(db, grantId));
+    // The sign-in behind the grant ends even if the barrier then fails: revoking more is the safe side.
     await this.hooks.grantRevoked(grantId);
+    await this.durable();
   }
 }
 
@@ -112,6 +130,8 @@ export function adapterFactory(
   db: Kysely<Database>,
   now: () => number,
   hooks: AdapterHooks,
+  /** Default createDurabilityBarrier(db) (tests observe it). */
+  durable: () => Promise<void> = createDurabilityBarrier(db),
 ): (model: string) => Adapter {
-  return (model) => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(db, model, now, hooks));
+  return (model) => (model === 'Client' ? new ClientAdapter(db) : new PayloadAdapter(db, model, now, hooks, durable));
 }

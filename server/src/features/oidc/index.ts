@@ -4,6 +4,7 @@ import type { OidcService } from './service';
 
 export { oidcRouter } from './router';
 export { createOidcService } from './service';
+export { deleteExpiredOidc, OIDC_RETENTION_MS } from './housekeeping';
 
 declare module '../../trpc/context' {
   interface Services {

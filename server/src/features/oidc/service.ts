@@ -15,7 +15,6 @@ import { listKeySessions, logout, revokeWallet, type LifecycleDeps } from './lif
 import { INTERACTION_PATH, type ProviderDeps } from './deps';
 import { createProvider } from './provider';
 import { loadProviderKeys } from './signing-keys';
-import { deleteExpiredPayloads } from './store';
 
 export interface OidcService {
   /** Serves `/.well-known/openid-configuration` and everything under `/oidc/` (node:http request and response). */
@@ -29,8 +28,6 @@ export interface OidcService {
   revokeWallet(audience: string, wallet: string): Promise<{ revoked: number }>;
   /** The active Connect sessions of one of the caller's keys. */
   listKeySessions(account: string, keyId: string, wallet?: string): Promise<KeySessionsResponse>;
-  /** Housekeeping: forgets codes, tokens, sessions and logins expired more than a day ago. */
-  deleteExpired(now?: number): Promise<number>;
 }
 
 export function createOidcService(
@@ -39,12 +36,16 @@ export function createOidcService(
   const now = deps.now ?? Date.now;
   const providerDeps: ProviderDeps = { ...deps, now };
   const issuer = new URL(deps.issuer);
-  let provider: Promise<Provider> | undefined;
+  let provider: Promise<{ provider: Provider; serve: ReturnType<Provider['callback']> }> | undefined;
   const ready = () => {
     // Imported on first use: the library's module prints a runtime notice on Node 20 when it loads, which must not
     // precede a configuration error or appear in a process that never serves OpenID Connect.
     provider ??= Promise.all([import('oidc-provider'), loadProviderKeys(deps.db)])
-      .then(([lib, keys]) => createProvider(lib, providerDeps, keys))
+      .then(([lib, keys]) => {
+        const built = createProvider(lib, providerDeps, keys);
+        // Koa composes its middleware in callback(): once, not per request.
+        return { provider: built, serve: built.callback() };
+      })
       .catch((error) => {
         provider = undefined; // retry on the next request
         throw error;
@@ -55,7 +56,7 @@ export function createOidcService(
     db: deps.db,
     sessions: deps.sessions,
     keys: deps.keys,
-    provider: ready,
+    provider: async () => (await ready()).provider,
     log: deps.log,
     now,
   };
@@ -63,7 +64,7 @@ export function createOidcService(
 
   return {
     async handle(req, res) {
-      const oidc = await ready();
+      const { provider: oidc, serve } = await ready();
       // Every URL the library writes is built from the issuer, whatever Host the request came with.
       req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
       req.headers['x-forwarded-host'] = issuer.host;
@@ -71,7 +72,7 @@ export function createOidcService(
       if (path.startsWith(`${INTERACTION_PATH}/`)) {
         return serveInteraction(providerDeps, oidc, req, res, path.slice(INTERACTION_PATH.length + 1));
       }
-      await oidc.callback()(req, res);
+      await serve(req, res);
     },
     getClient: (account, keyId) => getClient(clients, account, keyId),
     putClient: (account, input) => putClient(clients, account, input),
@@ -79,6 +80,5 @@ export function createOidcService(
     logout: (audience, authorization) => logout(lifecycle, audience, authorization),
     revokeWallet: (audience, wallet) => revokeWallet(lifecycle, audience, wallet),
     listKeySessions: (account, keyId, wallet) => listKeySessions(lifecycle, account, keyId, wallet),
-    deleteExpired: (at = now()) => deleteExpiredPayloads(deps.db, at - 86_400_000),
   };
 }

@@ -153,3 +153,43 @@ describe('back-channel logout', () => {
     expect(payload).not.toHaveProperty('nonce');
   });
 });
+
+describe('offline verification of a Connect session token', () => {
+  it('jose alone verifies a session token against the JWKS; revoked, it still verifies offline while the live check refuses it', async () => {
+    const alice = await demoWallet('alice');
+    const { key, secret } = world.app.key;
+    const session = await signIn(world.app, {
+      keySecret: secret,
+      audience: key.id,
+      wallet: alice,
+      body: { handle: '@alice' },
+    });
+    expect(session.status, show(session)).toBe(200);
+    const jwks = createRemoteJWKSet(new URL(`${world.app.base}/oidc/jwks`));
+    const verifyOffline = (token: string) =>
+      jwtVerify(token, jwks, { issuer: 'sigil', audience: key.id, algorithms: ['ES256'] });
+    const { payload, protectedHeader } = await verifyOffline(session.body.token);
+    expect(protectedHeader).toMatchObject({ alg: 'ES256', typ: 'JWT' });
+    expect(payload).toMatchObject({
+      iss: 'sigil',
+      sub: alice.address,
+      aud: key.id,
+      handle: 'alice',
+      src: 'owner',
+      exp: session.body.expires_at,
+    });
+    expect(String(payload.jti)).toMatch(/^sess_/);
+    // Bound to its key: verifying for another audience fails offline too.
+    await expect(
+      jwtVerify(session.body.token, jwks, { issuer: 'sigil', audience: world.app.otherKey.key.id }),
+    ).rejects.toThrow();
+
+    const out = await world.app.call('POST', '/v1/auth/logout', { key: secret, bearer: session.body.token });
+    expect(out.status, show(out)).toBe(200);
+    // Offline, a revoked token verifies until it expires; the live check answers INVALID_SESSION.
+    expect((await verifyOffline(session.body.token)).payload.jti).toBe(payload.jti);
+    const live = await sessionRead(secret, session.body.token);
+    expect(live.status).toBe(401);
+    expect(live.body).toEqual({ code: 'INVALID_SESSION', message: 'the session has been revoked' });
+  });
+});

@@ -1,7 +1,13 @@
 // OpenID Connect rows: the library's stored models, client registrations, and the Connect session behind each
 // grant. Queries only.
 import type { Kysely, Selectable } from 'kysely';
-import { affectedRows, type Database, type OidcClientsTable, type OidcLoginsTable } from '../../platform/db/index';
+import {
+  affectedRows,
+  withoutFsync,
+  type Database,
+  type OidcClientsTable,
+  type OidcLoginsTable,
+} from '../../platform/db/index';
 
 export type ClientRow = Selectable<OidcClientsTable>;
 
@@ -126,10 +132,13 @@ export async function insertLogin(
   db: Kysely<Database>,
   row: { grant_id: string; session_jti: string; client_id: string; address: string; amr: string; expires_at: number },
 ): Promise<void> {
-  await db
-    .insertInto('oidc_logins')
-    .values({ ...row, sid: null })
-    .execute();
+  // Lost on a power cut, the grant has no sign-in behind it and gets no tokens: no fsync of its own.
+  await withoutFsync(db, (conn) =>
+    conn
+      .insertInto('oidc_logins')
+      .values({ ...row, sid: null })
+      .execute(),
+  );
 }
 
 /** Records the browser session's sid of a grant (from the library's Session model as it is saved). */

@@ -1,0 +1,71 @@
+// The storage adapter's single-use and durability rules: a destroy and a grant's revocation are acted on only once
+// they are on disk (a failing durability barrier fails them; a grant's revocation still ends the sign-in behind it);
+// upserts and consumes do not wait for the barrier (a consume is a FULL commit of its own); and of two consumes of
+// one row exactly one wins.
+import { expect, it } from 'vitest';
+import { describeEachDialect } from '@sigil/test/support/db';
+import { adapterFactory, type AdapterHooks } from './adapter';
+
+class AlreadyConsumed extends Error {}
+
+function adapters(db: Parameters<typeof adapterFactory>[0], durable: () => Promise<void>) {
+  const revoked: string[] = [];
+  const hooks: AdapterHooks = {
+    grantRevoked: async (grantId) => void revoked.push(grantId),
+    alreadyConsumed: () => new AlreadyConsumed('grant source already consumed'),
+  };
+  return { factory: adapterFactory(db, () => 1_000_000, hooks, durable), revoked };
+}
+
+describeEachDialect('oidc adapter: durability before acting', (ctx) => {
+  it('an upsert and a consume do not wait for the barrier (the consume is a FULL commit of its own)', async () => {
+    let barriers = 0;
+    const { factory } = adapters(ctx.db, async () => {
+      barriers++;
+      throw new Error('fsync failed');
+    });
+    const codes = factory('AuthorizationCode');
+    await codes.upsert('code-1', { grantId: 'grant-1' }, 60);
+    await codes.consume('code-1');
+    expect(barriers).toBe(0);
+    expect(await codes.find('code-1')).toEqual({ grantId: 'grant-1', consumed: 1000 });
+  });
+
+  it('of two consumes of one code exactly one wins; the loser gets the library error', async () => {
+    let barriers = 0;
+    const { factory } = adapters(ctx.db, async () => void barriers++);
+    const codes = factory('AuthorizationCode');
+    await codes.upsert('code-2', { grantId: 'grant-2' }, 60);
+    const outcomes = await Promise.allSettled([codes.consume('code-2'), codes.consume('code-2')]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const loser = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(loser.reason).toBeInstanceOf(AlreadyConsumed);
+    expect(barriers).toBe(0);
+    expect(await codes.find('code-2')).toEqual({ grantId: 'grant-2', consumed: 1000 });
+  });
+
+  it('a destroy and a grant revocation wait for the barrier', async () => {
+    const order: string[] = [];
+    const { factory, revoked } = adapters(ctx.db, async () => void order.push('barrier'));
+    const sessions = factory('Session');
+    await sessions.upsert('session-1', { accountId: 'a' }, 60);
+    await sessions.destroy('session-1');
+    expect(order).toEqual(['barrier']);
+    expect(await sessions.find('session-1')).toBeUndefined();
+
+    const tokens = factory('AccessToken');
+    await tokens.upsert('at-1', { grantId: 'grant-3' }, 60);
+    await tokens.revokeByGrantId('grant-3');
+    expect(order).toEqual(['barrier', 'barrier']);
+    expect(revoked).toEqual(['grant-3']);
+    expect(await tokens.find('at-1')).toBeUndefined();
+  });
+
+  it('a failing barrier on a grant revocation fails it, yet the sign-in behind the grant is still ended', async () => {
+    const { factory, revoked } = adapters(ctx.db, async () => {
+      throw new Error('fsync failed');
+    });
+    await expect(factory('RefreshToken').revokeByGrantId('grant-4')).rejects.toThrow('fsync failed');
+    expect(revoked).toEqual(['grant-4']);
+  });
+});
