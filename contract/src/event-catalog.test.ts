@@ -17,21 +17,21 @@ describe('event catalog', () => {
   it.each(catalog.map((e) => [`${e.stream} ${e.type}`, e] as const))(
     '%s: the example parses with its stream schema, nothing stripped, of its own type',
     (_, entry) => {
-      const parsed = STREAM_PAYLOAD_SCHEMAS[entry.stream].safeParse(entry.example);
+      const parsed = STREAM_PAYLOAD_SCHEMAS[entry.stream].safeParse(entry.payload);
       expect(parsed.error?.issues ?? []).toEqual([]);
       // Zod drops unknown keys: an example with a field the schema does not know would differ here.
-      expect(parsed.data).toEqual(entry.example);
-      expect(entry.example.type).toBe(entry.type);
-      expect(entry.example.test).toBeUndefined();
+      expect(parsed.data).toEqual(entry.payload);
+      expect(entry.payload.type).toBe(entry.type);
+      expect(entry.payload.test).toBeUndefined();
     },
   );
 
   it('gives every example its own id', () => {
-    expect(new Set(catalog.map((e) => e.example.id)).size).toBe(catalog.length);
+    expect(new Set(catalog.map((e) => e.payload.id)).size).toBe(catalog.length);
   });
 
   it('answers fresh copies (a caller changing one does not change the next)', () => {
-    (eventCatalog()[0]!.example as { type: string }).type = 'changed';
-    expect(eventCatalog()[0]!.example.type).toBe('payment.received');
+    (eventCatalog()[0]!.payload as { type: string }).type = 'changed';
+    expect(eventCatalog()[0]!.payload.type).toBe('payment.received');
   });
 });

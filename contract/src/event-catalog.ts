@@ -297,7 +297,7 @@ export const EventCatalogEntrySchema = z.object({
   stream: WebhookStreamSchema,
   type: z.string(),
   /** A payload of this type exactly as a receiver gets it (its stream's schema). */
-  example: z.record(z.string(), z.unknown()),
+  payload: z.record(z.string(), z.unknown()),
 });
 export type EventCatalogEntry = z.infer<typeof EventCatalogEntrySchema>;
 export const EventCatalogResponseSchema = z.object({ event_types: z.array(EventCatalogEntrySchema) });
@@ -305,8 +305,8 @@ export const EventCatalogResponseSchema = z.object({ event_types: z.array(EventC
 /** Every event type of every stream with its example, pay first, each stream in its canonical type order. */
 export function eventCatalog(): EventCatalogEntry[] {
   return [
-    ...PAY_EVENT_TYPES.map((type) => ({ stream: 'pay' as const, type, example: payExample(type) })),
-    ...IDENTITY_EVENT_TYPES.map((type) => ({ stream: 'identity' as const, type, example: identityEventExample(type) })),
+    ...PAY_EVENT_TYPES.map((type) => ({ stream: 'pay' as const, type, payload: payExample(type) })),
+    ...IDENTITY_EVENT_TYPES.map((type) => ({ stream: 'identity' as const, type, payload: identityEventExample(type) })),
   ];
 }
 

@@ -90,7 +90,6 @@ export const UrlChallengeRequestSchema = withFieldCodes(
   }),
   { fields: { url: 'INVALID_URL', wallet: 'INVALID_WALLET' } },
 );
-export type UrlChallengeRequest = z.infer<typeof UrlChallengeRequestSchema>;
 
 /** POST …/{webhookId}/test: the event type of the test event (one of the stream's types). */
 export const OwnerTestEventRequestSchema = withFieldCodes(z.object({ type: z.string().min(1).max(64) }), {

@@ -660,6 +660,14 @@ describe('webhooks managed with the session', () => {
       await owner.POST(`${onePath}/rotate-secret`, { params: { path: hook } }),
     );
     expect(rotated.ok && rotated.data.secret, show(rotated)).toMatch(/^whsec_/);
+    const recovered = op(
+      `POST ${onePath}/recover`,
+      await owner.POST(`${onePath}/recover`, { params: { path: hook }, body: { since: 0 } }),
+    );
+    expect(recovered.ok && recovered.data, show(recovered)).toEqual({ requeued: 0, pending: 0 });
+    expect(
+      await owner.POST(`${onePath}/recover`, { params: { path: hook }, body: { since: 10, until: 5 } }),
+    ).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
 
     const test = op(
       `POST ${onePath}/test`,

@@ -1363,6 +1363,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Recover one of your webhooks' failed deliveries
+     * @description As `POST /v1/pay/webhooks/{id}/recover`: every dead delivery, and every pending one that already failed, created in [since, until) (ISO 8601 or unix seconds; until defaults to now) is due now with fresh attempts. Idempotent.
+     */
+    post: operations['ownerWebhooks-recover'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries': {
     parameters: {
       query?: never;
@@ -20888,6 +20908,196 @@ export interface operations {
       };
     };
   };
+  'ownerWebhooks-recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "since": "2026-11-27T00:00:00Z"
+         *     }
+         */
+        'application/json': {
+          since: string | number;
+          until?: string | number;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "requeued": 3,
+           *       "pending": 3
+           *     }
+           */
+          'application/json': {
+            requeued: number;
+            pending: number;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
   'ownerWebhooks-deliveries': {
     parameters: {
       query?: {
@@ -22024,7 +22234,7 @@ export interface operations {
            *         {
            *           "stream": "pay",
            *           "type": "payment.received",
-           *           "example": {
+           *           "payload": {
            *             "schema": "sigil.pay-events/v1",
            *             "id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
            *             "type": "payment.received",
@@ -22072,7 +22282,7 @@ export interface operations {
            *         {
            *           "stream": "identity",
            *           "type": "handle.registered",
-           *           "example": {
+           *           "payload": {
            *             "schema": "sigil.identity-events/v1",
            *             "id": "iev_ExampLeAAAAAAAAB",
            *             "type": "handle.registered",
@@ -22111,7 +22321,7 @@ export interface operations {
               /** @enum {string} */
               stream: 'pay' | 'identity';
               type: string;
-              example: {
+              payload: {
                 [key: string]: unknown;
               };
             }[];

@@ -1,3 +1,6 @@
+import { z } from 'zod';
+import { RecoverInputSchema, RecoverResponseSchema, toMs } from '@sigil/contract/identity-events';
+import { parseCoded, withFieldCodes } from '@sigil/contract/parse';
 import { RotateSecretResponseSchema } from '@sigil/contract/webhooks';
 import { OwnerWebhookParamsSchema, OwnerWebhookSchema } from '@sigil/contract/owner-webhooks';
 import { rest } from '../../trpc/meta';
@@ -85,3 +88,35 @@ export const rotateSecret = sessionProcedure
   .mutation(async ({ ctx, input }) =>
     streamService(ctx, input.stream).rotateSecret(await ownerOf(ctx, input.id), input.webhookId),
   );
+
+/** POST …/{webhookId}/recover `{since, until?}`: dead (and failed pending) deliveries of a window, queued again. */
+export const recover = sessionProcedure
+  .meta(
+    rest('POST', '/v1/keys/{id}/webhooks/{stream}/{webhookId}/recover', {
+      summary: "Recover one of your webhooks' failed deliveries",
+      description:
+        'As `POST /v1/pay/webhooks/{id}/recover`: every dead delivery, and every pending one that already failed, created in ' +
+        '[since, until) (ISO 8601 or unix seconds; until defaults to now) is due now with fresh attempts. Idempotent.',
+      tags: TAGS,
+      protect: true,
+      errors: { ...OWNER_WEBHOOK_ERRORS, BAD_REQUEST: 'since/until malformed, or until not after since' },
+    }),
+  )
+  .input(
+    withFieldCodes(
+      z.object({
+        ...OwnerWebhookParamsSchema.shape,
+        since: RecoverInputSchema.shape.since,
+        until: RecoverInputSchema.shape.until,
+      }),
+      { fields: {} },
+    ),
+  )
+  .output(RecoverResponseSchema)
+  .mutation(async ({ ctx, input }) => {
+    const window = parseCoded(RecoverInputSchema, { id: input.webhookId, since: input.since, until: input.until });
+    return streamService(ctx, input.stream).recover(await ownerOf(ctx, input.id), input.webhookId, {
+      since: toMs(window.since),
+      ...(window.until === undefined ? {} : { until: toMs(window.until) }),
+    });
+  });

@@ -1534,6 +1534,11 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
       test: true,
     },
   },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/recover': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    request: { since: '2026-11-27T00:00:00Z' },
+    response: { requeued: 3, pending: 3 },
+  },
   'GET /v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries': {
     parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id, status: 'delivered', limit: '1' },
     response: { deliveries: [OWNER_DELIVERY], next_cursor: `1795488884000.${OWNER_DELIVERY.id}` },
