@@ -422,6 +422,7 @@ describe('the developer flow, in the browser', () => {
     await page.getByRole('button', { name: 'Close the delivery' }).click();
 
     // A test event is delivered, signed with the secret shown at registration (checked with the SDK's verifier).
+    await page.getByRole('combobox', { name: 'Test event of type' }).selectOption('payment.received');
     await page.getByRole('button', { name: 'Send a test event' }).click();
     const delivered = await waitForDelivery(
       page,
