@@ -719,6 +719,13 @@ describe('accessibility of the public pages', () => {
       if (path !== '/quickstart') await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await checkPage(page, name);
     }
+    // The event catalog is public: every type of both streams, an example opened (long JSON lines wrap).
+    await page.goto('/webhooks/events');
+    await page.getByRole('heading', { name: 'Identity events' }).waitFor();
+    await expect(page.locator('details[data-event-type]').count()).resolves.toBe(40);
+    await page.locator('details[data-event-type="invoice.paid"] summary').click();
+    await page.locator('details[data-event-type="invoice.paid"] pre').getByText('"type": "invoice.paid"').waitFor();
+    await checkPage(page, 'event-catalog');
     const favicon = await fetch(`${stack.base}/icon.svg`);
     expect(favicon.status).toBe(200);
     expect(favicon.headers.get('content-type')).toContain('image/svg+xml');
