@@ -319,7 +319,7 @@ export const WebhookSchema = z.object({
   event_types: z.array(PayEventTypeSchema),
   description: z.string().nullable(),
   status: z.enum(['active', 'paused']),
-  /** Starts with `auto-paused: ` or `scope_changed: `; null while active. */
+  /** Starts with `auto-paused: `, `scope_changed: ` or `disabled: ` (its owner, through the session routes); null while active. */
   paused_reason: z.string().nullable(),
   /** Unix seconds. */
   created_at: z.number().int(),

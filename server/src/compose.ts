@@ -30,6 +30,7 @@ import {
 } from './features/universal/index';
 import { createQueueSignal, type QueueSignal } from './features/webhooks/index';
 import { createPayWebhooksService } from './features/pay-webhooks/index';
+import { createOwnerWebhooksService } from './features/owner-webhooks/index';
 import { createIdentityEventsService } from './features/identity-events/index';
 import { createUsageHistoryService } from './features/usage-history/index';
 import { createX402Service, meteringOff } from './features/x402/index';
@@ -100,6 +101,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     sessions,
     connect,
     keys,
+    ownerWebhooks: createOwnerWebhooksService({ keys }),
     oidc: createOidcService({
       db,
       issuer: config.publicUrl,

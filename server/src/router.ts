@@ -15,6 +15,7 @@ import { universalRouter } from './features/universal/index';
 import { payWebhooksRouter } from './features/pay-webhooks/index';
 import { identityEventsRouter } from './features/identity-events/index';
 import { usageHistoryRouter } from './features/usage-history/index';
+import { ownerWebhooksRouter } from './features/owner-webhooks/index';
 import { router } from './trpc/init';
 
 export const appRouter = router({
@@ -33,6 +34,7 @@ export const appRouter = router({
   identityEvents: identityEventsRouter,
   usageHistory: usageHistoryRouter,
   oidc: oidcRouter,
+  ownerWebhooks: ownerWebhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

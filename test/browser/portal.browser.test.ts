@@ -116,6 +116,7 @@ describe('production build', () => {
       '/usage',
       '/webhooks',
       '/webhooks/[id]',
+      '/webhooks/events',
       '/identity/webhooks',
       '/identity/webhooks/[id]',
       '/identity/events',
@@ -291,8 +292,8 @@ describe('the developer flow, in the browser', () => {
     await page.getByText('Copied.').waitFor();
     await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(secret);
     await checkPage(page, 'keys-created');
-    await page.getByRole('button', { name: 'Use this key for webhooks' }).click();
-    await page.getByText('Webhooks will use this key.').waitFor();
+    await page.getByRole('button', { name: 'Use this key for the event log' }).click();
+    await page.getByText('The event log will use this key.').waitFor();
     const keyId = (await page.locator('tr[data-key-id]').first().getAttribute('data-key-id'))!;
 
     // Rename it.
@@ -302,7 +303,7 @@ describe('the developer flow, in the browser', () => {
     await page.getByRole('button', { name: 'Revoke renamed e2e' }).waitFor();
 
     // Call the API with the key, from the test: 3 served, 1 client error. With the portal's own check of the key
-    // ("Use this key for webhooks": one keyed read), the key has made 4 served calls and 1 client error.
+    // ("Use this key for the event log": one keyed read), the key has made 4 served calls and 1 client error.
     for (let i = 0; i < 3; i++) {
       const res = await stack.app.call('POST', '/v1/auth/challenge', {
         key: secret,
@@ -369,9 +370,64 @@ describe('the developer flow, in the browser', () => {
     await page.getByRole('link', { name: 'Open the webhook →' }).click();
     await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
 
-    // A test event is delivered, signed with the secret shown at registration (checked with the SDK's verifier).
+    // Managed with the session, no key secret: edit the event types (no signature needed)…
+    await page.getByRole('checkbox', { name: 'invoice.closed' }).uncheck();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.').waitFor();
+    await page
+      .getByText('payment.received, payment.binding_verified, invoice.paid, invoice.created, invoice.cancelled', {
+        exact: true,
+      })
+      .waitFor();
+    // …change the endpoint: the wallet signs a fresh message naming the new URL, exactly as at registration…
+    const newUrl = `${stack.receiver.url}-v2`;
+    await page.getByLabel('New endpoint URL (HTTPS)').fill(newUrl);
+    await page.getByRole('button', { name: 'Continue: show the message to sign' }).click();
+    const urlMessage = (await page.getByTestId('challenge-message').textContent())!;
+    expect(urlMessage).toContain(`url: ${newUrl}`);
+    const signedBeforeUrl = wallet!.requests.length;
+    await page.getByRole('button', { name: 'Sign with your wallet and change the endpoint' }).click();
+    await page.getByText('Endpoint changed.').waitFor();
+    expect(wallet!.requests.slice(signedBeforeUrl)).toStrictEqual([{ op: 'signMessage', detail: urlMessage }]);
+    await page.getByText(newUrl, { exact: true }).waitFor();
+    // …disable (the state says so) and enable again.
+    await page.getByRole('button', { name: 'Disable', exact: true }).click();
+    await page.getByText('Webhook disabled: no deliveries until you enable it.').waitFor();
+    await expect(page.getByTestId('webhook-status').textContent()).resolves.toBe('disabled by you');
+    await page.getByRole('button', { name: 'Enable', exact: true }).click();
+    await page.getByText('Webhook enabled.').waitFor();
+    await expect(page.getByTestId('webhook-status').textContent()).resolves.toBe('active');
+
+    // A test event of a chosen type, then the delivery in full: the body as received, the headers, the attempts.
+    await page.getByRole('combobox', { name: 'Test event of type' }).selectOption('invoice.paid');
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    const delivered = await waitForDelivery(page, (d) => d.status === 'delivered');
+    const typed = await waitForDelivery(page, (d) => d.status === 'delivered' && d.text.includes('invoice.paid'));
+    const typedRequest = stack.receiver.requests.find((r) => r.headers['sigil-delivery-id'] === typed.id)!;
+    expect(typedRequest.url).toBe(new URL(newUrl).pathname);
+    await page
+      .locator(`tr[data-delivery-id="${typed.id}"]`)
+      .getByRole('button', { name: /^Details of/ })
+      .click();
+    await expect(page.getByTestId('delivery-body').textContent()).resolves.toBe(typedRequest.body.toString('utf8'));
+    await expect(page.getByTestId('delivery-headers').textContent()).resolves.toContain(
+      typedRequest.headers['sigil-signature'] as string,
+    );
+    await expect(page.locator('[data-testid=delivery-attempts] tbody tr').count()).resolves.toBe(1);
+    await checkPage(page, 'webhook-delivery-detail');
+    await page.getByRole('button', { name: 'Redeliver this delivery' }).click();
+    await page.getByText('Delivery queued again.').waitFor();
+    await expect
+      .poll(() => page.locator('[data-testid=delivery-attempts] tbody tr').count(), { timeout: 20_000 })
+      .toBe(2);
+    await page.getByRole('button', { name: 'Close the delivery' }).click();
+
+    // A test event is delivered, signed with the secret shown at registration (checked with the SDK's verifier).
+    await page.getByRole('combobox', { name: 'Test event of type' }).selectOption('payment.received');
+    await page.getByRole('button', { name: 'Send a test event' }).click();
+    const delivered = await waitForDelivery(
+      page,
+      (d) => d.status === 'delivered' && d.text.includes('payment.received'),
+    );
     expect(delivered.text).toContain('payment.received (test)');
     expect(delivered.text).toContain('HTTP 200');
     const first = stack.receiver.requests.at(-1)!;
@@ -382,14 +438,15 @@ describe('the developer flow, in the browser', () => {
     // The receiver fails: the failure shows, then its retry (a second attempt), both answered 500.
     stack.receiver.status = 500;
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    const failing = await waitForDelivery(page, (d) => d.id !== delivered.id && d.attempts >= 1);
+    const failing = await waitForDelivery(page, (d) => d.id !== delivered.id && d.id !== typed.id && d.attempts >= 1);
     expect(failing.status).toBe('pending');
     expect(failing.text).toContain('HTTP 500');
     const retried = await waitForDelivery(page, (d) => d.id === failing.id && d.attempts >= 2);
     expect(retried.text).toContain('HTTP 500');
     // Filters: delivered only hides the failing one.
     await page.getByRole('combobox', { name: 'Status' }).selectOption('delivered');
-    await expect(page.locator('[data-testid=delivery-log] tbody tr').count()).resolves.toBe(1);
+    await expect.poll(() => page.locator('[data-testid=delivery-log] tbody tr[data-status=pending]').count()).toBe(0);
+    await expect(page.locator('[data-testid=delivery-log] tbody tr').count()).resolves.toBe(2);
     await page.getByRole('combobox', { name: 'Status' }).selectOption('');
     await checkPage(page, 'webhook-failing');
 
@@ -432,9 +489,13 @@ describe('the developer flow, in the browser', () => {
       .where('id', '=', webhookId)
       .execute();
     await page.reload();
-    await expect(page.getByTestId('webhook-status').textContent()).resolves.toBe(`paused — ${reason}`);
+    await expect(page.getByTestId('webhook-status').textContent()).resolves.toBe(
+      'auto-paused: 50 consecutive deliveries dead-lettered',
+    );
     await checkPage(page, 'webhook-paused');
-    await page.getByRole('button', { name: /^Resume \(paused: 50 consecutive deliveries dead-lettered\)$/ }).click();
+    await page
+      .getByRole('button', { name: /^Resume \(auto-paused: 50 consecutive deliveries dead-lettered\)$/ })
+      .click();
     await page.getByText('Webhook resumed.').waitFor();
     await expect(page.getByTestId('webhook-status').textContent()).resolves.toBe('active');
     await expect(page.getByRole('button', { name: /^Resume/ }).count()).resolves.toBe(0);
@@ -486,8 +547,8 @@ describe('identity events, in the browser', () => {
     await page.getByLabel('Label (optional)').fill('identity e2e');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByTestId('new-secret').waitFor();
-    await page.getByRole('button', { name: 'Use this key for webhooks' }).click();
-    await page.getByText('Webhooks will use this key.').waitFor();
+    await page.getByRole('button', { name: 'Use this key for the event log' }).click();
+    await page.getByText('The event log will use this key.').waitFor();
 
     // Create: scoped to a demo handle, two families; no wallet signature is asked for.
     await page.getByRole('link', { name: 'Identity events' }).click();
@@ -517,7 +578,7 @@ describe('identity events, in the browser', () => {
     await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
     await page.getByText('No deliveries yet: send a test event.').waitFor();
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    await page.getByText('Test event queued.').waitFor();
+    await page.getByText('Test event (handle.registered) queued.').waitFor();
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('log-heading');
     const delivered = await waitForDelivery(page, (d) => d.status === 'delivered');
     expect(delivered.text).toContain('handle.registered (test)');
@@ -531,7 +592,7 @@ describe('identity events, in the browser', () => {
     await page.getByRole('combobox', { name: 'Event type' }).selectOption('record.set');
     await page.getByText('No deliveries match the filters.').waitFor();
     await page.getByRole('combobox', { name: 'Event type' }).selectOption('handle.registered');
-    await expect(page.locator('[data-testid=delivery-log] tbody tr').count()).resolves.toBe(1);
+    await expect.poll(() => page.locator('[data-testid=delivery-log] tbody tr').count()).toBe(1);
     await checkPage(page, 'identity-webhook-delivered');
 
     // Recover the last 24 hours: nothing failed, so nothing is queued again.
@@ -658,6 +719,13 @@ describe('accessibility of the public pages', () => {
       if (path !== '/quickstart') await page.getByRole('heading', { name: 'Sign in' }).waitFor();
       await checkPage(page, name);
     }
+    // The event catalog is public: every type of both streams, an example opened (long JSON lines wrap).
+    await page.goto('/webhooks/events');
+    await page.getByRole('heading', { name: 'Identity events' }).waitFor();
+    await expect(page.locator('details[data-event-type]').count()).resolves.toBe(40);
+    await page.locator('details[data-event-type="invoice.paid"] summary').click();
+    await page.locator('details[data-event-type="invoice.paid"] pre').getByText('"type": "invoice.paid"').waitFor();
+    await checkPage(page, 'event-catalog');
     const favicon = await fetch(`${stack.base}/icon.svg`);
     expect(favicon.status).toBe(200);
     expect(favicon.headers.get('content-type')).toContain('image/svg+xml');

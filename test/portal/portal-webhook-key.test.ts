@@ -84,17 +84,24 @@ describe('the tRPC proxy and the webhook key', () => {
     return seen;
   }
 
-  it('attaches the webhook key to payWebhooks.* only, the session to keys.* and usageHistory.* only', async () => {
+  it('attaches the webhook key to payWebhooks.* only, the session to keys.*, usageHistory.* and ownerWebhooks.* only', async () => {
     expect(await upstreamHeaders('payWebhooks.list')).toStrictEqual({
       accept: 'application/json',
       'x-api-key': portal.app.key.secret,
     });
-    for (const procedure of ['keys.list', 'keys.rename', 'usageHistory.history'])
+    for (const procedure of [
+      'keys.list',
+      'keys.rename',
+      'usageHistory.history',
+      'ownerWebhooks.list',
+      'ownerWebhooks.edit',
+    ])
       expect(await upstreamHeaders(procedure)).toStrictEqual({
         accept: 'application/json',
         authorization: 'Bearer a.b.c',
       });
     expect(await upstreamHeaders('resolve.resolve')).toStrictEqual({ accept: 'application/json' });
+    expect(await upstreamHeaders('ownerWebhooks.catalog')).toStrictEqual({ accept: 'application/json' });
   });
 
   it('lists a webhook account over the real service with the cookie key', async () => {

@@ -578,6 +578,176 @@ describe('pay webhooks', () => {
   });
 });
 
+describe('webhooks managed with the session', () => {
+  it('every session webhook operation and the event catalog: success, then an error', async () => {
+    const grace = await scenarioSigner(chain, 'grace');
+    const portalKey = createSigilClient({ baseUrl: hooks.app.base, apiKey: hooks.app.portal.secret });
+    const c = await portalKey.POST('/v1/auth/challenge', { body: { wallet: grace.address } });
+    if (!c.ok) throw new Error(show(c));
+    const v = await portalKey.POST('/v1/auth/verify', {
+      body: await signChallenge(c.data, grace, hooks.app.portal.key.id),
+    });
+    if (!v.ok) throw new Error(show(v));
+    const owner = createSigilClient({ baseUrl: hooks.app.base, session: v.data.token });
+    const key = await owner.POST('/v1/keys', { body: { name: 'sdk webhooks' } });
+    if (!key.ok) throw new Error(show(key));
+    const id = key.data.key.id;
+    const stranger = `key_${base58.encode(randomBytes(16))}`;
+    const url = 'https://hooks.example.com/owner';
+
+    const challenge = op(
+      'POST /v1/keys/{id}/webhooks/pay/challenge',
+      await owner.POST('/v1/keys/{id}/webhooks/pay/challenge', {
+        params: { path: { id } },
+        body: { scope: grace.address, url },
+      }),
+    );
+    if (!challenge.ok) throw new Error(show(challenge));
+    expect(
+      await owner.POST('/v1/keys/{id}/webhooks/pay/challenge', {
+        params: { path: { id: stranger } },
+        body: { scope: grace.address, url },
+      }),
+    ).toMatchObject({ ok: false, status: 404, code: 'KEY_NOT_FOUND' });
+    const created = op(
+      'POST /v1/keys/{id}/webhooks/pay',
+      await owner.POST('/v1/keys/{id}/webhooks/pay', {
+        params: { path: { id } },
+        body: { nonce: challenge.data.nonce, signature: await signRaw(grace, challenge.data.message) },
+      }),
+    );
+    if (!created.ok) throw new Error(show(created));
+    expect(created.status).toBe(201);
+    const hook = { id, stream: 'pay' as const, webhookId: created.data.id };
+    const identity = op(
+      'POST /v1/keys/{id}/webhooks/identity',
+      await owner.POST('/v1/keys/{id}/webhooks/identity', { params: { path: { id } }, body: { scope: '@alice', url } }),
+    );
+    expect(identity.ok && identity.status, show(identity)).toBe(201);
+
+    const list = op(
+      'GET /v1/keys/{id}/webhooks/{stream}',
+      await owner.GET('/v1/keys/{id}/webhooks/{stream}', { params: { path: { id, stream: 'pay' } } }),
+    );
+    expect(list.ok && list.data.webhooks.map((h) => [h.id, h.state]), show(list)).toEqual([[hook.webhookId, 'active']]);
+    const onePath = '/v1/keys/{id}/webhooks/{stream}/{webhookId}' as const;
+    const got = op(`GET ${onePath}`, await owner.GET(onePath, { params: { path: hook } }));
+    expect(got.ok && got.data.stream, show(got)).toBe('pay');
+    const edited = op(
+      `PATCH ${onePath}`,
+      await owner.PATCH(onePath, { params: { path: hook }, body: { event_types: ['invoice.paid'] } }),
+    );
+    expect(edited.ok && edited.data.event_types, show(edited)).toEqual(['invoice.paid']);
+    const urlChallenge = op(
+      'POST /v1/keys/{id}/webhooks/pay/{webhookId}/challenge',
+      await owner.POST('/v1/keys/{id}/webhooks/pay/{webhookId}/challenge', {
+        params: { path: { id, webhookId: hook.webhookId } },
+        body: { url: `${url}/v2` },
+      }),
+    );
+    if (!urlChallenge.ok) throw new Error(show(urlChallenge));
+    expect(
+      await owner.PATCH(onePath, {
+        params: { path: hook },
+        body: { url: `${url}/v2`, nonce: urlChallenge.data.nonce },
+      }),
+    ).toMatchObject({ ok: false, status: 401, code: 'SIGNATURE_INVALID' });
+    const moved = await owner.PATCH(onePath, {
+      params: { path: hook },
+      body: {
+        url: `${url}/v2`,
+        nonce: urlChallenge.data.nonce,
+        signature: await signRaw(grace, urlChallenge.data.message),
+      },
+    });
+    expect(moved.ok && moved.data.url, show(moved)).toBe(`${url}/v2`);
+
+    const disabled = op(`POST ${onePath}/disable`, await owner.POST(`${onePath}/disable`, { params: { path: hook } }));
+    expect(disabled.ok && disabled.data.state, show(disabled)).toBe('disabled');
+    expect(await owner.POST(`${onePath}/resume`, { params: { path: hook } })).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'NOT_RESUMABLE',
+    });
+    const enabled = op(`POST ${onePath}/enable`, await owner.POST(`${onePath}/enable`, { params: { path: hook } }));
+    expect(enabled.ok && enabled.data.state, show(enabled)).toBe('active');
+    expect(await owner.POST(`${onePath}/enable`, { params: { path: hook } })).toMatchObject({
+      ok: false,
+      status: 409,
+      code: 'NOT_DISABLED',
+    });
+    await hooks.app.database.db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered' })
+      .where('id', '=', hook.webhookId)
+      .execute();
+    const resumed = op(`POST ${onePath}/resume`, await owner.POST(`${onePath}/resume`, { params: { path: hook } }));
+    expect(resumed.ok && resumed.data.state, show(resumed)).toBe('active');
+    const rotated = op(
+      `POST ${onePath}/rotate-secret`,
+      await owner.POST(`${onePath}/rotate-secret`, { params: { path: hook } }),
+    );
+    expect(rotated.ok && rotated.data.secret, show(rotated)).toMatch(/^whsec_/);
+    const recovered = op(
+      `POST ${onePath}/recover`,
+      await owner.POST(`${onePath}/recover`, { params: { path: hook }, body: { since: 0 } }),
+    );
+    expect(recovered.ok && recovered.data, show(recovered)).toEqual({ requeued: 0, pending: 0 });
+    expect(
+      await owner.POST(`${onePath}/recover`, { params: { path: hook }, body: { since: 10, until: 5 } }),
+    ).toMatchObject({ ok: false, status: 400, code: 'BAD_REQUEST' });
+
+    const test = op(
+      `POST ${onePath}/test`,
+      await owner.POST(`${onePath}/test`, { params: { path: hook }, body: { type: 'invoice.closed' } }),
+    );
+    if (!test.ok) throw new Error(show(test));
+    expect(test.data).toMatchObject({ event_type: 'invoice.closed', test: true });
+    expect(await owner.POST(`${onePath}/test`, { params: { path: hook }, body: { type: 'nope' } })).toMatchObject({
+      ok: false,
+      status: 400,
+      code: 'INVALID_EVENT_TYPES',
+    });
+    const page = op(
+      `GET ${onePath}/deliveries`,
+      await owner.GET(`${onePath}/deliveries`, {
+        params: { path: hook, query: { event_type: 'invoice.closed', limit: 10 } },
+      }),
+    );
+    expect(page.ok && page.data, show(page)).toMatchObject({ deliveries: [{ id: test.data.id }], next_cursor: null });
+    const delivery = { ...hook, deliveryId: test.data.id };
+    const detailPath = `${onePath}/deliveries/{deliveryId}` as const;
+    const detail = op(`GET ${detailPath}`, await owner.GET(detailPath, { params: { path: delivery } }));
+    expect(detail.ok && JSON.parse(detail.data.body).type, show(detail)).toBe('invoice.closed');
+    const attempts = op(
+      `GET ${detailPath}/attempts`,
+      await owner.GET(`${detailPath}/attempts`, { params: { path: delivery } }),
+    );
+    expect(attempts.ok && attempts.data, show(attempts)).toEqual({ attempts: [], next_cursor: null });
+    const redelivered = op(
+      `POST ${detailPath}/redeliver`,
+      await owner.POST(`${detailPath}/redeliver`, { params: { path: delivery } }),
+    );
+    expect(redelivered.ok && redelivered.data.status, show(redelivered)).toBe('pending');
+    expect(await owner.GET(detailPath, { params: { path: { ...delivery, deliveryId: 'whdel_nope' } } })).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'DELIVERY_NOT_FOUND',
+    });
+
+    const removed = op(`DELETE ${onePath}`, await owner.DELETE(onePath, { params: { path: hook } }));
+    expect(removed).toMatchObject({ ok: true, status: 204 });
+    expect(await owner.DELETE(onePath, { params: { path: hook } })).toMatchObject({
+      ok: false,
+      status: 404,
+      code: 'WEBHOOK_NOT_FOUND',
+    });
+
+    const catalog = op('GET /v1/webhooks/event-types', await anonymous.GET('/v1/webhooks/event-types'));
+    expect(catalog.ok && catalog.data.event_types.length, show(catalog)).toBe(40);
+  });
+});
+
 describe('keyed reverse', () => {
   it('GET /v1/reverse/{address}: the primary with its proof; 400 INVALID_WALLET', async () => {
     const alice = scenario.wallets.alice!.address;

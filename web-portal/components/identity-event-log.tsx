@@ -7,8 +7,7 @@ import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
 import { errorText, trpc } from '../lib/trpc';
 import { RequireSession } from './sign-in';
-import { ManagingKey } from './webhook-parts';
-import { WithKey } from './webhooks-panel';
+import { ManagingKey, WithKey } from './webhook-key';
 
 type Page = inferRouterOutputs<AppRouter>['identityEvents']['events'];
 type Filters = { types: string; handle: string; wallet: string; after: string; limit: string };

@@ -1,6 +1,6 @@
 'use client';
-// Identity-event webhooks: list and create. Managed with the same API key as pay webhooks (they belong to the
-// key's account), but created without a wallet signature: identity events are public chain state, so anyone may
+// Identity-event webhooks: list and create, through the signed-in session and one of the wallet's keys, as pay
+// webhooks (they belong to the account), but created without a wallet signature: identity events are public chain state, so anyone may
 // watch any name or wallet (docs/identity-events.md). The form offers the event families; none checked means all,
 // including types the registry adds later.
 import { useState, type FormEvent } from 'react';
@@ -10,25 +10,25 @@ import type { AppRouter } from '@sigil/server/router';
 import { IDENTITY_EVENT_FAMILIES } from '@sigil/contract/identity-events';
 import { errorText, trpc } from '../lib/trpc';
 import { RequireSession } from './sign-in';
-import { EndpointUrlField, ManagingKey, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
-import type { WebhookKeyState } from './webhook-key';
-import { WithKey } from './webhooks-panel';
+import { EndpointUrlField, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
+import { useOwnerKey, WithOwnerKey } from './owner-key';
 
-type Created = inferRouterOutputs<AppRouter>['identityEvents']['create'];
+type Created = inferRouterOutputs<AppRouter>['ownerWebhooks']['identityCreate'];
 
 export function IdentityWebhooksPanel() {
   return (
     <RequireSession purpose="create and manage the identity webhooks of your account">
-      <WithKey>{(key) => <IdentityWebhooks webhookKey={key} />}</WithKey>
+      <WithOwnerKey>
+        <IdentityWebhooks />
+      </WithOwnerKey>
     </RequireSession>
   );
 }
 
-function IdentityWebhooks({ webhookKey }: { webhookKey: WebhookKeyState }) {
+function IdentityWebhooks() {
   const { webhooks, error, refresh } = useWebhookList('identity');
   return (
     <>
-      <ManagingKey webhookKey={webhookKey} />
       <WebhookTable
         stream="identity"
         webhooks={webhooks}
@@ -41,6 +41,7 @@ function IdentityWebhooks({ webhookKey }: { webhookKey: WebhookKeyState }) {
 }
 
 function Create({ onCreated }: { onCreated: () => Promise<void> }) {
+  const keyId = useOwnerKey();
   const [url, setUrl] = useState('');
   const [scope, setScope] = useState('');
   const [description, setDescription] = useState('');
@@ -56,7 +57,8 @@ function Create({ onCreated }: { onCreated: () => Promise<void> }) {
     setBusy(true);
     try {
       setCreated(
-        await trpc.identityEvents.create.mutate({
+        await trpc.ownerWebhooks.identityCreate.mutate({
+          id: keyId,
           scope: scope.trim(),
           url: url.trim(),
           ...(families.length > 0 ? { event_types: families.map((f) => `${f}.*`) } : {}),

@@ -152,7 +152,9 @@ function SignedIn() {
           <NewSecret
             created={created}
             secretRef={secretRef}
-            forWebhooks={() => void webhookKey.use(created.secret).then(() => setNotice('Webhooks will use this key.'))}
+            forWebhooks={() =>
+              void webhookKey.use(created.secret).then(() => setNotice('The event log will use this key.'))
+            }
             dismiss={() => setCreated(null)}
           />
         )}
@@ -240,7 +242,7 @@ function NewSecret({
       <p>
         <CopyButton text={curl} label="curl command" />{' '}
         <button type="button" className="secondary" onClick={forWebhooks}>
-          Use this key for webhooks
+          Use this key for the event log
         </button>{' '}
         <button type="button" className="secondary" onClick={dismiss}>
           I have saved it

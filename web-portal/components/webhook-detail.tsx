@@ -1,30 +1,47 @@
 'use client';
-// One webhook of either stream (pay, identity events): its settings, the actions (test event, rotate the secret,
-// resume an auto-paused one, recover a time window, delete) and the delivery log with filters (status, event type)
-// and redeliver. The log is re-read every few seconds while a delivery is pending, so an attempt's outcome shows up
-// without reloading. The service lists the latest 200 deliveries; the filters apply to those.
+// One webhook of either stream (pay, identity events), through the session: its settings and state, editing
+// (description, event types, URL — a pay URL proven with a fresh wallet signature), the actions (test event of a
+// chosen type, disable / enable, rotate the secret, resume an auto-paused one, recover a time window, delete) and the
+// delivery log, filtered and paged by the service, each delivery openable in full (body as sent, headers, every
+// attempt) and redeliverable. The log is re-read every few seconds while a delivery is pending, so an attempt's
+// outcome shows up without reloading.
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { errorText } from '../lib/trpc';
 import { RequireSession } from './sign-in';
-import { SecretOnce } from './webhook-parts';
-import { STREAMS, type Delivery, type Recovered, type StreamName, type WebhookView } from './webhook-streams';
-import { WithKey } from './webhooks-panel';
+import { WithOwnerKey } from './owner-key';
+import { DeliveryPanel } from './delivery-panel';
+import { EditWebhook } from './webhook-edit';
+import { SecretOnce, stateText } from './webhook-parts';
+import {
+  useStream,
+  type Delivery,
+  type Recovered,
+  type StreamApi,
+  type StreamName,
+  type WebhookView,
+} from './webhook-streams';
 
 const POLL_MS = 2_000;
-const LOG_LIMIT = 200;
-const seconds = (s: number | null) => (s === null ? '—' : new Date(s * 1000).toLocaleString());
+const PAGE = 50;
+export const seconds = (s: number | null) => (s === null ? '—' : new Date(s * 1000).toLocaleString());
 
 export function WebhookDetail({ id, stream }: { id: string; stream: StreamName }) {
   return (
     <RequireSession purpose="manage this webhook">
-      <WithKey>{() => <Detail id={id} stream={stream} />}</WithKey>
+      <WithOwnerKey>
+        <Detail id={id} stream={stream} />
+      </WithOwnerKey>
     </RequireSession>
   );
 }
 
-type Stream = (typeof STREAMS)[StreamName];
+type Stream = StreamApi;
+interface LogFilters {
+  status: '' | 'pending' | 'delivered' | 'dead';
+  type: string;
+}
 
 /** Runs an action, re-reads the webhook and its log (unless it is gone), then says what happened. */
 type Act = <T>(
@@ -34,9 +51,13 @@ type Act = <T>(
 ) => Promise<void>;
 
 function Detail({ id, stream }: { id: string; stream: StreamName }) {
-  const api = STREAMS[stream];
+  const api = useStream(stream);
   const [webhook, setWebhook] = useState<WebhookView | null | undefined>(undefined);
   const [deliveries, setDeliveries] = useState<Delivery[] | null>(null);
+  const [older, setOlder] = useState<string | null>(null);
+  const [filters, setFilters] = useState<LogFilters>({ status: '', type: '' });
+  const [open, setOpen] = useState<string | null>(null);
+  const [version, setVersion] = useState(0);
   const [secret, setSecret] = useState<string | null>(null);
   const [notice, setNotice] = useState('');
   const [error, setError] = useState('');
@@ -51,16 +72,29 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
     if (deleting.current) return Promise.resolve();
     reading.current = (async () => {
       try {
-        const [w, log] = await Promise.all([api.get(id), api.deliveries(id, LOG_LIMIT)]);
+        const [w, log] = await Promise.all([api.get(id), api.deliveries(id, logQuery(filters))]);
         setWebhook(w);
-        setDeliveries(log);
+        setDeliveries(log.deliveries);
+        setOlder(log.next_cursor);
+        setVersion((v) => v + 1);
       } catch (err) {
         if ((err as { data?: { errorCode?: string } }).data?.errorCode === 'WEBHOOK_NOT_FOUND') setWebhook(null);
         else setError(errorText(err));
       }
     })();
     return reading.current;
-  }, [api, id]);
+  }, [api, id, filters]);
+
+  const loadOlder = async () => {
+    if (!older) return;
+    try {
+      const log = await api.deliveries(id, { ...logQuery(filters), cursor: older });
+      setDeliveries((shown) => [...(shown ?? []), ...log.deliveries]);
+      setOlder(log.next_cursor);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
 
   useEffect(() => {
     void load();
@@ -116,6 +150,7 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
         <Link href={api.base}>← All webhooks</Link>
       </p>
       <Settings webhook={webhook} />
+      <EditWebhook api={api} webhook={webhook} busy={busy} act={act} />
       <Actions
         api={api}
         id={id}
@@ -142,15 +177,41 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
       <DeliveryLog
         eventTypes={api.eventTypes}
         deliveries={deliveries}
+        filters={filters}
+        setFilters={setFilters}
+        older={older !== null}
+        loadOlder={() => void loadOlder()}
         pending={pending}
         busy={busy}
         headingRef={logRef}
         refresh={() => void load()}
+        open={(delivery) => setOpen(delivery)}
         redeliver={(delivery) => void act('Delivery queued again.', () => api.redeliver(id, delivery))}
       />
+      {open && (
+        <DeliveryPanel
+          api={api}
+          webhookId={id}
+          deliveryId={open}
+          version={version}
+          busy={busy}
+          close={() => {
+            setOpen(null);
+            focusLog();
+          }}
+          redeliver={() => void act('Delivery queued again.', () => api.redeliver(id, open))}
+        />
+      )}
     </>
   );
 }
+
+/** The service's query for the log's filters (first page). */
+const logQuery = (filters: LogFilters) => ({
+  limit: PAGE,
+  ...(filters.status ? { status: filters.status } : {}),
+  ...(filters.type ? { event_type: filters.type } : {}),
+});
 
 function Settings({ webhook }: { webhook: WebhookView }) {
   return (
@@ -166,9 +227,8 @@ function Settings({ webhook }: { webhook: WebhookView }) {
         <dt>Events</dt>
         <dd>{webhook.event_types.join(', ')}</dd>
         <dt>Status</dt>
-        <dd data-testid="webhook-status">
-          {webhook.status}
-          {webhook.paused_reason ? ` — ${webhook.paused_reason}` : ''}
+        <dd data-testid="webhook-status" data-state={webhook.state}>
+          {stateText(webhook)}
         </dd>
         {'from_sequence' in webhook && (
           <>
@@ -208,22 +268,49 @@ function Actions({
   setSecret: (secret: string | null) => void;
 }) {
   const router = useRouter();
-  const autoPaused = webhook.status === 'paused' && (webhook.paused_reason ?? '').startsWith('auto-paused: ');
+  const [testType, setTestType] = useState(api.eventTypes[0]!);
+  const autoPaused = webhook.state === 'auto_paused';
   return (
     <section aria-labelledby="actions-heading">
       <h2 id="actions-heading">Actions</h2>
-      <p className="actions">
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() =>
-            void act('Test event queued.', () => api.sendTest(id), {
-              after: focusLog,
-            })
-          }
-        >
+      <form
+        className="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void act(`Test event (${testType}) queued.`, () => api.sendTest(id, testType), { after: focusLog });
+        }}
+      >
+        <label>
+          Test event of type
+          <select value={testType} onChange={(e) => setTestType(e.target.value)}>
+            {api.eventTypes.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" disabled={busy}>
           Send a test event
         </button>
+      </form>
+      <p className="actions">
+        {webhook.state === 'disabled' ? (
+          <button type="button" disabled={busy} onClick={() => void act('Webhook enabled.', () => api.enable(id))}>
+            Enable
+          </button>
+        ) : (
+          webhook.state !== 'scope_changed' && (
+            <button
+              type="button"
+              className="secondary"
+              disabled={busy}
+              onClick={() => void act('Webhook disabled: no deliveries until you enable it.', () => api.disable(id))}
+            >
+              Disable
+            </button>
+          )
+        )}
         <button
           type="button"
           className="secondary"
@@ -242,7 +329,7 @@ function Actions({
             disabled={busy}
             onClick={() => void act('Webhook resumed.', () => api.resume(id))}
           >
-            Resume (paused: {webhook.paused_reason!.slice('auto-paused: '.length)})
+            Resume ({stateText(webhook)})
           </button>
         )}
         <button
@@ -280,29 +367,36 @@ function Actions({
   );
 }
 
-/** The delivery log: the filters (status, event type) over the latest deliveries, and their table. */
+/** The delivery log: the service's filters (status, event type), its newest-first pages, and their table. */
 function DeliveryLog({
   eventTypes,
   deliveries,
+  filters,
+  setFilters,
+  older,
+  loadOlder,
   pending,
   busy,
   headingRef,
   refresh,
+  open,
   redeliver,
 }: {
   eventTypes: readonly string[];
   deliveries: Delivery[] | null;
+  filters: LogFilters;
+  setFilters: (filters: LogFilters) => void;
+  older: boolean;
+  loadOlder: () => void;
   pending: boolean;
   busy: boolean;
   headingRef: RefObject<HTMLHeadingElement | null>;
   refresh: () => void;
+  open: (delivery: string) => void;
   redeliver: (delivery: string) => void;
 }) {
-  const [statusFilter, setStatusFilter] = useState('');
-  const [typeFilter, setTypeFilter] = useState('');
-  const shown = (deliveries ?? []).filter(
-    (d) => (!statusFilter || d.status === statusFilter) && (!typeFilter || d.event_type === typeFilter),
-  );
+  const shown = deliveries ?? [];
+  const filtered = filters.status !== '' || filters.type !== '';
   return (
     <section aria-labelledby="log-heading">
       <h2 id="log-heading" tabIndex={-1} ref={headingRef}>
@@ -311,7 +405,10 @@ function DeliveryLog({
       <form className="inline" onSubmit={(e) => e.preventDefault()}>
         <label>
           Status
-          <select value={statusFilter} onChange={(e) => setStatusFilter(e.target.value)}>
+          <select
+            value={filters.status}
+            onChange={(e) => setFilters({ ...filters, status: e.target.value as LogFilters['status'] })}
+          >
             <option value="">Any</option>
             <option value="pending">Pending</option>
             <option value="delivered">Delivered</option>
@@ -320,7 +417,7 @@ function DeliveryLog({
         </label>
         <label>
           Event type
-          <select value={typeFilter} onChange={(e) => setTypeFilter(e.target.value)}>
+          <select value={filters.type} onChange={(e) => setFilters({ ...filters, type: e.target.value })}>
             <option value="">Any</option>
             {eventTypes.map((t) => (
               <option key={t} value={t}>
@@ -336,9 +433,16 @@ function DeliveryLog({
       {deliveries === null ? (
         <p aria-live="polite">Loading deliveries…</p>
       ) : shown.length === 0 ? (
-        <p>{deliveries.length === 0 ? 'No deliveries yet: send a test event.' : 'No deliveries match the filters.'}</p>
+        <p>{filtered ? 'No deliveries match the filters.' : 'No deliveries yet: send a test event.'}</p>
       ) : (
-        <DeliveryTable shown={shown} pending={pending} busy={busy} redeliver={redeliver} />
+        <DeliveryTable shown={shown} pending={pending} busy={busy} open={open} redeliver={redeliver} />
+      )}
+      {older && (
+        <p>
+          <button type="button" className="secondary" onClick={loadOlder}>
+            Older deliveries
+          </button>
+        </p>
       )}
     </section>
   );
@@ -348,11 +452,13 @@ function DeliveryTable({
   shown,
   pending,
   busy,
+  open,
   redeliver,
 }: {
   shown: Delivery[];
   pending: boolean;
   busy: boolean;
+  open: (delivery: string) => void;
   redeliver: (delivery: string) => void;
 }) {
   return (
@@ -388,7 +494,15 @@ function DeliveryTable({
               </td>
               <td data-label="Response time">{d.response_ms === null ? '—' : `${d.response_ms} ms`}</td>
               <td data-label="Next attempt">{seconds(d.next_attempt_at)}</td>
-              <td data-label="Actions">
+              <td data-label="Actions" className="actions">
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-label={`Details of ${d.event_type} from ${seconds(d.created_at)}`}
+                  onClick={() => open(d.id)}
+                >
+                  Details
+                </button>
                 {d.status !== 'pending' && (
                   <button
                     type="button"

@@ -1,7 +1,10 @@
 'use client';
-// Which API key the webhook pages use (kept by the portal's backend in an httpOnly cookie: lib/webhook-key.ts).
+// Which API key the identity-event log reads with (kept by the portal's backend in an httpOnly cookie:
+// lib/webhook-key.ts). Webhooks themselves are managed with the session (owner-key.tsx).
 import { useCallback, useEffect, useState } from 'react';
+import Link from 'next/link';
 import { ConnectError } from '../lib/signin';
+import { errorText } from '../lib/trpc';
 
 export interface WebhookKeyState {
   /** undefined while loading. */
@@ -33,4 +36,74 @@ export function useWebhookKey(): WebhookKeyState {
     setPrefix(null);
   }, []);
   return { prefix, use, forget };
+}
+
+/** Asks for the API key the event log reads with, when the portal holds none yet. */
+export function WithKey({ children }: { children: (key: WebhookKeyState) => React.ReactNode }) {
+  const key = useWebhookKey();
+  const [secret, setSecret] = useState('');
+  const [error, setError] = useState('');
+  const [busy, setBusy] = useState(false);
+  if (key.prefix === undefined) return <p aria-live="polite">Loading…</p>;
+  if (key.prefix === null) {
+    return (
+      <section aria-labelledby="webhook-key-heading">
+        <h2 id="webhook-key-heading">Choose the API key for the event log</h2>
+        <p>
+          The event log is a keyed read. Paste a key&rsquo;s secret (the portal keeps it for this browser session only,
+          out of reach of page scripts), or <Link href="/keys">create a key</Link> and choose &ldquo;Use this key for
+          the event log&rdquo;.
+        </p>
+        <form
+          className="inline"
+          onSubmit={async (e) => {
+            e.preventDefault();
+            setError('');
+            setBusy(true);
+            try {
+              await key.use(secret.trim());
+              setSecret('');
+            } catch (err) {
+              setError(errorText(err));
+            } finally {
+              setBusy(false);
+            }
+          }}
+        >
+          <label>
+            API key secret
+            <input
+              type="password"
+              value={secret}
+              onChange={(e) => setSecret(e.target.value)}
+              autoComplete="off"
+              placeholder="sigil_sk_…"
+              required
+            />
+          </label>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Checking…' : 'Use this key'}
+          </button>
+        </form>
+        {error && (
+          <p className="error" role="alert">
+            {error}
+          </p>
+        )}
+      </section>
+    );
+  }
+  return <>{children(key)}</>;
+}
+
+/** Which key the event log reads with, with a way to switch. */
+export function ManagingKey({ webhookKey }: { webhookKey: WebhookKeyState }) {
+  return (
+    <p className="hint">
+      Reading with key <span className="mono">{webhookKey.prefix}…</span>{' '}
+      <button type="button" className="secondary" onClick={() => void webhookKey.forget()}>
+        Use another key
+      </button>
+    </p>
+  );
 }

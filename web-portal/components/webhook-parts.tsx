@@ -4,36 +4,40 @@ import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react'
 import Link from 'next/link';
 import { errorText } from '../lib/trpc';
 import { CopyButton } from './copy-button';
-import { STREAMS, type StreamName, type WebhookView } from './webhook-streams';
-import type { WebhookKeyState } from './webhook-key';
+import { STREAMS, useStream, type StreamName, type WebhookView } from './webhook-streams';
 
 /** Reads a stream's webhooks; `refresh` re-reads them after a change. */
 export function useWebhookList(stream: StreamName) {
+  const api = useStream(stream);
   const [webhooks, setWebhooks] = useState<WebhookView[] | null>(null);
   const [error, setError] = useState('');
   const refresh = useCallback(async () => {
     try {
-      setWebhooks(await STREAMS[stream].list());
+      setWebhooks(await api.list());
     } catch (err) {
       setError(errorText(err));
     }
-  }, [stream]);
+  }, [api]);
   useEffect(() => {
     void refresh();
   }, [refresh]);
   return { webhooks, error, refresh };
 }
 
-/** Which key manages the webhooks, with a way to switch. */
-export function ManagingKey({ webhookKey }: { webhookKey: WebhookKeyState }) {
-  return (
-    <p className="hint">
-      Managing with key <span className="mono">{webhookKey.prefix}…</span>{' '}
-      <button type="button" className="secondary" onClick={() => void webhookKey.forget()}>
-        Use another key
-      </button>
-    </p>
-  );
+/** Whether a webhook gets deliveries and, if not, why (its state as the service says it). */
+export function stateText(webhook: WebhookView): string {
+  const reason = webhook.paused_reason ?? '';
+  const why = reason.slice(reason.indexOf(': ') + 2);
+  switch (webhook.state) {
+    case 'active':
+      return 'active';
+    case 'disabled':
+      return 'disabled by you';
+    case 'auto_paused':
+      return `auto-paused: ${why}`;
+    case 'scope_changed':
+      return `paused, scope changed: ${why}`;
+  }
 }
 
 /** The account's webhooks of one stream, with loading and empty states. */
@@ -84,7 +88,7 @@ export function WebhookTable({
                     {w.scope.value}
                   </td>
                   <td data-label="Events">{describeTypes(w.event_types)}</td>
-                  <td data-label="Status">{w.status === 'active' ? 'active' : `paused: ${w.paused_reason ?? ''}`}</td>
+                  <td data-label="Status">{stateText(w)}</td>
                 </tr>
               ))}
             </tbody>
@@ -127,10 +131,18 @@ export function SecretOnce({
 }
 
 /** The endpoint field of both streams' create forms (HTTPS only; the service vets the destination). */
-export function EndpointUrlField({ value, onChange }: { value: string; onChange: (url: string) => void }) {
+export function EndpointUrlField({
+  value,
+  onChange,
+  label = 'Endpoint URL (HTTPS)',
+}: {
+  value: string;
+  onChange: (url: string) => void;
+  label?: string;
+}) {
   return (
     <label>
-      Endpoint URL (HTTPS)
+      {label}
       <input
         type="url"
         value={value}

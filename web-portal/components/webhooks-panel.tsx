@@ -1,95 +1,40 @@
 'use client';
-// Pay webhooks: list and register. They are managed with one of the account's API keys (the service's pay-webhook
-// routes are keyed, and a registration challenge names the key), which the portal keeps in an httpOnly cookie.
-// Registration: the challenge message is shown first; then the signed-in wallet signs it in the browser.
+// Pay webhooks: list and register, through the signed-in session and one of the wallet's keys (owner-key.tsx; a
+// registration challenge names the key). Registration: the challenge message is shown first; then the signed-in
+// wallet signs it in the browser (wallet-sign.ts).
 import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'react';
 import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
 import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
-import { base58 } from '@scure/base';
 import { errorText, trpc } from '../lib/trpc';
-import { availableWallets } from '../lib/wallet';
-import { EndpointUrlField, ManagingKey, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
+import { EndpointUrlField, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
 import { useSession } from './session';
 import { RequireSession } from './sign-in';
-import { useWebhookKey, type WebhookKeyState } from './webhook-key';
+import { useOwnerKey, WithOwnerKey } from './owner-key';
+import { signWithSessionWallet } from './wallet-sign';
 
-type Outputs = inferRouterOutputs<AppRouter>;
-type Created = Outputs['payWebhooks']['register'];
-type Challenge = Outputs['payWebhooks']['challenge'];
+type Outputs = inferRouterOutputs<AppRouter>['ownerWebhooks'];
+type Created = Outputs['payRegister'];
+export type Challenge = Outputs['payChallenge'];
 
 export function WebhooksPanel() {
   return (
     <RequireSession purpose="register and manage the webhooks of your account">
-      <WithKey>{(key) => <Webhooks webhookKey={key} />}</WithKey>
+      <WithOwnerKey>
+        <Webhooks />
+      </WithOwnerKey>
     </RequireSession>
   );
 }
 
-/** Asks for the API key the webhook pages use, when the portal holds none yet. */
-export function WithKey({ children }: { children: (key: WebhookKeyState) => React.ReactNode }) {
-  const key = useWebhookKey();
-  const [secret, setSecret] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
-  if (key.prefix === undefined) return <p aria-live="polite">Loading…</p>;
-  if (key.prefix === null) {
-    return (
-      <section aria-labelledby="webhook-key-heading">
-        <h2 id="webhook-key-heading">Choose the API key for webhooks</h2>
-        <p>
-          Webhooks belong to your account and are managed with one of its API keys. Paste a key&rsquo;s secret (the
-          portal keeps it for this browser session only, out of reach of page scripts), or{' '}
-          <Link href="/keys">create a key</Link> and choose &ldquo;Use this key for webhooks&rdquo;.
-        </p>
-        <form
-          className="inline"
-          onSubmit={async (e) => {
-            e.preventDefault();
-            setError('');
-            setBusy(true);
-            try {
-              await key.use(secret.trim());
-              setSecret('');
-            } catch (err) {
-              setError(errorText(err));
-            } finally {
-              setBusy(false);
-            }
-          }}
-        >
-          <label>
-            API key secret
-            <input
-              type="password"
-              value={secret}
-              onChange={(e) => setSecret(e.target.value)}
-              autoComplete="off"
-              placeholder="sigil_sk_…"
-              required
-            />
-          </label>
-          <button type="submit" disabled={busy}>
-            {busy ? 'Checking…' : 'Use this key'}
-          </button>
-        </form>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
-      </section>
-    );
-  }
-  return <>{children(key)}</>;
-}
-
-function Webhooks({ webhookKey }: { webhookKey: WebhookKeyState }) {
+function Webhooks() {
   const { webhooks, error, refresh } = useWebhookList('pay');
   return (
     <>
-      <ManagingKey webhookKey={webhookKey} />
+      <p className="hint">
+        <Link href="/webhooks/events">The event catalog</Link>: every event type with an example payload.
+      </p>
       <WebhookTable stream="pay" webhooks={webhooks} error={error} empty="No webhooks yet: register one below." />
       <Register onRegistered={refresh} />
     </>
@@ -98,6 +43,7 @@ function Webhooks({ webhookKey }: { webhookKey: WebhookKeyState }) {
 
 function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
   const { session } = useSession();
+  const keyId = useOwnerKey();
   const [url, setUrl] = useState('');
   const [scope, setScope] = useState(session?.address ?? '');
   const [description, setDescription] = useState('');
@@ -120,7 +66,8 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
     setBusy(true);
     try {
       setChallenge(
-        await trpc.payWebhooks.challenge.mutate({
+        await trpc.ownerWebhooks.payChallenge.mutate({
+          id: keyId,
           scope: scope.trim(),
           wallet: session!.address,
           url: url.trim(),
@@ -140,17 +87,9 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
     setError('');
     setBusy(true);
     try {
-      // The wallet the session was signed in with: the one whose signature the scope needs.
-      let signed: Uint8Array | undefined;
-      for (const wallet of availableWallets().filter((w) => w.can.message)) {
-        setStatus(`Asking ${wallet.name} to sign…`);
-        if ((await wallet.connect()) !== session.address) continue;
-        signed = await wallet.signMessage(new TextEncoder().encode(challenge.message));
-        break;
-      }
-      if (!signed) throw new Error(`no wallet in this browser holds ${session.address} and can sign messages`);
+      const signature = await signWithSessionWallet(session.address, challenge.message, setStatus);
       setStatus('Registering…');
-      setCreated(await trpc.payWebhooks.register.mutate({ nonce: challenge.nonce, signature: base58.encode(signed) }));
+      setCreated(await trpc.ownerWebhooks.payRegister.mutate({ id: keyId, nonce: challenge.nonce, signature }));
       setChallenge(null);
       setUrl('');
       setDescription('');
@@ -264,18 +203,21 @@ function RegisterForm({
 }
 
 /** The message the wallet signs to prove it controls the scope. */
-function SignChallenge({
+export function SignChallenge({
   challenge,
   messageRef,
   busy,
   sign,
   cancel,
+  then = 'register',
 }: {
   challenge: Challenge;
   messageRef: RefObject<HTMLDivElement | null>;
   busy: boolean;
   sign: () => void;
   cancel: () => void;
+  /** What signing does next (the button's words after "Sign with your wallet and "). */
+  then?: string;
 }) {
   return (
     <div className="callout" tabIndex={-1} ref={messageRef} aria-labelledby="challenge-heading">
@@ -283,7 +225,7 @@ function SignChallenge({
       <pre data-testid="challenge-message">{challenge.message}</pre>
       <p className="hint">It expires at {new Date(challenge.expires_at * 1000).toLocaleTimeString()}.</p>
       <button type="button" onClick={sign} disabled={busy}>
-        Sign with your wallet and register
+        Sign with your wallet and {then}
       </button>{' '}
       <button type="button" className="secondary" onClick={cancel}>
         Cancel

@@ -1,6 +1,7 @@
 // Same-origin tRPC for the browser: the service sends no CORS headers, so the portal's backend forwards the few
 // procedures the portal uses to the service's /trpc, and turns the session cookie into the Bearer header the
-// keys procedures need, and the webhook-key cookie into the X-API-Key the webhook and event-log procedures need.
+// keys and webhook procedures need, and the webhook-key cookie into the X-API-Key the event log (and the keyed
+// webhook procedures) need.
 // Anything else (connect.*, future procedures) is not reachable through the portal.
 import { API_KEY_HEADER, REQUEST_ID_HEADER } from '@sigil/contract/http-headers';
 import { UPSTREAM_TIMEOUT_MS } from './connect-proxy';
@@ -22,6 +23,25 @@ export const PORTAL_PROCEDURES: Readonly<Record<string, { auth: 'none' | 'sessio
   'keys.usage': { auth: 'session' },
   'usageHistory.history': { auth: 'session' },
   'usageHistory.requests': { auth: 'session' },
+  'ownerWebhooks.list': { auth: 'session' },
+  'ownerWebhooks.get': { auth: 'session' },
+  'ownerWebhooks.payChallenge': { auth: 'session' },
+  'ownerWebhooks.payRegister': { auth: 'session' },
+  'ownerWebhooks.identityCreate': { auth: 'session' },
+  'ownerWebhooks.urlChallenge': { auth: 'session' },
+  'ownerWebhooks.edit': { auth: 'session' },
+  'ownerWebhooks.remove': { auth: 'session' },
+  'ownerWebhooks.disable': { auth: 'session' },
+  'ownerWebhooks.enable': { auth: 'session' },
+  'ownerWebhooks.resume': { auth: 'session' },
+  'ownerWebhooks.rotateSecret': { auth: 'session' },
+  'ownerWebhooks.recover': { auth: 'session' },
+  'ownerWebhooks.deliveries': { auth: 'session' },
+  'ownerWebhooks.delivery': { auth: 'session' },
+  'ownerWebhooks.attempts': { auth: 'session' },
+  'ownerWebhooks.redeliver': { auth: 'session' },
+  'ownerWebhooks.sendTest': { auth: 'session' },
+  'ownerWebhooks.catalog': { auth: 'none' },
   'payWebhooks.challenge': { auth: 'apiKey' },
   'payWebhooks.register': { auth: 'apiKey' },
   'payWebhooks.list': { auth: 'apiKey' },

@@ -1195,6 +1195,354 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/keys/{id}/webhooks/{stream}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List your account's webhooks of a stream
+     * @description `stream`: `pay` or `identity`. A webhook belongs to the account of the key that registered it; every active key of the account lists the same ones. `state` says whether it gets deliveries and, if not, why: `disabled` (by you), `auto_paused` (50 dead letters in a row), `scope_changed` (register again). Never a secret.
+     */
+    get: operations['ownerWebhooks-list'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read one of your webhooks
+     * @description The stream's webhook shape with `stream` and `state` (why it gets no deliveries, if it does not). Never a secret.
+     */
+    get: operations['ownerWebhooks-get'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete one of your webhooks
+     * @description Its delivery log goes with it. 204 without a body.
+     */
+    delete: operations['ownerWebhooks-remove'];
+    options?: never;
+    head?: never;
+    /**
+     * Edit one of your webhooks
+     * @description Any of `description` (null or blank clears it), `event_types` (the stream's grammar) and `url`. A pay webhook's new `url` is proven exactly as a registration: `nonce` from `POST …/pay/{webhookId}/challenge` for that url and `signature`, the scope wallet's signature of its message; an identity webhook's needs neither. Delivery state, secret and watch position are unchanged.
+     */
+    patch: operations['ownerWebhooks-edit'];
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/pay/challenge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Request a pay webhook registration challenge (signed in)
+     * @description As `POST /v1/pay/webhooks/challenge`, for the key `{id}` (the message names it) without its secret. Sign the message with the scope wallet and register with `POST /v1/keys/{id}/webhooks/pay`.
+     */
+    post: operations['ownerWebhooks-payChallenge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/pay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Register a pay webhook (signed in)
+     * @description As `POST /v1/pay/webhooks`, with a challenge issued to the key `{id}`. The `secret` appears only here.
+     */
+    post: operations['ownerWebhooks-payRegister'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/identity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an identity webhook (signed in)
+     * @description As `POST /v1/identity/webhooks`, under the key `{id}` (its tier decides scope `*`).
+     */
+    post: operations['ownerWebhooks-identityCreate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/pay/{webhookId}/challenge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Request the challenge for a pay webhook's new URL
+     * @description The registration message (`sigil-pay-webhook:v1`) for the webhook's own scope and event types and the new `url`, naming the key `{id}`; single use, 10 minutes, good only for changing this webhook's URL with `PATCH`. `wallet`: which controller will sign (optional, as at registration).
+     */
+    post: operations['ownerWebhooks-urlChallenge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Disable one of your webhooks
+     * @description It gets no deliveries (none are queued for it, pending ones wait) until `enable`: `status` `paused`, `paused_reason` `disabled: by the owner`, `state` `disabled`. From `active` or `auto_paused`; a disabled or `scope_changed` webhook is answered as it is. `resume` does not lift it. No request body needed.
+     */
+    post: operations['ownerWebhooks-disable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Enable one of your webhooks you disabled
+     * @description Active again (the dead-letter streak restarts); deliveries that waited go out. Only a `disabled` webhook: anything else is 409 NOT_DISABLED (an auto-paused one resumes with `resume`). No request body needed.
+     */
+    post: operations['ownerWebhooks-enable'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resume one of your auto-paused webhooks
+     * @description As `POST /v1/pay/webhooks/{id}/resume`: only `auto_paused`. No request body needed.
+     */
+    post: operations['ownerWebhooks-resume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate one of your webhooks' secret
+     * @description The new secret appears only here; the replaced one keeps signing beside it for 24 hours.
+     */
+    post: operations['ownerWebhooks-rotateSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Recover one of your webhooks' failed deliveries
+     * @description As `POST /v1/pay/webhooks/{id}/recover`: every dead delivery, and every pending one that already failed, created in [since, until) (ISO 8601 or unix seconds; until defaults to now) is due now with fresh attempts. Idempotent.
+     */
+    post: operations['ownerWebhooks-recover'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Page through one of your webhooks' deliveries
+     * @description Newest first; `status` (`pending`, `delivered`, `dead`) and `event_type` narrow it; `limit` 1..200 (default 50); pass `next_cursor` as `cursor` for the next page (null: the last).
+     */
+    get: operations['ownerWebhooks-deliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries/{deliveryId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read one delivery in full
+     * @description The delivery record, `body` (the request body byte for byte as every attempt sends it) and `headers` (those of the newest attempt: the signatures, never a secret; null before the first attempt). Attempts: `…/attempts`.
+     */
+    get: operations['ownerWebhooks-delivery'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries/{deliveryId}/attempts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Page through a delivery's attempts
+     * @description Newest first: when (unix ms), the HTTP status or the error class, the duration and the headers sent. `limit` 1..200 (default 50); `next_cursor` as `cursor` for the next page.
+     */
+    get: operations['ownerWebhooks-attempts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries/{deliveryId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Re-queue one of your deliveries
+     * @description A `delivered` or `dead` delivery becomes `pending` again (attempts from zero, due now; earlier attempts stay in its history), signed with the current secret. A pending one is answered unchanged. No request body needed.
+     */
+    post: operations['ownerWebhooks-redeliver'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/webhooks/{stream}/{webhookId}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a signed test event of a chosen type
+     * @description `type`: one of the stream's event types (`GET /v1/webhooks/event-types`). The type's catalog example with this webhook's wallet or name, a fresh id, chain signature `1…1`, slot 0 and `"test": true`, delivered and logged like any event. Answers the queued delivery.
+     */
+    post: operations['ownerWebhooks-sendTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhooks/event-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The event catalog
+     * @description Every pay and identity event type, each with an example payload exactly as a receiver gets it (it validates against the stream's schema). A test event of a type is its example with the webhook's own wallet or name.
+     */
+    get: operations['ownerWebhooks-catalog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1621,6 +1969,7 @@ export interface components {
           | 'WEBHOOK_NOT_FOUND'
           | 'DELIVERY_NOT_FOUND'
           | 'NOT_RESUMABLE'
+          | 'NOT_DISABLED'
           | 'PAY_WEBHOOKS_DISABLED'
           | 'PARTNER_TIER_REQUIRED'
           | 'IDENTITY_WEBHOOKS_DISABLED'
@@ -1908,6 +2257,7 @@ export interface components {
           | 'WEBHOOK_NOT_FOUND'
           | 'DELIVERY_NOT_FOUND'
           | 'NOT_RESUMABLE'
+          | 'NOT_DISABLED'
           | 'PAY_WEBHOOKS_DISABLED'
           | 'PARTNER_TIER_REQUIRED'
           | 'IDENTITY_WEBHOOKS_DISABLED'
@@ -2275,6 +2625,7 @@ export interface components {
         | 'WEBHOOK_NOT_FOUND'
         | 'DELIVERY_NOT_FOUND'
         | 'NOT_RESUMABLE'
+        | 'NOT_DISABLED'
         | 'PAY_WEBHOOKS_DISABLED'
         | 'PARTNER_TIER_REQUIRED'
         | 'IDENTITY_WEBHOOKS_DISABLED'
@@ -18228,6 +18579,4317 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'RATE_LIMITED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-list': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "webhooks": [
+           *         {
+           *           "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *           "scope": {
+           *             "type": "wallet",
+           *             "value": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *             "wallets": [
+           *               "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *             ]
+           *           },
+           *           "url": "https://shop.example/hooks/sigil",
+           *           "event_types": [
+           *             "payment.received",
+           *             "invoice.paid"
+           *           ],
+           *           "description": "order payments",
+           *           "status": "active",
+           *           "paused_reason": null,
+           *           "created_at": 1795488884,
+           *           "updated_at": 1795488884,
+           *           "stream": "pay",
+           *           "state": "active"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            webhooks: (
+              | {
+                  /** Format: starts_with */
+                  id: string;
+                  scope: {
+                    /** @enum {string} */
+                    type: 'wallet' | 'name';
+                    value: string;
+                    wallets: string[];
+                  };
+                  url: string;
+                  event_types: (
+                    | 'payment.received'
+                    | 'payment.binding_verified'
+                    | 'invoice.paid'
+                    | 'invoice.created'
+                    | 'invoice.cancelled'
+                    | 'invoice.closed'
+                  )[];
+                  description: string | null;
+                  /** @enum {string} */
+                  status: 'active' | 'paused';
+                  paused_reason: string | null;
+                  created_at: number;
+                  updated_at: number;
+                  /** @constant */
+                  stream: 'pay';
+                  /** @enum {string} */
+                  state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+                }
+              | {
+                  id: string;
+                  scope: {
+                    /** @enum {string} */
+                    type: 'wallet' | 'name' | 'registry';
+                    value: string;
+                  };
+                  url: string;
+                  event_types: string[];
+                  description: string | null;
+                  /** @enum {string} */
+                  status: 'active' | 'paused';
+                  paused_reason: string | null;
+                  from_sequence: number;
+                  created_at: number;
+                  updated_at: number;
+                  /** @constant */
+                  stream: 'identity';
+                  /** @enum {string} */
+                  state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+                }
+            )[];
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-get': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "scope": {
+           *         "type": "wallet",
+           *         "value": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *         "wallets": [
+           *           "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *         ]
+           *       },
+           *       "url": "https://shop.example/hooks/sigil",
+           *       "event_types": [
+           *         "payment.received",
+           *         "invoice.paid"
+           *       ],
+           *       "description": "order payments",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "created_at": 1795488884,
+           *       "updated_at": 1795488884,
+           *       "stream": "pay",
+           *       "state": "active"
+           *     }
+           */
+          'application/json':
+            | {
+                /** Format: starts_with */
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name';
+                  value: string;
+                  wallets: string[];
+                };
+                url: string;
+                event_types: (
+                  | 'payment.received'
+                  | 'payment.binding_verified'
+                  | 'invoice.paid'
+                  | 'invoice.created'
+                  | 'invoice.cancelled'
+                  | 'invoice.closed'
+                )[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'pay';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              }
+            | {
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name' | 'registry';
+                  value: string;
+                };
+                url: string;
+                event_types: string[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                from_sequence: number;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'identity';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-remove': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description No content */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-edit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://shop.example/hooks/sigil-v2",
+         *       "nonce": "Hq5mS9wYa3Mr1UcP2dJx7ZqK4tEg8Vb6",
+         *       "signature": "4Kcn2g6iLuW4HylCXMCkzecdoVjEGMCX7KjGaFq2Kj3nXWYrIVY2goYBxBHeR8yfMdMZGYhrUwi6qUX4omiSO2oU",
+         *       "event_types": [
+         *         "payment.received",
+         *         "invoice.paid"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          description?: string | null;
+          event_types?: string[];
+          url?: string;
+          nonce?: string;
+          signature?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "scope": {
+           *         "type": "wallet",
+           *         "value": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *         "wallets": [
+           *           "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *         ]
+           *       },
+           *       "url": "https://shop.example/hooks/sigil-v2",
+           *       "event_types": [
+           *         "payment.received",
+           *         "invoice.paid"
+           *       ],
+           *       "description": "order payments",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "created_at": 1795488884,
+           *       "updated_at": 1795488884,
+           *       "stream": "pay",
+           *       "state": "active"
+           *     }
+           */
+          'application/json':
+            | {
+                /** Format: starts_with */
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name';
+                  value: string;
+                  wallets: string[];
+                };
+                url: string;
+                event_types: (
+                  | 'payment.received'
+                  | 'payment.binding_verified'
+                  | 'invoice.paid'
+                  | 'invoice.created'
+                  | 'invoice.cancelled'
+                  | 'invoice.closed'
+                )[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'pay';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              }
+            | {
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name' | 'registry';
+                  value: string;
+                };
+                url: string;
+                event_types: string[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                from_sequence: number;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'identity';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              };
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding
+       *
+       *     `INVALID_URL`
+       *
+       *     `INVALID_EVENT_TYPES`
+       *
+       *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
+       *
+       *     `CHALLENGE_INVALID`: no nonce with a new url, or not an open challenge of this key for this webhook's new url
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_URL' | 'INVALID_EVENT_TYPES' | 'URL_REJECTED' | 'CHALLENGE_INVALID';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key
+       *
+       *     `SIGNATURE_INVALID`: no signature with a new url, or it does not verify for the scope
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION' | 'SIGNATURE_INVALID';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `WALLET_MISMATCH`
+       *
+       *     `NOT_CONTROLLER`
+       *
+       *     `CONTROL_UNPROVEN`
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WALLET_MISMATCH' | 'NOT_CONTROLLER' | 'CONTROL_UNPROVEN';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the @name is no longer registered; the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RPC_ERROR`: chain read failed; the nonce is not consumed, retry */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RPC_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-payChallenge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "scope": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+         *       "url": "https://shop.example/hooks/sigil",
+         *       "event_types": [
+         *         "payment.*"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          scope: string;
+          wallet?: string;
+          url: string;
+          event_types?: string[];
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "nonce": "Gm4kR8vXz2Lq9TbN1cHw6YpJ3sDf7Ua5",
+           *       "message": "sigil-pay-webhook:v1\nkey: key_1ChLzwTap2x1Rk8qrvz1mH\nscope: FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T\nurl: https://shop.example/hooks/sigil\nevents: payment.received,payment.binding_verified\nnonce: Gm4kR8vXz2Lq9TbN1cHw6YpJ3sDf7Ua5\nexpires: 2026-11-28T00:10:00Z",
+           *       "expires_at": 1795738200
+           *     }
+           */
+          'application/json': {
+            nonce: string;
+            message: string;
+            expires_at: number;
+          };
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding
+       *
+       *     `INVALID_SCOPE`
+       *
+       *     `INVALID_WALLET`
+       *
+       *     `INVALID_URL`
+       *
+       *     `INVALID_EVENT_TYPES`
+       *
+       *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?:
+              | 'BAD_REQUEST'
+              | 'INVALID_SCOPE'
+              | 'INVALID_WALLET'
+              | 'INVALID_URL'
+              | 'INVALID_EVENT_TYPES'
+              | 'URL_REJECTED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `WALLET_MISMATCH`: a wallet scope signed by another wallet */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WALLET_MISMATCH';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `LIMIT_REACHED`: the account already holds the most webhooks it may */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'LIMIT_REACHED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-payRegister': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "nonce": "Gm4kR8vXz2Lq9TbN1cHw6YpJ3sDf7Ua5",
+         *       "signature": "3Zbm1f5hKtV3GxkBWLBjydbcnUiDFLBW6JiFzEp1Ji2mWVXqHUX1fnXAwAGdQ7xeLcLYFXgqTvh5pTW3nmhRN1nT"
+         *     }
+         */
+        'application/json': {
+          nonce: string;
+          signature: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "scope": {
+           *         "type": "wallet",
+           *         "value": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *         "wallets": [
+           *           "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *         ]
+           *       },
+           *       "url": "https://shop.example/hooks/sigil",
+           *       "event_types": [
+           *         "payment.received",
+           *         "invoice.paid"
+           *       ],
+           *       "description": "order payments",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "created_at": 1795488884,
+           *       "updated_at": 1795488884,
+           *       "secret": "whsec_8dVb3kQ2mXr7YpJ4nT6sWc9Lh5Fz1Ga"
+           *     }
+           */
+          'application/json': {
+            /** Format: starts_with */
+            id: string;
+            scope: {
+              /** @enum {string} */
+              type: 'wallet' | 'name';
+              value: string;
+              wallets: string[];
+            };
+            url: string;
+            event_types: (
+              | 'payment.received'
+              | 'payment.binding_verified'
+              | 'invoice.paid'
+              | 'invoice.created'
+              | 'invoice.cancelled'
+              | 'invoice.closed'
+            )[];
+            description: string | null;
+            /** @enum {string} */
+            status: 'active' | 'paused';
+            paused_reason: string | null;
+            created_at: number;
+            updated_at: number;
+            /** Format: starts_with */
+            secret: string;
+          };
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding
+       *
+       *     `CHALLENGE_INVALID`: unknown, used, expired, or issued to another key
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'CHALLENGE_INVALID';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key
+       *
+       *     `SIGNATURE_INVALID`
+       */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION' | 'SIGNATURE_INVALID';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `WALLET_MISMATCH`
+       *
+       *     `NOT_CONTROLLER`
+       *
+       *     `CONTROL_UNPROVEN`
+       */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'WALLET_MISMATCH' | 'NOT_CONTROLLER' | 'CONTROL_UNPROVEN';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `NOT_FOUND`: the @name is not registered; the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `LIMIT_REACHED`: the account already holds the most webhooks it may */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'LIMIT_REACHED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `RPC_ERROR`: chain read failed; the nonce is not consumed, retry */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'RPC_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-identityCreate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "scope": "@alice",
+         *       "url": "https://shop.example/hooks/sigil-identity",
+         *       "event_types": [
+         *         "record"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          scope: string;
+          url: string;
+          event_types?: string[];
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Created */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztXb5eP8rR3tYc1Md6",
+           *       "scope": {
+           *         "type": "name",
+           *         "value": "@alice"
+           *       },
+           *       "url": "https://shop.example/hooks/sigil-identity",
+           *       "event_types": [
+           *         "record.*"
+           *       ],
+           *       "description": null,
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "from_sequence": 1043,
+           *       "created_at": 1795488884,
+           *       "updated_at": 1795488884,
+           *       "secret": "whsec_5Tq2Nw8Lx4Rb7Kd1Hm9Jc3Vy6Pz0Ga"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            scope: {
+              /** @enum {string} */
+              type: 'wallet' | 'name' | 'registry';
+              value: string;
+            };
+            url: string;
+            event_types: string[];
+            description: string | null;
+            /** @enum {string} */
+            status: 'active' | 'paused';
+            paused_reason: string | null;
+            from_sequence: number;
+            created_at: number;
+            updated_at: number;
+            secret: string;
+          };
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding
+       *
+       *     `INVALID_SCOPE`
+       *
+       *     `INVALID_URL`
+       *
+       *     `INVALID_EVENT_TYPES`
+       *
+       *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_SCOPE' | 'INVALID_URL' | 'INVALID_EVENT_TYPES' | 'URL_REJECTED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PARTNER_TIER_REQUIRED`: scope `*` with a key below the partner tier */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PARTNER_TIER_REQUIRED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `LIMIT_REACHED`: the account already holds 25 identity webhooks */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'LIMIT_REACHED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-urlChallenge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://shop.example/hooks/sigil-v2"
+         *     }
+         */
+        'application/json': {
+          url: string;
+          wallet?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "nonce": "Hq5mS9wYa3Mr1UcP2dJx7ZqK4tEg8Vb6",
+           *       "message": "sigil-pay-webhook:v1\nkey: key_1ChLzwTap2x1Rk8qrvz1mH\nscope: FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T\nurl: https://shop.example/hooks/sigil-v2\nevents: payment.received,invoice.paid\nnonce: Hq5mS9wYa3Mr1UcP2dJx7ZqK4tEg8Vb6\nexpires: 2026-11-28T00:10:00Z",
+           *       "expires_at": 1795738200
+           *     }
+           */
+          'application/json': {
+            nonce: string;
+            message: string;
+            expires_at: number;
+          };
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding
+       *
+       *     `INVALID_URL`
+       *
+       *     `INVALID_WALLET`
+       *
+       *     `URL_REJECTED`: the destination is not a public HTTPS endpoint
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_URL' | 'INVALID_WALLET' | 'URL_REJECTED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such pay webhook on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "scope": {
+           *         "type": "wallet",
+           *         "value": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *         "wallets": [
+           *           "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *         ]
+           *       },
+           *       "url": "https://shop.example/hooks/sigil",
+           *       "event_types": [
+           *         "payment.received",
+           *         "invoice.paid"
+           *       ],
+           *       "description": "order payments",
+           *       "status": "paused",
+           *       "paused_reason": "disabled: by the owner",
+           *       "created_at": 1795488884,
+           *       "updated_at": 1795488884,
+           *       "stream": "pay",
+           *       "state": "disabled"
+           *     }
+           */
+          'application/json':
+            | {
+                /** Format: starts_with */
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name';
+                  value: string;
+                  wallets: string[];
+                };
+                url: string;
+                event_types: (
+                  | 'payment.received'
+                  | 'payment.binding_verified'
+                  | 'invoice.paid'
+                  | 'invoice.created'
+                  | 'invoice.cancelled'
+                  | 'invoice.closed'
+                )[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'pay';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              }
+            | {
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name' | 'registry';
+                  value: string;
+                };
+                url: string;
+                event_types: string[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                from_sequence: number;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'identity';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "scope": {
+           *         "type": "wallet",
+           *         "value": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *         "wallets": [
+           *           "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *         ]
+           *       },
+           *       "url": "https://shop.example/hooks/sigil",
+           *       "event_types": [
+           *         "payment.received",
+           *         "invoice.paid"
+           *       ],
+           *       "description": "order payments",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "created_at": 1795488884,
+           *       "updated_at": 1795488884,
+           *       "stream": "pay",
+           *       "state": "active"
+           *     }
+           */
+          'application/json':
+            | {
+                /** Format: starts_with */
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name';
+                  value: string;
+                  wallets: string[];
+                };
+                url: string;
+                event_types: (
+                  | 'payment.received'
+                  | 'payment.binding_verified'
+                  | 'invoice.paid'
+                  | 'invoice.created'
+                  | 'invoice.cancelled'
+                  | 'invoice.closed'
+                )[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'pay';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              }
+            | {
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name' | 'registry';
+                  value: string;
+                };
+                url: string;
+                event_types: string[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                from_sequence: number;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'identity';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_DISABLED`: the webhook is not disabled */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "scope": {
+           *         "type": "wallet",
+           *         "value": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T",
+           *         "wallets": [
+           *           "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+           *         ]
+           *       },
+           *       "url": "https://shop.example/hooks/sigil",
+           *       "event_types": [
+           *         "payment.received",
+           *         "invoice.paid"
+           *       ],
+           *       "description": "order payments",
+           *       "status": "active",
+           *       "paused_reason": null,
+           *       "created_at": 1795488884,
+           *       "updated_at": 1795488884,
+           *       "stream": "pay",
+           *       "state": "active"
+           *     }
+           */
+          'application/json':
+            | {
+                /** Format: starts_with */
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name';
+                  value: string;
+                  wallets: string[];
+                };
+                url: string;
+                event_types: (
+                  | 'payment.received'
+                  | 'payment.binding_verified'
+                  | 'invoice.paid'
+                  | 'invoice.created'
+                  | 'invoice.cancelled'
+                  | 'invoice.closed'
+                )[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'pay';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              }
+            | {
+                id: string;
+                scope: {
+                  /** @enum {string} */
+                  type: 'wallet' | 'name' | 'registry';
+                  value: string;
+                };
+                url: string;
+                event_types: string[];
+                description: string | null;
+                /** @enum {string} */
+                status: 'active' | 'paused';
+                paused_reason: string | null;
+                from_sequence: number;
+                created_at: number;
+                updated_at: number;
+                /** @constant */
+                stream: 'identity';
+                /** @enum {string} */
+                state: 'active' | 'disabled' | 'auto_paused' | 'scope_changed';
+              };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_RESUMABLE`: the webhook is not auto-paused */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_RESUMABLE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-rotateSecret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "secret": "whsec_3Nq7Lk2Wd9Xc5Rv8Tb4Hm6Jy1Pz0Fa"
+           *     }
+           */
+          'application/json': {
+            /** Format: starts_with */
+            id: string;
+            /** Format: starts_with */
+            secret: string;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-recover': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "since": "2026-11-27T00:00:00Z"
+         *     }
+         */
+        'application/json': {
+          since: string | number;
+          until?: string | number;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "requeued": 3,
+           *       "pending": 3
+           *     }
+           */
+          'application/json': {
+            requeued: number;
+            pending: number;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: since/until malformed, or until not after since; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-deliveries': {
+    parameters: {
+      query?: {
+        /** @example delivered */
+        status?: 'pending' | 'delivered' | 'dead';
+        event_type?: string;
+        /** @example 1 */
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "deliveries": [
+           *         {
+           *           "id": "whdel_1ChLztVq2bW8nS5xKd7Rm3",
+           *           "webhook_id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *           "event_id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *           "event_type": "payment.received",
+           *           "status": "delivered",
+           *           "attempts": 2,
+           *           "last_status": 204,
+           *           "last_error": null,
+           *           "response_ms": 84,
+           *           "next_attempt_at": null,
+           *           "created_at": 1795488884,
+           *           "delivered_at": 1795488896,
+           *           "test": false
+           *         }
+           *       ],
+           *       "next_cursor": "1795488884000.whdel_1ChLztVq2bW8nS5xKd7Rm3"
+           *     }
+           */
+          'application/json': {
+            deliveries: {
+              /** Format: starts_with */
+              id: string;
+              /** Format: starts_with */
+              webhook_id: string;
+              event_id: string;
+              event_type: string;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'dead';
+              attempts: number;
+              last_status: number | null;
+              last_error:
+                | (
+                    | 'timeout'
+                    | 'connect_failed'
+                    | 'connection_closed'
+                    | 'dns_failed'
+                    | 'blocked_destination'
+                    | 'tls_failed'
+                    | 'http_status'
+                  )
+                | null;
+              response_ms: number | null;
+              next_attempt_at: number | null;
+              created_at: number;
+              delivered_at: number | null;
+              test: boolean;
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: `limit`, `status` or `cursor` malformed; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-delivery': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+        /** @example whdel_1ChLztVq2bW8nS5xKd7Rm3 */
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "delivery": {
+           *         "id": "whdel_1ChLztVq2bW8nS5xKd7Rm3",
+           *         "webhook_id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *         "event_id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *         "event_type": "payment.received",
+           *         "status": "delivered",
+           *         "attempts": 2,
+           *         "last_status": 204,
+           *         "last_error": null,
+           *         "response_ms": 84,
+           *         "next_attempt_at": null,
+           *         "created_at": 1795488884,
+           *         "delivered_at": 1795488896,
+           *         "test": false
+           *       },
+           *       "body": "{\"schema\":\"sigil.pay-events/v1\",\"id\":\"pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v\",\"type\":\"payment.received\",\"notice\":\"Notification only: the chain is the source of truth. Confirm the transaction on chain before releasing value.\",\"chain\":{\"signature\":\"5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW\",\"ixIndex\":0,\"innerIndex\":-1,\"slot\":312450118,\"blockTime\":\"2026-01-15T12:00:00Z\",\"commitment\":\"finalized\",\"finalized\":true},\"payment\":{\"kind\":\"transfer\",\"payer\":\"9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM\",\"recipient\":\"7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV\",\"recipientTokenAccount\":\"GSNgpNrEPgvV7t2rqPDbhjfTpZTb5CFcMKV7oGDaBxBA\",\"asset\":\"spl\",\"mint\":\"EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v\",\"amount\":\"2500000\",\"fee\":\"0\",\"net\":\"2500000\",\"invoice\":null,\"reference\":\"3UYTxqqTiNrp1mZLjHTbqw8KdGJTNyD4hQb8TFbuEnQW\",\"references\":[\"3UYTxqqTiNrp1mZLjHTbqw8KdGJTNyD4hQb8TFbuEnQW\"],\"memo\":\"order 1042\",\"binding\":{\"status\":\"verified\",\"handles\":[{\"name\":\"alice\",\"tld\":null,\"account\":\"HkSfGeyHbZ4vJzgqhKo5a1dDq1CMXdNgMmkEuX3vYWnp\",\"basis\":\"owner\",\"checkedSlot\":312450118}]}}}",
+           *       "headers": {
+           *         "content-type": "application/json",
+           *         "Sigil-Signature": "t=1795488896,v1=9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c",
+           *         "Sigil-Event-Id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *         "Sigil-Event-Type": "payment.received",
+           *         "Sigil-Delivery-Id": "whdel_1ChLztVq2bW8nS5xKd7Rm3",
+           *         "Sigil-Subscription-Id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *         "webhook-id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *         "webhook-timestamp": "1795488896",
+           *         "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+           *       }
+           *     }
+           */
+          'application/json': {
+            delivery: {
+              /** Format: starts_with */
+              id: string;
+              /** Format: starts_with */
+              webhook_id: string;
+              event_id: string;
+              event_type: string;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'dead';
+              attempts: number;
+              last_status: number | null;
+              last_error:
+                | (
+                    | 'timeout'
+                    | 'connect_failed'
+                    | 'connection_closed'
+                    | 'dns_failed'
+                    | 'blocked_destination'
+                    | 'tls_failed'
+                    | 'http_status'
+                  )
+                | null;
+              response_ms: number | null;
+              next_attempt_at: number | null;
+              created_at: number;
+              delivered_at: number | null;
+              test: boolean;
+            };
+            body: string;
+            headers: {
+              [key: string]: string;
+            } | null;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-attempts': {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+        /** @example whdel_1ChLztVq2bW8nS5xKd7Rm3 */
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "attempts": [
+           *         {
+           *           "attempt": 2,
+           *           "attempted_at": 1795488896240,
+           *           "status": 204,
+           *           "error": null,
+           *           "duration_ms": 84,
+           *           "headers": {
+           *             "content-type": "application/json",
+           *             "Sigil-Signature": "t=1795488896,v1=9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c9c",
+           *             "Sigil-Event-Id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *             "Sigil-Event-Type": "payment.received",
+           *             "Sigil-Delivery-Id": "whdel_1ChLztVq2bW8nS5xKd7Rm3",
+           *             "Sigil-Subscription-Id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *             "webhook-id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *             "webhook-timestamp": "1795488896",
+           *             "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+           *           }
+           *         },
+           *         {
+           *           "attempt": 1,
+           *           "attempted_at": 1795488884012,
+           *           "status": 500,
+           *           "error": "http_status",
+           *           "duration_ms": 212,
+           *           "headers": {
+           *             "content-type": "application/json",
+           *             "Sigil-Signature": "t=1795488884,v1=5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f5f",
+           *             "Sigil-Event-Id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *             "Sigil-Event-Type": "payment.received",
+           *             "Sigil-Delivery-Id": "whdel_1ChLztVq2bW8nS5xKd7Rm3",
+           *             "Sigil-Subscription-Id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *             "webhook-id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *             "webhook-timestamp": "1795488896",
+           *             "webhook-signature": "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4="
+           *           }
+           *         }
+           *       ],
+           *       "next_cursor": null
+           *     }
+           */
+          'application/json': {
+            attempts: {
+              attempt: number;
+              attempted_at: number;
+              status: number | null;
+              error:
+                | (
+                    | 'timeout'
+                    | 'connect_failed'
+                    | 'connection_closed'
+                    | 'dns_failed'
+                    | 'blocked_destination'
+                    | 'tls_failed'
+                    | 'http_status'
+                  )
+                | null;
+              duration_ms: number;
+              headers: {
+                [key: string]: string;
+              };
+            }[];
+            next_cursor: string | null;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: `limit` or `cursor` malformed; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+        /** @example whdel_1ChLztVq2bW8nS5xKd7Rm3 */
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whdel_1ChLztVq2bW8nS5xKd7Rm3",
+           *       "webhook_id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "event_id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *       "event_type": "payment.received",
+           *       "status": "pending",
+           *       "attempts": 0,
+           *       "last_status": null,
+           *       "last_error": null,
+           *       "response_ms": null,
+           *       "next_attempt_at": 1795489000,
+           *       "created_at": 1795488884,
+           *       "delivered_at": null,
+           *       "test": false
+           *     }
+           */
+          'application/json': {
+            /** Format: starts_with */
+            id: string;
+            /** Format: starts_with */
+            webhook_id: string;
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'dead';
+            attempts: number;
+            last_status: number | null;
+            last_error:
+              | (
+                  | 'timeout'
+                  | 'connect_failed'
+                  | 'connection_closed'
+                  | 'dns_failed'
+                  | 'blocked_destination'
+                  | 'tls_failed'
+                  | 'http_status'
+                )
+              | null;
+            response_ms: number | null;
+            next_attempt_at: number | null;
+            created_at: number;
+            delivered_at: number | null;
+            test: boolean;
+          };
+        };
+      };
+      /** @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `DELIVERY_NOT_FOUND`: no such delivery of this webhook
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'DELIVERY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-sendTest': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwTap2x1Rk8qrvz1mH */
+        id: string;
+        /** @example pay */
+        stream: 'pay' | 'identity';
+        /** @example whsub_1ChLztUv8xJ3tq7QmA2Zr9 */
+        webhookId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "invoice.paid"
+         *     }
+         */
+        'application/json': {
+          type: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "whdel_1ChLztVq2bW8nS5xKd7Rm3",
+           *       "webhook_id": "whsub_1ChLztUv8xJ3tq7QmA2Zr9",
+           *       "event_id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *       "event_type": "invoice.paid",
+           *       "status": "pending",
+           *       "attempts": 0,
+           *       "last_status": null,
+           *       "last_error": null,
+           *       "response_ms": null,
+           *       "next_attempt_at": 1795488884,
+           *       "created_at": 1795488884,
+           *       "delivered_at": null,
+           *       "test": true
+           *     }
+           */
+          'application/json': {
+            /** Format: starts_with */
+            id: string;
+            /** Format: starts_with */
+            webhook_id: string;
+            event_id: string;
+            event_type: string;
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'dead';
+            attempts: number;
+            last_status: number | null;
+            last_error:
+              | (
+                  | 'timeout'
+                  | 'connect_failed'
+                  | 'connection_closed'
+                  | 'dns_failed'
+                  | 'blocked_destination'
+                  | 'tls_failed'
+                  | 'http_status'
+                )
+              | null;
+            response_ms: number | null;
+            next_attempt_at: number | null;
+            created_at: number;
+            delivered_at: number | null;
+            test: boolean;
+          };
+        };
+      };
+      /**
+       * @description `BAD_REQUEST`: a malformed parameter; the body is not valid JSON; a path parameter with malformed percent-encoding
+       *
+       *     `INVALID_EVENT_TYPES`: not an event type of this stream
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST' | 'INVALID_EVENT_TYPES';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your active keys
+       *
+       *     `WEBHOOK_NOT_FOUND`: no such webhook of this stream on your account
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'WEBHOOK_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `PAY_WEBHOOKS_DISABLED`: pay webhooks are turned off on this deployment
+       *
+       *     `IDENTITY_WEBHOOKS_DISABLED`: identity webhooks are turned off on this deployment
+       */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAY_WEBHOOKS_DISABLED' | 'IDENTITY_WEBHOOKS_DISABLED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'ownerWebhooks-catalog': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "event_types": [
+           *         {
+           *           "stream": "pay",
+           *           "type": "payment.received",
+           *           "payload": {
+           *             "schema": "sigil.pay-events/v1",
+           *             "id": "pev_FGr5Aji9PA1BX9QDDSCLuYWYLAej7nzhgePRBpvvAA9v",
+           *             "type": "payment.received",
+           *             "notice": "Notification only: the chain is the source of truth. Confirm the transaction on chain before releasing value.",
+           *             "chain": {
+           *               "signature": "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+           *               "ixIndex": 0,
+           *               "innerIndex": -1,
+           *               "slot": 312450118,
+           *               "blockTime": "2026-01-15T12:00:00Z",
+           *               "commitment": "finalized",
+           *               "finalized": true
+           *             },
+           *             "payment": {
+           *               "kind": "transfer",
+           *               "payer": "9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM",
+           *               "recipient": "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV",
+           *               "recipientTokenAccount": "GSNgpNrEPgvV7t2rqPDbhjfTpZTb5CFcMKV7oGDaBxBA",
+           *               "asset": "spl",
+           *               "mint": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+           *               "amount": "2500000",
+           *               "fee": "0",
+           *               "net": "2500000",
+           *               "invoice": null,
+           *               "reference": "3UYTxqqTiNrp1mZLjHTbqw8KdGJTNyD4hQb8TFbuEnQW",
+           *               "references": [
+           *                 "3UYTxqqTiNrp1mZLjHTbqw8KdGJTNyD4hQb8TFbuEnQW"
+           *               ],
+           *               "memo": "order 1042",
+           *               "binding": {
+           *                 "status": "verified",
+           *                 "handles": [
+           *                   {
+           *                     "name": "alice",
+           *                     "tld": null,
+           *                     "account": "HkSfGeyHbZ4vJzgqhKo5a1dDq1CMXdNgMmkEuX3vYWnp",
+           *                     "basis": "owner",
+           *                     "checkedSlot": 312450118
+           *                   }
+           *                 ]
+           *               }
+           *             }
+           *           }
+           *         },
+           *         {
+           *           "stream": "identity",
+           *           "type": "handle.registered",
+           *           "payload": {
+           *             "schema": "sigil.identity-events/v1",
+           *             "id": "iev_ExampLeAAAAAAAAB",
+           *             "type": "handle.registered",
+           *             "sequence": 1042,
+           *             "notice": "Notification only: the chain is the source of truth.",
+           *             "chain": {
+           *               "signature": "5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW",
+           *               "ixIndex": 0,
+           *               "innerIndex": -1,
+           *               "slot": 312450118,
+           *               "blockTime": "2026-01-15T12:00:00Z",
+           *               "commitment": "finalized",
+           *               "finalized": true
+           *             },
+           *             "handle": {
+           *               "name": "alice",
+           *               "account": "HkSfGeyHbZ4vJzgqhKo5a1dDq1CMXdNgMmkEuX3vYWnp"
+           *             },
+           *             "actors": {
+           *               "signer": "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV"
+           *             },
+           *             "change": {
+           *               "handleType": 0,
+           *               "owner": {
+           *                 "before": null,
+           *                 "after": "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV"
+           *               }
+           *             }
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            event_types: {
+              /** @enum {string} */
+              stream: 'pay' | 'identity';
+              type: string;
+              payload: {
+                [key: string]: unknown;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
           } & components['schemas']['V1Error'];
         };
       };

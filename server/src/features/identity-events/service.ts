@@ -10,10 +10,12 @@ import {
   type IdentityEvent,
   type IdentityEventsQuery,
   type IdentityLogPage,
+  type IdentityWebhook,
   type IdentityWebhookCreated,
   type IdentityWebhookCreateRequest,
 } from '@sigil/contract/identity-events';
 import type { KeyTier } from '@sigil/contract/keys';
+import type { OwnerWebhookPatch } from '@sigil/contract/owner-webhooks';
 import { normalizeName } from '@sigil/contract/names';
 import type { Database } from '../../platform/db/index';
 import type { Resolver } from '../../platform/outbound/destination-policy';
@@ -23,6 +25,7 @@ import {
   insertWithinCap,
   newSubscriptionRow,
   newWebhookSecret,
+  updateWebhook,
   vetWebhookUrl,
   type QueueSignal,
   type WebhookCaller,
@@ -143,6 +146,35 @@ export function pruneIdentityLog(db: Kysely<Database>, days: number, now: number
 }
 
 /** The identity verbs, caller first: the engine's management verbs on the identity stream, creation and the log. */
+/**
+ * PATCH /v1/keys/{id}/webhooks/identity/{webhookId}: description, event_types and url, the url vetted as at
+ * creation. Identity webhooks are created without a wallet proof, so a new url needs none either (nonce and
+ * signature are refused: nothing would check them).
+ */
+export async function editIdentityWebhook(
+  deps: IdentityServiceDeps,
+  caller: WebhookCaller,
+  id: string,
+  patch: OwnerWebhookPatch,
+): Promise<IdentityWebhook> {
+  if (patch.nonce !== undefined || patch.signature !== undefined)
+    throw new ApiError('BAD_REQUEST', 'identity webhooks need no signature: send `url` alone');
+  const url = patch.url === undefined ? undefined : await vetWebhookUrl(patch.url, deps);
+  const row = await updateWebhook(
+    deps.db,
+    identityWebhookStream,
+    caller,
+    id,
+    {
+      ...(patch.description === undefined ? {} : { description: patch.description }),
+      ...(patch.event_types === undefined ? {} : { event_types: patch.event_types }),
+      ...(url === undefined ? {} : { url }),
+    },
+    deps.now?.() ?? Date.now(),
+  );
+  return toIdentityWebhook(row);
+}
+
 export function createIdentityEventsService(deps: IdentityServiceDeps) {
   const { db } = deps;
   const { on, ...verbs } = createWebhookStreamService({
@@ -154,6 +186,9 @@ export function createIdentityEventsService(deps: IdentityServiceDeps) {
     ...verbs,
     create: on((caller: WebhookCaller & { tier: KeyTier }, req: IdentityWebhookCreateRequest) =>
       createIdentityWebhook(deps, caller, req),
+    ),
+    edit: on((caller: WebhookCaller, id: string, patch: OwnerWebhookPatch) =>
+      editIdentityWebhook(deps, caller, id, patch),
     ),
     events: (query: IdentityEventsQuery) => readIdentityLog(db, query),
   };

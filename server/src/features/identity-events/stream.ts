@@ -2,11 +2,14 @@
 // `IdentityWebhook`s, its bodies exactly as stored in the log, its test event (a sample handle.registered), its
 // switch (SIGIL_IDENTITY_WEBHOOKS).
 import { ApiError } from '@sigil/contract/errors';
+import { EXAMPLE_SUBJECT, identityEventExample } from '@sigil/contract/event-catalog';
 import {
   IDENTITY_EVENT_ID_PREFIX,
   IDENTITY_EVENT_NOTICE,
   IDENTITY_EVENTS_SCHEMA,
+  IDENTITY_EVENT_TYPES,
   IdentityEventSchema,
+  parseIdentityEventTypes,
   type IdentityEvent,
   type IdentityWebhook,
 } from '@sigil/contract/identity-events';
@@ -50,8 +53,28 @@ function testEvent(row: SubscriptionRow, name: string, now: number): IdentityEve
   });
 }
 
+/**
+ * The catalog's example of `type` as a test event: named after the webhook's scope, and the scope wallet where
+ * the example has its own.
+ */
+function testOfType(row: SubscriptionRow, name: string, type: string, now: number): IdentityEvent {
+  let text = JSON.stringify(identityEventExample(type as IdentityEvent['type']));
+  if (row.scope_type === 'wallet') text = text.replaceAll(EXAMPLE_SUBJECT, row.scope_value);
+  const example = JSON.parse(text) as IdentityEvent;
+  return IdentityEventSchema.parse({
+    ...example,
+    id: prefixedId(IDENTITY_EVENT_ID_PREFIX, now),
+    sequence: 0,
+    test: true,
+    chain: testEventChain(isoSeconds(seconds(now))),
+    ...(example.handle === null ? {} : { handle: { ...example.handle, name } }),
+  });
+}
+
 export const identityWebhookStream: WebhookStream<IdentityWebhook> = {
   name: 'identity',
+  eventTypes: IDENTITY_EVENT_TYPES,
+  parseEventTypes: parseIdentityEventTypes,
   disabled: () => new ApiError('IDENTITY_WEBHOOKS_DISABLED', 'identity webhooks are turned off on this deployment'),
   toWebhook: toIdentityWebhook,
   // Identity payloads are bounded far below 64 KiB (names ≤ 32 bytes, record values ≤ 512): sent as stored, so
@@ -61,9 +84,9 @@ export const identityWebhookStream: WebhookStream<IdentityWebhook> = {
     return new Map(rows.map((r) => [r.id, { type: r.type, body: r.payload }]));
   },
   // Test events are stored (the engine reads bodies from the store) under negative sequences, outside the log.
-  async storeTestEvent(trx, row, now) {
+  async storeTestEvent(trx, row, now, type) {
     const name = row.scope_type === 'name' ? row.scope_value.slice(1) : 'example';
-    const event = testEvent(row, name, now);
+    const event = type === undefined ? testEvent(row, name, now) : testOfType(row, name, type, now);
     await insertIdentityTestEvent(trx, {
       id: event.id,
       type: event.type,

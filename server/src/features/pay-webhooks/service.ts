@@ -4,10 +4,13 @@
 import type { Kysely } from 'kysely';
 import type { Address } from '@solana/kit';
 import { ApiError } from '@sigil/contract/errors';
+import { isBase58Address } from '@sigil/contract/names';
+import type { OwnerWebhookPatch } from '@sigil/contract/owner-webhooks';
 import {
   buildWebhookChallengeMessage,
   type DeliveryRecord,
   type ParsedWebhookChallengeRequest,
+  type PayEventType,
   type Webhook,
   type WebhookChallengeResponse,
   type WebhookCreated,
@@ -18,6 +21,7 @@ import { verifyWalletMessage } from '../../platform/crypto/wallet-signature';
 import type { Database } from '../../platform/db/index';
 import type { Resolver } from '../../platform/outbound/destination-policy';
 import {
+  changeUrlByChallenge,
   createWebhookStreamService,
   issueChallenge,
   registerByChallenge,
@@ -205,6 +209,87 @@ export async function registerWebhook(
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// A new URL (session routes): proven exactly as a registration
+
+/**
+ * POST /v1/keys/{id}/webhooks/pay/{webhookId}/challenge: the `sigil-pay-webhook:v1` message for the webhook's own
+ * scope and event types and the new (vetted) url, single use, 10 minutes, usable only to change this webhook's URL.
+ */
+export async function issueUrlChallenge(
+  db: Kysely<Database>,
+  deps: WebhookServiceDeps,
+  caller: WebhookCaller,
+  id: string,
+  req: { url: string; wallet?: string | undefined },
+): Promise<WebhookChallengeResponse> {
+  if (req.wallet !== undefined && !isBase58Address(req.wallet))
+    throw new ApiError('INVALID_WALLET', 'wallet: expected a base58 wallet address');
+  const url = await vetWebhookUrl(req.url, deps);
+  const row = await engine.ownRow(db, pay, caller, id);
+  const eventTypes = JSON.parse(row.event_types) as PayEventType[];
+  return issueChallenge(db, pay, caller, {
+    fields: {
+      scope_type: row.scope_type as 'wallet' | 'name',
+      scope_value: row.scope_value,
+      wallet: req.wallet ?? null,
+      url,
+      event_types: row.event_types,
+      description: row.description,
+    },
+    message: (nonce, expiresAt) =>
+      buildWebhookChallengeMessage({ keyId: caller.keyId, scope: row.scope_value, url, eventTypes, nonce, expiresAt }),
+    now: deps.now?.() ?? Date.now(),
+    webhookId: id,
+  });
+}
+
+/**
+ * PATCH /v1/keys/{id}/webhooks/pay/{webhookId}: a new url needs the nonce of its challenge (CHALLENGE_INVALID) and
+ * the signature of its message by a controller of the scope, checked as at registration (SIGNATURE_INVALID,
+ * WALLET_MISMATCH, NOT_CONTROLLER, …); description and event_types need no proof (the session is the owner's).
+ */
+export async function editWebhook(
+  db: Kysely<Database>,
+  deps: WebhookServiceDeps,
+  caller: WebhookCaller,
+  id: string,
+  patch: OwnerWebhookPatch,
+): Promise<Webhook> {
+  const now = () => deps.now?.() ?? Date.now();
+  if (patch.url === undefined) {
+    if (patch.nonce !== undefined || patch.signature !== undefined)
+      throw new ApiError('BAD_REQUEST', 'nonce and signature prove a new url: send them with `url`');
+  } else {
+    if (patch.nonce === undefined)
+      throw new ApiError('CHALLENGE_INVALID', 'nonce: a new url needs the nonce of POST …/challenge for it');
+    if (patch.signature === undefined)
+      throw new ApiError('SIGNATURE_INVALID', "signature: a new url needs the wallet's signature of the challenge");
+    const url = await vetWebhookUrl(patch.url, deps);
+    await changeUrlByChallenge(db, pay, caller, {
+      id,
+      url,
+      nonce: patch.nonce,
+      signature: patch.signature,
+      prove: (challenge, signature) => proveControl(deps, challenge as Challenge, signature),
+      now,
+    });
+  }
+  return toWebhook(
+    await engine.updateWebhook(
+      db,
+      pay,
+      caller,
+      id,
+      {
+        ...(patch.description === undefined ? {} : { description: patch.description }),
+        ...(patch.event_types === undefined ? {} : { event_types: patch.event_types }),
+      },
+      now(),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------
 // Management: the engine's verbs on the pay stream (the clock defaults to now)
 
 const clock = (now?: number) => now ?? Date.now();
@@ -263,6 +348,10 @@ export function createPayWebhooksService(deps: PayWebhooksServiceDeps) {
       issueWebhookChallenge(db, deps, caller, req),
     ),
     register: on((caller: WebhookCaller, req: WebhookRegisterRequest) => registerWebhook(db, deps, caller, req)),
+    urlChallenge: on((caller: WebhookCaller, id: string, req: { url: string; wallet?: string | undefined }) =>
+      issueUrlChallenge(db, deps, caller, id, req),
+    ),
+    edit: on((caller: WebhookCaller, id: string, patch: OwnerWebhookPatch) => editWebhook(db, deps, caller, id, patch)),
   };
 }
 

@@ -8,9 +8,11 @@ import {
   PAY_EVENT_NOTICE,
   PAY_EVENTS_SCHEMA,
   PAY_EVENT_ID_PREFIX,
+  PayEventSchema,
   type PayEvent,
 } from '@sigil/contract/pay-events';
-import type { PayEventType, Webhook } from '@sigil/contract/webhooks';
+import { EXAMPLE_SUBJECT, payExample } from '@sigil/contract/event-catalog';
+import { PAY_EVENT_TYPES, parseEventTypes, type PayEventType, type Webhook } from '@sigil/contract/webhooks';
 import {
   seconds,
   signedHeaders,
@@ -79,14 +81,27 @@ function testPayment(wallet: string, now: number): PayEvent {
   };
 }
 
+/** The catalog's example of `type` as a test event to `wallet`: the webhook's wallet where the example has its own. */
+function testOfType(type: PayEventType, wallet: string, now: number): PayEvent {
+  const example = JSON.stringify(payExample(type)).replaceAll(EXAMPLE_SUBJECT, wallet);
+  return PayEventSchema.parse({
+    ...(JSON.parse(example) as PayEvent),
+    id: PAY_EVENT_ID_PREFIX + base58.encode(randomBytes(32)),
+    test: true,
+    chain: testEventChain(new Date(now).toISOString()),
+  });
+}
+
 export const payWebhookStream: WebhookStream<Webhook> = {
   name: 'pay',
+  eventTypes: PAY_EVENT_TYPES,
+  parseEventTypes,
   disabled: () => new ApiError('PAY_WEBHOOKS_DISABLED', 'pay webhooks are turned off on this deployment'),
   toWebhook,
   loadEvents: loadPayEvents,
-  async storeTestEvent(trx, row, now) {
+  async storeTestEvent(trx, row, now, type) {
     const wallet = (JSON.parse(row.wallets) as string[])[0]!;
-    const payload = testPayment(wallet, now);
+    const payload = type === undefined ? testPayment(wallet, now) : testOfType(type as PayEventType, wallet, now);
     await insertPayEvent(trx, {
       id: payload.id,
       type: payload.type,

@@ -15,7 +15,12 @@ import {
   WEBHOOK_LIMITS,
   type DeliveryErrorClass,
 } from '@sigil/contract/webhooks';
-import { withoutFsync, type Database, type WebhookDeliveriesTable } from '../../platform/db/index';
+import {
+  withoutFsync,
+  type Database,
+  type WebhookAttemptsTable,
+  type WebhookDeliveriesTable,
+} from '../../platform/db/index';
 import { OutboundError, type OutboundClient } from '../../platform/outbound/client';
 import { signatureHeaders } from '../../platform/outbound/signing';
 import { prefixedId } from '../../platform/ids';
@@ -23,7 +28,8 @@ import {
   claimDueDeliveries,
   countDeadLetter,
   finishDelivered,
-  finishFailed,
+  finishFailedWithAttempt,
+  insertAttempts,
   queuedDeliveryState,
   releaseClaims,
   resetDeadStreaks,
@@ -69,12 +75,15 @@ export type AttemptOutcome = 'delivered' | 'retry' | 'dead' | 'deferred' | 'skip
 /** A claimed delivery ready to be sent now: the exact body and signed headers. */
 export interface ReadyAttempt {
   claim: ClaimedDelivery;
+  /** When it is sent (epoch ms): the signatures' timestamp. */
+  at: number;
   url: string;
   body: string;
   headers: Record<string, string>;
 }
 
 const DEFAULT_LEASE_MS = 60_000;
+const ATTEMPT_ID_PREFIX = 'whatt_';
 const MINUTE = 60_000;
 
 /**
@@ -198,13 +207,14 @@ export async function claimReadyAttempts(
       liveSecrets(target, now),
       now,
     );
-    return { claim, url: target.url, body: event.body, headers };
+    return { claim, at: now, url: target.url, body: event.body, headers };
   });
   return { ready, settled: [...inactive.map(() => 'skipped' as const), ...overBudget.map(() => 'deferred' as const)] };
 }
 
 interface DeliveredRow {
   claim: ClaimedDelivery;
+  attempt: WebhookAttemptsTable;
   status: number;
   ms: number;
   at: number;
@@ -224,7 +234,7 @@ const FINISH_BATCH = 100;
 export function createDeliveredFinisher(
   db: Kysely<Database>,
   holder: string,
-): (claim: ClaimedDelivery, status: number, ms: number, at: number) => Promise<boolean> {
+): (claim: ClaimedDelivery, attempt: WebhookAttemptsTable, at: number) => Promise<boolean> {
   let pending: DeliveredRow[] = [];
   const flush = async () => {
     const rows = pending;
@@ -239,7 +249,14 @@ export function createDeliveredFinisher(
           ms: r.ms,
           at: r.at,
         }));
-        const wonIds = await withoutFsync(db, (conn) => finishDelivered(conn, holder, delivered));
+        const wonIds = await withoutFsync(db, async (conn) => {
+          const won = await finishDelivered(conn, holder, delivered);
+          await insertAttempts(
+            conn,
+            chunk.filter((r) => won.has(r.claim.id)).map((r) => r.attempt),
+          );
+          return won;
+        });
         await resetDeadStreaks(db, [
           ...new Set(chunk.filter((r) => wonIds.has(r.claim.id)).map((r) => r.claim.webhookId)),
         ]);
@@ -249,11 +266,29 @@ export function createDeliveredFinisher(
       }
     }
   };
-  return (claim, status, ms, at) =>
+  return (claim, attempt, at) =>
     new Promise<boolean>((done, fail) => {
       if (pending.length === 0) setImmediate(() => void flush());
-      pending.push({ claim, status, ms, at, done, fail });
+      pending.push({ claim, attempt, status: attempt.status!, ms: attempt.duration_ms, at, done, fail });
     });
+}
+
+/** The attempt as the delivery detail shows it: when, the outcome, how long, the headers sent. */
+function attemptRow(
+  attempt: ReadyAttempt,
+  n: number,
+  outcome: { status: number | null; error: DeliveryErrorClass | null; ms: number },
+): WebhookAttemptsTable {
+  return {
+    id: prefixedId(ATTEMPT_ID_PREFIX, attempt.at),
+    delivery_id: attempt.claim.id,
+    attempt: n,
+    attempted_at: attempt.at,
+    status: outcome.status,
+    error: outcome.error,
+    duration_ms: Math.max(0, outcome.ms),
+    headers: JSON.stringify(attempt.headers),
+  };
 }
 
 /** POSTs the attempt; answers the HTTP status (if any), the error class (null on 2xx) and the time it took. */
@@ -287,19 +322,30 @@ export async function sendAttempt(
   const { claim } = attempt;
   const { status, error, ms } = await post(deps.client, attempt);
   const finished = deps.now?.() ?? Date.now();
-  if (error === null) return (await finishDeliveredAttempt(claim, status!, ms, finished)) ? 'delivered' : 'lost';
-
   const attempts = claim.attempts + 1;
+  const record = attemptRow(attempt, attempts, { status, error, ms });
+  if (error === null) return (await finishDeliveredAttempt(claim, record, finished)) ? 'delivered' : 'lost';
+
   const failed = { attempts, last_status: status, response_ms: ms, last_error: error };
   const next = afterFailedAttempt(attempts, deps.rand);
   // Only the lease holder may finish: if our lease ran out and another worker took the row, we lost it.
   if (!next.dead) {
     const won = await withoutFsync(db, (conn) =>
-      finishFailed(conn, deps.holder, claim.id, { ...failed, next_attempt_at: finished + next.delayMs }),
+      finishFailedWithAttempt(
+        conn,
+        deps.holder,
+        claim.id,
+        { ...failed, next_attempt_at: finished + next.delayMs },
+        record,
+      ),
     );
     return won === 1 ? 'retry' : 'lost';
   }
-  const won = await finishFailed(db, deps.holder, claim.id, { ...failed, status: 'dead', next_attempt_at: null });
+  const won = await db
+    .transaction()
+    .execute((trx) =>
+      finishFailedWithAttempt(trx, deps.holder, claim.id, { ...failed, status: 'dead', next_attempt_at: null }, record),
+    );
   if (won !== 1) return 'lost';
   await countDeadLetter(db, claim.webhookId, {
     after: WEBHOOK_LIMITS.autoPauseAfterDead,

@@ -2,7 +2,13 @@
 // state machine keeps: the per-minute budget and the dead-letter streak). Claims are leases: a row is claimed in one
 // statement (Postgres: FOR UPDATE SKIP LOCKED; SQLite: one writer) and finished only where the lease is still ours.
 import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kysely';
-import { affectedRows, dialectOf, type Database, type WebhookDeliveriesTable } from '../../platform/db/index';
+import {
+  affectedRows,
+  dialectOf,
+  type Database,
+  type WebhookAttemptsTable,
+  type WebhookDeliveriesTable,
+} from '../../platform/db/index';
 
 export type DeliveryRow = Selectable<WebhookDeliveriesTable>;
 
@@ -157,8 +163,28 @@ export async function resetDeadStreaks(db: Kysely<Database>, webhookIds: string[
     .execute();
 }
 
+/**
+ * Records a failed attempt (retry later, or dead) where `holder` still holds the lease, and the attempt's own row
+ * when it did; rows changed.
+ */
+export async function finishFailedWithAttempt(
+  db: Kysely<Database>,
+  holder: string,
+  id: string,
+  outcome: Parameters<typeof finishFailed>[3],
+  attempt: WebhookAttemptsTable,
+): Promise<number> {
+  const won = await finishFailed(db, holder, id, outcome);
+  if (won === 1) await insertAttempts(db, [attempt]);
+  return won;
+}
+
+export async function insertAttempts(db: Kysely<Database>, rows: WebhookAttemptsTable[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_attempts').values(rows).execute();
+}
+
 /** Records a failed attempt (retry later, or dead) where `holder` still holds the lease; rows changed. */
-export async function finishFailed(
+async function finishFailed(
   db: Kysely<Database>,
   holder: string,
   id: string,
@@ -308,4 +334,60 @@ export async function deleteDeliveriesOfEvents<T extends keyof Database>(
   eventIds: SelectQueryBuilder<Database, T, { id: string }>,
 ): Promise<void> {
   await db.deleteFrom('webhook_deliveries').where('event_id', 'in', eventIds).execute();
+}
+
+/** A newest-first position: the created_at and id of the last row of the previous page. */
+export interface DeliveryPosition {
+  createdAt: number;
+  id: string;
+}
+
+/**
+ * One page of the webhook's deliveries, newest first, after `before` (keyset on created_at, id), of one status
+ * and event type when given. Answers up to `take` rows.
+ */
+export function selectDeliveryPage(
+  db: Kysely<Database>,
+  webhookId: string,
+  page: { status?: string; eventType?: string; before?: DeliveryPosition; take: number },
+): Promise<DeliveryRow[]> {
+  let q = db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', webhookId);
+  if (page.status !== undefined) q = q.where('status', '=', page.status as DeliveryRow['status']);
+  if (page.eventType !== undefined) q = q.where('event_type', '=', page.eventType);
+  const before = page.before;
+  if (before !== undefined)
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', before.createdAt),
+        eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)]),
+      ]),
+    );
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.take).execute();
+}
+
+/** One delivery of the webhook. */
+export function selectDelivery(
+  db: Kysely<Database>,
+  webhookId: string,
+  deliveryId: string,
+): Promise<DeliveryRow | undefined> {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('id', '=', deliveryId)
+    .where('webhook_id', '=', webhookId)
+    .executeTakeFirst();
+}
+
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+
+/** The delivery's attempts, newest first (ids sort by time), those older than `beforeId` when given. */
+export function selectAttemptPage(
+  db: Kysely<Database>,
+  deliveryId: string,
+  page: { beforeId?: string; take: number },
+): Promise<AttemptRow[]> {
+  let q = db.selectFrom('webhook_attempts').selectAll().where('delivery_id', '=', deliveryId);
+  if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
+  return q.orderBy('id', 'desc').limit(page.take).execute();
 }

@@ -19,13 +19,14 @@ export {
   resumeWebhook,
   rotateWebhookSecret,
   sendTestEvent,
+  updateWebhook,
   newSubscriptionRow,
   newWebhookSecret,
   vetWebhookUrl,
   type WebhookCaller,
 } from './subscriptions';
 export type { SubscriptionRow } from './subscription-queries';
-export { issueChallenge, registerByChallenge } from './registration';
+export { changeUrlByChallenge, issueChallenge, registerByChallenge } from './registration';
 export { seconds } from './records';
 export { newDeliveryRow, signedHeaders } from './attempts';
 export { startDeliveryWorker } from './delivery-worker';

@@ -13,6 +13,7 @@ import type { WebhookStream } from './stream';
 import {
   checkRoomFor,
   insertWithinCap,
+  ownRow,
   newSubscriptionRow,
   newWebhookSecret,
   type WebhookCaller,
@@ -21,6 +22,7 @@ import {
   consumeChallenge,
   insertChallenge,
   selectOpenChallenge,
+  updateSubscription,
   type ChallengeRow,
   type SubscriptionRow,
 } from './subscription-queries';
@@ -41,10 +43,16 @@ export async function issueChallenge(
   db: Kysely<Database>,
   stream: WebhookStream,
   caller: WebhookCaller,
-  request: { fields: ChallengeFields; message: (nonce: string, expiresAt: number) => string; now: number },
+  request: {
+    fields: ChallengeFields;
+    message: (nonce: string, expiresAt: number) => string;
+    now: number;
+    /** A new URL of this existing webhook (no room needed); absent for a registration. */
+    webhookId?: string;
+  },
 ): Promise<{ nonce: string; message: string; expires_at: number }> {
   const { fields, now } = request;
-  await checkRoomFor(db, caller.account, stream.name);
+  if (request.webhookId === undefined) await checkRoomFor(db, caller.account, stream.name);
   const nonce = base58.encode(randomBytes(24));
   const expiresAt = seconds(now) + WEBHOOK_LIMITS.challengeTtlSeconds;
   const message = request.message(nonce, expiresAt);
@@ -57,6 +65,7 @@ export async function issueChallenge(
     expires_at: expiresAt * 1000,
     used_at: null,
     created_at: now,
+    webhook_id: request.webhookId ?? null,
   });
   return { nonce, message, expires_at: expiresAt };
 }
@@ -103,4 +112,34 @@ export async function registerByChallenge(
     await insertWithinCap(trx, row); // over the cap it throws: rolls back, the nonce included
   });
   return row;
+}
+
+/**
+ * A new URL for the caller's webhook `id`, proven exactly as a registration: the challenge must be open, issued to
+ * this key for this webhook and for this (vetted) `url` (else CHALLENGE_INVALID); the signature must decode
+ * (SIGNATURE_INVALID); `prove` applies the stream's scope rule to the webhook's own scope. Then the challenge is
+ * consumed and the URL (with the scope's freshly proven wallets) written in one transaction. Answers the new row.
+ */
+export async function changeUrlByChallenge(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  request: { id: string; url: string; nonce: string; signature: string; prove: ProveScope; now: () => number },
+): Promise<SubscriptionRow> {
+  await ownRow(db, stream, caller, request.id);
+  const challenge = await selectOpenChallenge(db, caller, request.nonce, request.now(), request.id);
+  if (!challenge || challenge.url !== request.url) throw challengeInvalid();
+  const decoded = decodeSignature(request.signature);
+  if (!decoded.ok) throw new ApiError('SIGNATURE_INVALID', `signature: ${decoded.message}`);
+  // Only the scope's proven wallets and the URL change; the watch position stays (a new destination neither replays
+  // nor skips events).
+  const { wallets, handle_account, authority_wallet, payment_wallet } = await request.prove(challenge, decoded.bytes);
+  const proven = { wallets, handle_account, authority_wallet, payment_wallet };
+  const now = request.now();
+  const owned = { account: caller.account, id: request.id, stream: stream.name };
+  await db.transaction().execute(async (trx) => {
+    if ((await consumeChallenge(trx, caller.keyId, request.nonce, now)) !== 1) throw challengeInvalid();
+    await updateSubscription(trx, owned, { ...proven, url: challenge.url }, now);
+  });
+  return ownRow(db, stream, caller, request.id);
 }

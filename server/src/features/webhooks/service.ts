@@ -6,8 +6,15 @@ import type { DeliveryRecord } from '@sigil/contract/webhooks';
 import type { Database } from '../../platform/db/index';
 import type { QueueSignal } from './queue-signal';
 import type { WebhookStream } from './stream';
+import type { DeliveryPageQuery } from '@sigil/contract/owner-webhooks';
 import {
+  attemptPage,
   deleteWebhook,
+  deliveryDetail,
+  deliveryPage,
+  disableWebhook,
+  enableWebhook,
+  updateWebhook,
   listDeliveries,
   listWebhooks,
   ownRow,
@@ -56,11 +63,30 @@ export function createWebhookStreamService<W>(deps: WebhookStreamServiceDeps<W>)
       queued.notify();
       return record;
     }),
-    sendTest: on(async (caller: WebhookCaller, id: string): Promise<DeliveryRecord> => {
-      const record = await sendTestEvent(db, stream, caller, id, now());
+    sendTest: on(async (caller: WebhookCaller, id: string, type?: string): Promise<DeliveryRecord> => {
+      const record = await sendTestEvent(db, stream, caller, id, now(), type);
       queued.notify();
       return record;
     }),
+    update: on(
+      async (caller: WebhookCaller, id: string, patch: { description?: string | null; event_types?: string[] }) =>
+        stream.toWebhook(await updateWebhook(db, stream, caller, id, patch, now())),
+    ),
+    disable: on(async (caller: WebhookCaller, id: string) =>
+      stream.toWebhook(await disableWebhook(db, stream, caller, id, now())),
+    ),
+    enable: on(async (caller: WebhookCaller, id: string) =>
+      stream.toWebhook(await enableWebhook(db, stream, caller, id, now())),
+    ),
+    deliveryPage: on((caller: WebhookCaller, id: string, query: DeliveryPageQuery) =>
+      deliveryPage(db, stream, caller, id, query),
+    ),
+    deliveryDetail: on((caller: WebhookCaller, id: string, deliveryId: string) =>
+      deliveryDetail(db, stream, caller, { id, deliveryId }),
+    ),
+    attempts: on((caller: WebhookCaller, id: string, deliveryId: string, query: { limit: number; cursor?: string }) =>
+      attemptPage(db, stream, caller, { id, deliveryId }, query),
+    ),
     recover: on(async (caller: WebhookCaller, id: string, window: { since: number; until?: number }) => {
       const result = await recoverDeliveries(db, stream, caller, id, window, now());
       if (result.requeued > 0) queued.notify();

@@ -22,8 +22,20 @@ export interface WebhookStream<W = unknown> {
   toWebhook(row: SubscriptionRow): W;
   /** The stored events with these ids (ids of other streams are absent from the map). */
   loadEvents(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, StoredEvent>>;
-  /** Stores a `test: true` sample event for this webhook inside `trx`; answers its id and type. */
-  storeTestEvent(trx: Kysely<Database>, row: SubscriptionRow, now: number): Promise<{ id: string; type: string }>;
+  /** Every event type of the stream, in canonical order. */
+  readonly eventTypes: readonly string[];
+  /** The stream's `event_types` grammar: the normalized list to store, or INVALID_EVENT_TYPES. */
+  parseEventTypes(list: readonly unknown[] | null | undefined): string[];
+  /**
+   * Stores a `test: true` sample event of `type` (one of eventTypes; the stream's usual sample when absent) for this
+   * webhook inside `trx`; answers its id and type.
+   */
+  storeTestEvent(
+    trx: Kysely<Database>,
+    row: SubscriptionRow,
+    now: number,
+    type?: string,
+  ): Promise<{ id: string; type: string }>;
 }
 
 /** The signature every stream's test events carry: fixed, obviously fake, a valid shape. */

@@ -130,17 +130,22 @@ export async function insertChallenge(db: Kysely<Database>, row: ChallengeRow): 
   await db.insertInto('webhook_challenges').values(row).execute();
 }
 
-/** The key's challenge `nonce` if it is unused and unexpired at `at`. */
+/**
+ * The key's challenge `nonce` if it is unused and unexpired at `at`, and issued for `webhookId` (a new URL of that
+ * webhook) or, when null, for a registration.
+ */
 export function selectOpenChallenge(
   db: Kysely<Database>,
   owner: { keyId: string; account: string },
   nonce: string,
   at: number,
+  webhookId: string | null = null,
 ): Promise<ChallengeRow | undefined> {
   return db
     .selectFrom('webhook_challenges')
     .selectAll()
     .where('nonce', '=', nonce)
+    .where('webhook_id', webhookId === null ? 'is' : '=', webhookId)
     .where('key_id', '=', owner.keyId)
     .where('account', '=', owner.account)
     .where('used_at', 'is', null)
@@ -163,6 +168,55 @@ export async function consumeChallenge(
       .where('key_id', '=', keyId)
       .where('used_at', 'is', null)
       .where('expires_at', '>', now)
+      .executeTakeFirst(),
+  );
+}
+
+/** The fields an owner may change on a webhook (url only after its proof). */
+export type SubscriptionChange = Partial<
+  Pick<
+    SubscriptionRow,
+    'url' | 'event_types' | 'description' | 'wallets' | 'handle_account' | 'authority_wallet' | 'payment_wallet'
+  >
+>;
+
+/** Writes `change` on the webhook; rows changed. */
+export async function updateSubscription(
+  db: Kysely<Database>,
+  owned: OwnedWebhook,
+  change: SubscriptionChange,
+  now: number,
+): Promise<number> {
+  return affectedRows(
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ ...change, updated_at: now })
+      .where('id', '=', owned.id)
+      .where('account', '=', owned.account)
+      .where('stream', '=', owned.stream)
+      .executeTakeFirst(),
+  );
+}
+
+/**
+ * Pauses the webhook with `reason` when it is active or paused for a reason starting with one of `over` (the
+ * owner's disable overrides an auto-pause, never a scope change); rows changed.
+ */
+export async function pauseSubscriptionFor(
+  db: Kysely<Database>,
+  owned: OwnedWebhook,
+  pause: { reason: string; over: readonly string[]; now: number },
+): Promise<number> {
+  return affectedRows(
+    await db
+      .updateTable('webhook_subscriptions')
+      .set({ status: 'paused', paused_reason: pause.reason, updated_at: pause.now })
+      .where('id', '=', owned.id)
+      .where('account', '=', owned.account)
+      .where('stream', '=', owned.stream)
+      .where((eb) =>
+        eb.or([eb('status', '=', 'active'), ...pause.over.map((prefix) => eb('paused_reason', 'like', `${prefix}%`))]),
+      )
       .executeTakeFirst(),
   );
 }

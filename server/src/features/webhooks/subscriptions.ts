@@ -11,23 +11,45 @@ import {
   WEBHOOK_ID_PREFIX,
   WEBHOOK_LIMITS,
   WEBHOOK_SECRET_PREFIX,
+  type DeliveryErrorClass,
   type DeliveryRecord,
 } from '@sigil/contract/webhooks';
+import {
+  DISABLED_PREFIX,
+  DISABLED_REASON,
+  webhookState,
+  type DeliveryAttempt,
+  type DeliveryDetail,
+  type DeliveryPageQuery,
+} from '@sigil/contract/owner-webhooks';
 import type { Database } from '../../platform/db/index';
 import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
 import { prefixedId } from '../../platform/ids';
 import { newDeliveryRow } from './attempts';
-import { insertDeliveries, requeueFinished, requeueWindow, selectDeliveries } from './delivery-queries';
+import {
+  insertDeliveries,
+  requeueFinished,
+  requeueWindow,
+  selectAttemptPage,
+  selectDeliveries,
+  selectDelivery,
+  selectDeliveryPage,
+  type DeliveryPosition,
+  type DeliveryRow,
+} from './delivery-queries';
 import { toDeliveryRecord } from './records';
 import type { WebhookStream } from './stream';
 import {
   countSubscriptions,
   deleteSubscription,
   insertSubscriptionCounted,
+  pauseSubscriptionFor,
   resumePausedSubscription,
   rotateSubscriptionSecret,
   selectOwnedSubscription,
   selectStreamSubscriptions,
+  updateSubscription,
+  type SubscriptionChange,
   type SubscriptionRow,
 } from './subscription-queries';
 
@@ -248,13 +270,165 @@ export async function sendTestEvent(
   caller: WebhookCaller,
   id: string,
   now: number,
+  type?: string,
 ): Promise<DeliveryRecord> {
+  if (type !== undefined && !stream.eventTypes.includes(type)) {
+    throw new ApiError('INVALID_EVENT_TYPES', `type: not an event type of this stream: ${JSON.stringify(type)}`);
+  }
   const row = await ownRow(db, stream, caller, id);
   const delivery = await db.transaction().execute(async (trx) => {
-    const event = await stream.storeTestEvent(trx, row, now);
+    const event = await stream.storeTestEvent(trx, row, now, type);
     const queued = newDeliveryRow(id, event, true, now);
     await insertDeliveries(trx, [queued]);
     return queued;
   });
   return toDeliveryRecord(delivery);
+}
+
+/**
+ * PATCH (session routes) without a new URL: the description (null or blank clears it) and the event types (the
+ * stream's grammar, stored normalized). Answers the row.
+ */
+export async function updateWebhook(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  id: string,
+  patch: { description?: string | null; event_types?: readonly unknown[]; url?: string },
+  now: number,
+): Promise<SubscriptionRow> {
+  const change: SubscriptionChange = {};
+  if (patch.description !== undefined) change.description = patch.description?.trim() ? patch.description : null;
+  if (patch.event_types !== undefined) change.event_types = JSON.stringify(stream.parseEventTypes(patch.event_types));
+  if (patch.url !== undefined) change.url = patch.url;
+  if ((await updateSubscription(db, owned(stream, caller, id), change, now)) !== 1) throw notFound();
+  return ownRow(db, stream, caller, id);
+}
+
+/**
+ * The owner turns deliveries off: the webhook pauses with DISABLED_REASON, from active or auto-paused (the owner's
+ * choice outlasts the auto-pause; enable then reactivates it). Already disabled, or paused because its scope
+ * changed (it gets nothing anyway, and only a new registration lifts that): answered as it is.
+ */
+export async function disableWebhook(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  id: string,
+  now: number,
+): Promise<SubscriptionRow> {
+  await pauseSubscriptionFor(db, owned(stream, caller, id), {
+    reason: DISABLED_REASON,
+    over: [AUTO_PAUSED_PREFIX],
+    now,
+  });
+  return ownRow(db, stream, caller, id);
+}
+
+/** Reactivates a webhook its owner disabled (the dead-letter streak restarts); anything else is NOT_DISABLED. */
+export async function enableWebhook(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  id: string,
+  now: number,
+): Promise<SubscriptionRow> {
+  const changed = await resumePausedSubscription(db, owned(stream, caller, id), DISABLED_PREFIX, now);
+  const row = await ownRow(db, stream, caller, id);
+  if (changed !== 1)
+    throw new ApiError('NOT_DISABLED', `webhook is ${webhookState(row).replace('_', '-')}, not disabled`);
+  return row;
+}
+
+const badCursor = () => new ApiError('BAD_REQUEST', 'cursor: not a cursor this list gave');
+const DELIVERY_CURSOR = /^(\d{1,16})\.(whdel_[1-9A-HJ-NP-Za-km-z]{1,64})$/;
+const ATTEMPT_CURSOR = /^whatt_[1-9A-HJ-NP-Za-km-z]{1,64}$/;
+
+/** A page of the webhook's deliveries, newest first, filtered by status and event type (session routes). */
+export async function deliveryPage(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  id: string,
+  query: DeliveryPageQuery,
+): Promise<{ deliveries: DeliveryRecord[]; next_cursor: string | null }> {
+  let before: DeliveryPosition | undefined;
+  if (query.cursor !== undefined) {
+    const m = DELIVERY_CURSOR.exec(query.cursor);
+    if (!m) throw badCursor();
+    before = { createdAt: Number(m[1]), id: m[2]! };
+  }
+  await ownRow(db, stream, caller, id);
+  const rows = await selectDeliveryPage(db, id, {
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.event_type === undefined ? {} : { eventType: query.event_type }),
+    ...(before === undefined ? {} : { before }),
+    take: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  return {
+    deliveries: page.map(toDeliveryRecord),
+    next_cursor: rows.length > query.limit && last ? `${Number(last.created_at)}.${last.id}` : null,
+  };
+}
+
+async function ownDelivery(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  ids: { id: string; deliveryId: string },
+): Promise<DeliveryRow> {
+  await ownRow(db, stream, caller, ids.id);
+  const row = await selectDelivery(db, ids.id, ids.deliveryId);
+  if (!row) throw new ApiError('DELIVERY_NOT_FOUND', 'no such delivery on this webhook');
+  return row;
+}
+
+/**
+ * One delivery in full: the record, the body every attempt sends (read as the worker reads it, so byte for byte),
+ * and the headers of the newest attempt (null before the first).
+ */
+export async function deliveryDetail(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  ids: { id: string; deliveryId: string },
+): Promise<DeliveryDetail> {
+  const row = await ownDelivery(db, stream, caller, ids);
+  const event = (await stream.loadEvents(db, [row.event_id])).get(row.event_id);
+  const [latest] = await selectAttemptPage(db, row.id, { take: 1 });
+  return {
+    delivery: toDeliveryRecord(row),
+    body: event?.body ?? '',
+    headers: latest ? (JSON.parse(latest.headers) as Record<string, string>) : null,
+  };
+}
+
+/** The delivery's attempts, newest first, paged by cursor. */
+export async function attemptPage(
+  db: Kysely<Database>,
+  stream: WebhookStream,
+  caller: WebhookCaller,
+  ids: { id: string; deliveryId: string },
+  query: { limit: number; cursor?: string | undefined },
+): Promise<{ attempts: DeliveryAttempt[]; next_cursor: string | null }> {
+  if (query.cursor !== undefined && !ATTEMPT_CURSOR.test(query.cursor)) throw badCursor();
+  const row = await ownDelivery(db, stream, caller, ids);
+  const rows = await selectAttemptPage(db, row.id, {
+    ...(query.cursor === undefined ? {} : { beforeId: query.cursor }),
+    take: query.limit + 1,
+  });
+  const page = rows.slice(0, query.limit);
+  return {
+    attempts: page.map((a) => ({
+      attempt: a.attempt,
+      attempted_at: Number(a.attempted_at),
+      status: a.status,
+      error: a.error as DeliveryErrorClass | null,
+      duration_ms: a.duration_ms,
+      headers: JSON.parse(a.headers) as Record<string, string>,
+    })),
+    next_cursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
+  };
 }

@@ -125,6 +125,23 @@ export interface WebhookChallengesTable {
   expires_at: number;
   used_at: number | null;
   created_at: number;
+  /** Set on a challenge for a new URL of this existing webhook (session routes); null on a registration's. */
+  webhook_id: string | null;
+}
+
+/** One attempt to send a delivery (ids `whatt_…` sort by time). */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  /** 1-based since the delivery was last (re)queued. */
+  attempt: number;
+  /** epoch ms */
+  attempted_at: number;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+  /** JSON object of the request headers sent. */
+  headers: string;
 }
 
 /** An indexed `sigil.pay-events/v1` payload; `id` (pev_) is the dedupe key. */
@@ -483,6 +500,7 @@ export interface Database {
   webhook_challenges: WebhookChallengesTable;
   pay_events: PayEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
   indexer_cursors: IndexerCursorsTable;
   pay_invoices: PayInvoicesTable;
   connect_challenges: ConnectChallengesTable;

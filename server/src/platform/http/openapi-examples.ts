@@ -7,6 +7,7 @@
 
 import { agentManifestJsonSchema } from '@sigil/contract/agents';
 import { policyJsonSchema } from '@sigil/contract/gate';
+import { eventCatalog, payExample } from '@sigil/contract/event-catalog';
 
 export interface OperationExample {
   /** Path and query parameter values. */
@@ -29,6 +30,56 @@ const OIDC_CLIENT_EXAMPLE = {
   issuer: 'http://127.0.0.1:8787',
   created_at: 1795488926403,
   updated_at: 1795488926403,
+};
+
+// The session webhook routes' examples: one owner's key, wallet, pay webhook, delivery and attempt.
+const OWNER_KEY = 'key_1ChLzwTap2x1Rk8qrvz1mH';
+const OWNER_WALLET = 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T';
+const PAY_WEBHOOK_OF_OWNER = {
+  id: 'whsub_1ChLztUv8xJ3tq7QmA2Zr9',
+  scope: { type: 'wallet', value: OWNER_WALLET, wallets: [OWNER_WALLET] },
+  url: 'https://shop.example/hooks/sigil',
+  event_types: ['payment.received', 'invoice.paid'],
+  description: 'order payments',
+  status: 'active',
+  paused_reason: null,
+  created_at: 1795488884,
+  updated_at: 1795488884,
+};
+const OWNER_WEBHOOK = { ...PAY_WEBHOOK_OF_OWNER, stream: 'pay', state: 'active' };
+const OWNER_EVENT = payExample('payment.received');
+const OWNER_DELIVERY = {
+  id: 'whdel_1ChLztVq2bW8nS5xKd7Rm3',
+  webhook_id: OWNER_WEBHOOK.id,
+  event_id: OWNER_EVENT.id,
+  event_type: 'payment.received',
+  status: 'delivered',
+  attempts: 2,
+  last_status: 204,
+  last_error: null,
+  response_ms: 84,
+  next_attempt_at: null,
+  created_at: 1795488884,
+  delivered_at: 1795488896,
+  test: false,
+};
+const OWNER_ATTEMPT = {
+  attempt: 2,
+  attempted_at: 1795488896240,
+  status: 204,
+  error: null,
+  duration_ms: 84,
+  headers: {
+    'content-type': 'application/json',
+    'Sigil-Signature': `t=1795488896,v1=${'9c'.repeat(32)}`,
+    'Sigil-Event-Id': OWNER_EVENT.id,
+    'Sigil-Event-Type': 'payment.received',
+    'Sigil-Delivery-Id': OWNER_DELIVERY.id,
+    'Sigil-Subscription-Id': OWNER_WEBHOOK.id,
+    'webhook-id': OWNER_EVENT.id,
+    'webhook-timestamp': '1795488896',
+    'webhook-signature': 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+  },
 };
 
 export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
@@ -1418,6 +1469,150 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
         },
       ],
       next_before: '1795492810021:req_4hQ8pWm1sKz6TbV2xNc9Lr',
+    },
+  },
+  // Webhooks managed with the portal session (one key of the signed-in owner; docs/webhooks.md).
+  'GET /v1/keys/{id}/webhooks/{stream}': {
+    parameters: { id: OWNER_KEY, stream: 'pay' },
+    response: { webhooks: [OWNER_WEBHOOK] },
+  },
+  'GET /v1/keys/{id}/webhooks/{stream}/{webhookId}': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    response: OWNER_WEBHOOK,
+  },
+  'POST /v1/keys/{id}/webhooks/pay/challenge': {
+    parameters: { id: OWNER_KEY },
+    request: { scope: OWNER_WALLET, url: 'https://shop.example/hooks/sigil', event_types: ['payment.*'] },
+    response: {
+      nonce: 'Gm4kR8vXz2Lq9TbN1cHw6YpJ3sDf7Ua5',
+      message: `sigil-pay-webhook:v1\nkey: ${OWNER_KEY}\nscope: ${OWNER_WALLET}\nurl: https://shop.example/hooks/sigil\nevents: payment.received,payment.binding_verified\nnonce: Gm4kR8vXz2Lq9TbN1cHw6YpJ3sDf7Ua5\nexpires: 2026-11-28T00:10:00Z`,
+      expires_at: 1795738200,
+    },
+  },
+  'POST /v1/keys/{id}/webhooks/pay': {
+    parameters: { id: OWNER_KEY },
+    request: {
+      nonce: 'Gm4kR8vXz2Lq9TbN1cHw6YpJ3sDf7Ua5',
+      signature: '3Zbm1f5hKtV3GxkBWLBjydbcnUiDFLBW6JiFzEp1Ji2mWVXqHUX1fnXAwAGdQ7xeLcLYFXgqTvh5pTW3nmhRN1nT',
+    },
+    response: { ...PAY_WEBHOOK_OF_OWNER, secret: 'whsec_8dVb3kQ2mXr7YpJ4nT6sWc9Lh5Fz1Ga' },
+  },
+  'POST /v1/keys/{id}/webhooks/identity': {
+    parameters: { id: OWNER_KEY },
+    request: { scope: '@alice', url: 'https://shop.example/hooks/sigil-identity', event_types: ['record'] },
+    response: {
+      id: 'whsub_1ChLztXb5eP8rR3tYc1Md6',
+      scope: { type: 'name', value: '@alice' },
+      url: 'https://shop.example/hooks/sigil-identity',
+      event_types: ['record.*'],
+      description: null,
+      status: 'active',
+      paused_reason: null,
+      from_sequence: 1043,
+      created_at: 1795488884,
+      updated_at: 1795488884,
+      secret: 'whsec_5Tq2Nw8Lx4Rb7Kd1Hm9Jc3Vy6Pz0Ga',
+    },
+  },
+  'POST /v1/keys/{id}/webhooks/pay/{webhookId}/challenge': {
+    parameters: { id: OWNER_KEY, webhookId: OWNER_WEBHOOK.id },
+    request: { url: 'https://shop.example/hooks/sigil-v2' },
+    response: {
+      nonce: 'Hq5mS9wYa3Mr1UcP2dJx7ZqK4tEg8Vb6',
+      message: `sigil-pay-webhook:v1\nkey: ${OWNER_KEY}\nscope: ${OWNER_WALLET}\nurl: https://shop.example/hooks/sigil-v2\nevents: payment.received,invoice.paid\nnonce: Hq5mS9wYa3Mr1UcP2dJx7ZqK4tEg8Vb6\nexpires: 2026-11-28T00:10:00Z`,
+      expires_at: 1795738200,
+    },
+  },
+  'PATCH /v1/keys/{id}/webhooks/{stream}/{webhookId}': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    request: {
+      url: 'https://shop.example/hooks/sigil-v2',
+      nonce: 'Hq5mS9wYa3Mr1UcP2dJx7ZqK4tEg8Vb6',
+      signature: '4Kcn2g6iLuW4HylCXMCkzecdoVjEGMCX7KjGaFq2Kj3nXWYrIVY2goYBxBHeR8yfMdMZGYhrUwi6qUX4omiSO2oU',
+      event_types: ['payment.received', 'invoice.paid'],
+    },
+    response: { ...OWNER_WEBHOOK, url: 'https://shop.example/hooks/sigil-v2' },
+  },
+  'DELETE /v1/keys/{id}/webhooks/{stream}/{webhookId}': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+  },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/disable': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    response: { ...OWNER_WEBHOOK, status: 'paused', paused_reason: 'disabled: by the owner', state: 'disabled' },
+  },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/enable': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    response: OWNER_WEBHOOK,
+  },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/resume': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    response: OWNER_WEBHOOK,
+  },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/rotate-secret': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    response: { id: OWNER_WEBHOOK.id, secret: 'whsec_3Nq7Lk2Wd9Xc5Rv8Tb4Hm6Jy1Pz0Fa' },
+  },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/test': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    request: { type: 'invoice.paid' },
+    response: {
+      ...OWNER_DELIVERY,
+      event_type: 'invoice.paid',
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      response_ms: null,
+      next_attempt_at: 1795488884,
+      delivered_at: null,
+      test: true,
+    },
+  },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/recover': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id },
+    request: { since: '2026-11-27T00:00:00Z' },
+    response: { requeued: 3, pending: 3 },
+  },
+  'GET /v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id, status: 'delivered', limit: '1' },
+    response: { deliveries: [OWNER_DELIVERY], next_cursor: `1795488884000.${OWNER_DELIVERY.id}` },
+  },
+  'GET /v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries/{deliveryId}': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id, deliveryId: OWNER_DELIVERY.id },
+    response: { delivery: OWNER_DELIVERY, body: JSON.stringify(OWNER_EVENT), headers: OWNER_ATTEMPT.headers },
+  },
+  'GET /v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries/{deliveryId}/attempts': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id, deliveryId: OWNER_DELIVERY.id },
+    response: {
+      attempts: [
+        OWNER_ATTEMPT,
+        {
+          ...OWNER_ATTEMPT,
+          attempt: 1,
+          attempted_at: 1795488884012,
+          status: 500,
+          error: 'http_status',
+          duration_ms: 212,
+          headers: { ...OWNER_ATTEMPT.headers, 'Sigil-Signature': `t=1795488884,v1=${'5f'.repeat(32)}` },
+        },
+      ],
+      next_cursor: null,
+    },
+  },
+  'POST /v1/keys/{id}/webhooks/{stream}/{webhookId}/deliveries/{deliveryId}/redeliver': {
+    parameters: { id: OWNER_KEY, stream: 'pay', webhookId: OWNER_WEBHOOK.id, deliveryId: OWNER_DELIVERY.id },
+    response: {
+      ...OWNER_DELIVERY,
+      status: 'pending',
+      attempts: 0,
+      last_status: null,
+      response_ms: null,
+      next_attempt_at: 1795489000,
+      delivered_at: null,
+    },
+  },
+  'GET /v1/webhooks/event-types': {
+    response: {
+      event_types: eventCatalog().filter((e) => e.type === 'payment.received' || e.type === 'handle.registered'),
     },
   },
 };

@@ -44,6 +44,13 @@ const TAGS = [
   { name: 'resolution', description: 'Keyed (or x402-metered) resolution of handles, domains, .sol and .eth names.' },
   { name: 'agents', description: 'Agent handles and their manifests (docs/agents.md).' },
   { name: 'pay webhooks', description: 'Signed HTTPS notifications of payments and invoices (docs/webhooks.md).' },
+  {
+    name: 'webhooks (signed in)',
+    description:
+      "The owner's webhooks of both streams through a portal session and one of the owner's keys, without its secret: " +
+      'edit, disable / enable, delivery detail and attempts, test events of a chosen type; and the event catalog ' +
+      '(docs/webhooks.md "Managed with the session").',
+  },
   { name: 'search', description: 'Handle search over the indexed registry (docs/search.md).' },
   { name: 'gate', description: 'Access policies over chain state, checked and optionally signed (docs/gate.md).' },
   {
