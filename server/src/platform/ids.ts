@@ -20,7 +20,7 @@ function fixedWidthBase58(bytes: Uint8Array, width: number): string {
 }
 
 /** The last id's time and random part in this process: ids made within one millisecond count up from it. */
-let last = { ms: -1, random: Buffer.alloc(10) };
+let last: { ms: number; random: Buffer } = { ms: -1, random: Buffer.alloc(10) };
 
 /**
  * Ids made in the same millisecond by this process sort in the order they were made (the random part of the
