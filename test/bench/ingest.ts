@@ -21,7 +21,7 @@ import { runIdentityPass } from '../../server/src/features/identity-events/index
 import { HANDLE_INDEX_SEQUENCE_KEY, runHandleIndexPass } from '../../server/src/features/search/index-pass';
 import { INDEXED_SLOT_KEY } from '../../server/src/workers/indexer';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
-import { newSubscriptionRow } from '../../server/src/features/webhooks/index';
+import { insertSubscriptions, newSubscriptionRow } from '../../server/src/features/webhooks/index';
 import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { fundedWallet, signedTransaction } from '../support/localchain-wallets';
@@ -97,24 +97,22 @@ async function measureSize(chain: LocalChain, subscriptions: number, payments: n
     const wallets = Array.from({ length: subscriptions }, randomAddress);
     const from = Number(chain.slot('finalized'));
     const url = `https://127.0.0.1:${receiver.port}/pay`;
-    for (let i = 0; i < wallets.length; i += 500) {
-      const rows = wallets.slice(i, i + 500).map((wallet) =>
-        newSubscriptionRow(Date.now(), {
-          account: 'acct_bench',
-          key_id: 'key_bench',
-          scope_type: 'wallet',
-          scope_value: wallet,
-          wallets: JSON.stringify([wallet]),
-          url,
-          event_types: JSON.stringify(['payment.received']),
-          description: null,
-          secret: `whsec_${randomBytes(24).toString('base64')}`,
-          watch_from_slot: from,
-          stream: 'pay',
-        }),
-      );
-      await database.db.insertInto('webhook_subscriptions').values(rows).execute();
-    }
+    const rows = wallets.map((wallet) =>
+      newSubscriptionRow(Date.now(), {
+        account: 'acct_bench',
+        key_id: 'key_bench',
+        scope_type: 'wallet',
+        scope_value: wallet,
+        wallets: JSON.stringify([wallet]),
+        url,
+        event_types: JSON.stringify(['payment.received']),
+        description: null,
+        secret: `whsec_${randomBytes(24).toString('base64')}`,
+        watch_from_slot: from,
+        stream: 'pay',
+      }),
+    );
+    await insertSubscriptions(database.db, rows);
     const reader = createChainReader({ rpcUrl: proxy.url, programId: chain.programId, timeoutMs: 5000 });
     // The identity stream starts at the same slot (from 0 its first passes would read the whole chain's history).
     const workers = startPayWebhookWorkers({

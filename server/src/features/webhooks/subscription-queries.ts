@@ -41,7 +41,90 @@ export async function insertSubscriptionCounted(trx: Kysely<Database>, row: Subs
   if (dialectOf(trx) === 'postgres')
     await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${row.account}))`.execute(trx);
   await trx.insertInto('webhook_subscriptions').values(row).execute();
+  await insertWatchedWallets(trx, [row]);
   return countSubscriptions(trx, row.account, row.stream);
+}
+
+/** The watched-wallet index rows of these subscriptions (one per distinct wallet of each). */
+async function insertWatchedWallets(trx: Kysely<Database>, rows: readonly SubscriptionRow[]): Promise<void> {
+  const watched = rows.flatMap((row) =>
+    [...new Set(JSON.parse(row.wallets) as string[])].map((wallet) => ({
+      wallet,
+      subscription_id: row.id,
+      stream: row.stream,
+      watch_from_slot: row.watch_from_slot,
+    })),
+  );
+  for (let i = 0; i < watched.length; i += 500) {
+    await trx
+      .insertInto('webhook_watched_wallets')
+      .values(watched.slice(i, i + 500))
+      .execute();
+  }
+}
+
+/**
+ * Many subscriptions at once with their watched wallets, in one transaction and without the per-account cap
+ * (fixtures and benchmarks seeding thousands of webhooks; the routes go through insertSubscriptionCounted).
+ */
+export async function insertSubscriptions(db: Kysely<Database>, rows: readonly SubscriptionRow[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows.length; i += 500) {
+      await trx
+        .insertInto('webhook_subscriptions')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    }
+    await insertWatchedWallets(trx, rows);
+  });
+}
+
+/**
+ * Of `addresses`, those an active subscription of `stream` watches, each with the earliest slot one watches it
+ * from: an index lookup of these addresses (in chunks), whatever the number of subscriptions.
+ */
+export async function selectWatchedAmong(
+  db: Kysely<Database>,
+  stream: string,
+  addresses: readonly string[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const unique = [...new Set(addresses)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db
+      .selectFrom('webhook_watched_wallets as w')
+      .innerJoin('webhook_subscriptions as s', 's.id', 'w.subscription_id')
+      .select(['w.wallet', (eb) => eb.fn.min<number | string>('w.watch_from_slot').as('from')])
+      .where('w.wallet', 'in', unique.slice(i, i + 500))
+      .where('w.stream', '=', stream)
+      .where('s.status', '=', 'active')
+      .groupBy('w.wallet')
+      .execute();
+    for (const row of rows) out.set(row.wallet, Number(row.from));
+  }
+  return out;
+}
+
+/** The active subscriptions of `stream` created at or after `since` (epoch ms): id, creation time, watch start. */
+export function selectActiveCreatedSince(db: Kysely<Database>, stream: string, since: number) {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(['id', 'created_at', 'watch_from_slot'])
+    .where('stream', '=', stream)
+    .where('created_at', '>=', since)
+    .where('status', '=', 'active')
+    .execute();
+}
+
+/** The earliest watch start of the active subscriptions of `stream` (null: none). */
+export async function selectEarliestActiveWatch(db: Kysely<Database>, stream: string): Promise<number | null> {
+  const { from } = await db
+    .selectFrom('webhook_subscriptions')
+    .select((eb) => eb.fn.min<number | string>('watch_from_slot').as('from'))
+    .where('stream', '=', stream)
+    .where('status', '=', 'active')
+    .executeTakeFirstOrThrow();
+  return from === null ? null : Number(from);
 }
 
 export function selectOwnedSubscription(

@@ -13,6 +13,7 @@ import * as m0011 from './0011_x402_settlements';
 import * as m0012 from './0012_usage_history';
 import * as m0015 from './0015_oidc';
 import * as m0017 from './0017_request_log';
+import * as m0018 from './0018_webhook_watched_wallets';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -34,4 +35,5 @@ export const migrations: Record<string, Migration> = {
   '0012_usage_history': m0012,
   '0015_oidc': m0015,
   '0017_request_log': m0017,
+  '0018_webhook_watched_wallets': m0018,
 };
