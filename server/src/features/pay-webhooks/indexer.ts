@@ -47,8 +47,12 @@ export interface IndexerDeps {
   paymentRecordKey?: string;
   /** How many times an unverifiable binding is re-checked before it is left as is. */
   bindingRecheckLimit?: number;
-  /** Called after deliveries were queued (wakes the delivery worker). */
+  /** Called after deliveries were queued (wakes the delivery worker): per chain transaction, as soon as committed. */
   onQueued?: () => void;
+  /** Stay at the tip this long after the pass starts, consuming new blocks as they come (ingest.ts). Default 0. */
+  followMs?: number;
+  /** Ends a following pass early (the worker is stopping). */
+  signal?: AbortSignal;
   /**
    * False when pay webhooks are off (SIGIL_PAY_WEBHOOKS): the blocks still feed the other consumers, the pay consumer
    * and its rechecks do not run. Default true.
@@ -680,6 +684,7 @@ function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPas
         result.transactions++;
         result.events += done.events;
         result.deliveries += done.deliveries;
+        if (done.deliveries > 0) deps.onQueued?.();
       }
     },
     async finish() {
@@ -707,6 +712,8 @@ export async function runIndexerPass(
     source: deps.source,
     consumers: pay ? [payConsumer(db, deps, result), ...others] : others,
     tip,
+    followMs: deps.followMs,
+    signal: deps.signal,
     now: deps.now,
   });
   if (!pay) return result;
@@ -714,7 +721,7 @@ export async function runIndexerPass(
   result.events += rechecked.events;
   result.deliveries += rechecked.deliveries;
   result.paused = await pauseChangedScopes(db, deps);
-  if (result.deliveries > 0) deps.onQueued?.();
+  if (rechecked.deliveries > 0) deps.onQueued?.();
   return result;
 }
 
