@@ -85,5 +85,12 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
     },
     { loop },
   );
-  return { runOnce: worker.runOnce, stop: worker.stop };
+  return {
+    runOnce: worker.runOnce,
+    // The source may keep a stream open between passes (Yellowstone): it ends with the worker.
+    stop: async () => {
+      await worker.stop();
+      options.source?.close?.();
+    },
+  };
 }
