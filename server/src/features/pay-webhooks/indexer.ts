@@ -28,14 +28,10 @@ import {
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../../platform/db/index';
-import {
-  newDeliveryRow,
-  selectActiveCreatedSince,
-  selectEarliestActiveWatch,
-  selectWatchedAmong,
-} from '../webhooks/index';
+import { newDeliveryRow } from '../webhooks/index';
 import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
 import { decodePaymentFacts, transactionMemo, type PaymentFact } from './decode';
+import { selectEarliestPayWatch, selectPayCreatedSince, selectWatchedWallets } from './queries';
 
 export interface IndexerDeps {
   chain: ChainReader;
@@ -640,7 +636,7 @@ async function lookBack(
   tip: bigint,
   seen: SeenSubscriptions,
 ): Promise<{ after: bigint; next: SeenSubscriptions }> {
-  const recent = await selectActiveCreatedSince(db, 'pay', seen.at - NEW_SUBSCRIPTION_SKEW_MS + 1);
+  const recent = await selectPayCreatedSince(db, seen.at - NEW_SUBSCRIPTION_SKEW_MS + 1);
   const known = new Set(seen.ids);
   const fresh = recent.filter((sub) => !known.has(sub.id));
   const at = recent.reduce((newest, sub) => Math.max(newest, Number(sub.created_at)), seen.at);
@@ -650,7 +646,7 @@ async function lookBack(
   };
   const from =
     position === null
-      ? await selectEarliestActiveWatch(db, 'pay')
+      ? await selectEarliestPayWatch(db)
       : fresh.reduce<number | null>((low, sub) => Math.min(low ?? Infinity, Number(sub.watch_from_slot)), null);
   const after = position ?? tip;
   return { after: from !== null && BigInt(from) < after ? BigInt(from) : after, next };
@@ -676,7 +672,7 @@ function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPas
     async consume(block: SourceBlock) {
       const succeeded = block.transactions.filter((tx) => tx.err === null);
       if (succeeded.length === 0) return;
-      const wallets = await selectWatchedAmong(db, 'pay', succeeded.flatMap(candidateWallets));
+      const wallets = await selectWatchedWallets(db, succeeded.flatMap(candidateWallets));
       if (wallets.size === 0) return;
       for (const tx of succeeded) {
         if (!touchesWatched(tx, wallets)) continue;

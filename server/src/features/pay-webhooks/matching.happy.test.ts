@@ -12,10 +12,11 @@ import { fundedWallet, signedTransaction } from '@sigil/test/support/localchain-
 import { startLocalChain, type LocalChain } from '../../localchain/index';
 import { createChainReader } from '../../platform/chain/reader';
 import type { ChainReader } from '../../platform/chain/types';
-import { deleteWebhook, insertSubscriptions, newSubscriptionRow, selectWatchedAmong } from '../webhooks/index';
+import { deleteWebhook, insertSubscriptions, newSubscriptionRow } from '../webhooks/index';
 import { migrateToLatest } from '../../platform/db/index';
 import { migrations } from '../../platform/db/migrations/index';
 import { runIndexerPass } from './indexer';
+import { selectWatchedWallets } from './queries';
 import { payWebhookStream } from './stream';
 
 const randomAddress = () => getAddressDecoder().decode(randomBytes(32)) as Address;
@@ -110,16 +111,17 @@ describeEachDialect('pay matching cost', (ctx) => {
     const early = subscription(a, Date.now(), 100);
     const late = subscription(a, Date.now(), 200);
     const other = subscription(b, Date.now(), 300);
-    await insertSubscriptions(ctx.db, [early, late, other]);
-    expect(await selectWatchedAmong(ctx.db, 'pay', [a, b, c, a])).toEqual(
+    // Another stream's subscription watching `c` is not the pay stream's.
+    const elsewhere = { ...subscription(c, Date.now(), 50), stream: 'identity' };
+    await insertSubscriptions(ctx.db, [early, late, other, elsewhere]);
+    expect(await selectWatchedWallets(ctx.db, [a, b, c, a])).toEqual(
       new Map([
         [a, 100],
         [b, 300],
       ]),
     );
-    expect(await selectWatchedAmong(ctx.db, 'identity', [a, b])).toEqual(new Map());
     await ctx.db.updateTable('webhook_subscriptions').set({ status: 'paused' }).where('id', '=', early.id).execute();
-    expect(await selectWatchedAmong(ctx.db, 'pay', [a, b])).toEqual(
+    expect(await selectWatchedWallets(ctx.db, [a, b])).toEqual(
       new Map([
         [a, 200],
         [b, 300],
@@ -128,9 +130,9 @@ describeEachDialect('pay matching cost', (ctx) => {
     const owner = { keyId: 'key_match', account: 'acct_match' };
     await deleteWebhook(ctx.db, payWebhookStream, owner, late.id);
     await deleteWebhook(ctx.db, payWebhookStream, owner, other.id);
-    expect(await selectWatchedAmong(ctx.db, 'pay', [a, b])).toEqual(new Map());
+    expect(await selectWatchedWallets(ctx.db, [a, b])).toEqual(new Map());
     const left = await ctx.db.selectFrom('webhook_watched_wallets').select('subscription_id').execute();
-    expect(left.map((row) => row.subscription_id)).toEqual([early.id]);
+    expect(left.map((row) => row.subscription_id).sort()).toEqual([early.id, elsewhere.id].sort());
   });
 
   it('the index is built from the subscriptions that exist when it is added', async () => {

@@ -25,12 +25,7 @@ export {
   type WebhookCaller,
 } from './subscriptions';
 export type { SubscriptionRow } from './subscription-queries';
-export {
-  insertSubscriptions,
-  selectActiveCreatedSince,
-  selectEarliestActiveWatch,
-  selectWatchedAmong,
-} from './subscription-queries';
+export { insertSubscriptions } from './subscription-queries';
 export { issueChallenge, registerByChallenge } from './registration';
 export { seconds } from './records';
 export { newDeliveryRow, signedHeaders } from './attempts';

@@ -79,54 +79,6 @@ export async function insertSubscriptions(db: Kysely<Database>, rows: readonly S
   });
 }
 
-/**
- * Of `addresses`, those an active subscription of `stream` watches, each with the earliest slot one watches it
- * from: an index lookup of these addresses (in chunks), whatever the number of subscriptions.
- */
-export async function selectWatchedAmong(
-  db: Kysely<Database>,
-  stream: string,
-  addresses: readonly string[],
-): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  const unique = [...new Set(addresses)];
-  for (let i = 0; i < unique.length; i += 500) {
-    const rows = await db
-      .selectFrom('webhook_watched_wallets as w')
-      .innerJoin('webhook_subscriptions as s', 's.id', 'w.subscription_id')
-      .select(['w.wallet', (eb) => eb.fn.min<number | string>('w.watch_from_slot').as('from')])
-      .where('w.wallet', 'in', unique.slice(i, i + 500))
-      .where('w.stream', '=', stream)
-      .where('s.status', '=', 'active')
-      .groupBy('w.wallet')
-      .execute();
-    for (const row of rows) out.set(row.wallet, Number(row.from));
-  }
-  return out;
-}
-
-/** The active subscriptions of `stream` created at or after `since` (epoch ms): id, creation time, watch start. */
-export function selectActiveCreatedSince(db: Kysely<Database>, stream: string, since: number) {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .select(['id', 'created_at', 'watch_from_slot'])
-    .where('stream', '=', stream)
-    .where('created_at', '>=', since)
-    .where('status', '=', 'active')
-    .execute();
-}
-
-/** The earliest watch start of the active subscriptions of `stream` (null: none). */
-export async function selectEarliestActiveWatch(db: Kysely<Database>, stream: string): Promise<number | null> {
-  const { from } = await db
-    .selectFrom('webhook_subscriptions')
-    .select((eb) => eb.fn.min<number | string>('watch_from_slot').as('from'))
-    .where('stream', '=', stream)
-    .where('status', '=', 'active')
-    .executeTakeFirstOrThrow();
-  return from === null ? null : Number(from);
-}
-
 export function selectOwnedSubscription(
   db: Kysely<Database>,
   owned: OwnedWebhook,
