@@ -1,14 +1,18 @@
-// Ingestion benchmarks: what the block-fed indexer costs the RPC, measured from outside with a counting proxy
-// between the service's chain reader and the local chain (400 ms slots, finality 4 slots behind), in one process
-// with the production workers (indexer pass every 1 s, delivery kicked by the indexer):
-//  1. RPC calls per second while idle, and per delivered event, for 1 / 100 / 1,000 / 10,000 active wallet
-//     subscriptions over distinct wallets (registered in bulk in the db: 10,000 challenge-signed registrations
-//     through the API would take longer than the whole run). The target is a flat curve.
+// Ingestion benchmarks: what the block-fed indexer costs the RPC and the db, measured from outside with a counting
+// proxy between the service's chain reader and the local chain (400 ms slots, finality 4 slots behind), in one process
+// with the production workers (indexer passes that follow the finalized tip, delivery kicked per committed
+// transaction), on SQLite and on Postgres:
+//  1. for 0 / 1 / 10 / 100 / 1,000 / 10,000 active wallet subscriptions over distinct wallets (registered in bulk in
+//     the db with their watched-wallet rows: 10,000 challenge-signed registrations through the API would take longer
+//     than the whole run): RPC calls per second, per finalized slot and per pass while idle, pass time, the db time
+//     the pipeline spends per block (consumers + cursor), and RPC calls per delivered event. The target is flat.
 //  2. finalized → delivered p50 / p99 of native payments at each size (each payment to a different watched wallet).
 //  3. The handle search index fed by the identity log: RPC calls and bytes of one pass with no registry change and
 //     of one pass applying one change, with 100 and 10,000 handles in the index (the demo scenario's handles plus
 //     rows seeded in the db: what a pass costs depends on the changes, not on the index's size).
 import { randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import pg from 'pg';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getAddressDecoder, type Address } from '@solana/kit';
@@ -21,10 +25,14 @@ import { runIdentityPass } from '../../server/src/features/identity-events/index
 import { HANDLE_INDEX_SEQUENCE_KEY, runHandleIndexPass } from '../../server/src/features/search/index-pass';
 import { INDEXED_SLOT_KEY } from '../../server/src/workers/indexer';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
-import { newSubscriptionRow } from '../../server/src/features/webhooks/index';
+import { insertSubscriptions, newSubscriptionRow } from '../../server/src/features/webhooks/index';
 import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
 import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { fundedWallet, signedTransaction } from '../support/localchain-wallets';
+import { createBlockSource } from '../../server/src/platform/chain/source/blocks';
+import type { ChainSource } from '../../server/src/platform/chain/source/types';
+import { createDatabase } from '../../server/src/platform/db/index';
+import { POSTGRES_ADMIN_URL } from '../support/postgres';
 import { percentile, table, tempDb } from './support';
 
 interface Counter {
@@ -70,17 +78,137 @@ async function caughtUp(db: Kysely<Database>, chain: LocalChain): Promise<void> 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomAddress = () => getAddressDecoder().decode(randomBytes(32)) as Address;
 
-interface SizeResult {
-  subscriptions: number;
-  idleCallsPerSec: number;
-  idleBytesPerSec: number;
-  idleCallsPerSlot: number;
-  callsPerEvent: number;
-  p50: number;
-  p99: number;
+type Dialect = 'sqlite' | 'postgres';
+
+/** A fresh database of `dialect` for one size: a SQLite temp file, or a new database on the test Postgres. */
+async function benchDatabase(dialect: Dialect): Promise<{ db: Kysely<Database>; drop(): Promise<void> }> {
+  if (dialect === 'sqlite') return tempDb();
+  const name = `sigil_bench_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  const handle = createDatabase({ url: url.href });
+  return {
+    db: handle.db,
+    drop: async () => {
+      await handle.close();
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
 }
 
-async function measureSize(chain: LocalChain, subscriptions: number, payments: number): Promise<SizeResult> {
+interface PassStats {
+  passes: number;
+  passMs: number[];
+  /** Per block: from its hand-over to the consumers until they asked for the next one (db work, cursor write). */
+  blockMs: number[];
+}
+
+/** The production block source, timed from outside: passes (one `blocks()` each), their length, each block's work. */
+function timedSource(inner: ChainSource, stats: PassStats): ChainSource {
+  return {
+    kind: inner.kind,
+    async *blocks(afterSlot, signal) {
+      stats.passes++;
+      const started = performance.now();
+      try {
+        for await (const block of inner.blocks(afterSlot, signal)) {
+          const handed = performance.now();
+          try {
+            yield block;
+          } finally {
+            stats.blockMs.push(performance.now() - handed);
+          }
+        }
+      } finally {
+        stats.passMs.push(performance.now() - started);
+      }
+    },
+  };
+}
+
+const clear = (stats: PassStats) => {
+  stats.passes = 0;
+  stats.passMs.length = 0;
+  stats.blockMs.length = 0;
+};
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
+
+interface SizeResult {
+  dialect: Dialect;
+  subscriptions: number;
+  idleCallsPerSec: number;
+  idleCallsPerSlot: number;
+  idleCallsPerPass: number;
+  passMs: number;
+  blockP50: number;
+  blockP99: number;
+  callsPerEvent: number | null;
+  p50: number | null;
+  p99: number | null;
+}
+
+/** Seeds `count` wallet subscriptions over distinct random wallets, watching from `from`. */
+async function seedSubscriptions(db: Kysely<Database>, count: number, url: string, from: number): Promise<Address[]> {
+  const wallets = Array.from({ length: count }, randomAddress);
+  const rows = wallets.map((wallet) =>
+    newSubscriptionRow(Date.now(), {
+      account: 'acct_bench',
+      key_id: 'key_bench',
+      scope_type: 'wallet',
+      scope_value: wallet,
+      wallets: JSON.stringify([wallet]),
+      url,
+      event_types: JSON.stringify(['payment.received']),
+      description: null,
+      secret: `whsec_${randomBytes(24).toString('base64')}`,
+      watch_from_slot: from,
+      stream: 'pay',
+    }),
+  );
+  await insertSubscriptions(db, rows);
+  return wallets;
+}
+
+/** Sends `payments` native payments to watched wallets; finalized → delivered of each, ascending. */
+async function payAndWait(
+  chain: LocalChain,
+  wallets: Address[],
+  payments: number,
+  arrivals: Map<string, number>,
+): Promise<number[]> {
+  const payer = await fundedWallet(chain, 100_000_000_000n);
+  const finalizedAt = new Map<string, number>();
+  const pending: Promise<void>[] = [];
+  const step = Math.max(1, Math.floor(wallets.length / payments));
+  for (let i = 0; i < payments; i++) {
+    const destination = wallets[(i * step) % wallets.length]!;
+    const tx = await signedTransaction(chain, payer, [
+      getTransferSolInstruction({ source: payer, destination, amount: 1_000_000n + BigInt(i) }),
+    ]);
+    pending.push(
+      chain.sendAndConfirm(tx, { commitment: 'finalized' }).then((sig) => void finalizedAt.set(sig, performance.now())),
+    );
+    await sleep(150);
+  }
+  await Promise.all(pending);
+  const deadline = Date.now() + 30_000;
+  while ([...finalizedAt.keys()].some((sig) => !arrivals.has(sig)) && Date.now() < deadline) await sleep(50);
+  const missing = [...finalizedAt.keys()].filter((sig) => !arrivals.has(sig));
+  if (missing.length > 0) throw new Error(`${missing.length} of ${payments} payments not delivered`);
+  return sorted([...finalizedAt].map(([sig, at]) => arrivals.get(sig)! - at));
+}
+
+async function measureSize(
+  chain: LocalChain,
+  dialect: Dialect,
+  subscriptions: number,
+  payments: number,
+): Promise<SizeResult> {
   const arrivals = new Map<string, number>();
   const receiver = await startHttpsReceiver((req, res, body) => {
     if (req.headers['sigil-event-type'] === 'payment.received') {
@@ -90,83 +218,60 @@ async function measureSize(chain: LocalChain, subscriptions: number, payments: n
     res.writeHead(200).end();
   });
   const proxy = await countingProxy(chain.url);
-  const database = tempDb();
+  const database = await benchDatabase(dialect);
   const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert });
+  const stats: PassStats = { passes: 0, passMs: [], blockMs: [] };
   try {
     await migrateToLatest(database.db);
-    const wallets = Array.from({ length: subscriptions }, randomAddress);
     const from = Number(chain.slot('finalized'));
-    const url = `https://127.0.0.1:${receiver.port}/pay`;
-    for (let i = 0; i < wallets.length; i += 500) {
-      const rows = wallets.slice(i, i + 500).map((wallet) =>
-        newSubscriptionRow(Date.now(), {
-          account: 'acct_bench',
-          key_id: 'key_bench',
-          scope_type: 'wallet',
-          scope_value: wallet,
-          wallets: JSON.stringify([wallet]),
-          url,
-          event_types: JSON.stringify(['payment.received']),
-          description: null,
-          secret: `whsec_${randomBytes(24).toString('base64')}`,
-          watch_from_slot: from,
-          stream: 'pay',
-        }),
-      );
-      await database.db.insertInto('webhook_subscriptions').values(rows).execute();
-    }
+    const wallets = await seedSubscriptions(database.db, subscriptions, `https://127.0.0.1:${receiver.port}/pay`, from);
     const reader = createChainReader({ rpcUrl: proxy.url, programId: chain.programId, timeoutMs: 5000 });
     // The identity stream starts at the same slot (from 0 its first passes would read the whole chain's history).
     const workers = startPayWebhookWorkers({
       db: database.db,
       chain: reader,
       client,
-      indexer: { identity: { backfillFromSlot: from } },
+      indexer: { identity: { backfillFromSlot: from }, source: timedSource(createBlockSource(reader), stats) },
     });
-    await caughtUp(database.db, chain);
-    reset(proxy.counter);
-    const idleMs = 6000;
-    const slotBefore = chain.slot('finalized');
-    await sleep(idleMs);
-    const idleSlots = Number(chain.slot('finalized') - slotBefore);
-    const idleCallsPerSec = proxy.counter.calls / (idleMs / 1000);
-    const idleBytesPerSec = proxy.counter.bytes / (idleMs / 1000);
-    const idleCallsPerSlot = proxy.counter.calls / Math.max(1, idleSlots);
-
-    const payer = await fundedWallet(chain, 100_000_000_000n);
-    await caughtUp(database.db, chain);
-    reset(proxy.counter);
-    const finalizedAt = new Map<string, number>();
-    const pending: Promise<void>[] = [];
-    const step = Math.max(1, Math.floor(subscriptions / payments));
-    for (let i = 0; i < payments; i++) {
-      const destination = wallets[(i * step) % wallets.length]!;
-      const tx = await signedTransaction(chain, payer, [
-        getTransferSolInstruction({ source: payer, destination, amount: 1_000_000n + BigInt(i) }),
-      ]);
-      pending.push(
-        chain
-          .sendAndConfirm(tx, { commitment: 'finalized' })
-          .then((sig) => void finalizedAt.set(sig, performance.now())),
-      );
-      await sleep(150);
+    try {
+      await caughtUp(database.db, chain);
+      // Subscriptions count as new (their look-back) for a few seconds after creation: measure past that.
+      await sleep(6000);
+      reset(proxy.counter);
+      clear(stats);
+      const idleMs = 15_000;
+      const slotBefore = chain.slot('finalized');
+      await sleep(idleMs);
+      const idleSlots = Number(chain.slot('finalized') - slotBefore);
+      const idle = {
+        calls: proxy.counter.calls,
+        passes: stats.passes,
+        passMs: mean(stats.passMs),
+        blocks: sorted(stats.blockMs),
+      };
+      let latencies: number[] = [];
+      let callsPerEvent: number | null = null;
+      if (subscriptions > 0) {
+        reset(proxy.counter);
+        latencies = await payAndWait(chain, wallets, payments, arrivals);
+        callsPerEvent = proxy.counter.calls / payments;
+      }
+      return {
+        dialect,
+        subscriptions,
+        idleCallsPerSec: idle.calls / (idleMs / 1000),
+        idleCallsPerSlot: idle.calls / Math.max(1, idleSlots),
+        idleCallsPerPass: idle.calls / Math.max(1, idle.passes),
+        passMs: idle.passMs,
+        blockP50: percentile(idle.blocks, 50),
+        blockP99: percentile(idle.blocks, 99),
+        callsPerEvent,
+        p50: latencies.length ? percentile(latencies, 50) : null,
+        p99: latencies.length ? percentile(latencies, 99) : null,
+      };
+    } finally {
+      await workers.stop();
     }
-    await Promise.all(pending);
-    const deadline = Date.now() + 30_000;
-    while (arrivals.size < payments && Date.now() < deadline) await sleep(50);
-    const windowCalls = proxy.counter.calls;
-    await workers.stop();
-    if (arrivals.size < payments) throw new Error(`only ${arrivals.size} of ${payments} payments delivered`);
-    const latencies = [...finalizedAt].map(([sig, at]) => arrivals.get(sig)! - at).sort((a, b) => a - b);
-    return {
-      subscriptions,
-      idleCallsPerSec,
-      idleBytesPerSec,
-      idleCallsPerSlot,
-      callsPerEvent: windowCalls / arrivals.size,
-      p50: percentile(latencies, 50),
-      p99: percentile(latencies, 99),
-    };
   } finally {
     await client.close();
     await receiver.close();
@@ -218,37 +323,48 @@ async function handleIndexPasses(size: number): Promise<{ quiet: [number, number
   }
 }
 
-export async function benchIngest({ sizes = [1, 100, 1000, 10_000], payments = 20 } = {}): Promise<string> {
+export async function benchIngest({
+  sizes = [0, 1, 10, 100, 1000, 10_000],
+  payments = 20,
+  dialects = ['sqlite', 'postgres'] as Dialect[],
+} = {}): Promise<string> {
   const chain = await startLocalChain({ scenario: false });
   const results: SizeResult[] = [];
   try {
-    for (const size of sizes) results.push(await measureSize(chain, size, payments));
+    for (const dialect of dialects) {
+      for (const size of sizes) {
+        results.push(await measureSize(chain, dialect, size, payments));
+        console.error(`ingest: ${dialect} ${size} done (load average ${loadavg()[0]!.toFixed(1)})`);
+      }
+    }
   } finally {
     await chain.close();
   }
   const index = [] as [number, Awaited<ReturnType<typeof handleIndexPasses>>][];
   for (const size of [100, 10_000]) index.push([size, await handleIndexPasses(size)]);
-  const base = results[0]!;
-  const spread = (value: number, first: number) =>
-    `${value >= first ? '+' : ''}${Math.round(((value - first) / first) * 100)} %`;
+  const ms = (value: number | null) => (value === null ? '—' : `${Math.round(value)} ms`);
   const payTable = table(
     [
       `block source, local chain (${payments} native payments per size, each to a different watched wallet)`,
       'idle RPC calls/s',
-      'idle bytes/s',
       'idle RPC calls per finalized slot',
+      'idle RPC calls per pass',
+      'pass time (mean)',
+      'db time per block p50 / p99',
       'RPC calls per delivered event',
       'finalized → delivered p50',
       'p99',
     ],
     results.map((r) => [
-      `${r.subscriptions.toLocaleString('en-US')} wallet subscriptions`,
-      `${r.idleCallsPerSec.toFixed(2)} (${spread(r.idleCallsPerSec, base.idleCallsPerSec)})`,
-      Math.round(r.idleBytesPerSec),
-      `${r.idleCallsPerSlot.toFixed(2)} (${spread(r.idleCallsPerSlot, base.idleCallsPerSlot)})`,
-      `${r.callsPerEvent.toFixed(2)} (${spread(r.callsPerEvent, base.callsPerEvent)})`,
-      `${Math.round(r.p50)} ms`,
-      `${Math.round(r.p99)} ms`,
+      `${r.dialect}, ${r.subscriptions.toLocaleString('en-US')} wallet subscriptions`,
+      r.idleCallsPerSec.toFixed(2),
+      r.idleCallsPerSlot.toFixed(2),
+      r.idleCallsPerPass.toFixed(1),
+      ms(r.passMs),
+      `${r.blockP50.toFixed(1)} / ${r.blockP99.toFixed(1)} ms`,
+      r.callsPerEvent === null ? '—' : r.callsPerEvent.toFixed(2),
+      ms(r.p50),
+      ms(r.p99),
     ]),
   );
   const indexTable = table(

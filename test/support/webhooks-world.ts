@@ -33,7 +33,7 @@ import {
   type WebhookCaller,
   type WebhookServiceDeps,
 } from '../../server/src/features/pay-webhooks/service';
-import { newSubscriptionRow, newWebhookSecret } from '../../server/src/features/webhooks/index';
+import { insertSubscriptions, newSubscriptionRow, newWebhookSecret } from '../../server/src/features/webhooks/index';
 import { parseWebhookChallengeRequest, type WebhookChallengeResponse } from '@sigil/contract/webhooks';
 import {
   findHandlePda,
@@ -294,7 +294,7 @@ export async function seedWebhook(
     secret,
     stream: 'pay',
   });
-  await db.insertInto('webhook_subscriptions').values(row).execute();
+  await insertSubscriptions(db, [row]);
   return { id: row.id, secret };
 }
 

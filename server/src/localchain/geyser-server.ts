@@ -268,6 +268,8 @@ export interface GeyserServer {
   /** http://127.0.0.1:<port> — what a Yellowstone client is given. */
   readonly url: string;
   readonly port: number;
+  /** Subscribe streams accepted so far (a client keeping one stream open shows here as one). */
+  readonly subscriptions: number;
   /** Ends every stream (UNAVAILABLE) and stops listening. */
   close(): Promise<void>;
 }
@@ -283,6 +285,7 @@ export async function startGeyserServer(options: GeyserServerOptions): Promise<G
   const service = (grpc.loadPackageDefinition(definition).geyser as grpc.GrpcObject)
     .Geyser as grpc.ServiceClientConstructor;
   const streams = new Set<Stream>();
+  let subscriptions = 0;
 
   const authorized = (metadata: grpc.Metadata) =>
     options.token === undefined || metadata.get('x-token')[0] === options.token;
@@ -311,6 +314,7 @@ export async function startGeyserServer(options: GeyserServerOptions): Promise<G
         return;
       }
       streams.add(stream);
+      subscriptions++;
       call.on('data', (request: SubscribeRequest) => stream.onRequest(request));
       // The client half-closed: it sends no more requests, but keeps receiving (as Yellowstone does).
       call.on('end', () => undefined);
@@ -358,6 +362,9 @@ export async function startGeyserServer(options: GeyserServerOptions): Promise<G
   return {
     url: `http://${options.host === '::1' ? '[::1]' : options.host}:${port}`,
     port,
+    get subscriptions() {
+      return subscriptions;
+    },
     async close() {
       clearInterval(poll);
       clearInterval(pings);

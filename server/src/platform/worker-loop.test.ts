@@ -1,5 +1,6 @@
-// The one worker loop: backoff bounds (pure), wake, stop waiting for the running pass, `again`, failures backing
-// off and recovering, and the lease handed over between two replicas on one database (both dialects).
+// The one worker loop: backoff bounds (pure), wake, stop waiting for the running pass (and aborting its signal),
+// `again`, failures backing off and recovering, and the lease handed over between two replicas on one database (both
+// dialects).
 import { describe, expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { currentLease } from './db/index';
@@ -46,6 +47,22 @@ describe('backoffDelay', () => {
 });
 
 describe('worker loop without a lease', () => {
+  it('a long pass learns of the stop through its signal; runOnce passes are told they are not scheduled', async () => {
+    const seen: boolean[] = [];
+    const worker = startWorkerLoop({
+      name: 't',
+      intervalMs: 3_600_000,
+      pass: async ({ signal, scheduled }) => {
+        seen.push(scheduled);
+        if (scheduled) await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        return signal.aborted;
+      },
+    });
+    expect(await worker.runOnce()).toBe(false);
+    await worker.stop(); // returns only once the scheduled pass, waiting for its signal, has ended
+    expect(seen.sort()).toEqual([false, true]);
+  });
+
   it('wake cuts an hour-long pause short', async () => {
     const counter = countingPass();
     const worker = startWorkerLoop({ name: 't', pass: counter.pass, intervalMs: 3_600_000 });

@@ -28,8 +28,8 @@ export interface Backoff {
 export interface WorkerLoopOptions<R> {
   /** For log lines. */
   name: string;
-  /** One pass of the worker's work. */
-  pass: () => Promise<R>;
+  /** One pass of the worker's work (a long pass ends early when `signal` aborts: the worker is stopping). */
+  pass: (context: PassContext) => Promise<R>;
   /** Pause after a pass that asked for none (`again`). */
   intervalMs: number;
   /** When set, a pass runs only while this process holds the lease; otherwise `runOnce` answers null. */
@@ -42,6 +42,13 @@ export interface WorkerLoopOptions<R> {
   onPass?: (result: R) => void;
   log?: Logger;
   now?: () => number;
+}
+
+export interface PassContext {
+  /** Aborts when the worker stops. */
+  signal: AbortSignal;
+  /** True for the loop's own passes, false for `runOnce` (a pass asked for now, which should end promptly). */
+  scheduled: boolean;
 }
 
 export interface WorkerLoop<R> {
@@ -68,23 +75,25 @@ export function startWorkerLoop<R>(options: WorkerLoopOptions<R>, { loop = true 
   let timer: NodeJS.Timeout | undefined;
   let endPause: (() => void) | undefined;
   let failures = 0;
+  const stopSignal = new AbortController();
 
   const holds = async (l: WorkerLease) =>
     (await renewLease(l.db, l.name, l.holder, l.ttlMs, now())) ||
     (await acquireLease(l.db, l.name, l.holder, l.ttlMs, now()));
 
-  function runOnce(): Promise<R | null> {
-    const run = (async () => {
+  function run(scheduled: boolean): Promise<R | null> {
+    const started = (async () => {
       if (lease && !(await holds(lease))) return null;
-      return options.pass();
+      return options.pass({ signal: stopSignal.signal, scheduled });
     })();
-    inFlight.add(run);
-    void run.then(
-      () => inFlight.delete(run),
-      () => inFlight.delete(run),
+    inFlight.add(started);
+    void started.then(
+      () => inFlight.delete(started),
+      () => inFlight.delete(started),
     );
-    return run;
+    return started;
   }
+  const runOnce = () => run(false);
 
   function pause(ms: number): Promise<void> {
     if (woken) {
@@ -105,7 +114,7 @@ export function startWorkerLoop<R>(options: WorkerLoopOptions<R>, { loop = true 
     while (!stopped) {
       let delay = options.intervalMs;
       try {
-        const result = await runOnce();
+        const result = await run(true);
         failures = 0;
         if (result !== null) {
           options.onPass?.(result);
@@ -132,6 +141,7 @@ export function startWorkerLoop<R>(options: WorkerLoopOptions<R>, { loop = true 
     stop: () =>
       (stopping ??= (async () => {
         stopped = true;
+        stopSignal.abort();
         endPause?.();
         await running;
         await Promise.allSettled([...inFlight]);

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import { writeKv, type Database } from '../platform/db/index';
 import type { Logger } from '../platform/log';
-import { newHolderId, startWorkerLoop } from '../platform/worker-loop';
+import { newHolderId, startWorkerLoop, type PassContext } from '../platform/worker-loop';
 import { runIndexerPass, type IndexerDeps, type IndexerPassResult } from '../features/pay-webhooks/index';
 import { identityConsumer, type IdentityPassResult } from '../features/identity-events/index';
 
@@ -32,6 +32,12 @@ export interface IndexerWorkerOptions extends IndexerDeps {
   log?: Logger;
   /** Pause between passes when caught up. Default 1000 ms. */
   intervalMs?: number;
+  /**
+   * How long a scheduled pass stays at the finalized tip, handing each new block to the consumers as soon as the
+   * source has it (finalized → delivered is then about one source poll, not the pause between passes). Must stay
+   * well under the lease lifetime. `runOnce` passes end at the tip. Default 5000 ms.
+   */
+  followMs?: number;
   /** Lease lifetime; renewed every pass. Default 30 s. */
   leaseTtlMs?: number;
   /** Backoff bounds after a failed pass. */
@@ -52,14 +58,15 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
   const { db, log } = options;
   const now = () => options.now?.() ?? Date.now();
 
-  async function pass() {
+  async function pass({ signal, scheduled }: PassContext) {
     // The finalized tip before the pass: once the pass completes, everything up to it is indexed (slot lag metric).
     const tip = await finalizedSlot(options.chain);
     // One pass over the new finalized blocks feeds both streams, under one cursor (platform/chain/source/ingest.ts).
     const identity: IdentityPassResult | null =
       options.identity === false ? null : { transactions: 0, events: 0, deliveries: 0 };
     const consumers = identity ? [identityConsumer(db, { ...options, ...options.identity }, identity)] : [];
-    const pay = await runIndexerPass(db, { ...options, tip }, consumers);
+    const followMs = scheduled ? (options.followMs ?? 5000) : 0;
+    const pay = await runIndexerPass(db, { ...options, tip, followMs, signal }, consumers);
     if (tip !== undefined) await writeKv(db, INDEXED_SLOT_KEY, String(tip), now());
     return { ...pay, identity };
   }
@@ -80,5 +87,13 @@ export function startIndexerWorker(options: IndexerWorkerOptions, { loop = true 
     },
     { loop },
   );
-  return { runOnce: worker.runOnce, wake: worker.wake, stop: worker.stop };
+  return {
+    runOnce: worker.runOnce,
+    wake: worker.wake,
+    // The source may keep a stream open between passes (Yellowstone): it ends with the worker.
+    stop: async () => {
+      await worker.stop();
+      options.source?.close?.();
+    },
+  };
 }

@@ -1,8 +1,8 @@
 // The pay consumer of the ingestion pipeline (docs/webhooks.md): every FINALIZED block's transactions are matched
-// against the watched wallets (an in-memory set rebuilt from the active subscriptions each pass, token accounts
-// recognized by the owner in the transaction's token balances: no RPC per subscriber), turned into
-// `sigil.pay-events/v1` payloads with their bindings, stored idempotently (pev_ id) and fanned out as delivery rows
-// in one db transaction per chain transaction, so a replayed block adds nothing. Also: re-checks unverifiable
+// against the watched wallets (an indexed lookup of the block's addresses in the watched-wallet table kept with the
+// subscriptions, token accounts recognized by the owner in the transaction's token balances: no RPC and no scan per
+// subscriber), turned into `sigil.pay-events/v1` payloads with their bindings, stored idempotently (pev_ id) and
+// fanned out as delivery rows in one db transaction per chain transaction, so a replayed block adds nothing. Also: re-checks unverifiable
 // bindings, pauses `@name` subscriptions whose scope changed. The slot cursor and the source live in
 // platform/chain/source/ingest.ts; the loop, lease and backoff in workers/indexer.ts.
 import type { Address } from '@solana/kit';
@@ -31,6 +31,7 @@ import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../.
 import { newDeliveryRow } from '../webhooks/index';
 import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
 import { decodePaymentFacts, transactionMemo, type PaymentFact } from './decode';
+import { selectEarliestPayWatch, selectPayCreatedSince, selectWatchedWallets } from './queries';
 
 export interface IndexerDeps {
   chain: ChainReader;
@@ -42,8 +43,12 @@ export interface IndexerDeps {
   paymentRecordKey?: string;
   /** How many times an unverifiable binding is re-checked before it is left as is. */
   bindingRecheckLimit?: number;
-  /** Called after deliveries were queued (wakes the delivery worker). */
+  /** Called after deliveries were queued (wakes the delivery worker): per chain transaction, as soon as committed. */
   onQueued?: () => void;
+  /** Stay at the tip this long after the pass starts, consuming new blocks as they come (ingest.ts). Default 0. */
+  followMs?: number;
+  /** Ends a following pass early (the worker is stopping). */
+  signal?: AbortSignal;
   /**
    * False when pay webhooks are off (SIGIL_PAY_WEBHOOKS): the blocks still feed the other consumers, the pay consumer
    * and its rechecks do not run. Default true.
@@ -65,16 +70,7 @@ type Binding = Payment['binding'];
 const nowOf = (deps: IndexerDeps) => deps.now?.() ?? Date.now();
 
 // ---------------------------------------------------------------------------------------------------------
-// Watched wallets
-
-async function activeSubscriptions(db: Db): Promise<Sub[]> {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where('status', '=', 'active')
-    .where('stream', '=', 'pay')
-    .execute();
-}
+// Subscriptions
 
 /**
  * The active pay subscriptions that may receive an event about one of `wallets`: those scoped to one of them, and
@@ -88,18 +84,6 @@ async function subscriptionsFor(db: Db, wallets: readonly string[]): Promise<Sub
     .where('stream', '=', 'pay')
     .where((eb) => eb.or([eb('scope_type', '=', 'name'), eb('scope_value', 'in', ['', ...wallets])]))
     .execute();
-}
-
-/** wallet → earliest slot any active subscription watches it from. */
-function watchedWallets(subs: Sub[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const sub of subs) {
-    for (const wallet of JSON.parse(sub.wallets) as string[]) {
-      const from = out.get(wallet);
-      if (from === undefined || sub.watch_from_slot < from) out.set(wallet, sub.watch_from_slot);
-    }
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -616,18 +600,19 @@ async function processTransaction(
   return { events: built.length, deliveries };
 }
 
+/** The addresses of a transaction a wallet subscription may watch: its keys and its token accounts' owners. */
+function candidateWallets(tx: ChainTransaction): string[] {
+  const owners = [...tx.preTokenBalances, ...tx.postTokenBalances].map((b) => b.owner);
+  return [...tx.accountKeys, ...owners.filter((owner): owner is Address => owner !== null)];
+}
+
 /** Does this successful transaction touch a wallet watched since before its slot (directly or by a token account)? */
 function touchesWatched(tx: ChainTransaction, wallets: Map<string, number>): boolean {
   const slot = Number(tx.slot);
-  const watched = (wallet: string | null) => {
-    const from = wallet === null ? undefined : wallets.get(wallet);
+  return candidateWallets(tx).some((wallet) => {
+    const from = wallets.get(wallet);
     return from !== undefined && slot > from;
-  };
-  return (
-    tx.accountKeys.some(watched) ||
-    tx.preTokenBalances.some((b) => watched(b.owner)) ||
-    tx.postTokenBalances.some((b) => watched(b.owner))
-  );
+  });
 }
 
 /** How far back a subscription created before the last pass's newest one may still be unseen (replica clock skew). */
@@ -641,38 +626,61 @@ interface SeenSubscriptions {
 }
 
 /**
- * The pay consumer: each pass rebuilds the watched set from the active subscriptions (one query); a subscription
- * no completed pass has seen watches from a slot the cursor may have passed already, so the pass looks back to it.
+ * The slot after which the pay consumer needs blocks: its stored position, or earlier when a subscription no
+ * completed pass has seen watches from a slot the cursor may have passed already (it looks back to it). Reads only
+ * the subscriptions created since the last pass (an index range), or, on the very first pass, one aggregate.
+ */
+async function lookBack(
+  db: Kysely<Database>,
+  position: bigint | null,
+  tip: bigint,
+  seen: SeenSubscriptions,
+): Promise<{ after: bigint; next: SeenSubscriptions }> {
+  const recent = await selectPayCreatedSince(db, seen.at - NEW_SUBSCRIPTION_SKEW_MS + 1);
+  const known = new Set(seen.ids);
+  const fresh = recent.filter((sub) => !known.has(sub.id));
+  const at = recent.reduce((newest, sub) => Math.max(newest, Number(sub.created_at)), seen.at);
+  const next = {
+    at,
+    ids: recent.filter((sub) => Number(sub.created_at) > at - NEW_SUBSCRIPTION_SKEW_MS).map((sub) => sub.id),
+  };
+  const from =
+    position === null
+      ? await selectEarliestPayWatch(db)
+      : fresh.reduce<number | null>((low, sub) => Math.min(low ?? Infinity, Number(sub.watch_from_slot)), null);
+  const after = position ?? tip;
+  return { after: from !== null && BigInt(from) < after ? BigInt(from) : after, next };
+}
+
+/**
+ * The pay consumer: each block's candidate addresses are looked up in the watched-wallet index kept with the
+ * subscriptions (webhook_watched_wallets, active subscriptions only), so a block costs one indexed lookup of its
+ * own addresses, whatever the number of subscriptions, and every replica sees the same watched set.
  */
 function payConsumer(db: Kysely<Database>, deps: IndexerDeps, result: IndexerPassResult): BlockConsumer {
-  let wallets = new Map<string, number>();
   let next: SeenSubscriptions = { at: 0, ids: [] };
   let stored: string | undefined;
   return {
     name: 'pay',
     async prepare(position, tip) {
-      const subs = await activeSubscriptions(db);
-      wallets = watchedWallets(subs);
       stored = await readKv(db, SUBSCRIPTIONS_SEEN_KEY);
       const seen: SeenSubscriptions = stored ? (JSON.parse(stored) as SeenSubscriptions) : { at: 0, ids: [] };
-      const known = new Set(seen.ids);
-      const fresh = subs.filter(
-        (sub) => position === null || (sub.created_at > seen.at - NEW_SUBSCRIPTION_SKEW_MS && !known.has(sub.id)),
-      );
-      const at = subs.reduce((newest, sub) => Math.max(newest, sub.created_at), seen.at);
-      next = { at, ids: subs.filter((sub) => sub.created_at > at - NEW_SUBSCRIPTION_SKEW_MS).map((sub) => sub.id) };
-      const from = fresh.reduce((low, sub) => Math.min(low, sub.watch_from_slot), Number.POSITIVE_INFINITY);
-      const after = position ?? tip;
-      return Number.isFinite(from) && BigInt(from) < after ? BigInt(from) : after;
+      const planned = await lookBack(db, position, tip, seen);
+      next = planned.next;
+      return planned.after;
     },
     async consume(block: SourceBlock) {
+      const succeeded = block.transactions.filter((tx) => tx.err === null);
+      if (succeeded.length === 0) return;
+      const wallets = await selectWatchedWallets(db, succeeded.flatMap(candidateWallets));
       if (wallets.size === 0) return;
-      for (const tx of block.transactions) {
-        if (tx.err !== null || !touchesWatched(tx, wallets)) continue;
+      for (const tx of succeeded) {
+        if (!touchesWatched(tx, wallets)) continue;
         const done = await processTransaction(db, deps, wallets, tx);
         result.transactions++;
         result.events += done.events;
         result.deliveries += done.deliveries;
+        if (done.deliveries > 0) deps.onQueued?.();
       }
     },
     async finish() {
@@ -700,6 +708,8 @@ export async function runIndexerPass(
     source: deps.source,
     consumers: pay ? [payConsumer(db, deps, result), ...others] : others,
     tip,
+    followMs: deps.followMs,
+    signal: deps.signal,
     now: deps.now,
   });
   if (!pay) return result;
@@ -707,7 +717,7 @@ export async function runIndexerPass(
   result.events += rechecked.events;
   result.deliveries += rechecked.deliveries;
   result.paused = await pauseChangedScopes(db, deps);
-  if (result.deliveries > 0) deps.onQueued?.();
+  if (rechecked.deliveries > 0) deps.onQueued?.();
   return result;
 }
 

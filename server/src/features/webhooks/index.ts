@@ -26,6 +26,7 @@ export {
   type WebhookCaller,
 } from './subscriptions';
 export type { SubscriptionRow } from './subscription-queries';
+export { insertSubscriptions } from './subscription-queries';
 export { changeUrlByChallenge, issueChallenge, registerByChallenge } from './registration';
 export { seconds } from './records';
 export { newDeliveryRow, signedHeaders } from './attempts';

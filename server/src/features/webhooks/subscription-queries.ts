@@ -41,7 +41,42 @@ export async function insertSubscriptionCounted(trx: Kysely<Database>, row: Subs
   if (dialectOf(trx) === 'postgres')
     await sql`select pg_advisory_xact_lock(${WEBHOOKS_LOCK_CLASS}, hashtext(${row.account}))`.execute(trx);
   await trx.insertInto('webhook_subscriptions').values(row).execute();
+  await insertWatchedWallets(trx, [row]);
   return countSubscriptions(trx, row.account, row.stream);
+}
+
+/** The watched-wallet index rows of these subscriptions (one per distinct wallet of each). */
+async function insertWatchedWallets(trx: Kysely<Database>, rows: readonly SubscriptionRow[]): Promise<void> {
+  const watched = rows.flatMap((row) =>
+    [...new Set(JSON.parse(row.wallets) as string[])].map((wallet) => ({
+      wallet,
+      subscription_id: row.id,
+      stream: row.stream,
+      watch_from_slot: row.watch_from_slot,
+    })),
+  );
+  for (let i = 0; i < watched.length; i += 500) {
+    await trx
+      .insertInto('webhook_watched_wallets')
+      .values(watched.slice(i, i + 500))
+      .execute();
+  }
+}
+
+/**
+ * Many subscriptions at once with their watched wallets, in one transaction and without the per-account cap
+ * (fixtures and benchmarks seeding thousands of webhooks; the routes go through insertSubscriptionCounted).
+ */
+export async function insertSubscriptions(db: Kysely<Database>, rows: readonly SubscriptionRow[]): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows.length; i += 500) {
+      await trx
+        .insertInto('webhook_subscriptions')
+        .values(rows.slice(i, i + 500))
+        .execute();
+    }
+    await insertWatchedWallets(trx, rows);
+  });
 }
 
 export function selectOwnedSubscription(

@@ -362,6 +362,18 @@ export interface IdentityEventsTable {
   created_at: number;
 }
 
+/**
+ * One wallet a webhook subscription watches (its `wallets`), kept with the subscription: inserted with it, removed
+ * with it (ON DELETE CASCADE). Matching a block is a lookup of its addresses here, whatever the number of webhooks.
+ */
+export interface WebhookWatchedWalletsTable {
+  wallet: string;
+  subscription_id: string;
+  stream: string;
+  /** The subscription's watch_from_slot. */
+  watch_from_slot: number;
+}
+
 export interface IdentityEventWalletsTable {
   wallet: string;
   sequence: number;
@@ -501,6 +513,7 @@ export interface Database {
   pay_events: PayEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_watched_wallets: WebhookWatchedWalletsTable;
   indexer_cursors: IndexerCursorsTable;
   pay_invoices: PayInvoicesTable;
   connect_challenges: ConnectChallengesTable;

@@ -10,7 +10,7 @@ interface BlockSourceOptions {
   windowSlots?: number;
   /** getBlock calls in flight at once (blocks are still yielded in slot order). Default 4. */
   concurrency?: number;
-  /** Pause when there is no new finalized block. Default 400 ms (one slot). */
+  /** Polls at the tip are this far apart (from the start of one to the next). Default 400 ms (one slot). */
   pollMs?: number;
   /** Backoff bounds after an RPC fault. */
   backoffMinMs?: number;
@@ -21,6 +21,12 @@ interface BlockSourceOptions {
 
 /** After this many empty getBlocks answers in a row, the tip is read once: a whole window may have been skipped. */
 const EMPTY_POLLS_BEFORE_TIP_CHECK = 10;
+/**
+ * An answer with fewer new slots than this means the position is at the finalized tip (a slot is finalized every
+ * ~400 ms): the next poll waits until one poll interval after this one started, instead of asking again at once for
+ * a slot that cannot be there yet. A longer answer means catching up: the next poll follows immediately.
+ */
+const AT_TIP_SLOTS = 4;
 
 /** Resolves after `ms`, or at once when the signal aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
@@ -60,13 +66,18 @@ export function createBlockSource(
     let next = afterSlot + 1n;
     let failures = 0;
     let emptyPolls = 0;
+    let atTip = false;
+    let polledAt = 0;
     while (!signal.aborted) {
       try {
+        if (atTip) await pause(polledAt + pollMs - performance.now(), signal);
+        if (signal.aborted) return;
+        polledAt = performance.now();
         const { slots, skipWindow } = await findSlots(next, emptyPolls);
+        atTip = !skipWindow && slots.length < AT_TIP_SLOTS;
         if (slots.length === 0) {
           if (skipWindow) next += window;
           else emptyPolls++;
-          if (!skipWindow) await pause(pollMs, signal);
           failures = 0;
           continue;
         }

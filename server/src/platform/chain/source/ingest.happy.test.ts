@@ -1,6 +1,7 @@
 // The ingestion pass on the local chain: the slot cursor moves only after every consumer has persisted a block, so a
 // consumer dying in the middle of a block gets that block again on the next pass (and nothing after it is skipped);
-// a consumer that looks back is fed the older blocks alone; a pass stops at the tip it was given. Both dialects.
+// a consumer that looks back is fed the older blocks alone; a pass stops at the tip it was given, or follows the
+// chain past it until its signal aborts. Both dialects.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { address, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
@@ -105,5 +106,30 @@ describeEachDialect('ingestion pass', (ctx) => {
     const two = recorder('a');
     await runIngestPass(ctx.db, { chain: reader, consumers: [two.consumer], tip });
     expect([...one.persisted, ...two.persisted]).toEqual([signature]);
+  });
+
+  it('a following pass hands over a block finalized after it started, and ends when its signal aborts', async () => {
+    const tip = chain.slot('finalized');
+    const follower = recorder('a');
+    const stop = new AbortController();
+    const passing = runIngestPass(ctx.db, {
+      chain: reader,
+      consumers: [follower.consumer],
+      tip,
+      followMs: 600_000,
+      signal: stop.signal,
+    });
+    const tx = await signedTransaction(chain, payer, [
+      getTransferSolInstruction({ source: payer, destination: recipient, amount: 3_000_000n }),
+    ]);
+    const { signature } = await chain.send(tx);
+    await chain.finalizeAll();
+    while (!follower.persisted.includes(signature)) await new Promise((resolve) => setTimeout(resolve, 20));
+    stop.abort();
+    const result = await passing;
+    expect(follower.persisted).toEqual([signature]);
+    expect(result.slot).toBeGreaterThan(tip);
+    const cursor = JSON.parse((await readKv(ctx.db, 'ingest.cursor'))!) as Record<string, string>;
+    expect(BigInt(cursor.a!)).toBe(result.slot);
   });
 });

@@ -3,7 +3,9 @@
 // they run together) moves after EVERY consumer has persisted the block, so a crash in the middle of a block
 // re-reads that block: the consumers' per-transaction writes are idempotent (or guarded), nothing is lost or
 // duplicated. A consumer that has never run, or that must look back (a new subscription watching from an earlier
-// slot), says so in `prepare`; the pass then starts at the lowest such slot and feeds older blocks to it alone.
+// slot), says so in `prepare`; the pass then starts at the lowest such slot and feeds older blocks to it alone. A
+// scheduled pass may stay at the tip for a while (`followMs`), handing each new finalized block over as soon as the
+// source has it: latency is then the source's (one getBlocks poll, or a Geyser push), not the pause between passes.
 import type { Kysely } from 'kysely';
 import { readKv, writeKv, type Database } from '../../db/index';
 import type { ChainReader } from '../types';
@@ -36,6 +38,13 @@ interface IngestPassOptions {
   maxBlocks?: number;
   /** The pass ends when no block came for this long (the tip's slot was skipped). Default 2000 ms. */
   idleMs?: number;
+  /**
+   * Once at the tip, keep consuming the blocks that become finalized until this long after the pass started, so a
+   * new block is handed over as soon as the source sees it instead of at the next pass. Default 0 (end at the tip).
+   */
+  followMs?: number;
+  /** Ends the pass early (after the block being consumed): the worker is stopping. */
+  signal?: AbortSignal;
   now?: () => number;
 }
 
@@ -60,17 +69,26 @@ async function prepareAll(consumers: readonly BlockConsumer[], stored: Record<st
   return from;
 }
 
+/** When the pass gives up waiting for the next block: idle too long before the tip, or the follow time is over. */
+function waitLimit(options: IngestPassOptions, atTip: boolean, followUntil: number): number {
+  const idle = options.idleMs ?? 2000;
+  return atTip ? Math.max(0, followUntil - performance.now()) : idle;
+}
+
 export async function runIngestPass(db: Kysely<Database>, options: IngestPassOptions): Promise<IngestPassResult> {
   const { consumers, tip } = options;
+  const followUntil = performance.now() + (options.followMs ?? 0);
   const stored = await readPositions(db);
   const from = await prepareAll(consumers, stored, tip);
   const start = [...from.values()].reduce((a, b) => (b < a ? b : a), tip);
   const result: IngestPassResult = { blocks: 0, slot: start };
-  if (start >= tip) {
+  if ((start >= tip && !options.followMs) || options.signal?.aborted) {
     for (const consumer of consumers) await consumer.finish?.();
     return result;
   }
   const controller = new AbortController();
+  const stop = () => controller.abort();
+  options.signal?.addEventListener('abort', stop, { once: true });
   let fault: unknown;
   const source =
     options.source ??
@@ -80,10 +98,11 @@ export async function runIngestPass(db: Kysely<Database>, options: IngestPassOpt
         controller.abort();
       },
     });
+  let atTip = start >= tip;
   let idle: NodeJS.Timeout | undefined;
   const arm = () => {
     clearTimeout(idle);
-    idle = setTimeout(() => controller.abort(), options.idleMs ?? 2000);
+    idle = setTimeout(stop, waitLimit(options, atTip, followUntil));
   };
   arm();
   try {
@@ -97,11 +116,14 @@ export async function runIngestPass(db: Kysely<Database>, options: IngestPassOpt
       await writeKv(db, INGEST_CURSOR_KEY, JSON.stringify(positions), options.now?.() ?? Date.now());
       result.blocks++;
       result.slot = block.slot;
-      if (block.slot >= tip || result.blocks >= (options.maxBlocks ?? 500)) break;
+      atTip ||= block.slot >= tip;
+      if (result.blocks >= (options.maxBlocks ?? 500) || controller.signal.aborted) break;
+      if (atTip && performance.now() >= followUntil) break;
       arm();
     }
   } finally {
     clearTimeout(idle);
+    options.signal?.removeEventListener('abort', stop);
     controller.abort();
   }
   if (fault !== undefined) throw fault;

@@ -15,4 +15,6 @@ export interface SourceBlock {
 export interface ChainSource {
   readonly kind: 'blocks' | 'yellowstone' | 'addresses';
   blocks(afterSlot: bigint, signal: AbortSignal): AsyncIterable<SourceBlock>;
+  /** Ends what the source keeps open between calls (a long-lived stream), when it keeps anything. */
+  close?(): void;
 }

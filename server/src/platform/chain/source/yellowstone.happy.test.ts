@@ -92,6 +92,36 @@ describe('Yellowstone source over the local chain (stock client)', () => {
     expect(seen.at(-1)!.slot).toBe(landed.slot);
   });
 
+  it('keeps one stream across passes that resume where it is; another position opens a new one', async () => {
+    const endpoint = await startGeyserServer({
+      ledger: chain.ledger,
+      faults: chain.faults,
+      host: '127.0.0.1',
+      port: 0,
+    });
+    const source = createYellowstoneSource({ url: endpoint.url, logger: capturedLogger().logger });
+    try {
+      const start = chain.slot('finalized') - 4n;
+      const first = await take(source, start, 2);
+      const second = await take(source, first[1]!.slot, 2);
+      expect([...first, ...second].map((b) => b.slot)).toEqual(range(start + 1n, start + 4n));
+      expect(endpoint.subscriptions).toBe(1);
+      // Followed live: a pass waiting at the tip gets the next finalized block on the same stream.
+      const waiting = take(source, second[1]!.slot, 1);
+      await chain.airdrop((await generateKeyPairSigner()).address, 1_000_000n);
+      await chain.finalizeAll();
+      expect((await waiting)[0]!.slot).toBe(second[1]!.slot + 1n);
+      expect(endpoint.subscriptions).toBe(1);
+      // A pass that failed in the middle of a block asks again before it: a new stream, from there.
+      const again = await take(source, start, 1);
+      expect(again[0]!.slot).toBe(start + 1n);
+      expect(endpoint.subscriptions).toBe(2);
+    } finally {
+      source.close?.();
+      await endpoint.close();
+    }
+  });
+
   it('resumes after the last processed slot: across an endpoint restart and a new run, nothing lost or repeated', async () => {
     const first = await startGeyserServer({ ledger: chain.ledger, faults: chain.faults, host: '127.0.0.1', port: 0 });
     const url = first.url;
@@ -135,10 +165,11 @@ describe('Yellowstone source over the local chain (stock client)', () => {
 });
 
 // The shared ingestion suite, the same the block-polling source passes, over the chain's Geyser endpoint.
-describeIngestionSuite('yellowstone', async (chain) => ({
-  source: createYellowstoneSource({
+describeIngestionSuite('yellowstone', async (chain) => {
+  const source = createYellowstoneSource({
     url: chain.geyserUrl,
     logger: capturedLogger().logger,
     backoff: { initialMs: 20, maxMs: 100 },
-  }),
-}));
+  });
+  return { source, close: async () => source.close?.() };
+});

@@ -1,11 +1,13 @@
 // The Yellowstone gRPC (Geyser) chain source: finalized blocks pushed by a Geyser endpoint (Triton, Helius and
 // others sell them; the local chain serves one), read with the stock client @triton-one/yellowstone-grpc. One
-// `blocks` subscription at FINALIZED with `from_slot` = the slot after the last one handed out; a dropped stream,
-// a refused connection or a server error is logged and retried with exponential backoff, resuming from that slot.
+// long-lived `blocks` subscription at FINALIZED with `from_slot` = the slot after the last one handed out, kept
+// across ingestion passes while they resume where it is; a dropped stream, a refused connection or a server error is
+// logged and retried with exponential backoff, resuming from that slot.
 // See docs/deploy.md "Chain source: Yellowstone gRPC (Geyser)".
 import Client, { CommitmentLevel, SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import type { Logger } from '../../log';
 import type { ChainSource, SourceBlock } from './types';
+import { keepOpen } from './keep-open';
 import { sourceBlock } from './yellowstone-blocks';
 
 export interface YellowstoneSourceOptions {
@@ -16,6 +18,8 @@ export interface YellowstoneSourceOptions {
   logger: Logger;
   /** Delay before the first retry, doubled per consecutive failure up to maxMs. Default 500 ms … 30 s. */
   backoff?: { initialMs: number; maxMs: number };
+  /** How long the stream stays open with no pass reading it (keep-open.ts). Default 10 s. */
+  lingerMs?: number;
 }
 
 /** The one filter name of our subscription (Geyser echoes it in every update's `filters`). */
@@ -109,9 +113,11 @@ async function* subscribeOnce(
 export function createYellowstoneSource(options: YellowstoneSourceOptions): ChainSource {
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
   const log = options.logger;
-  return {
-    kind: 'yellowstone',
-    async *blocks(afterSlot, signal) {
+  // One stream for as long as the passes resume where it is (keep-open.ts); it reconnects by itself from the last
+  // slot it handed out.
+  return keepOpen(
+    'yellowstone',
+    async function* follow(afterSlot, signal) {
       let last = afterSlot;
       let failures = 0;
       while (!signal.aborted) {
@@ -134,5 +140,6 @@ export function createYellowstoneSource(options: YellowstoneSourceOptions): Chai
         await sleep(Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(failures - 1, 20)), signal);
       }
     },
-  };
+    { lingerMs: options.lingerMs },
+  );
 }

@@ -15,6 +15,7 @@ import * as m0015 from './0015_oidc';
 import * as m0017 from './0017_request_log';
 import * as m0018 from './0018_identity_handle_mint';
 import * as m0019 from './0019_webhook_attempts';
+import * as m0020 from './0020_webhook_watched_wallets';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0017_request_log': m0017,
   '0018_identity_handle_mint': m0018,
   '0019_webhook_attempts': m0019,
+  '0020_webhook_watched_wallets': m0020,
 };
