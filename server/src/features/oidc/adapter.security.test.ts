@@ -44,6 +44,22 @@ describeEachDialect('oidc adapter: durability before acting', (ctx) => {
     expect(await codes.find('code-2')).toEqual({ grantId: 'grant-2', consumed: 1000 });
   });
 
+  it('of two consumes of one refresh token one wins, and the loser revokes the whole grant (reuse)', async () => {
+    const { factory, revoked } = adapters(ctx.db, async () => {});
+    const refresh = factory('RefreshToken');
+    const access = factory('AccessToken');
+    await refresh.upsert('rt-1', { grantId: 'grant-rt' }, 60);
+    await access.upsert('at-rt', { grantId: 'grant-rt' }, 60);
+    const outcomes = await Promise.allSettled([refresh.consume('rt-1'), refresh.consume('rt-1')]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult).reason).toBeInstanceOf(
+      AlreadyConsumed,
+    );
+    expect(revoked).toEqual(['grant-rt']);
+    expect(await refresh.find('rt-1')).toBeUndefined();
+    expect(await access.find('at-rt')).toBeUndefined();
+  });
+
   it('a destroy and a grant revocation wait for the barrier', async () => {
     const order: string[] = [];
     const { factory, revoked } = adapters(ctx.db, async () => void order.push('barrier'));

@@ -87,6 +87,14 @@ class PayloadAdapter implements Adapter {
     // the winner of concurrent exchanges must finish before the losers that read the row after it; the barrier's
     // off-loop wait would let them revoke the winner's tokens (exactly one of N concurrent exchanges gets tokens).
     if (!(await consumePayload(this.db, this.model, id, this.now()))) {
+      // A refresh token presented twice is reuse (OAuth 2.0 Security BCP): the whole grant is revoked. The library
+      // does so only when it finds the token already consumed; a concurrent second use loses here instead, after
+      // its own read saw the token unused, so the revocation must happen here too (else the winner's new tokens
+      // would outlive the reuse, depending on timing). A code's losers do not revoke: see above.
+      if (this.model === 'RefreshToken') {
+        const grantId = (await findPayload(this.db, this.model, id))?.grant_id;
+        if (grantId) await this.revokeByGrantId(grantId);
+      }
       throw this.hooks.alreadyConsumed();
     }
   }

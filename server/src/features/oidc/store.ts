@@ -15,6 +15,7 @@ export type ClientRow = Selectable<OidcClientsTable>;
 
 export interface PayloadRow {
   payload: string;
+  grant_id: string | null;
   expires_at: number | null;
   consumed_at: number | null;
 }
@@ -49,7 +50,7 @@ export async function upsertPayload(
 export function findPayload(db: Kysely<Database>, model: string, id: string): Promise<PayloadRow | undefined> {
   return db
     .selectFrom('oidc_payloads')
-    .select(['payload', 'expires_at', 'consumed_at'])
+    .select(['payload', 'grant_id', 'expires_at', 'consumed_at'])
     .where('model', '=', model)
     .where('id', '=', id)
     .executeTakeFirst();
@@ -63,7 +64,7 @@ export function findPayloadBy(
 ): Promise<PayloadRow | undefined> {
   return db
     .selectFrom('oidc_payloads')
-    .select(['payload', 'expires_at', 'consumed_at'])
+    .select(['payload', 'grant_id', 'expires_at', 'consumed_at'])
     .where('model', '=', model)
     .where(column, '=', value)
     .executeTakeFirst();
