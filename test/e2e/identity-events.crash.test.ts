@@ -1,13 +1,19 @@
-// kill -9 mid-stream: the identity pipeline runs in its own process (the app's workers), is killed with SIGKILL
-// while it is writing the log, and a successor process takes over. The log then has no gap and no duplicate
-// sequence, is byte for byte the log of an unbroken in-process run, and every event reaches the receiver.
+// kill -9 in the middle of a block: the identity pipeline runs in its own process (the app's workers), is killed with
+// SIGKILL after it committed some but not all transactions of one block (24 registrations in a single slot), and a
+// successor process takes over. The log then has no gap and no duplicate sequence, is byte for byte the log of an
+// unbroken in-process run, and every event reaches the receiver.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { createChainReader } from '../../server/src/platform/chain/reader';
-import { findRecordPda, getSetRecordInstruction } from '../../server/src/platform/chain/registry';
+import {
+  findHandlePda,
+  findRecordPda,
+  getRegisterInstruction,
+  getSetRecordInstruction,
+} from '../../server/src/platform/chain/registry';
 import type { Database } from '../../server/src/platform/db/index';
 import { runIdentityPass } from '../../server/src/features/identity-events/index';
 import { createIdentityWebhook } from '../../server/src/features/identity-events/service';
@@ -17,18 +23,22 @@ import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '../suppo
 import { everyChange, identityActors } from '../support/identity-world';
 import type { IdentityChildJob } from '../support/identity-child';
 import { waitFor } from '../support/pay-webhooks';
-import { exec } from '../support/webhooks-world';
+import { exec, signedTransaction } from '../support/webhooks-world';
 
 const CHILD = fileURLToPath(new URL('../support/identity-child.ts', import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NAME = 'crash';
+/** Registrations sent into one slot: the block the writer is killed in the middle of. */
+const BLOCK_NAMES = Array.from({ length: 24 }, (_, i) => `crashblock${i}`);
+let blockSlot: number;
 
 let chain: LocalChain;
 let receiver: HttpsReceiver;
 const children: ChildProcess[] = [];
 
 beforeAll(async () => {
-  chain = await startLocalChain({ scenario: false, slotMs: 100 });
+  // Slots move only when the test (or sendAndConfirm) advances them, so one slot can hold many transactions.
+  chain = await startLocalChain({ scenario: false, autoAdvance: false });
   receiver = await startHttpsReceiver((_req, res) => res.writeHead(200).end());
   const actors = await identityActors(chain);
   const { handle } = await everyChange(chain, NAME, actors);
@@ -47,6 +57,21 @@ beforeAll(async () => {
       }),
     ]);
   }
+  // One block of 24 registrations (the child writes each of their events slowly).
+  for (const name of BLOCK_NAMES) {
+    const [account] = await findHandlePda(chain.programId, name);
+    const register = getRegisterInstruction({
+      programId: chain.programId,
+      payer: actors.till.address,
+      owner: actors.till.address,
+      handle: account,
+      name,
+      handleType: 0,
+    });
+    await chain.send(await signedTransaction(chain, actors.till, [register]));
+  }
+  blockSlot = Number(chain.slot('processed'));
+  await chain.advance();
   await chain.finalizeAll();
 }, 180_000);
 
@@ -79,9 +104,10 @@ async function killed(child: ChildProcess): Promise<void> {
 }
 
 const logOf = async (db: Kysely<Database>) =>
-  (await db.selectFrom('identity_events').select(['sequence', 'id', 'payload']).orderBy('sequence').execute()).map(
-    (r) => ({ sequence: Number(r.sequence), id: r.id, payload: r.payload }),
-  );
+  (
+    await db.selectFrom('identity_events').select(['sequence', 'id', 'slot', 'payload']).orderBy('sequence').execute()
+  ).map((r) => ({ sequence: Number(r.sequence), id: r.id, slot: Number(r.slot), payload: r.payload }));
+const inBlock = (log: Awaited<ReturnType<typeof logOf>>) => log.filter((e) => e.slot === blockSlot).length;
 
 describeEachDialect('identity stream under kill -9', (ctx) => {
   it('a killed writer leaves no gap or duplicate; its successor completes the log byte for byte; deliveries resume', async () => {
@@ -96,6 +122,8 @@ describeEachDialect('identity stream under kill -9', (ctx) => {
       await reference.drop();
     }
     expect(expected.length).toBeGreaterThan(30);
+    const blockEvents = inBlock(expected);
+    expect(blockEvents).toBeGreaterThanOrEqual(BLOCK_NAMES.length);
 
     const hook = await createIdentityWebhook(
       { db: ctx.db, allowLoopback: true, queued: createQueueSignal() },
@@ -108,15 +136,18 @@ describeEachDialect('identity stream under kill -9', (ctx) => {
     const partial = await waitFor(
       async () => {
         const log = await logOf(ctx.db);
-        return log.length >= 6 ? log : undefined;
+        return inBlock(log) > 0 ? log : undefined;
       },
       60_000,
-      'the first writer to store some events',
+      'the first writer to store some events of the big block',
     );
     await killed(first);
     const atKill = await logOf(ctx.db);
     expect(atKill.length).toBeGreaterThanOrEqual(partial.length);
-    expect(atKill.length).toBeLessThan(expected.length); // killed mid-stream, not after the end
+    // Killed in the middle of that block: some of its transactions committed, not all (each event's write stands
+    // the child still for 150 ms before its commit).
+    expect(inBlock(atKill)).toBeGreaterThan(0);
+    expect(inBlock(atKill)).toBeLessThan(blockEvents);
     expect(atKill.map((e) => e.sequence)).toEqual(atKill.map((_, i) => i + 1));
     expect(atKill).toEqual(expected.slice(0, atKill.length));
 

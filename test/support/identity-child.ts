@@ -2,12 +2,12 @@
  * The identity pipeline in its own process, to be killed with SIGKILL mid-stream (crash tests):
  *   node --import tsx test/support/identity-child.ts '{"url":…,"rpcUrl":…,"programId":…,"delayMs":…}'
  * Runs the app's workers (the indexer under its lease, identity stream included, and the delivery worker) on the
- * database at `url` against the local chain at `rpcUrl`, each transaction read `delayMs` late so that a kill lands
- * between commits. Short leases, so that a successor takes over soon after a kill. Prints "ready".
+ * database at `url` against the local chain at `rpcUrl`, each write of an identity event held `delayMs` before its
+ * transaction commits (the process stands still, as a slow disk would make it), so that a kill lands between two
+ * commits of one block. Short leases, so that a successor takes over soon after a kill. Prints "ready".
  */
 import type { Address } from '@solana/kit';
 import { createChainReader } from '../../server/src/platform/chain/reader';
-import type { ChainReader } from '../../server/src/platform/chain/types';
 import { createDatabase } from '../../server/src/platform/db/index';
 import { startPayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
@@ -22,15 +22,15 @@ export interface IdentityChildJob {
 }
 
 const job = JSON.parse(process.argv[2] ?? '{}') as IdentityChildJob;
-const handle = createDatabase({ url: job.url });
-const reader = createChainReader({ rpcUrl: job.rpcUrl, programId: job.programId as Address, timeoutMs: 5000 });
-const chain: ChainReader = {
-  ...reader,
-  getTransaction: async (signature, commitment) => {
-    await new Promise((r) => setTimeout(r, job.delayMs));
-    return reader.getTransaction(signature, commitment);
+/** Blocks this process's thread for `ms` (a slow write, not a timer: nothing else runs meanwhile). */
+const standStill = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const handle = createDatabase({
+  url: job.url,
+  onQuery: (event) => {
+    if (/^insert into "identity_events"/i.test(event.query.sql)) standStill(job.delayMs);
   },
-};
+});
+const chain = createChainReader({ rpcUrl: job.rpcUrl, programId: job.programId as Address, timeoutMs: 5000 });
 startPayWebhookWorkers({
   db: handle.db,
   chain,
