@@ -1,5 +1,5 @@
 // kill -9 in the middle of a block: the identity pipeline runs in its own process (the app's workers), is killed with
-// SIGKILL after it committed some but not all transactions of one block (24 registrations in a single slot), and a
+// SIGKILL after it committed some but not all transactions of one block (16 registrations in a single slot), and a
 // successor process takes over. The log then has no gap and no duplicate sequence, is byte for byte the log of an
 // unbroken in-process run, and every event reaches the receiver.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -29,7 +29,7 @@ const CHILD = fileURLToPath(new URL('../support/identity-child.ts', import.meta.
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NAME = 'crash';
 /** Registrations sent into one slot: the block the writer is killed in the middle of. */
-const BLOCK_NAMES = Array.from({ length: 24 }, (_, i) => `crashblock${i}`);
+const BLOCK_NAMES = Array.from({ length: 16 }, (_, i) => `crashblock${i}`);
 let blockSlot: number;
 
 let chain: LocalChain;
@@ -42,9 +42,10 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver((_req, res) => res.writeHead(200).end());
   const actors = await identityActors(chain);
   const { handle } = await everyChange(chain, NAME, actors);
-  // Enough transactions that a kill lands between two commits: 24 more record writes by the owner (bob).
+  // A few more record writes by the owner (bob); the whole log stays under the webhook's 60 deliveries a minute,
+  // so delivery is not paced by the budget.
   const [record] = await findRecordPda(chain.programId, handle, 'text', 'note');
-  for (let i = 0; i < 24; i++) {
+  for (let i = 0; i < 8; i++) {
     await exec(chain, actors.bob, [
       getSetRecordInstruction({
         programId: chain.programId,
@@ -57,7 +58,7 @@ beforeAll(async () => {
       }),
     ]);
   }
-  // One block of 24 registrations (the child writes each of their events slowly).
+  // One block of 16 registrations (the child writes each of their events slowly).
   for (const name of BLOCK_NAMES) {
     const [account] = await findHandlePda(chain.programId, name);
     const register = getRegisterInstruction({
@@ -122,6 +123,7 @@ describeEachDialect('identity stream under kill -9', (ctx) => {
       await reference.drop();
     }
     expect(expected.length).toBeGreaterThan(30);
+    expect(expected.length).toBeLessThanOrEqual(60);
     const blockEvents = inBlock(expected);
     expect(blockEvents).toBeGreaterThanOrEqual(BLOCK_NAMES.length);
 
