@@ -182,6 +182,8 @@ export const PREAMBLES: Record<string, Record<string, string>> = {
     CLIENT_SECRET: 'declare const CLIENT_SECRET: string; // sigil_cs_…',
     REDIRECT_URI: 'declare const REDIRECT_URI: string;',
     callbackUrl: 'declare const callbackUrl: URL; // the request URL the browser came back with',
+    sessionToken: 'declare const sessionToken: string; // a Connect session token (POST /v1/auth/verify)',
+    KEY_ID: 'declare const KEY_ID: string; // your API key id, key_…',
   },
   'docs/x402.md': {
     signer: "declare const signer: import('@solana/kit').KeyPairSigner; // the paying wallet",
