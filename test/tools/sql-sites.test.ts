@@ -125,7 +125,6 @@ describe('SQL call sites', () => {
  */
 const REMAINING: Record<string, number> = {
   'server/src/features/identity-events/indexer.ts': 10,
-  'server/src/features/oidc/store.ts': 16,
   'server/src/features/pay-webhooks/indexer.ts': 15,
 };
 
