@@ -30,8 +30,7 @@ import {
   type QueueSignal,
   type WebhookCaller,
 } from '../webhooks/index';
-import { lockedNextSequence } from './indexer';
-import { deleteEventsBefore, selectLogBounds, selectLogPage } from './queries';
+import { deleteEventsBefore, lockedNextSequence, selectLogBounds, selectLogPage } from './queries';
 import { identityWebhookStream, toIdentityWebhook } from './stream';
 
 export interface IdentityServiceDeps {

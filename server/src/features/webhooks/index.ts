@@ -35,6 +35,7 @@ export {
   countDeadDeliveries,
   countPendingDeliveries,
   deleteDeliveriesOfEvents,
+  insertDeliveries,
   oldestPendingCreatedAt,
 } from './delivery-queries';
 export type { DeliveryWorker, DeliveryWorkerOptions } from './delivery-worker';
