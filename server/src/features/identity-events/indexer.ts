@@ -11,7 +11,7 @@ import { runIngestPass, type BlockConsumer } from '../../platform/chain/source/i
 import type { ChainSource, SourceBlock } from '../../platform/chain/source/types';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import type { Database } from '../../platform/db/index';
-import { insertDeliveries, newDeliveryRow } from '../webhooks/index';
+import { insertDeliveries, newDeliveryRow, type SubscriptionRow } from '../webhooks/index';
 import { concernsIdentity, deriveEvents, handlesNamed, registryInstructions, type DerivedEvent } from './derive';
 import {
   advanceStream,
@@ -20,7 +20,6 @@ import {
   lockedNextSequence,
   selectActiveIdentitySubscriptions,
   selectKnownHandleAccounts,
-  type IdentitySubscriptionRow,
 } from './queries';
 
 export interface IdentityIndexerDeps {
@@ -43,7 +42,7 @@ export interface IdentityPassResult {
 }
 
 /** Does an identity webhook want this event? Scope, types, and only events from its start on. */
-function wants(sub: IdentitySubscriptionRow, event: DerivedEvent, sequence: number): boolean {
+function wants(sub: SubscriptionRow, event: DerivedEvent, sequence: number): boolean {
   if (sequence < (sub.watch_from_sequence ?? 0)) return false;
   if (!identityTypeMatches(JSON.parse(sub.event_types) as string[], event.event.type)) return false;
   if (sub.scope_type === 'registry') return true;

@@ -1,19 +1,11 @@
 // SQL of the identity log (identity_events, identity_event_wallets, identity_stream) as its routes, the webhook
 // engine, housekeeping and the indexer use it.
-import { sql, type Kysely, type Selectable } from 'kysely';
-import {
-  affectedRows,
-  dialectOf,
-  type Database,
-  type IdentityEventsTable,
-  type WebhookSubscriptionsTable,
-} from '../../platform/db/index';
-import { deleteDeliveriesOfEvents } from '../webhooks/index';
+import { sql, type Kysely } from 'kysely';
+import { affectedRows, dialectOf, type Database, type IdentityEventsTable } from '../../platform/db/index';
+import { deleteDeliveriesOfEvents, type SubscriptionRow } from '../webhooks/index';
 
 /** The one row of identity_stream: the log's next sequence and how far the indexer has read. */
 const STREAM_ROW = 'main';
-
-export type IdentitySubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 
 /** The stored payloads (and types) of these identity events. */
 export function selectIdentityEventPayloads(db: Kysely<Database>, ids: readonly string[]) {
@@ -184,7 +176,7 @@ export async function advanceStream(
 }
 
 /** The active identity webhooks. */
-export function selectActiveIdentitySubscriptions(trx: Kysely<Database>): Promise<IdentitySubscriptionRow[]> {
+export function selectActiveIdentitySubscriptions(trx: Kysely<Database>): Promise<SubscriptionRow[]> {
   return trx
     .selectFrom('webhook_subscriptions')
     .selectAll()

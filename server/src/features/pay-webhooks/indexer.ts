@@ -28,7 +28,7 @@ import {
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
 import type { Database } from '../../platform/db/index';
-import { newDeliveryRow } from '../webhooks/index';
+import { newDeliveryRow, type SubscriptionRow } from '../webhooks/index';
 import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
 import { decodePaymentFacts, transactionMemo, type PaymentFact } from './decode';
 import {
@@ -48,7 +48,6 @@ import {
   setInvoiceStatus,
   upsertIndexedInvoice,
   type InvoiceRow,
-  type PaySubscriptionRow,
 } from './queries';
 
 export interface IndexerDeps {
@@ -491,7 +490,7 @@ async function invoiceChangeEvent(
 }
 
 /** Does this active subscription receive this event? (status, types and watch start are checked by the caller) */
-function subscriptionMatches(sub: PaySubscriptionRow, event: PayEvent, wallet: string): boolean {
+function subscriptionMatches(sub: SubscriptionRow, event: PayEvent, wallet: string): boolean {
   if (sub.scope_type === 'wallet') return sub.scope_value === wallet && event.type !== 'payment.binding_verified';
   if (!(JSON.parse(sub.wallets) as string[]).includes(wallet)) return false;
   if (event.payment) {
@@ -507,7 +506,7 @@ function subscriptionMatches(sub: PaySubscriptionRow, event: PayEvent, wallet: s
 }
 
 /** Stores the event (once) and queues one delivery per matching active subscription (once). Returns deliveries added. */
-async function persistAndFanOut(db: Db, subs: PaySubscriptionRow[], built: Built, now: number): Promise<number> {
+async function persistAndFanOut(db: Db, subs: SubscriptionRow[], built: Built, now: number): Promise<number> {
   const event = PayEventSchema.parse(built.event);
   await insertPayEventOnce(db, {
     id: event.id,

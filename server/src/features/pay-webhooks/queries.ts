@@ -2,15 +2,9 @@
 // batch, the test events: pay_events, test = 1), and the indexer's (the pay subscriptions and their watched-wallet
 // index, the invoice cache, stored events and their deliveries, binding re-checks, scope-change pauses).
 import type { Kysely, Selectable } from 'kysely';
-import type {
-  Database,
-  PayEventsTable,
-  PayInvoicesTable,
-  WebhookDeliveriesTable,
-  WebhookSubscriptionsTable,
-} from '../../platform/db/index';
+import type { Database, PayEventsTable, PayInvoicesTable, WebhookDeliveriesTable } from '../../platform/db/index';
+import type { SubscriptionRow } from '../webhooks/index';
 
-export type PaySubscriptionRow = Selectable<WebhookSubscriptionsTable>;
 export type InvoiceRow = Selectable<PayInvoicesTable>;
 
 /** The stored payloads (and types) of these pay events. */
@@ -83,7 +77,7 @@ export async function selectEarliestPayWatch(db: Kysely<Database>): Promise<numb
 export function selectPaySubscriptionsFor(
   db: Kysely<Database>,
   wallets: readonly string[],
-): Promise<PaySubscriptionRow[]> {
+): Promise<SubscriptionRow[]> {
   return db
     .selectFrom('webhook_subscriptions')
     .selectAll()
@@ -104,7 +98,7 @@ export function selectPayNameScopes(db: Kysely<Database>): Promise<{ scope_value
 }
 
 /** The active `@name` pay subscriptions. */
-export function selectActivePayNameSubscriptions(db: Kysely<Database>): Promise<PaySubscriptionRow[]> {
+export function selectActivePayNameSubscriptions(db: Kysely<Database>): Promise<SubscriptionRow[]> {
   return db
     .selectFrom('webhook_subscriptions')
     .selectAll()
