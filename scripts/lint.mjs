@@ -10,6 +10,7 @@ const checks = [
   ['types', ['run', 'typecheck']], // tsc over contract, server, client-sdk, test, scripts
   ['portal types', ['run', 'typecheck', '--workspace', 'web-portal']], // tsc with the portal's own tsconfig
   ['openapi', ['run', 'lint:openapi']], // Spectral spectral:oas + Redocly recommended over the generated document
+  ['sql', ['run', 'count:sql', '--', '--max', '0']], // no SQL call site outside query modules and the data layer
 ];
 
 const results = [];

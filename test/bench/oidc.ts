@@ -26,7 +26,7 @@ import { Pool } from 'undici';
 import { checkChallenge } from '../../client-sdk/src/connect';
 import { createKey } from '../../server/src/features/keys/service';
 import { hashClientSecret } from '../../server/src/features/oidc/clients';
-import { putClientRow } from '../../server/src/features/oidc/store';
+import { putClientRow } from '../../server/src/features/oidc/queries';
 import type { Dialect } from '../../server/src/platform/db/index';
 import pg from 'pg';
 import { POSTGRES_ADMIN_URL } from '../support/postgres';

@@ -37,7 +37,7 @@ import { X402_HEADERS, encodeBase64Json } from '@sigil/contract/x402';
 import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '@sigil/client-sdk/x402';
 import { createKey, ensurePortalKey } from '../../server/src/features/keys/service';
 import { hashClientSecret } from '../../server/src/features/oidc/clients';
-import { putClientRow } from '../../server/src/features/oidc/store';
+import { putClientRow } from '../../server/src/features/oidc/queries';
 import type { LocalChain } from '../../server/src/localchain/index';
 import { currentLease } from '../../server/src/platform/db/index';
 import { INDEXER_LEASE } from '../../server/src/workers/indexer';

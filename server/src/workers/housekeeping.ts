@@ -20,7 +20,10 @@ import { deleteExpiredOidc } from '../features/oidc/index';
 /** Unpaid x402 references are kept this long past their expiry, so a late redemption still reads as expired. */
 export const X402_REFERENCE_GRACE_MS = 86_400_000;
 
-/** Facilitator-rail settlements are kept this long after they started (features/x402/store.ts says why it is safe). */
+/**
+ * Facilitator-rail settlements are kept this long after they started (`deleteOldSettlements` in
+ * features/x402/queries.ts says why it is safe).
+ */
 export const X402_SETTLEMENT_RETENTION_MS = 86_400_000;
 
 /** Every 5 minutes, at second 17 (off the minute boundary, where rate windows turn over). */

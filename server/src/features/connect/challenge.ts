@@ -12,7 +12,7 @@ import {
   type ParsedChallengeRequest,
 } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
-import { insertChallenge } from './challenge-store';
+import { insertChallenge } from './challenge.queries';
 import type { ChallengeRow, ConnectDeps } from './deps';
 import { liveHandle, primaryOf } from './handle-reads';
 

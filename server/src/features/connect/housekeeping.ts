@@ -1,5 +1,5 @@
 // Connect housekeeping: challenges are kept a while after expiry, then forgotten.
-import { deleteChallengesExpiredBefore } from './challenge-store';
+import { deleteChallengesExpiredBefore } from './challenge.queries';
 import type { ConnectDeps } from './deps';
 
 /** Consumed and expired challenges are kept this long after expiry (for support), then deleted by housekeeping. */

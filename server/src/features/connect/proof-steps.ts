@@ -3,7 +3,7 @@ import { DISCLAIMER, PROVES, type ConnectSource, type Session } from '@sigil/con
 import { ApiError } from '@sigil/contract/errors';
 import type { HandleAccount } from '../../platform/chain/types';
 import { decodeSignature } from '../../platform/crypto/wallet-signature';
-import { consumeChallenge, findChallenge } from './challenge-store';
+import { consumeChallenge, findChallenge } from './challenge.queries';
 import type { ChallengeRow, ConnectDeps } from './deps';
 import { primaryOf, verifiedSlugs } from './handle-reads';
 

@@ -22,7 +22,7 @@ import {
   revokeSessionRow,
   type SessionRow,
   revokeSessionRowsOf,
-} from './session-store';
+} from './session.queries';
 
 export const SESSION_ALGORITHM = SIGNING_ALG;
 export const SESSION_ISSUER = 'sigil';

@@ -5,16 +5,22 @@
 // neither skip nor reuse a sequence; a replayed block skips what is already in). Chain reads happen before that
 // transaction. Fed with the pay consumer from the same blocks, under the indexer's lease (workers/indexer.ts).
 import type { Address } from '@solana/kit';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import type { Kysely } from 'kysely';
 import { IdentityEventSchema, identityTypeMatches } from '@sigil/contract/identity-events';
 import { runIngestPass, type BlockConsumer } from '../../platform/chain/source/ingest';
 import type { ChainSource, SourceBlock } from '../../platform/chain/source/types';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
-import { affectedRows, dialectOf, type Database, type WebhookSubscriptionsTable } from '../../platform/db/index';
-import { newDeliveryRow } from '../webhooks/index';
+import type { Database } from '../../platform/db/index';
+import { insertDeliveries, newDeliveryRow, type SubscriptionRow } from '../webhooks/index';
 import { concernsIdentity, deriveEvents, handlesNamed, registryInstructions, type DerivedEvent } from './derive';
-
-export const STREAM_ROW = 'main';
+import {
+  advanceStream,
+  ensureStreamRow,
+  insertLoggedEvent,
+  lockedNextSequence,
+  selectActiveIdentitySubscriptions,
+  selectKnownHandleAccounts,
+} from './queries';
 
 export interface IdentityIndexerDeps {
   chain: ChainReader;
@@ -35,42 +41,8 @@ export interface IdentityPassResult {
   deliveries: number;
 }
 
-/** The stream row, created at the backfill slot when the stream has never run. */
-async function streamState(db: Kysely<Database>, startSlot: number, now: number) {
-  await db
-    .insertInto('identity_stream')
-    .values({
-      id: STREAM_ROW,
-      next_sequence: 1,
-      start_slot: startSlot,
-      last_signature: null,
-      last_slot: null,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
-  return db.selectFrom('identity_stream').selectAll().where('id', '=', STREAM_ROW).executeTakeFirstOrThrow();
-}
-
-/**
- * The stream's next sequence, read under a row lock (Postgres `FOR UPDATE`; SQLite has one writer) that the
- * caller's transaction holds to its end: the indexer's commit and a webhook's creation serialize on it, so a new
- * webhook's `from_sequence` is exactly the first event it will be fanned out. Null before the stream's first run.
- */
-export async function lockedNextSequence(trx: Kysely<Database>): Promise<number | null> {
-  const lock = dialectOf(trx) === 'postgres' ? sql` for update` : sql``;
-  const row = (
-    await sql<{
-      next_sequence: number;
-    }>`select next_sequence from identity_stream where id = ${STREAM_ROW}${lock}`.execute(trx)
-  ).rows[0];
-  return row ? Number(row.next_sequence) : null;
-}
-
-type Sub = Selectable<WebhookSubscriptionsTable>;
-
 /** Does an identity webhook want this event? Scope, types, and only events from its start on. */
-function wants(sub: Sub, event: DerivedEvent, sequence: number): boolean {
+function wants(sub: SubscriptionRow, event: DerivedEvent, sequence: number): boolean {
   if (sequence < (sub.watch_from_sequence ?? 0)) return false;
   if (!identityTypeMatches(JSON.parse(sub.event_types) as string[], event.event.type)) return false;
   if (sub.scope_type === 'registry') return true;
@@ -95,22 +67,14 @@ async function commitTransaction(
     const derived = tx.err === null ? await deriveEvents(trx, tx, programId, names) : [];
     let sequence = expected.nextSequence;
     let deliveries = 0;
-    const subs =
-      derived.length === 0
-        ? []
-        : await trx
-            .selectFrom('webhook_subscriptions')
-            .selectAll()
-            .where('stream', '=', 'identity')
-            .where('status', '=', 'active')
-            .execute();
+    const subs = derived.length === 0 ? [] : await selectActiveIdentitySubscriptions(trx);
     for (const d of derived) {
       // Parsed by the schema before it is written: the stored text has the schema's key order, which is the
       // order every later parse (the log's output validation) keeps — so the log serves these exact bytes.
       const payload = IdentityEventSchema.parse({ ...d.event, sequence });
-      await trx
-        .insertInto('identity_events')
-        .values({
+      await insertLoggedEvent(
+        trx,
+        {
           sequence,
           id: payload.id,
           type: payload.type,
@@ -120,30 +84,21 @@ async function commitTransaction(
           payload: JSON.stringify(payload),
           test: 0,
           created_at: now,
-        })
-        .execute();
-      for (const wallet of d.wallets) {
-        await trx.insertInto('identity_event_wallets').values({ wallet, sequence }).execute();
-      }
+        },
+        d.wallets,
+      );
       const rows = subs.filter((s) => wants(s, d, sequence)).map((s) => newDeliveryRow(s.id, payload, false, now));
-      if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
+      await insertDeliveries(trx, rows);
       deliveries += rows.length;
       sequence++;
     }
     // The guard: only the writer that read this cursor and sequence may move them (else everything rolls back).
-    const moved = affectedRows(
-      await trx
-        .updateTable('identity_stream')
-        .set({ next_sequence: sequence, last_signature: tx.signature, last_slot: Number(tx.slot), updated_at: now })
-        .where('id', '=', STREAM_ROW)
-        .where('next_sequence', '=', expected.nextSequence)
-        .where((eb) =>
-          expected.lastSignature === null
-            ? eb('last_signature', 'is', null)
-            : eb('last_signature', '=', expected.lastSignature),
-        )
-        .executeTakeFirst(),
-    );
+    const moved = await advanceStream(trx, expected, {
+      nextSequence: sequence,
+      lastSignature: tx.signature,
+      lastSlot: Number(tx.slot),
+      now,
+    });
     if (moved !== 1) throw new Error('identity stream moved under this pass (another indexer?); retrying');
     return { events: derived.length, deliveries, nextSequence: sequence };
   });
@@ -154,12 +109,7 @@ async function unknownHandleNames(db: Kysely<Database>, deps: IdentityIndexerDep
   const names = new Map<string, string>();
   if (tx.err !== null) return names;
   const touched = handlesNamed(registryInstructions(tx, deps.chain.programId));
-  const known = await db
-    .selectFrom('identity_handles')
-    .select('account')
-    .where('account', 'in', ['', ...touched])
-    .execute();
-  const have = new Set(known.map((k) => k.account));
+  const have = await selectKnownHandleAccounts(db, touched);
   for (const account of touched) {
     if (have.has(account)) continue;
     const handle = await deps.chain.getHandleByAddress(account, 'finalized');
@@ -187,7 +137,7 @@ export function identityConsumer(
   return {
     name: 'identity',
     async prepare(stored) {
-      const state = await streamState(db, deps.backfillFromSlot ?? 0, deps.now?.() ?? Date.now());
+      const state = await ensureStreamRow(db, deps.backfillFromSlot ?? 0, deps.now?.() ?? Date.now());
       expected = {
         nextSequence: Number(state.next_sequence),
         lastSignature: state.last_signature,

@@ -1,8 +1,11 @@
-// SQL of the identity log as its routes, the webhook engine and housekeeping use it (identity_events,
-// identity_event_wallets). The indexer's SQL lives beside the indexer.
+// SQL of the identity log (identity_events, identity_event_wallets, identity_stream) as its routes, the webhook
+// engine, housekeeping and the indexer use it.
 import { sql, type Kysely } from 'kysely';
-import type { Database, IdentityEventsTable } from '../../platform/db/index';
-import { deleteDeliveriesOfEvents } from '../webhooks/index';
+import { affectedRows, dialectOf, type Database, type IdentityEventsTable } from '../../platform/db/index';
+import { deleteDeliveriesOfEvents, type SubscriptionRow } from '../webhooks/index';
+
+/** The one row of identity_stream: the log's next sequence and how far the indexer has read. */
+const STREAM_ROW = 'main';
 
 /** The stored payloads (and types) of these identity events. */
 export function selectIdentityEventPayloads(db: Kysely<Database>, ids: readonly string[]) {
@@ -77,7 +80,7 @@ export async function selectLogBounds(db: Kysely<Database>): Promise<{ oldest: n
       .where('test', '=', 0)
       .where('sequence', '>', 0)
       .executeTakeFirst(),
-    db.selectFrom('identity_stream').select('next_sequence').where('id', '=', 'main').executeTakeFirst(),
+    db.selectFrom('identity_stream').select('next_sequence').where('id', '=', STREAM_ROW).executeTakeFirst(),
   ]);
   const oldest = kept?.oldest ?? null;
   return { oldest: oldest === null ? null : Number(oldest), latest: stream ? Number(stream.next_sequence) - 1 : 0 };
@@ -98,7 +101,7 @@ export function selectStreamPosition(db: Kysely<Database>) {
   return db
     .selectFrom('identity_stream')
     .select(['start_slot', 'last_slot'])
-    .where('id', '=', 'main')
+    .where('id', '=', STREAM_ROW)
     .executeTakeFirst();
 }
 
@@ -107,4 +110,102 @@ export async function deleteEventsBefore(db: Kysely<Database>, cutoff: number): 
   await deleteDeliveriesOfEvents(db, db.selectFrom('identity_events').select('id').where('created_at', '<', cutoff));
   const result = await db.deleteFrom('identity_events').where('created_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+// ── the indexer ─────────────────────────────────────────────────────────────────────────────────────
+
+/** The stream row, created at the backfill slot when the stream has never run. */
+export async function ensureStreamRow(db: Kysely<Database>, startSlot: number, now: number) {
+  await db
+    .insertInto('identity_stream')
+    .values({
+      id: STREAM_ROW,
+      next_sequence: 1,
+      start_slot: startSlot,
+      last_signature: null,
+      last_slot: null,
+      updated_at: now,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  return db.selectFrom('identity_stream').selectAll().where('id', '=', STREAM_ROW).executeTakeFirstOrThrow();
+}
+
+/**
+ * The stream's next sequence, read under a row lock (Postgres `FOR UPDATE`; SQLite has one writer) that the
+ * caller's transaction holds to its end: the indexer's commit and a webhook's creation serialize on it, so a new
+ * webhook's `from_sequence` is exactly the first event it will be fanned out. Null before the stream's first run.
+ */
+export async function lockedNextSequence(trx: Kysely<Database>): Promise<number | null> {
+  const lock = dialectOf(trx) === 'postgres' ? sql` for update` : sql``;
+  const row = (
+    await sql<{
+      next_sequence: number;
+    }>`select next_sequence from identity_stream where id = ${STREAM_ROW}${lock}`.execute(trx)
+  ).rows[0];
+  return row ? Number(row.next_sequence) : null;
+}
+
+/**
+ * Moves the stream to `next` only if it is still where this writer read it (`expected`): ONE conditional UPDATE;
+ * rows changed (1 for the writer that read this cursor and sequence, else 0).
+ */
+export async function advanceStream(
+  trx: Kysely<Database>,
+  expected: { nextSequence: number; lastSignature: string | null },
+  next: { nextSequence: number; lastSignature: string; lastSlot: number; now: number },
+): Promise<number> {
+  return affectedRows(
+    await trx
+      .updateTable('identity_stream')
+      .set({
+        next_sequence: next.nextSequence,
+        last_signature: next.lastSignature,
+        last_slot: next.lastSlot,
+        updated_at: next.now,
+      })
+      .where('id', '=', STREAM_ROW)
+      .where('next_sequence', '=', expected.nextSequence)
+      .where((eb) =>
+        expected.lastSignature === null
+          ? eb('last_signature', 'is', null)
+          : eb('last_signature', '=', expected.lastSignature),
+      )
+      .executeTakeFirst(),
+  );
+}
+
+/** The active identity webhooks. */
+export function selectActiveIdentitySubscriptions(trx: Kysely<Database>): Promise<SubscriptionRow[]> {
+  return trx
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('stream', '=', 'identity')
+    .where('status', '=', 'active')
+    .execute();
+}
+
+/** Stores one logged event and the wallets it concerns (the log's wallet filter). */
+export async function insertLoggedEvent(
+  trx: Kysely<Database>,
+  row: IdentityEventsTable,
+  wallets: readonly string[],
+): Promise<void> {
+  await trx.insertInto('identity_events').values(row).execute();
+  for (const wallet of wallets) {
+    await trx.insertInto('identity_event_wallets').values({ wallet, sequence: row.sequence }).execute();
+  }
+}
+
+/** Of `accounts`, the handle accounts the identity tables already know. */
+export async function selectKnownHandleAccounts(
+  db: Kysely<Database>,
+  accounts: readonly string[],
+): Promise<Set<string>> {
+  const known = await db
+    .selectFrom('identity_handles')
+    .select('account')
+    .where('account', 'in', ['', ...accounts])
+    .execute();
+  return new Set(known.map((k) => k.account));
 }

@@ -29,9 +29,9 @@ import {
   vetWebhookUrl,
   type QueueSignal,
   type WebhookCaller,
+  type WebhookStreamVerbs,
 } from '../webhooks/index';
-import { lockedNextSequence } from './indexer';
-import { deleteEventsBefore, selectLogBounds, selectLogPage } from './queries';
+import { deleteEventsBefore, lockedNextSequence, selectLogBounds, selectLogPage } from './queries';
 import { identityWebhookStream, toIdentityWebhook } from './stream';
 
 export interface IdentityServiceDeps {
@@ -175,7 +175,15 @@ export async function editIdentityWebhook(
   return toIdentityWebhook(row);
 }
 
-export function createIdentityEventsService(deps: IdentityServiceDeps) {
+/** The identity stream's verbs: the engine's management verbs, creation and edit by its scope rules, and the log. */
+export interface IdentityEventsService extends WebhookStreamVerbs<IdentityWebhook> {
+  create(caller: WebhookCaller & { tier: KeyTier }, req: IdentityWebhookCreateRequest): Promise<IdentityWebhookCreated>;
+  edit(caller: WebhookCaller, id: string, patch: OwnerWebhookPatch): Promise<IdentityWebhook>;
+  /** The log (GET /v1/identity/events): served whether identity webhooks are on or off. */
+  events(query: IdentityEventsQuery): Promise<IdentityLogPage>;
+}
+
+export function createIdentityEventsService(deps: IdentityServiceDeps): IdentityEventsService {
   const { db } = deps;
   const { on, ...verbs } = createWebhookStreamService({
     ...deps,
@@ -193,5 +201,3 @@ export function createIdentityEventsService(deps: IdentityServiceDeps) {
     events: (query: IdentityEventsQuery) => readIdentityLog(db, query),
   };
 }
-
-export type IdentityEventsService = ReturnType<typeof createIdentityEventsService>;

@@ -5,7 +5,7 @@
 import type { Account, FindAccount } from 'oidc-provider';
 import { ApiError } from '@sigil/contract/errors';
 import type { ProviderDeps } from './deps';
-import { findLogin } from './store';
+import { findLogin } from './queries';
 
 type TokenLike = Parameters<FindAccount>[2];
 

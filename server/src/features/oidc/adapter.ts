@@ -24,7 +24,7 @@ import {
   setLoginSid,
   upsertPayload,
   type PayloadRow,
-} from './store';
+} from './queries';
 
 function payloadOf(row: PayloadRow | undefined, now: number): AdapterPayload | undefined {
   if (!row) return undefined;

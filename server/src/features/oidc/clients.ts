@@ -14,7 +14,7 @@ import {
 } from '@sigil/contract/oidc';
 import type { Database } from '../../platform/db/index';
 import type { KeysService } from '../keys/index';
-import { deleteClientRow, findClientRow, putClientRow, type ClientRow } from './store';
+import { deleteClientRow, findClientRow, putClientRow, type ClientRow } from './queries';
 
 export function hashClientSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');

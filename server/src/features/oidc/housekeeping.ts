@@ -3,7 +3,7 @@
 // a just-expired row readable for a late log or support question, like Connect's sessions.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/index';
-import { deleteExpiredPayloads } from './store';
+import { deleteExpiredPayloads } from './queries';
 
 /** Expired OIDC rows are kept this long past their expiry. */
 export const OIDC_RETENTION_MS = 86_400_000;

@@ -23,7 +23,7 @@ import { OIDC_AMR, type OidcProofPath } from '@sigil/contract/oidc';
 import type { ProviderDeps } from './deps';
 import { errorPage } from './provider';
 import { signInPage } from './page';
-import { insertLogin } from './store';
+import { insertLogin } from './queries';
 
 const MAX_BODY_BYTES = 16 * 1024;
 

@@ -9,7 +9,7 @@ import type { Database } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
 import type { SessionService } from '../connect/index';
 import type { KeysService } from '../keys/index';
-import { loginsOfSessions } from './store';
+import { loginsOfSessions } from './queries';
 
 export interface LifecycleDeps {
   db: Kysely<Database>;

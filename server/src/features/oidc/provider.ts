@@ -15,7 +15,7 @@ import { OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
 import { findAccountFor, loginStillValid } from './account';
 import { adapterFactory } from './adapter';
 import { hashClientSecret } from './clients';
-import { findLogin } from './store';
+import { findLogin } from './queries';
 import type { ProviderKeys } from './signing-keys';
 import { OIDC_SIGNING_ALG } from './signing-keys';
 

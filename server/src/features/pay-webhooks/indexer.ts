@@ -7,7 +7,7 @@
 // platform/chain/source/ingest.ts; the loop, lease and backoff in workers/indexer.ts.
 import type { Address } from '@solana/kit';
 import { findAssociatedTokenPda } from '@solana-program/token';
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { readKv, writeKv } from '../../platform/db/index';
 import { runIngestPass, type BlockConsumer } from '../../platform/chain/source/ingest';
 import type { ChainSource, SourceBlock } from '../../platform/chain/source/types';
@@ -27,11 +27,28 @@ import {
 } from '../../platform/chain/registry';
 import { TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import type { ChainReader, ChainTransaction } from '../../platform/chain/types';
-import type { Database, PayInvoicesTable, WebhookSubscriptionsTable } from '../../platform/db/index';
-import { newDeliveryRow } from '../webhooks/index';
+import type { Database } from '../../platform/db/index';
+import { newDeliveryRow, type SubscriptionRow } from '../webhooks/index';
 import { PAYMENT_RECORD_KEY, readNameControl, readNameControlByAccount } from './control';
 import { decodePaymentFacts, transactionMemo, type PaymentFact } from './decode';
-import { selectEarliestPayWatch, selectPayCreatedSince, selectWatchedWallets } from './queries';
+import {
+  insertDeliveryOnce,
+  insertInvoiceIfAbsent,
+  insertPayEventOnce,
+  pauseActiveSubscription,
+  selectActivePayNameSubscriptions,
+  selectEarliestPayWatch,
+  selectInvoice,
+  selectPayCreatedSince,
+  selectPayNameScopes,
+  selectPaySubscriptionsFor,
+  selectUnverifiedBindings,
+  selectWatchedWallets,
+  setBindingCheck,
+  setInvoiceStatus,
+  upsertIndexedInvoice,
+  type InvoiceRow,
+} from './queries';
 
 export interface IndexerDeps {
   chain: ChainReader;
@@ -63,33 +80,13 @@ export interface IndexerPassResult {
   paused: number;
 }
 
-type Sub = Selectable<WebhookSubscriptionsTable>;
-type Db = Kysely<Database> | Transaction<Database>;
+type Db = Kysely<Database>;
 type Binding = Payment['binding'];
 
 const nowOf = (deps: IndexerDeps) => deps.now?.() ?? Date.now();
 
 // ---------------------------------------------------------------------------------------------------------
-// Subscriptions
-
-/**
- * The active pay subscriptions that may receive an event about one of `wallets`: those scoped to one of them, and
- * every `@name` one (few; its proven wallets are checked per event). A filter in the db, not a scan of all of them.
- */
-async function subscriptionsFor(db: Db, wallets: readonly string[]): Promise<Sub[]> {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where('status', '=', 'active')
-    .where('stream', '=', 'pay')
-    .where((eb) => eb.or([eb('scope_type', '=', 'name'), eb('scope_value', 'in', ['', ...wallets])]))
-    .execute();
-}
-
-// ---------------------------------------------------------------------------------------------------------
 // Invoices: what we know of them (the account of a closed invoice is gone)
-
-type InvoiceRow = Selectable<PayInvoicesTable>;
 
 function decodeRegistry(data: Uint8Array, accounts: Address[], programId: Address): RegistryInstruction | null {
   try {
@@ -105,7 +102,7 @@ function decodeRegistry(data: Uint8Array, accounts: Address[], programId: Addres
  * history (create, pay, cancel instructions) — the last two mark `create_indexed` 0.
  */
 async function knownInvoice(db: Db, chain: ChainReader, invoice: Address, now: number): Promise<InvoiceRow | null> {
-  const cached = await db.selectFrom('pay_invoices').selectAll().where('address', '=', invoice).executeTakeFirst();
+  const cached = await selectInvoice(db, invoice);
   if (cached) return cached;
   let row: InvoiceRow | null = null;
   const account = await chain.getInvoice(invoice, 'finalized');
@@ -150,12 +147,7 @@ async function knownInvoice(db: Db, chain: ChainReader, invoice: Address, now: n
       }
     }
   }
-  if (row)
-    await db
-      .insertInto('pay_invoices')
-      .values(row)
-      .onConflict((oc) => oc.column('address').doNothing())
-      .execute();
+  if (row) await insertInvoiceIfAbsent(db, row);
   return row;
 }
 
@@ -280,13 +272,7 @@ async function transferBinding(
   recordKey: string,
 ): Promise<Binding> {
   const names = new Set<string>();
-  const nameSubs = await db
-    .selectFrom('webhook_subscriptions')
-    .select(['scope_value', 'wallets'])
-    .where('scope_type', '=', 'name')
-    .where('stream', '=', 'pay')
-    .execute();
-  for (const sub of nameSubs)
+  for (const sub of await selectPayNameScopes(db))
     if ((JSON.parse(sub.wallets) as string[]).includes(wallet)) names.add(sub.scope_value.slice(1));
   let unverifiable = false;
   try {
@@ -435,11 +421,7 @@ async function invoicePaidEvent({ db, deps, tx, memo, now }: EventStep, fact: Fa
     memo,
     binding,
   };
-  await db
-    .updateTable('pay_invoices')
-    .set({ status: 1, updated_at: now })
-    .where('address', '=', fact.invoice)
-    .execute();
+  await setInvoiceStatus(db, fact.invoice, 1, now);
   return {
     event: {
       ...base(tx, fact, 'invoice.paid'),
@@ -465,11 +447,7 @@ async function invoiceCreatedEvent({ db, tx, now }: EventStep, fact: FactOf<'inv
     create_indexed: 1,
     updated_at: now,
   };
-  await db
-    .insertInto('pay_invoices')
-    .values(row)
-    .onConflict((oc) => oc.column('address').doUpdateSet({ create_indexed: 1, updated_at: now }))
-    .execute();
+  await upsertIndexedInvoice(db, row, now);
   return {
     event: {
       ...base(tx, fact, 'invoice.created'),
@@ -488,11 +466,7 @@ async function invoiceChangeEvent(
   const invoice = await knownInvoice(db, deps.chain, fact.invoice, now);
   if (!invoice) return null; // neither cached, nor on chain, nor in its history: nothing to describe
   if (fact.kind === 'invoice.cancelled') {
-    await db
-      .updateTable('pay_invoices')
-      .set({ status: 2, updated_at: now })
-      .where('address', '=', fact.invoice)
-      .execute();
+    await setInvoiceStatus(db, fact.invoice, 2, now);
     return {
       event: {
         ...base(tx, fact, 'invoice.cancelled'),
@@ -516,7 +490,7 @@ async function invoiceChangeEvent(
 }
 
 /** Does this active subscription receive this event? (status, types and watch start are checked by the caller) */
-function subscriptionMatches(sub: Sub, event: PayEvent, wallet: string): boolean {
+function subscriptionMatches(sub: SubscriptionRow, event: PayEvent, wallet: string): boolean {
   if (sub.scope_type === 'wallet') return sub.scope_value === wallet && event.type !== 'payment.binding_verified';
   if (!(JSON.parse(sub.wallets) as string[]).includes(wallet)) return false;
   if (event.payment) {
@@ -532,37 +506,28 @@ function subscriptionMatches(sub: Sub, event: PayEvent, wallet: string): boolean
 }
 
 /** Stores the event (once) and queues one delivery per matching active subscription (once). Returns deliveries added. */
-async function persistAndFanOut(db: Db, subs: Sub[], built: Built, now: number): Promise<number> {
+async function persistAndFanOut(db: Db, subs: SubscriptionRow[], built: Built, now: number): Promise<number> {
   const event = PayEventSchema.parse(built.event);
-  await db
-    .insertInto('pay_events')
-    .values({
-      id: event.id,
-      type: event.type,
-      signature: event.chain.signature,
-      slot: event.chain.slot,
-      ix_index: event.chain.ixIndex,
-      inner_index: event.chain.innerIndex,
-      wallet: built.wallet,
-      binding_status: event.payment?.binding.status ?? null,
-      binding_checks: 0,
-      payload: JSON.stringify(event),
-      test: 0,
-      created_at: now,
-    })
-    .onConflict((oc) => oc.column('id').doNothing())
-    .execute();
+  await insertPayEventOnce(db, {
+    id: event.id,
+    type: event.type,
+    signature: event.chain.signature,
+    slot: event.chain.slot,
+    ix_index: event.chain.ixIndex,
+    inner_index: event.chain.innerIndex,
+    wallet: built.wallet,
+    binding_status: event.payment?.binding.status ?? null,
+    binding_checks: 0,
+    payload: JSON.stringify(event),
+    test: 0,
+    created_at: now,
+  });
   let queued = 0;
   for (const sub of subs) {
     if (sub.status !== 'active' || event.chain.slot <= sub.watch_from_slot) continue;
     if (!(JSON.parse(sub.event_types) as string[]).includes(event.type)) continue;
     if (!subscriptionMatches(sub, event, built.wallet)) continue;
-    const result = await db
-      .insertInto('webhook_deliveries')
-      .values(newDeliveryRow(sub.id, event, false, now))
-      .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
-      .executeTakeFirst();
-    queued += Number(result.numInsertedOrUpdatedRows ?? 0);
+    queued += await insertDeliveryOnce(db, newDeliveryRow(sub.id, event, false, now));
   }
   return queued;
 }
@@ -593,7 +558,7 @@ async function processTransaction(
   let deliveries = 0;
   if (built.length > 0) {
     await db.transaction().execute(async (trx) => {
-      const subs = await subscriptionsFor(trx, [...new Set(built.map((one) => one.wallet))]);
+      const subs = await selectPaySubscriptionsFor(trx, [...new Set(built.map((one) => one.wallet))]);
       for (const one of built) deliveries += await persistAndFanOut(trx, subs, one, now);
     });
   }
@@ -730,13 +695,7 @@ export async function recheckBindings(
   deps: IndexerDeps,
 ): Promise<{ events: number; deliveries: number }> {
   const limit = deps.bindingRecheckLimit ?? 100;
-  const rows = await db
-    .selectFrom('pay_events')
-    .selectAll()
-    .where('binding_status', '=', 'unverifiable')
-    .where('binding_checks', '<', limit)
-    .limit(50)
-    .execute();
+  const rows = await selectUnverifiedBindings(db, limit, 50);
   let events = 0;
   let deliveries = 0;
   for (const row of rows) {
@@ -758,14 +717,10 @@ export async function recheckBindings(
     }
     const now = nowOf(deps);
     if (binding.status !== 'verified') {
-      await db
-        .updateTable('pay_events')
-        .set({
-          binding_checks: row.binding_checks + 1,
-          binding_status: binding.status === 'none' ? 'none' : 'unverifiable',
-        })
-        .where('id', '=', row.id)
-        .execute();
+      await setBindingCheck(db, row.id, {
+        status: binding.status === 'none' ? 'none' : 'unverifiable',
+        checks: row.binding_checks + 1,
+      });
       continue;
     }
     const event = {
@@ -781,13 +736,9 @@ export async function recheckBindings(
       ...(original.type === 'invoice.paid' ? { invoice: original.invoice } : {}),
     } as PayEvent;
     await db.transaction().execute(async (trx) => {
-      const subs = await subscriptionsFor(trx, [row.wallet]);
+      const subs = await selectPaySubscriptionsFor(trx, [row.wallet]);
       deliveries += await persistAndFanOut(trx, subs, { event, wallet: row.wallet }, now);
-      await trx
-        .updateTable('pay_events')
-        .set({ binding_status: 'verified-later', binding_checks: row.binding_checks + 1 })
-        .where('id', '=', row.id)
-        .execute();
+      await setBindingCheck(trx, row.id, { status: 'verified-later', checks: row.binding_checks + 1 });
     });
     events++;
   }
@@ -799,15 +750,8 @@ export async function recheckBindings(
  * `scope_changed: …` (a fresh registration with a new proof is required). RPC faults leave them as they are.
  */
 export async function pauseChangedScopes(db: Kysely<Database>, deps: IndexerDeps): Promise<number> {
-  const subs = await db
-    .selectFrom('webhook_subscriptions')
-    .selectAll()
-    .where('status', '=', 'active')
-    .where('scope_type', '=', 'name')
-    .where('stream', '=', 'pay')
-    .execute();
   let paused = 0;
-  for (const sub of subs) {
+  for (const sub of await selectActivePayNameSubscriptions(db)) {
     let reason: string | null = null;
     try {
       const control = await readNameControlByAccount(
@@ -823,14 +767,7 @@ export async function pauseChangedScopes(db: Kysely<Database>, deps: IndexerDeps
       continue;
     }
     if (!reason) continue;
-    const now = nowOf(deps);
-    const result = await db
-      .updateTable('webhook_subscriptions')
-      .set({ status: 'paused', paused_reason: SCOPE_CHANGED_PREFIX + reason, updated_at: now })
-      .where('id', '=', sub.id)
-      .where('status', '=', 'active')
-      .executeTakeFirst();
-    paused += Number(result.numUpdatedRows);
+    paused += await pauseActiveSubscription(db, sub.id, SCOPE_CHANGED_PREFIX + reason, nowOf(deps));
   }
   return paused;
 }

@@ -1,8 +1,11 @@
-// SQL of the pay stream's own table as the webhook engine needs it: the stored events' bodies for a delivery batch,
-// and the test events (pay_events, test = 1); and the indexer's reads of the pay subscriptions' watched-wallet
-// index. The rest of the indexer's SQL lives beside the indexer.
-import type { Kysely } from 'kysely';
-import type { Database, PayEventsTable } from '../../platform/db/index';
+// SQL of the pay stream: its own tables as the webhook engine needs them (the stored events' bodies for a delivery
+// batch, the test events: pay_events, test = 1), and the indexer's (the pay subscriptions and their watched-wallet
+// index, the invoice cache, stored events and their deliveries, binding re-checks, scope-change pauses).
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, PayEventsTable, PayInvoicesTable, WebhookDeliveriesTable } from '../../platform/db/index';
+import type { SubscriptionRow } from '../webhooks/index';
+
+export type InvoiceRow = Selectable<PayInvoicesTable>;
 
 /** The stored payloads (and types) of these pay events. */
 export function selectPayEventPayloads(db: Kysely<Database>, ids: readonly string[]) {
@@ -63,4 +66,136 @@ export async function selectEarliestPayWatch(db: Kysely<Database>): Promise<numb
     .where('status', '=', 'active')
     .executeTakeFirstOrThrow();
   return from === null ? null : Number(from);
+}
+
+// ── the indexer ─────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * The active pay subscriptions that may receive an event about one of `wallets`: those scoped to one of them, and
+ * every `@name` one (few; its proven wallets are checked per event). A filter in the db, not a scan of all of them.
+ */
+export function selectPaySubscriptionsFor(
+  db: Kysely<Database>,
+  wallets: readonly string[],
+): Promise<SubscriptionRow[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('stream', '=', 'pay')
+    .where((eb) => eb.or([eb('scope_type', '=', 'name'), eb('scope_value', 'in', ['', ...wallets])]))
+    .execute();
+}
+
+/** The names and proven wallets of every `@name` pay subscription (whatever its status). */
+export function selectPayNameScopes(db: Kysely<Database>): Promise<{ scope_value: string; wallets: string }[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .select(['scope_value', 'wallets'])
+    .where('scope_type', '=', 'name')
+    .where('stream', '=', 'pay')
+    .execute();
+}
+
+/** The active `@name` pay subscriptions. */
+export function selectActivePayNameSubscriptions(db: Kysely<Database>): Promise<SubscriptionRow[]> {
+  return db
+    .selectFrom('webhook_subscriptions')
+    .selectAll()
+    .where('status', '=', 'active')
+    .where('scope_type', '=', 'name')
+    .where('stream', '=', 'pay')
+    .execute();
+}
+
+/** Pauses the subscription with `reason` if it is still active; rows changed. */
+export async function pauseActiveSubscription(
+  db: Kysely<Database>,
+  id: string,
+  reason: string,
+  now: number,
+): Promise<number> {
+  const result = await db
+    .updateTable('webhook_subscriptions')
+    .set({ status: 'paused', paused_reason: reason, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** The cached invoice at `address`. */
+export function selectInvoice(db: Kysely<Database>, address: string): Promise<InvoiceRow | undefined> {
+  return db.selectFrom('pay_invoices').selectAll().where('address', '=', address).executeTakeFirst();
+}
+
+/** Caches an invoice learned from its account or its history; a row already there is kept. */
+export async function insertInvoiceIfAbsent(db: Kysely<Database>, row: InvoiceRow): Promise<void> {
+  await db
+    .insertInto('pay_invoices')
+    .values(row)
+    .onConflict((oc) => oc.column('address').doNothing())
+    .execute();
+}
+
+/** Caches an invoice whose creation was indexed; a row already there is marked as such. */
+export async function upsertIndexedInvoice(db: Kysely<Database>, row: InvoiceRow, now: number): Promise<void> {
+  await db
+    .insertInto('pay_invoices')
+    .values(row)
+    .onConflict((oc) => oc.column('address').doUpdateSet({ create_indexed: 1, updated_at: now }))
+    .execute();
+}
+
+/** Sets the cached invoice's status (0 open, 1 paid, 2 cancelled). */
+export async function setInvoiceStatus(
+  db: Kysely<Database>,
+  address: string,
+  status: number,
+  now: number,
+): Promise<void> {
+  await db.updateTable('pay_invoices').set({ status, updated_at: now }).where('address', '=', address).execute();
+}
+
+/** Stores an event; one already stored under its id is kept (a replayed block adds nothing). */
+export async function insertPayEventOnce(db: Kysely<Database>, row: PayEventsTable): Promise<void> {
+  await db
+    .insertInto('pay_events')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+/** Queues a delivery unless the webhook already has one for the event; rows added (0 or 1). */
+export async function insertDeliveryOnce(db: Kysely<Database>, row: WebhookDeliveriesTable): Promise<number> {
+  const result = await db
+    .insertInto('webhook_deliveries')
+    .values(row)
+    .onConflict((oc) => oc.columns(['webhook_id', 'event_id']).doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/** Up to `take` stored events whose binding was unverifiable and checked fewer than `limit` times. */
+export function selectUnverifiedBindings(db: Kysely<Database>, limit: number, take: number) {
+  return db
+    .selectFrom('pay_events')
+    .selectAll()
+    .where('binding_status', '=', 'unverifiable')
+    .where('binding_checks', '<', limit)
+    .limit(take)
+    .execute();
+}
+
+/** Records one more check of an event's binding and what it found. */
+export async function setBindingCheck(
+  db: Kysely<Database>,
+  id: string,
+  check: { status: string; checks: number },
+): Promise<void> {
+  await db
+    .updateTable('pay_events')
+    .set({ binding_checks: check.checks, binding_status: check.status })
+    .where('id', '=', id)
+    .execute();
 }

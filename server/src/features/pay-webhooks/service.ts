@@ -29,6 +29,7 @@ import {
   type QueueSignal,
   type SubscriptionRow,
   type WebhookCaller,
+  type WebhookStreamVerbs,
 } from '../webhooks/index';
 import * as engine from '../webhooks/index';
 import { controllers, readNameControl, PAYMENT_RECORD_KEY } from './control';
@@ -339,7 +340,19 @@ export interface PayWebhooksServiceDeps extends WebhookServiceDeps {
   queued: QueueSignal;
 }
 
-export function createPayWebhooksService(deps: PayWebhooksServiceDeps) {
+/** The pay stream's verbs: the engine's management verbs, plus registration by signed challenge and its edit. */
+export interface PayWebhooksService extends WebhookStreamVerbs<Webhook> {
+  issueChallenge(caller: WebhookCaller, req: ParsedWebhookChallengeRequest): Promise<WebhookChallengeResponse>;
+  register(caller: WebhookCaller, req: WebhookRegisterRequest): Promise<WebhookCreated>;
+  urlChallenge(
+    caller: WebhookCaller,
+    id: string,
+    req: { url: string; wallet?: string | undefined },
+  ): Promise<WebhookChallengeResponse>;
+  edit(caller: WebhookCaller, id: string, patch: OwnerWebhookPatch): Promise<Webhook>;
+}
+
+export function createPayWebhooksService(deps: PayWebhooksServiceDeps): PayWebhooksService {
   const { db } = deps;
   const { on, ...verbs } = createWebhookStreamService({ ...deps, stream: pay });
   return {
@@ -354,5 +367,3 @@ export function createPayWebhooksService(deps: PayWebhooksServiceDeps) {
     edit: on((caller: WebhookCaller, id: string, patch: OwnerWebhookPatch) => editWebhook(db, deps, caller, id, patch)),
   };
 }
-
-export type PayWebhooksService = ReturnType<typeof createPayWebhooksService>;

@@ -7,6 +7,7 @@ export type { QueueSignal } from './queue-signal';
 export type { StoredEvent, WebhookStream } from './stream';
 export { TEST_SIGNATURE, testEventChain } from './stream';
 export { createWebhookStreamService } from './service';
+export type { WebhookStreamVerbs } from './service';
 export {
   checkRoomFor,
   deleteWebhook,
@@ -35,6 +36,7 @@ export {
   countDeadDeliveries,
   countPendingDeliveries,
   deleteDeliveriesOfEvents,
+  insertDeliveries,
   oldestPendingCreatedAt,
 } from './delivery-queries';
 export type { DeliveryWorker, DeliveryWorkerOptions } from './delivery-worker';

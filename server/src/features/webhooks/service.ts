@@ -36,6 +36,9 @@ export interface WebhookStreamServiceDeps<W> {
   now?: () => number;
 }
 
+/** The management verbs a stream's service spreads into its own (all but `on`, the switch it wraps its verbs in). */
+export type WebhookStreamVerbs<W> = Omit<ReturnType<typeof createWebhookStreamService<W>>, 'on'>;
+
 export function createWebhookStreamService<W>(deps: WebhookStreamServiceDeps<W>) {
   const { db, stream, queued } = deps;
   const now = () => deps.now?.() ?? Date.now();
