@@ -9,7 +9,8 @@
 //     procedure through `ctx.pathParams` (see trpc/init.ts);
 //   - every error body rendered by errors.ts from the original error (the handler's own body carries tRPC codes,
 //     `issues` and, outside production, stacks: it is discarded);
-//   - the route template recorded for metrics.
+//   - the route template recorded for metrics;
+//   - answers made of stored documents (StoredJson) sent as their text, not serialized again.
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TRPCError } from '@trpc/server';
@@ -26,6 +27,7 @@ import {
   type OpenApiRouter,
 } from 'trpc-to-openapi';
 import { LRUCache } from 'lru-cache';
+import { StoredJson } from '../stored-json';
 import { faceOf, genericError, shapeRestError, type ShapedError } from './errors';
 
 const REST_METHODS: readonly OpenApiMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -314,7 +316,8 @@ export function registerRest(
       ) => Promise<unknown>;
       const data = await fn(input);
       if (route.successStatus === 204) return reply.code(204).send();
-      const body = JSON.stringify(data);
+      // A stored answer is already its body (platform/stored-json.ts).
+      const body = data instanceof StoredJson ? data.text : JSON.stringify(data);
       remember(request, reply, route, route.successStatus, body);
       return reply.code(route.successStatus).type('application/json; charset=utf-8').send(body);
     } catch (error) {
