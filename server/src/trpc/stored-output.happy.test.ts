@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { rawRequest, startTestApp, STORED_ITEMS, StoredProbeSchema, type TestApp } from '@sigil/test/support/http-app';
 import { buildOpenApiDocument } from '../platform/http/openapi';
-import { storedAnswer, StoredJson, stringifyStored } from '../platform/stored-json';
+import { storedAnswer, StoredJson } from '../platform/stored-json';
 import { router } from './init';
 import { rest } from './meta';
 import { publicProcedure } from './procedures';
@@ -74,19 +74,30 @@ describe('storedOutput', () => {
   });
 });
 
-describe('stringifyStored', () => {
+describe('storedAnswer', () => {
   it("is JSON.stringify's output, with stored parts written as stored", () => {
     const value = {
       s: 'é\u2028"\\',
       n: [1, -0, 2.5e-7, null, undefined, () => 1],
       skip: undefined,
-      nested: { t: true, d: new Date(0) },
+      nested: { t: true, d: new Date(0), own: { toJSON: () => 'own' } },
       stored: new StoredJson('{"x":[1,2]}'),
     };
-    expect(stringifyStored(value)).toBe(
-      '{"s":"é\u2028\\"\\\\","n":[1,0,2.5e-7,null,null,null],"nested":{"t":true,"d":"1970-01-01T00:00:00.000Z"},"stored":{"x":[1,2]}}',
-    );
-    expect(stringifyStored(value)).toBe(JSON.stringify(value));
+    const expected =
+      '{"s":"é\u2028\\"\\\\","n":[1,0,2.5e-7,null,null,null],"nested":{"t":true,"d":"1970-01-01T00:00:00.000Z",' +
+      '"own":"own"},"stored":{"x":[1,2]}}';
+    const answer = storedAnswer<unknown>(value);
+    expect(answer.text).toBe(expected);
+    expect(answer.text).toBe(JSON.stringify(value));
+    expect(answer.bytes().equals(Buffer.from(expected))).toBe(true);
     expect(new StoredJson('{"x":[1,2]}').toJSON()).toStrictEqual({ x: [1, 2] });
+  });
+
+  it('a large answer (chunked before encoding) is the same bytes as its text', () => {
+    const items = Array.from({ length: 300 }, (_, i) => new StoredJson(JSON.stringify({ i, s: 'ü✓'.repeat(200) })));
+    const answer = storedAnswer<unknown>({ items, n: 300 });
+    const text = `{"items":[${items.map((i) => i.text).join(',')}],"n":300}`;
+    expect(answer.bytes().equals(Buffer.from(text))).toBe(true);
+    expect(answer.text).toBe(text);
   });
 });

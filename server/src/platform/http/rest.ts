@@ -251,7 +251,7 @@ export function registerRest(
   // The check runs before routing (a hit already proved its route), so a replay costs one map lookup.
   const answers =
     opts.responseCacheMs > 0
-      ? new LRUCache<string, { status: number; body: string; routeLabel: string }>({
+      ? new LRUCache<string, { status: number; body: string | Buffer; routeLabel: string }>({
           max: 20_000,
           ttl: opts.responseCacheMs,
           // The remaining lifetime goes out in Cache-Control: read the clock every time, so it is never overstated.
@@ -283,7 +283,13 @@ export function registerRest(
    * answer carries the Cache-Control a replay of it would carry now. Replayed for the bound, or for what is left of
    * it for the data the procedure built the answer from, whichever ends first.
    */
-  function remember(request: FastifyRequest, reply: FastifyReply, route: RestRoute, status: number, body: string) {
+  function remember(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RestRoute,
+    status: number,
+    body: string | Buffer,
+  ) {
     if (!answers || !route.sharedCache || status >= 500) return;
     const until = request.replay?.until;
     const ttl = Math.floor(Math.min(opts.responseCacheMs, until === undefined ? Infinity : until - performance.now()));
@@ -317,7 +323,7 @@ export function registerRest(
       const data = await fn(input);
       if (route.successStatus === 204) return reply.code(204).send();
       // A stored answer is already its body (platform/stored-json.ts).
-      const body = data instanceof StoredJson ? data.text : JSON.stringify(data);
+      const body = data instanceof StoredJson ? data.bytes() : JSON.stringify(data);
       remember(request, reply, route, route.successStatus, body);
       return reply.code(route.successStatus).type('application/json; charset=utf-8').send(body);
     } catch (error) {
