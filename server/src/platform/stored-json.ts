@@ -27,20 +27,26 @@ export class StoredJson<T = unknown> {
   /** The document as UTF-8 bytes, the body the REST face sends. */
   bytes(): Buffer {
     if (this.joined !== undefined || this.parts.length === 1) return Buffer.from(this.text);
-    const chunks: Buffer[] = [];
+    const chunks: string[] = [];
     let group: string[] = [];
     let size = 0;
     for (const part of this.parts) {
       if (size + part.length > CHUNK_CHARS && group.length > 0) {
-        chunks.push(Buffer.from(group.join('')));
+        chunks.push(group.join(''));
         group = [];
         size = 0;
       }
       group.push(part);
       size += part.length;
     }
-    if (group.length > 0) chunks.push(Buffer.from(group.join('')));
-    return Buffer.concat(chunks);
+    if (group.length > 0) chunks.push(group.join(''));
+    // One allocation, each chunk encoded straight into it.
+    let length = 0;
+    for (const chunk of chunks) length += Buffer.byteLength(chunk);
+    const bytes = Buffer.allocUnsafe(length);
+    let offset = 0;
+    for (const chunk of chunks) offset += bytes.write(chunk, offset);
+    return bytes;
   }
 
   /** Appends this document's pieces to `into`. */
