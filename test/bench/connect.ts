@@ -166,15 +166,15 @@ export async function benchConnect(
     };
 
     // Throughput: the service in its own process, on its own database with partner keys made beforehand.
-    serviceDb = await benchDb(dialect);
-    await migrateToLatest(serviceDb.db);
+    const keysDb = (serviceDb = await benchDb(dialect));
+    await migrateToLatest(keysDb.db);
     const serviceKeys = await Promise.all(
       Array.from({ length: 64 }, () =>
-        createKey(serviceDb.db, { account: base58.encode(randomBytes(32)), tier: 'partner' }),
+        createKey(keysDb.db, { account: base58.encode(randomBytes(32)), tier: 'partner' }),
       ),
     );
-    await serviceDb.close();
-    service = await startServiceProcess(chain, { DATABASE_URL: serviceDb.url, SIGIL_RESOLVE_CACHE_MS: '0' }, profile);
+    await keysDb.close();
+    service = await startServiceProcess(chain, { DATABASE_URL: keysDb.url, SIGIL_RESOLVE_CACHE_MS: '0' }, profile);
     const pool = new Pool(service.base, { connections: concurrency });
     const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown) => {
       const res = await pool.request({

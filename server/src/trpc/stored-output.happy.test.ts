@@ -18,6 +18,10 @@ afterAll(() => app.close());
 
 const BODY = '{"items":[{"name":"ålice ✓","n":1},{"name":"bob \\"b\\"","n":2.5}],"value":"x"}';
 
+it('the probe answers with the stored items as written', () => {
+  expect(BODY).toBe(`{"items":[${STORED_ITEMS.join(',')}],"value":"x"}`);
+});
+
 describe('stored answers on both faces', () => {
   it('REST: the body is the stored text, byte for byte, equal to serializing the validated value', async () => {
     const res = await rawRequest(app.base, 'GET', '/v1/test/stored/x');
