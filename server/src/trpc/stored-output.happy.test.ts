@@ -97,8 +97,15 @@ describe('storedAnswer', () => {
     expect(new StoredJson('{"x":[1,2]}').toJSON()).toStrictEqual({ x: [1, 2] });
   });
 
-  it('a large answer (chunked before encoding) is the same bytes as its text', () => {
-    const items = Array.from({ length: 300 }, (_, i) => new StoredJson(JSON.stringify({ i, s: 'ü✓'.repeat(200) })));
+  it.each([
+    ['ASCII', 'ab'],
+    ['non-ASCII', 'ü✓'],
+    ['ASCII but the last item', 'ab', '✓'],
+  ])('a large answer (chunked before encoding) is the same bytes as its text: %s', (_, fill, last = fill) => {
+    const items = Array.from(
+      { length: 300 },
+      (_, i) => new StoredJson(JSON.stringify({ i, s: (i === 299 ? last : fill).repeat(200) })),
+    );
     const answer = storedAnswer<unknown>({ items, n: 300 });
     const text = `{"items":[${items.map((i) => i.text).join(',')}],"n":300}`;
     expect(answer.bytes().equals(Buffer.from(text))).toBe(true);
