@@ -94,7 +94,15 @@ const sections: Section[] = [
   { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
   { name: 'ingest', run: () => benchIngest() },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
-  { name: 'gate', run: async () => (await benchGate()).markdown },
+  {
+    name: 'gate',
+    dialects: true,
+    run: async () => {
+      const tables: string[] = [];
+      for (const dialect of dialects) tables.push((await benchGate({ dialect })).markdown);
+      return tables.join('\n\n');
+    },
+  },
   { name: 'sdk', run: async () => (await benchSdk()).markdown },
 
   { name: 'replicas', run: () => benchReplicas() },
