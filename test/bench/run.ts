@@ -89,7 +89,15 @@ const sections: Section[] = [
       return tables.join('\n\n');
     },
   },
-  { name: 'universal', run: async () => (await benchUniversal()).markdown },
+  {
+    name: 'universal',
+    dialects: true,
+    run: async () => {
+      const tables: string[] = [];
+      for (const dialect of dialects) tables.push((await benchUniversal({ dialect })).markdown);
+      return tables.join('\n\n');
+    },
+  },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
   { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
   { name: 'ingest', run: () => benchIngest() },
