@@ -13,9 +13,6 @@
  *   import { benchConnect } from './connect'            (the main bench runner)
  */
 import { createPublicKey, randomBytes, sign as nodeSign, verify as nodeVerify } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { base58 } from '@scure/base';
 import { getAddressEncoder, type KeyPairSigner } from '@solana/kit';
@@ -24,12 +21,12 @@ import { checkChallenge, signChallenge, signMessage } from '../../client-sdk/src
 import { composeTestApp } from '../support/compose-app';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
-import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
+import { migrateToLatest, type Dialect } from '../../server/src/platform/db/index';
 import { verifyWalletMessage } from '../../server/src/platform/crypto/wallet-signature';
 import { createKey } from '../../server/src/features/keys/service';
 import { Pool } from 'undici';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { processCpuMs, startChainProcess, startServiceProcess, stop, table } from './support';
+import { benchDb, processCpuMs, startChainProcess, startServiceProcess, stop, table } from './support';
 import { demoWallet } from '../../server/src/localchain/scenario';
 import { randomWallet, walletFromSeed, type BenchWallet } from './wallets';
 
@@ -45,6 +42,7 @@ export interface SigninCost {
 }
 
 export interface ConnectBench {
+  dialect: Dialect;
   signins: { addressControl: SigninCost; handleControl: SigninCost };
   concurrency: number;
   /** verifyWalletMessage (raw form: decode signer, small-order check, key import, verify) per second. */
@@ -72,8 +70,11 @@ const ownCpuMs = () => {
   return (user + system) / 1000;
 };
 
-export async function benchConnect(options: { durationMs?: number; concurrency?: number } = {}): Promise<ConnectBench> {
+export async function benchConnect(
+  options: { durationMs?: number; concurrency?: number; dialect?: Dialect } = {},
+): Promise<ConnectBench> {
   const durationMs = options.durationMs ?? 3000;
+  const dialect = options.dialect ?? 'sqlite';
   const concurrency = options.concurrency ?? 32;
   // The chain in its own process, as a real RPC node would be: the service does not pay for the emulator's CPU
   // (though on this machine it shares the same 2 cores, so its CPU per sign-in is reported too).
@@ -82,10 +83,10 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
   const chain = await startChainProcess(profile);
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-connect-'));
   let statements = 0;
   const rpc: Record<string, number> = {};
-  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite'), onQuery: () => void statements++ });
+  const handle = await benchDb(dialect, { onQuery: () => void statements++ });
+  let serviceDb: Awaited<ReturnType<typeof benchDb>> | undefined;
   let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
   try {
     await migrateToLatest(handle.db);
@@ -146,21 +147,16 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       };
     };
 
-    // Throughput: the service in its own process, on its own SQLite file with partner keys made beforehand.
-    const serviceFile = join(dir, 'service.sqlite');
-    const serviceDb = createDatabase({ sqliteFile: serviceFile });
-    await migrateToLatest(serviceDb.db);
+    // Throughput: the service in its own process, on its own database with partner keys made beforehand.
+    const keysDb = (serviceDb = await benchDb(dialect));
+    await migrateToLatest(keysDb.db);
     const serviceKeys = await Promise.all(
       Array.from({ length: 64 }, () =>
-        createKey(serviceDb.db, { account: base58.encode(randomBytes(32)), tier: 'partner' }),
+        createKey(keysDb.db, { account: base58.encode(randomBytes(32)), tier: 'partner' }),
       ),
     );
-    await serviceDb.close();
-    service = await startServiceProcess(
-      chain,
-      { DATABASE_URL: `sqlite:${serviceFile}`, SIGIL_RESOLVE_CACHE_MS: '0' },
-      profile,
-    );
+    await keysDb.close();
+    service = await startServiceProcess(chain, { DATABASE_URL: keysDb.url, SIGIL_RESOLVE_CACHE_MS: '0' }, profile);
     const pool = new Pool(service.base, { connections: concurrency });
     const call = async (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown) => {
       const res = await pool.request({
@@ -293,6 +289,7 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
       if (!nodeVerify(null, bytes, key, signature)) throw new Error('verify failed');
     });
     const result = {
+      dialect,
       signins: { addressControl, handleControl },
       concurrency,
       walletVerifyPerSec: Math.round(walletVerifyPerSec),
@@ -301,10 +298,10 @@ export async function benchConnect(options: { durationMs?: number; concurrency?:
     };
     return { ...result, markdown: connectMarkdown(result) };
   } finally {
-    await handle.close();
+    await handle.drop();
     if (service) await stop(service.child);
+    await serviceDb?.drop();
     await stop(chain.child);
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -332,7 +329,7 @@ function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
   ];
   const signins = table(
     [
-      `complete sign-in (challenge + verify + session read; SQLite; ${r.concurrency} concurrent loops)`,
+      `complete sign-in (challenge + verify + session read; ${r.dialect}; ${r.concurrency} concurrent loops)`,
       'sign-ins/s',
       'RPC calls / sign-in',
       'SQL statements / sign-in',
@@ -358,7 +355,7 @@ function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
   );
   const { publicMicros, keyedMicros, keyedStatements } = r.keyedOverhead;
   const overhead = table(
-    ['same cheap refusal over HTTP (400 INVALID_HANDLE), sequential', 'µs/request'],
+    [`same cheap refusal over HTTP (400 INVALID_HANDLE), sequential, ${r.dialect}`, 'µs/request'],
     [
       [`public \`GET ${INVALID_NAME_PATHS.public}\` (baseline)`, publicMicros],
       [

@@ -10,9 +10,9 @@ import type { PolicyNode } from '@sigil/contract/gate';
 import { createGateService } from '../../server/src/features/gate/service';
 import { createReverseService } from '../../server/src/features/reverse/service';
 import { createUniversalService } from '../../server/src/features/universal/service';
-import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
+import { createDatabase, migrateToLatest, type Dialect } from '../../server/src/platform/db/index';
 import { countingReader } from '../support/localchain-wallets';
-import { load, loadTable, startBareServer, startChainProcess, stop, table, type LoadRow } from './support';
+import { benchDb, load, loadTable, startBareServer, startChainProcess, stop, table, type LoadRow } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BATCH_SIZE = 100;
@@ -101,14 +101,21 @@ async function rpcCalls(chain: { url: string; programId: string }, scenario: any
   return out;
 }
 
-export async function benchGate(opts: { seconds?: number } = {}): Promise<{ rows: LoadRow[]; markdown: string }> {
+export async function benchGate(
+  opts: { seconds?: number; dialect?: Dialect } = {},
+): Promise<{ rows: LoadRow[]; markdown: string }> {
   const seconds = opts.seconds ?? 5;
+  const dialect = opts.dialect ?? 'sqlite';
   const chain = await startChainProcess();
+  // The service's database: created here, migrated and used by the service process, dropped here after it stopped.
+  const database = await benchDb(dialect);
+  await database.close();
   const svc = await service({
     SIGIL_RPC_URL: chain.url,
     SIGIL_PROGRAM_ID: chain.programId,
     SIGIL_RESOLVE_CACHE_MS: '0',
     SIGIL_GATE_SIGNING_KEY: BENCH_SEED,
+    BENCH_DATABASE_URL: database.url,
   });
   const { base, key } = svc;
   const headers = { 'x-api-key': key };
@@ -172,12 +179,14 @@ export async function benchGate(opts: { seconds?: number } = {}): Promise<{ rows
       '',
       table(['operation', 'RPC calls', 'by method'], await rpcCalls(chain, scenario)),
       '',
-      "Resolve cache off. The key's rate limit is counted but not enforced in this run. The five-leaf policy: " +
+      `Service database: ${dialect}. Resolve cache off. The key's rate limit is counted but not enforced in this run. ` +
+        'The five-leaf policy: ' +
         '`all` of handle.primary, attestation x, record.verified SOL, token.balance USDX ≥ 0, wallet.in (docs/gate.md).',
     ].join('\n');
     return { rows, markdown };
   } finally {
     await Promise.all([stop(bare.child), stop(svc.child)]);
+    await database.drop();
     await stop(chain.child);
   }
 }

@@ -1,23 +1,21 @@
 /**
- * Per-request overhead of the keyed platform on SQLite: ops/sec of `RateLimiter.limit()` and of
+ * Per-request overhead of the keyed platform on SQLite or Postgres (a fresh database either way): ops/sec of `RateLimiter.limit()` and of
  * `authenticateKey()` next to a bare `SELECT 1` through the same Kysely handle, in the same run.
  *
  *   node --import tsx test/bench/ratelimit.ts            (standalone)
  *   import { benchRateLimit } from './ratelimit'          (the main bench runner)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { sql } from 'kysely';
-import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
+import { migrateToLatest, type Dialect } from '../../server/src/platform/db/index';
 import { authenticateKey, createKey } from '../../server/src/features/keys/service';
 import { createRateLimiter } from '../../server/src/features/ratelimit/service';
+import { benchDb } from './support';
 
 export interface RateLimitBench {
-  dialect: 'sqlite';
+  dialect: Dialect;
   /** Sequential awaited calls per second. */
   selectOnePerSec: number;
   limitPerSec: number;
@@ -39,10 +37,12 @@ async function opsPerSec(durationMs: number, op: (i: number) => Promise<unknown>
   return n / ((performance.now() - start) / 1000);
 }
 
-export async function benchRateLimit(options: { durationMs?: number } = {}): Promise<RateLimitBench> {
+export async function benchRateLimit(
+  options: { durationMs?: number; dialect?: Dialect } = {},
+): Promise<RateLimitBench> {
   const durationMs = options.durationMs ?? 2000;
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-'));
-  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
+  const dialect = options.dialect ?? 'sqlite';
+  const handle = await benchDb(dialect);
   try {
     await migrateToLatest(handle.db);
     const limiter = createRateLimiter(handle.db);
@@ -55,7 +55,7 @@ export async function benchRateLimit(options: { durationMs?: number } = {}): Pro
     );
     const authenticatePerSec = await opsPerSec(durationMs, () => authenticateKey(handle.db, secret));
     return {
-      dialect: 'sqlite',
+      dialect,
       selectOnePerSec: Math.round(selectOnePerSec),
       limitPerSec: Math.round(limitPerSec),
       authenticatePerSec: Math.round(authenticatePerSec),
@@ -64,8 +64,7 @@ export async function benchRateLimit(options: { durationMs?: number } = {}): Pro
       authenticateMicros: Math.round(1e6 / authenticatePerSec),
     };
   } finally {
-    await handle.close();
-    rmSync(dir, { recursive: true, force: true });
+    await handle.drop();
   }
 }
 

@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark section in one run, each next to its own bare baseline measured in the same
 // run, printed as markdown (copy the tables into docs/benchmarks.md with the machine line). Sections run one after
-// another so they do not compete for the 2 cores. `npm run bench -- public` runs only the named sections.
+// another so they do not compete for the 2 cores. `npm run bench -- public` runs only the named sections;
+// `--db postgres` (or `--db both`) runs the database-bound sections on Postgres (or on both, side by side) instead
+// of SQLite. Sections that do not take the switch say so under their heading.
 import { cpus, totalmem } from 'node:os';
 import { benchConnect } from './connect';
 import { benchOidc } from './oidc';
@@ -16,58 +18,113 @@ import { benchUniversal } from './universal';
 import { benchWebhooks } from './webhooks';
 import { benchIdentityEvents } from './identity-events';
 import { benchIngest } from './ingest';
-import { table } from './support';
+import { benchDialects, table } from './support';
 
-type Section = { name: string; run: () => Promise<string> };
+const { dialects, rest: only } = benchDialects(process.argv.slice(2));
+
+/** `dialects`: whether the section runs on the chosen databases; a section without it runs on SQLite only. */
+type Section = { name: string; run: () => Promise<string>; dialects?: boolean };
 
 const sections: Section[] = [
   { name: 'public', run: async () => (await benchPublic()).markdown },
   {
     name: 'ratelimit',
+    dialects: true,
     run: async () => {
-      const r = await benchRateLimit();
-      return table(
-        ['operation (SQLite, sequential)', 'ops/s', 'µs/op', 'vs bare SELECT 1'],
-        [
-          ['bare `SELECT 1` (baseline)', Math.round(r.selectOnePerSec), (1e6 / r.selectOnePerSec).toFixed(1), '1.00'],
-          [
-            'RateLimiter.limit()',
-            Math.round(r.limitPerSec),
-            r.limitMicros.toFixed(1),
-            (r.selectOnePerSec / r.limitPerSec).toFixed(2) + '× the cost',
-          ],
-          [
-            'authenticateKey()',
-            Math.round(r.authenticatePerSec),
-            r.authenticateMicros.toFixed(1),
-            (r.selectOnePerSec / r.authenticatePerSec).toFixed(2) + '× the cost',
-          ],
-        ],
-      );
+      const tables: string[] = [];
+      for (const dialect of dialects) {
+        const r = await benchRateLimit({ dialect });
+        tables.push(
+          table(
+            [`operation (${dialect}, sequential)`, 'ops/s', 'µs/op', 'vs bare SELECT 1'],
+            [
+              [
+                'bare `SELECT 1` (baseline)',
+                Math.round(r.selectOnePerSec),
+                (1e6 / r.selectOnePerSec).toFixed(1),
+                '1.00',
+              ],
+              [
+                'RateLimiter.limit()',
+                Math.round(r.limitPerSec),
+                r.limitMicros.toFixed(1),
+                (r.selectOnePerSec / r.limitPerSec).toFixed(2) + '× the cost',
+              ],
+              [
+                'authenticateKey()',
+                Math.round(r.authenticatePerSec),
+                r.authenticateMicros.toFixed(1),
+                (r.selectOnePerSec / r.authenticatePerSec).toFixed(2) + '× the cost',
+              ],
+            ],
+          ),
+        );
+      }
+      return tables.join('\n\n');
     },
   },
-  { name: 'x402', run: async () => (await benchX402()).markdown },
-  { name: 'connect', run: async () => (await benchConnect()).markdown },
+  {
+    name: 'x402',
+    dialects: true,
+    run: async () => {
+      const tables: string[] = [];
+      for (const dialect of dialects) tables.push((await benchX402({ dialect })).markdown);
+      return tables.join('\n\n');
+    },
+  },
+  {
+    name: 'connect',
+    dialects: true,
+    run: async () => {
+      const tables: string[] = [];
+      for (const dialect of dialects) tables.push((await benchConnect({ dialect })).markdown);
+      return tables.join('\n\n');
+    },
+  },
+  {
+    name: 'usage',
+    dialects: true,
+    run: async () => {
+      const tables: string[] = [];
+      for (const dialect of dialects) tables.push((await benchUsageHistory(dialect)).markdown);
+      return tables.join('\n\n');
+    },
+  },
+  {
+    name: 'universal',
+    dialects: true,
+    run: async () => {
+      const tables: string[] = [];
+      for (const dialect of dialects) tables.push((await benchUniversal({ dialect })).markdown);
+      return tables.join('\n\n');
+    },
+  },
   { name: 'oidc', run: async () => (await benchOidc()).markdown },
-  { name: 'usage', run: async () => (await benchUsageHistory()).markdown },
-  { name: 'universal', run: async () => (await benchUniversal()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
-  { name: 'identity-events', run: async () => (await benchIdentityEvents()).markdown },
+  { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
   { name: 'ingest', run: () => benchIngest() },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
-  { name: 'gate', run: async () => (await benchGate()).markdown },
+  {
+    name: 'gate',
+    dialects: true,
+    run: async () => {
+      const tables: string[] = [];
+      for (const dialect of dialects) tables.push((await benchGate({ dialect })).markdown);
+      return tables.join('\n\n');
+    },
+  },
   { name: 'sdk', run: async () => (await benchSdk()).markdown },
 
   { name: 'replicas', run: () => benchReplicas() },
 ];
 
-const only = process.argv.slice(2);
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
 console.log(`# Sigil benchmarks — ${new Date().toISOString()}\n`);
 console.log(`Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}\n`);
 for (const s of sections) {
   if (only.length && !only.includes(s.name)) continue;
   console.log(`## ${s.name}\n`);
+  if (!s.dialects && dialects.includes('postgres')) console.log('(SQLite only: this section does not take `--db`.)\n');
   console.log((await s.run()) + '\n');
 }
 process.exit(0);

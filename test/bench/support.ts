@@ -1,6 +1,7 @@
 // Shared pieces of the benchmarks: child processes for the chain and the service (so the load generator does not
 // share their event loop), a bare node:http baseline, and an autocannon run summarized as one table row.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Transaction } from '@solana/kit';
-import { createDatabase, migrateToLatest, type DatabaseHandle } from '../../server/src/platform/db/index';
+import pg from 'pg';
+import { createDatabase, migrateToLatest, type DatabaseHandle, type Dialect } from '../../server/src/platform/db/index';
+import { POSTGRES_ADMIN_URL } from '../support/postgres';
 import { createOutboundClient } from '../../server/src/platform/outbound/client';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import type { ChainReader } from '../../server/src/platform/chain/types';
@@ -282,7 +285,74 @@ export function loadTable(rows: LoadRow[], baseline: LoadRow): string {
   );
 }
 
-/** A fresh SQLite database in a temporary folder, removed by `drop`. */
+/**
+ * The database the sections that accept `--db` run on (`npm run bench -- --db postgres`, `--db both`): SQLite by
+ * default. Postgres is the server of test/support/postgres.ts (127.0.0.1:5432 unless SIGIL_TEST_POSTGRES_URL).
+ */
+export function benchDialects(argv: string[]): { dialects: Dialect[]; rest: string[] } {
+  const at = argv.indexOf('--db');
+  if (at < 0) return { dialects: ['sqlite'], rest: argv };
+  const value = argv[at + 1];
+  const dialects: Dialect[] | undefined =
+    value === 'sqlite'
+      ? ['sqlite']
+      : value === 'postgres'
+        ? ['postgres']
+        : value === 'both'
+          ? ['sqlite', 'postgres']
+          : undefined;
+  if (!dialects) throw new Error(`--db takes sqlite, postgres or both, not ${value ?? 'nothing'}`);
+  return { dialects, rest: [...argv.slice(0, at), ...argv.slice(at + 2)] };
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 5_000 });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/**
+ * A fresh database of that dialect, removed by `drop`: a SQLite file in a temporary folder, or a new Postgres
+ * database (`sigil_bench_<random>`) dropped afterwards. `url` opens the same database from a child process.
+ */
+export async function benchDb(
+  dialect: Dialect = 'sqlite',
+  options: { onQuery?: () => void } = {},
+): Promise<DatabaseHandle & { url: string; drop(): Promise<void> }> {
+  if (dialect === 'postgres') {
+    const name = `sigil_bench_${randomBytes(6).toString('hex')}`; // [0-9a-f] only: safe as an identifier
+    await adminQuery(`create database ${name}`);
+    const url = new URL(POSTGRES_ADMIN_URL);
+    url.pathname = `/${name}`;
+    const handle = createDatabase({ url: url.toString(), ...options });
+    return {
+      ...handle,
+      url: url.toString(),
+      drop: async () => {
+        await handle.close();
+        await adminQuery(`drop database if exists ${name} with (force)`);
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-db-'));
+  const sqliteFile = join(dir, 'bench.sqlite');
+  const handle = createDatabase({ sqliteFile, ...options });
+  return {
+    ...handle,
+    url: `sqlite:${sqliteFile}`,
+    drop: async () => {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh SQLite database in a temporary folder, removed by `drop` (sections that run on SQLite only). */
 export function tempDb(): DatabaseHandle & { drop(): Promise<void> } {
   const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-db-'));
   const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });

@@ -35,8 +35,10 @@ if (mode === 'sns-chain') {
   console.log(JSON.stringify({ url: chain.url, owner: owner.address, payee: payee.address }));
 } else if (mode === 'service') {
   const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', PORT: '0' });
+  // BENCH_DATABASE_URL: a database the parent created (and drops); else a SQLite file of this process.
   const database = createDatabase({
-    url: `sqlite:${join(mkdtempSync(join(tmpdir(), 'sigil-bench-')), 'bench.sqlite')}`,
+    url:
+      process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), 'sigil-bench-')), 'bench.sqlite')}`,
   });
   await migrateToLatest(database.db);
   const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), name: 'bench' });

@@ -4,7 +4,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { load, loadTable, startBareServer, startChainProcess, stop, table, type LoadRow } from './support';
+import type { Dialect } from '../../server/src/platform/db/index';
+import { benchDb, load, loadTable, startBareServer, startChainProcess, stop, table, type LoadRow } from './support';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BATCH_SIZE = 100;
@@ -25,15 +26,22 @@ async function child<T>(mode: string, env: Record<string, string> = {}): Promise
   return { info, child: proc };
 }
 
-export async function benchUniversal(opts: { seconds?: number } = {}): Promise<{ rows: LoadRow[]; markdown: string }> {
+export async function benchUniversal(
+  opts: { seconds?: number; dialect?: Dialect } = {},
+): Promise<{ rows: LoadRow[]; markdown: string }> {
   const seconds = opts.seconds ?? 5;
+  const dialect = opts.dialect ?? 'sqlite';
   const chain = await startChainProcess();
   const sns = await child<{ url: string }>('sns-chain');
+  // The service's database: created here, migrated and used by the service process, dropped here after it stopped.
+  const database = await benchDb(dialect);
+  await database.close();
   const service = await child<{ base: string; key: string }>('service', {
     SIGIL_RPC_URL: chain.url,
     SIGIL_PROGRAM_ID: chain.programId,
     SIGIL_SOL_RPC_URL: sns.info.url,
     SIGIL_RESOLVE_CACHE_MS: '0',
+    BENCH_DATABASE_URL: database.url,
   });
   const { base, key } = service.info;
   const headers = { 'x-api-key': key };
@@ -108,12 +116,14 @@ export async function benchUniversal(opts: { seconds?: number } = {}): Promise<{
         ],
       ),
       '',
-      "Resolve cache off (SIGIL_RESOLVE_CACHE_MS=0): every name reads the chain. The key's rate limit is counted but not " +
+      `Service database: ${dialect}. ` +
+        "Resolve cache off (SIGIL_RESOLVE_CACHE_MS=0): every name reads the chain. The key's rate limit is counted but not " +
         'enforced in this run. A batch resolves duplicates once and at most 8 names at a time.',
     ].join('\n');
     return { rows: [...rows, batch, batchDistinct], markdown };
   } finally {
     await Promise.all([stop(bare.child), stop(service.child), stop(sns.child)]);
+    await database.drop();
     await stop(chain.child);
   }
 }

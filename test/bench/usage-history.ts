@@ -1,27 +1,24 @@
 /**
  * What usage history adds to a keyed request (docs/usage-history.md): the same cheap keyed refusal over HTTP
- * (400 INVALID_NAME, no chain read) on two apps over one SQLite file, one recording usage and one whose recorder is
+ * (400 INVALID_NAME, no chain read) on two apps over one database (SQLite, or Postgres with `--db`), one recording usage and one whose recorder is
  * replaced by a no-op (the baseline, measured in the same run, rounds alternated); plus the recorder alone (µs per
  * recordResponse) and one flush of a large batch.
  *
  *   node --import tsx test/bench/usage-history.ts       (standalone)
  *   import { benchUsageHistory } from './usage-history'  (the main bench runner: `npm run bench -- usage`)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { FastifyInstance } from 'fastify';
-import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
+import { migrateToLatest, type Dialect } from '../../server/src/platform/db/index';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
 import { createLogger } from '../../server/src/platform/log';
 import { createKey } from '../../server/src/features/keys/service';
 import { createUsageHistoryService } from '../../server/src/features/usage-history/service';
 import { composeTestApp } from '../support/compose-app';
-import { table } from './support';
+import { benchDb, table } from './support';
 
 export interface UsageHistoryBench {
   baselineMicros: number;
@@ -35,9 +32,10 @@ export interface UsageHistoryBench {
 const ROUNDS = 4;
 const REQUESTS = 1500;
 
-export async function benchUsageHistory(): Promise<UsageHistoryBench & { markdown: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-usage-'));
-  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
+export async function benchUsageHistory(
+  dialect: Dialect = 'sqlite',
+): Promise<UsageHistoryBench & { markdown: string }> {
+  const handle = await benchDb(dialect);
   const apps: FastifyInstance[] = [];
   try {
     await migrateToLatest(handle.db);
@@ -111,7 +109,7 @@ export async function benchUsageHistory(): Promise<UsageHistoryBench & { markdow
       flushMs: Math.round(flushMs),
     };
     const markdown = table(
-      ['keyed refusal over HTTP (400 INVALID_NAME), sequential, SQLite', 'µs/request (median of 4 rounds)'],
+      [`keyed refusal over HTTP (400 INVALID_NAME), sequential, ${dialect}`, 'µs/request (median of 4 rounds)'],
       [
         ['usage history off (recorder replaced by a no-op; baseline)', result.baselineMicros],
         ['usage history and request log on', result.recordingMicros],
@@ -126,8 +124,7 @@ export async function benchUsageHistory(): Promise<UsageHistoryBench & { markdow
     return { ...result, markdown };
   } finally {
     for (const app of apps) await app.close();
-    await handle.close();
-    rmSync(dir, { recursive: true, force: true });
+    await handle.drop();
   }
 }
 

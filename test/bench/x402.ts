@@ -7,9 +7,6 @@
 // In process (chain, facilitator, service and client share one event loop) and sequential, so each number is a
 // latency sum, not a throughput under load; the keyed row is the baseline the overheads are measured against.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { base58 } from '@scure/base';
 import { createKeyPairSignerFromBytes } from '@solana/kit';
 import { x402Client, x402HTTPClient } from '@x402/fetch';
@@ -22,9 +19,9 @@ import { startLocalFacilitatorRail } from '../../server/src/localchain/facilitat
 import { TOKEN_PROGRAM_ADDRESS } from '../../server/src/platform/chain/programs';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
-import { createDatabase, migrateToLatest } from '../../server/src/platform/db/index';
+import { migrateToLatest, type Dialect } from '../../server/src/platform/db/index';
 import { createKey } from '../../server/src/features/keys/service';
-import { table } from './support';
+import { benchDb, table } from './support';
 
 export interface X402BenchResult {
   paidPerSec: number;
@@ -41,7 +38,7 @@ export interface X402BenchResult {
 }
 
 export async function benchX402(
-  opts: { requests?: number; facilitatorRequests?: number } = {},
+  opts: { requests?: number; facilitatorRequests?: number; dialect?: Dialect } = {},
 ): Promise<X402BenchResult> {
   const n = opts.requests ?? 200;
   const nf = opts.facilitatorRequests ?? 30;
@@ -54,8 +51,8 @@ export async function benchX402(
     genesisHash: SOLANA_DEVNET_GENESIS_HASH,
   });
   const rail = await startLocalFacilitatorRail(chain);
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-x402-'));
-  const database = createDatabase({ sqliteFile: join(dir, 'sigil.sqlite') });
+  const dialect = opts.dialect ?? 'sqlite';
+  const database = await benchDb(dialect);
   try {
     await migrateToLatest(database.db);
     const payer = await createKeyPairSignerFromBytes(base58.decode(chain.scenario!.wallets.payer1!.secretKey));
@@ -156,7 +153,7 @@ export async function benchX402(
         facilitatorOverheadMicros: (facilitatorMs - keyedMs) * 1000,
       };
       const markdown = table(
-        [`GET ${path}, sequential, ${n} requests each`, 'req/s', 'µs/req', 'vs keyed'],
+        [`GET ${path}, sequential, ${n} requests each, ${dialect}`, 'req/s', 'µs/req', 'vs keyed'],
         [
           ['with X-API-Key (baseline)', Math.round(result.keyedPerSec), result.keyedMicros.toFixed(0), '1.00'],
           [
@@ -191,8 +188,7 @@ export async function benchX402(
       await app.close();
     }
   } finally {
-    await database.close();
-    rmSync(dir, { recursive: true, force: true });
+    await database.drop();
     await rail.close();
     await chain.close();
   }

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '@sigil/client-sdk/webhooks';
+import { IdentityLogPageSchema } from '@sigil/contract/identity-events';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { createKey } from '../../server/src/features/keys/service';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/https-receiver';
@@ -103,6 +104,8 @@ describe('identity events end to end', () => {
     );
     expect(res.body).toMatchObject({ next_after: EVERY_CHANGE_TYPES.length, has_more: false });
     for (const r of got) expect(res.text).toContain(r.body.toString());
+    // Served as stored: the bytes every event would give parsed, validated and serialized again.
+    expect(res.text).toBe(JSON.stringify(IdentityLogPageSchema.parse(JSON.parse(res.text))));
   });
 
   it('names its bounds; a cursor beyond the latest sequence is 409 CURSOR_AHEAD naming them', async () => {

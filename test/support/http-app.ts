@@ -11,6 +11,8 @@ import { createLogger } from '../../server/src/platform/log';
 import { mergeRouters, router } from '../../server/src/trpc/init';
 import { rest } from '../../server/src/trpc/meta';
 import { publicProcedure } from '../../server/src/trpc/procedures';
+import { storedOutput } from '../../server/src/trpc/stored-output';
+import { storedAnswer, StoredJson } from '../../server/src/platform/stored-json';
 import { appRouter } from '../../server/src/router';
 import type { FastifyInstance } from 'fastify';
 import { composeTestApp, type TestAppDeps } from './compose-app';
@@ -57,6 +59,15 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
 }
 
 const Echo = z.object({ value: z.string() });
+
+/** The `stored` probe's answer: a page of stored items. */
+export const StoredProbeSchema = z.object({
+  items: z.array(z.object({ name: z.string(), n: z.number() })),
+  value: z.string(),
+});
+
+/** The items the `stored` probe answers with, as stored text (canonical JSON, non-ASCII included). */
+export const STORED_ITEMS = ['{"name":"ålice ✓","n":1}', '{"name":"bob \\"b\\"","n":2.5}'];
 
 /** How many times the `counted` probe ran (shared-cache tests). */
 export let probeCalls = 0;
@@ -129,6 +140,19 @@ export const probeRouter = router({
         if (input.value === 'missing') throw new PublicError('HANDLE_NOT_REGISTERED', input.value);
         if (input.value === 'down') throw new PublicError('RPC_UNREACHABLE', input.value);
         return { value: input.value, calls: probeCalls };
+      }),
+    // `plain`: a plain value (validated as usual); `invalid`: a plain value the schema refuses; else stored items.
+    stored: publicProcedure
+      .meta(rest('GET', '/v1/test/stored/{value}', { summary: 'stored answer' }))
+      .input(Echo)
+      .output(storedOutput(StoredProbeSchema))
+      .query(({ input }) => {
+        if (input.value === 'plain') return { items: STORED_ITEMS.map((t) => JSON.parse(t)), value: input.value };
+        if (input.value === 'invalid') return { items: [{ name: 1, n: 1 }], value: input.value } as never;
+        return storedAnswer<z.output<typeof StoredProbeSchema>>({
+          items: STORED_ITEMS.map((t) => new StoredJson<{ name: string; n: number }>(t)),
+          value: input.value,
+        });
       }),
     throws: publicProcedure
       .meta(rest('GET', '/test/throw/{value}', { summary: 'throws' }))

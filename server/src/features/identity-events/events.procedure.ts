@@ -1,6 +1,7 @@
 import { IdentityEventsQuerySchema, IdentityLogPageSchema } from '@sigil/contract/identity-events';
 import { rest } from '../../trpc/meta';
 import { API_KEY_ERRORS, apiKeyProcedure } from '../../trpc/procedures';
+import { storedOutput } from '../../trpc/stored-output';
 
 /** GET /v1/identity/events: the replayable log, in sequence order after a cursor. */
 export const events = apiKeyProcedure
@@ -28,5 +29,5 @@ export const events = apiKeyProcedure
     }),
   )
   .input(IdentityEventsQuerySchema)
-  .output(IdentityLogPageSchema)
-  .query(({ ctx, input }) => ctx.services.identityEvents.events(input));
+  .output(storedOutput(IdentityLogPageSchema))
+  .query(({ ctx, input }) => ctx.services.identityEvents.log(input));

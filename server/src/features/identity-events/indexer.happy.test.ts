@@ -2,7 +2,12 @@
 // sequences 1..n without gaps, replays add nothing, a pass that dies mid-stream loses and duplicates nothing, and
 // identity webhooks get exactly the events of their scope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { IdentityEventSchema, type IdentityEvent } from '@sigil/contract/identity-events';
+import {
+  IdentityEventSchema,
+  IdentityLogPageSchema,
+  type IdentityEvent,
+  type IdentityEventsQuery,
+} from '@sigil/contract/identity-events';
 import { describeEachDialect, freshDatabase } from '@sigil/test/support/db';
 import {
   everyChange,
@@ -193,22 +198,46 @@ describeEachDialect('identity indexer', (ctx) => {
   });
 
   it('the log: cursor, filters, page bounds', async () => {
-    const page1 = await readIdentityLog(ctx.db, { limit: 5 });
+    const page1 = (await readIdentityLog(ctx.db, { limit: 5 })).toJSON();
     expect(page1.events.map((e) => e.sequence)).toEqual([1, 2, 3, 4, 5]);
     expect(page1).toMatchObject({ next_after: 5, has_more: true });
-    const rest = await readIdentityLog(ctx.db, { after: 5, limit: 200 });
+    const rest = (await readIdentityLog(ctx.db, { after: 5, limit: 200 })).toJSON();
     expect(rest.events.map((e) => e.sequence)).toEqual(all.slice(5).map((e) => e.sequence));
     expect(rest).toMatchObject({ next_after: all.length, has_more: false });
-    const records = await readIdentityLog(ctx.db, { types: 'record.*,primary.cleared', limit: 200 });
+    const records = (await readIdentityLog(ctx.db, { types: 'record.*,primary.cleared', limit: 200 })).toJSON();
     expect(records.events.map((e) => e.type)).toEqual(
       all.filter((e) => e.type.startsWith('record.') || e.type === 'primary.cleared').map((e) => e.type),
     );
-    const nft = await readIdentityLog(ctx.db, { handle: `@${NAME}nft`, limit: 200 });
+    const nft = (await readIdentityLog(ctx.db, { handle: `@${NAME}nft`, limit: 200 })).toJSON();
     expect(nft.events.map((e) => e.type)).toEqual(['handle.registered', 'handle.tokenized']);
-    const alice = await readIdentityLog(ctx.db, { wallet: actors.alice.address, limit: 200 });
+    const alice = (await readIdentityLog(ctx.db, { wallet: actors.alice.address, limit: 200 })).toJSON();
     expect(alice.events.map((e) => e.sequence)).toEqual(
       all.filter((e) => Object.values(e.actors).includes(actors.alice.address)).map((e) => e.sequence),
     );
+  });
+
+  it('serves each page as stored: the bytes of parsing, validating and serializing every event again', async () => {
+    const first = await readIdentityLog(ctx.db, { limit: 5 });
+    expect(first.text).toBe(
+      `{"events":[${raw.slice(0, 5).join(',')}],"next_after":5,"has_more":true,"oldest_sequence":1,` +
+        `"latest_sequence":${all.length}}`,
+    );
+    const queries: IdentityEventsQuery[] = [
+      { limit: 200 },
+      { after: 3, limit: 7 },
+      { types: 'record.*,primary.cleared,handle', limit: 200 },
+      { handle: `@${NAME}nft`, limit: 1 },
+      { wallet: actors.alice.address, limit: 200 },
+      { after: all.length, limit: 10 },
+    ];
+    for (const query of queries) {
+      const stored = await readIdentityLog(ctx.db, query);
+      expect(stored.text).toBe(JSON.stringify(IdentityLogPageSchema.parse(stored.toJSON())));
+    }
+    // The whole log is on the first of those pages: every event type, each body as its deliveries carried it.
+    const whole = (await readIdentityLog(ctx.db, { limit: 200 })).toJSON();
+    expect(new Set(whole.events.map((e) => e.type)).size).toBe(new Set(all.map((e) => e.type)).size);
+    expect(whole.events.map((e) => JSON.stringify(e))).toEqual(raw);
   });
 });
 

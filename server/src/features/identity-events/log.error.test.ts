@@ -19,9 +19,12 @@ const event = (sequence: number) => ({
 
 describeEachDialect('identity log bounds', (ctx) => {
   it('before the stream ever ran: the log is empty, latest 0; a cursor past 0 is ahead', async () => {
-    const page = await readIdentityLog(ctx.db, { limit: 10 });
+    const page = (await readIdentityLog(ctx.db, { limit: 10 })).toJSON();
     expect(page).toEqual({ events: [], next_after: null, has_more: false, oldest_sequence: null, latest_sequence: 0 });
-    expect(await readIdentityLog(ctx.db, { after: 0, limit: 10 })).toMatchObject({ events: [], latest_sequence: 0 });
+    expect((await readIdentityLog(ctx.db, { after: 0, limit: 10 })).toJSON()).toMatchObject({
+      events: [],
+      latest_sequence: 0,
+    });
     await expect(readIdentityLog(ctx.db, { after: 1, limit: 10 })).rejects.toMatchObject({
       code: 'CURSOR_AHEAD',
       status: 409,
@@ -39,15 +42,18 @@ describeEachDialect('identity log bounds', (ctx) => {
       .insertInto('identity_stream')
       .values({ id: 'main', next_sequence: 7, start_slot: 0, last_signature: null, last_slot: 6, updated_at: 1 })
       .execute();
-    expect(await readIdentityLog(ctx.db, { after: 3, limit: 2 })).toEqual({
+    expect((await readIdentityLog(ctx.db, { after: 3, limit: 2 })).toJSON()).toEqual({
       events: [{ sequence: 4 }, { sequence: 5 }],
       next_after: 5,
       has_more: true,
       oldest_sequence: 4,
       latest_sequence: 6,
     });
-    expect(await readIdentityLog(ctx.db, { after: 6, limit: 2 })).toMatchObject({ events: [], next_after: 6 });
-    expect((await readIdentityLog(ctx.db, { limit: 1 })).events).toEqual([{ sequence: 4 }]);
+    expect((await readIdentityLog(ctx.db, { after: 6, limit: 2 })).toJSON()).toMatchObject({
+      events: [],
+      next_after: 6,
+    });
+    expect((await readIdentityLog(ctx.db, { limit: 1 })).toJSON().events).toEqual([{ sequence: 4 }]);
     await expect(readIdentityLog(ctx.db, { after: 7, limit: 10 })).rejects.toMatchObject({
       code: 'CURSOR_AHEAD',
       status: 409,
@@ -64,7 +70,7 @@ describeEachDialect('identity log bounds', (ctx) => {
       code: 'CURSOR_EXPIRED',
       message: 'events after cursor 5 were removed by retention: the log holds none (latest sequence 6)',
     });
-    expect(await readIdentityLog(ctx.db, { after: 6, limit: 10 })).toEqual({
+    expect((await readIdentityLog(ctx.db, { after: 6, limit: 10 })).toJSON()).toEqual({
       events: [],
       next_after: 6,
       has_more: false,

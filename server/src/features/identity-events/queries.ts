@@ -73,17 +73,23 @@ export function selectLogPage(
  * latest sequence the stream ever assigned (0 before its first event; pruning never lowers it).
  */
 export async function selectLogBounds(db: Kysely<Database>): Promise<{ oldest: number | null; latest: number }> {
-  const [kept, stream] = await Promise.all([
-    db
-      .selectFrom('identity_events')
-      .select((eb) => eb.fn.min<number>('sequence').as('oldest'))
-      .where('test', '=', 0)
-      .where('sequence', '>', 0)
-      .executeTakeFirst(),
-    db.selectFrom('identity_stream').select('next_sequence').where('id', '=', STREAM_ROW).executeTakeFirst(),
-  ]);
-  const oldest = kept?.oldest ?? null;
-  return { oldest: oldest === null ? null : Number(oldest), latest: stream ? Number(stream.next_sequence) - 1 : 0 };
+  // One statement, one round trip: both bounds as scalar subqueries.
+  const row = await db
+    .selectNoFrom((eb) => [
+      eb
+        .selectFrom('identity_events')
+        .select((e) => e.fn.min<number>('sequence').as('oldest'))
+        .where('test', '=', 0)
+        .where('sequence', '>', 0)
+        .as('oldest'),
+      eb.selectFrom('identity_stream').select('next_sequence').where('id', '=', STREAM_ROW).as('next_sequence'),
+    ])
+    .executeTakeFirstOrThrow();
+  const { oldest, next_sequence: next } = row as {
+    oldest: number | string | null;
+    next_sequence: number | string | null;
+  };
+  return { oldest: oldest === null ? null : Number(oldest), latest: next === null ? 0 : Number(next) - 1 };
 }
 
 /** The sequence of a logged (non-test) event, by its id; undefined when it is not in the log. */

@@ -18,6 +18,7 @@ import type { KeyTier } from '@sigil/contract/keys';
 import type { OwnerWebhookPatch } from '@sigil/contract/owner-webhooks';
 import { normalizeName } from '@sigil/contract/names';
 import type { Database } from '../../platform/db/index';
+import { storedAnswer, StoredJson } from '../../platform/stored-json';
 import type { Resolver } from '../../platform/outbound/destination-policy';
 import {
   checkRoomFor,
@@ -116,11 +117,15 @@ function checkCursor(after: number, bounds: { oldest: number | null; latest: num
 
 /**
  * GET /v1/identity/events: the log in `sequence` order after the cursor, filtered; each event is the stored
- * payload (the exact body its deliveries sent). `next_after` is the last sequence of the page (the next call's
- * `after`), `has_more` whether more matched at the time of the read; `oldest_sequence` / `latest_sequence` are the
- * log's bounds (a new consumer that wants only what comes next starts at `after = latest_sequence`).
+ * payload (the exact body its deliveries sent), written into the page as stored: it was validated when the indexer
+ * wrote it. `next_after` is the last sequence of the page (the next call's `after`), `has_more` whether more matched
+ * at the time of the read; `oldest_sequence` / `latest_sequence` are the log's bounds (a new consumer that wants
+ * only what comes next starts at `after = latest_sequence`).
  */
-export async function readIdentityLog(db: Kysely<Database>, query: IdentityEventsQuery): Promise<IdentityLogPage> {
+export async function readIdentityLog(
+  db: Kysely<Database>,
+  query: IdentityEventsQuery,
+): Promise<StoredJson<IdentityLogPage>> {
   const bounds = await selectLogBounds(db);
   if (query.after !== undefined) checkCursor(query.after, bounds);
   const rows = await selectLogPage(db, {
@@ -131,13 +136,13 @@ export async function readIdentityLog(db: Kysely<Database>, query: IdentityEvent
     ...(query.wallet === undefined ? {} : { wallet: query.wallet }),
   });
   const page = rows.slice(0, query.limit);
-  return {
-    events: page.map((r) => JSON.parse(r.payload) as IdentityEvent),
+  return storedAnswer<IdentityLogPage>({
+    events: page.map((r) => new StoredJson<IdentityEvent>(r.payload)),
     next_after: page.length > 0 ? Number(page[page.length - 1]!.sequence) : (query.after ?? null),
     has_more: rows.length > query.limit,
     oldest_sequence: bounds.oldest,
     latest_sequence: bounds.latest,
-  };
+  });
 }
 
 /** Retention: events (and their deliveries) older than `days` go; the sequence never restarts (the stream row). */
@@ -179,7 +184,12 @@ export async function editIdentityWebhook(
 export interface IdentityEventsService extends WebhookStreamVerbs<IdentityWebhook> {
   create(caller: WebhookCaller & { tier: KeyTier }, req: IdentityWebhookCreateRequest): Promise<IdentityWebhookCreated>;
   edit(caller: WebhookCaller, id: string, patch: OwnerWebhookPatch): Promise<IdentityWebhook>;
-  /** The log (GET /v1/identity/events): served whether identity webhooks are on or off. */
+  /**
+   * The log page as GET /v1/identity/events sends it (stored events as stored), served whether identity webhooks
+   * are on or off.
+   */
+  log(query: IdentityEventsQuery): Promise<StoredJson<IdentityLogPage>>;
+  /** The same page as values, for callers in this process. */
   events(query: IdentityEventsQuery): Promise<IdentityLogPage>;
 }
 
@@ -198,6 +208,9 @@ export function createIdentityEventsService(deps: IdentityServiceDeps): Identity
     edit: on((caller: WebhookCaller, id: string, patch: OwnerWebhookPatch) =>
       editIdentityWebhook(deps, caller, id, patch),
     ),
-    events: (query: IdentityEventsQuery) => readIdentityLog(db, query),
+    /** The log page as the route sends it: stored events as stored. */
+    log: (query: IdentityEventsQuery) => readIdentityLog(db, query),
+    /** The same page as values, for callers in this process. */
+    events: async (query: IdentityEventsQuery): Promise<IdentityLogPage> => (await readIdentityLog(db, query)).toJSON(),
   };
 }

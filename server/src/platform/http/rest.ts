@@ -9,7 +9,8 @@
 //     procedure through `ctx.pathParams` (see trpc/init.ts);
 //   - every error body rendered by errors.ts from the original error (the handler's own body carries tRPC codes,
 //     `issues` and, outside production, stacks: it is discarded);
-//   - the route template recorded for metrics.
+//   - the route template recorded for metrics;
+//   - answers made of stored documents (StoredJson) sent as their text, not serialized again.
 import type { AnyTRPCRouter } from '@trpc/server';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { TRPCError } from '@trpc/server';
@@ -26,6 +27,7 @@ import {
   type OpenApiRouter,
 } from 'trpc-to-openapi';
 import { LRUCache } from 'lru-cache';
+import { StoredJson } from '../stored-json';
 import { faceOf, genericError, shapeRestError, type ShapedError } from './errors';
 
 const REST_METHODS: readonly OpenApiMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
@@ -249,7 +251,7 @@ export function registerRest(
   // The check runs before routing (a hit already proved its route), so a replay costs one map lookup.
   const answers =
     opts.responseCacheMs > 0
-      ? new LRUCache<string, { status: number; body: string; routeLabel: string }>({
+      ? new LRUCache<string, { status: number; body: string | Buffer; routeLabel: string }>({
           max: 20_000,
           ttl: opts.responseCacheMs,
           // The remaining lifetime goes out in Cache-Control: read the clock every time, so it is never overstated.
@@ -281,7 +283,13 @@ export function registerRest(
    * answer carries the Cache-Control a replay of it would carry now. Replayed for the bound, or for what is left of
    * it for the data the procedure built the answer from, whichever ends first.
    */
-  function remember(request: FastifyRequest, reply: FastifyReply, route: RestRoute, status: number, body: string) {
+  function remember(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RestRoute,
+    status: number,
+    body: string | Buffer,
+  ) {
     if (!answers || !route.sharedCache || status >= 500) return;
     const until = request.replay?.until;
     const ttl = Math.floor(Math.min(opts.responseCacheMs, until === undefined ? Infinity : until - performance.now()));
@@ -314,7 +322,8 @@ export function registerRest(
       ) => Promise<unknown>;
       const data = await fn(input);
       if (route.successStatus === 204) return reply.code(204).send();
-      const body = JSON.stringify(data);
+      // A stored answer is already its body (platform/stored-json.ts).
+      const body = data instanceof StoredJson ? data.bytes() : JSON.stringify(data);
       remember(request, reply, route, route.successStatus, body);
       return reply.code(route.successStatus).type('application/json; charset=utf-8').send(body);
     } catch (error) {
