@@ -152,11 +152,16 @@ export async function giftState(deps: GiftServiceDeps, voucher: string): Promise
   };
 }
 
-export function createGiftService(deps: GiftServiceDeps) {
+export interface GiftService {
+  /** POST /gift/notify: verify the finalized voucher transaction and make its event prompt. */
+  notify(caller: GiftCaller, signature: string): Promise<GiftNotifyResult>;
+  /** GET /gift/{voucher}: the gift's state, from the chain or, once settled, from the identity log. */
+  state(voucher: string): Promise<GiftState>;
+}
+
+export function createGiftService(deps: GiftServiceDeps): GiftService {
   return {
     notify: (caller: GiftCaller, signature: string) => notifyGift(deps, caller, signature),
     state: (voucher: string) => giftState(deps, voucher),
   };
 }
-
-export type GiftService = ReturnType<typeof createGiftService>;

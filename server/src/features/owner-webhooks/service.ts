@@ -13,9 +13,13 @@ export interface OwnerCaller {
   tier: KeyTier;
 }
 
-export function createOwnerWebhooksService(deps: { keys: Pick<KeysService, 'own'> }) {
+export interface OwnerWebhooksService {
+  /** The session's active key `keyId` as a webhook caller; KEY_NOT_FOUND for a revoked key or another account's. */
+  caller(account: string, keyId: string): Promise<OwnerCaller>;
+}
+
+export function createOwnerWebhooksService(deps: { keys: Pick<KeysService, 'own'> }): OwnerWebhooksService {
   return {
-    /** The session's active key `keyId` as a webhook caller; KEY_NOT_FOUND for a revoked key or another account's. */
     async caller(account: string, keyId: string): Promise<OwnerCaller> {
       const key = await deps.keys.own(account, keyId);
       if (!key || key.revoked_at !== null)
@@ -24,5 +28,3 @@ export function createOwnerWebhooksService(deps: { keys: Pick<KeysService, 'own'
     },
   };
 }
-
-export type OwnerWebhooksService = ReturnType<typeof createOwnerWebhooksService>;
