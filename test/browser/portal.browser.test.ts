@@ -12,7 +12,8 @@
 //   identity events    an identity webhook scoped to a demo handle → test event delivered → recover → rotate →
 //                      delete; the event log with its filters and cursor paging
 //   accessibility      axe on every page in both themes (zero serious or critical), no console errors
-// Screenshots of each page and theme land in test/browser/artifacts/ (gitignored).
+// Screenshots of each page and theme land in test/browser/artifacts/ (gitignored); `npm run portal:screenshots` also
+// keeps the README's (readme-screenshots.ts).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -24,6 +25,7 @@ import { AUTO_PAUSED_PREFIX, WEBHOOK_LIMITS } from '@sigil/contract/webhooks';
 import { demoWallet } from '../../server/src/localchain/scenario';
 import { TEST_PORTAL_DOMAIN } from '../support/keyed-app';
 import { startPortalStack, type OpenedPage, type PortalStack } from './harness';
+import { keepScreenshot, writeScreenshotTable } from './readme-screenshots';
 
 let stack: PortalStack;
 
@@ -32,6 +34,7 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  writeScreenshotTable();
   await stack?.close();
 }, 60_000);
 
@@ -85,6 +88,7 @@ async function checkPage(page: Page, name: string): Promise<void> {
     for (const colorScheme of ['light', 'dark'] as const) {
       await page.emulateMedia({ colorScheme });
       await stack.screenshot(page, `${name}-${viewport.width}-${colorScheme}`);
+      if (colorScheme === 'light') await keepScreenshot(page, name, viewport.width);
       const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
       const serious = results.violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -66,7 +66,11 @@ export async function startLocalFacilitator(options: {
     createHash('sha256').update('sigil-localchain:facilitator-fee-payer').digest(),
   );
   const rpc = createSolanaRpc(options.rpcUrl);
-  await rpc.requestAirdrop(signer.address, lamports(FEE_PAYER_LAMPORTS)).send();
+  // Funded once per chain: a second facilitator (or a restart) on the same chain finds the fee payer funded. Its
+  // airdrop would be the very same transaction while the blockhash has not moved, which the chain refuses as a
+  // duplicate.
+  const { value: balance } = await rpc.getBalance(signer.address, { commitment: 'processed' }).send();
+  if (balance < FEE_PAYER_LAMPORTS / 2n) await rpc.requestAirdrop(signer.address, lamports(FEE_PAYER_LAMPORTS)).send();
 
   const facilitator = registerExactSvmScheme(new x402Facilitator(), {
     signer: toFacilitatorSvmSigner(signer, { defaultRpcUrl: options.rpcUrl }),
