@@ -66,7 +66,7 @@ for (const name of compiledAddons()) {
 /**
  * The installed packages that compiled an addon from source (build/Release) and that this Node loads; prebuilt N-API
  * addons need nothing. better-sqlite3 12 is loaded on Node 20 only: from Node 22 the service opens SQLite with
- * better-sqlite3 13 (the `better-sqlite3-napi` alias, prebuilt), see SqliteDriver in server/src/platform/db/connect.ts.
+ * better-sqlite3 13 (the `better-sqlite3-napi` alias, a Node-API addon that loads on any Node), see SqliteDriver in server/src/platform/db/connect.ts.
  */
 function compiledAddons() {
   const modules = join(root, 'node_modules');
