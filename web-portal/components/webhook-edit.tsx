@@ -3,10 +3,9 @@
 // pay webhook, exactly as registration: the service's challenge for that URL is shown, the signed-in wallet signs
 // it, and the signature goes with the change. An identity webhook's URL is only vetted (it was created without one).
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
 import { errorText } from '../lib/trpc';
 import { useSession } from './session';
-import { EndpointUrlField } from './webhook-parts';
+import { EndpointUrlField, PayEventChoices } from './webhook-parts';
 import { SignChallenge, type Challenge } from './webhooks-panel';
 import { signWithSessionWallet } from './wallet-sign';
 import type { StreamApi, WebhookView } from './webhook-streams';
@@ -57,19 +56,7 @@ function EditFields({ api, webhook, busy, act }: { api: StreamApi; webhook: Webh
         <input type="text" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
       </label>
       {pay ? (
-        <fieldset>
-          <legend>Events (none checked: all)</legend>
-          {PAY_EVENT_TYPES.map((t) => (
-            <label key={t} className="choice">
-              <input
-                type="checkbox"
-                checked={types.includes(t)}
-                onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
-              />
-              <span className="mono">{t}</span>
-            </label>
-          ))}
-        </fieldset>
+        <PayEventChoices types={types} setTypes={setTypes} />
       ) : (
         <label>
           Events (types or families, comma-separated; empty: all)

@@ -2,6 +2,7 @@
 // Pieces both webhook streams' pages share: the list of an account's webhooks and the secret shown once.
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import Link from 'next/link';
+import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
 import { errorText } from '../lib/trpc';
 import { CopyButton } from './copy-button';
 import { STREAMS, useStream, type StreamName, type WebhookView } from './webhook-streams';
@@ -151,5 +152,24 @@ export function EndpointUrlField({
         required
       />
     </label>
+  );
+}
+
+/** The pay event types as checkboxes (registration and editing): none checked means every type. */
+export function PayEventChoices({ types, setTypes }: { types: string[]; setTypes: (types: string[]) => void }) {
+  return (
+    <fieldset>
+      <legend>Events (none checked: all)</legend>
+      {PAY_EVENT_TYPES.map((t) => (
+        <label key={t} className="choice">
+          <input
+            type="checkbox"
+            checked={types.includes(t)}
+            onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
+          />
+          <span className="mono">{t}</span>
+        </label>
+      ))}
+    </fieldset>
   );
 }

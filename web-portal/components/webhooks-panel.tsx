@@ -6,9 +6,8 @@ import { useEffect, useRef, useState, type FormEvent, type RefObject } from 'rea
 import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
-import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
 import { errorText, trpc } from '../lib/trpc';
-import { EndpointUrlField, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
+import { EndpointUrlField, PayEventChoices, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
 import { useSession } from './session';
 import { RequireSession } from './sign-in';
 import { useOwnerKey, WithOwnerKey } from './owner-key';
@@ -180,19 +179,7 @@ function RegisterForm({
         Description (optional)
         <input type="text" value={description} maxLength={200} onChange={(e) => setDescription(e.target.value)} />
       </label>
-      <fieldset>
-        <legend>Events (none checked: all)</legend>
-        {PAY_EVENT_TYPES.map((t) => (
-          <label key={t} className="choice">
-            <input
-              type="checkbox"
-              checked={types.includes(t)}
-              onChange={(e) => setTypes(e.target.checked ? [...types, t] : types.filter((x) => x !== t))}
-            />
-            <span className="mono">{t}</span>
-          </label>
-        ))}
-      </fieldset>
+      <PayEventChoices types={types} setTypes={setTypes} />
       <p>
         <button type="submit" disabled={busy}>
           Continue: show the message to sign
