@@ -18,6 +18,7 @@ import { benchUniversal } from './universal';
 import { benchWebhooks } from './webhooks';
 import { benchIdentityEvents } from './identity-events';
 import { benchIngest } from './ingest';
+import { benchKeyed } from './keyed';
 import { benchDialects, table } from './support';
 
 const { dialects, rest: only } = benchDialects(process.argv.slice(2));
@@ -99,6 +100,7 @@ const sections: Section[] = [
       return tables.join('\n\n');
     },
   },
+  { name: 'keyed', dialects: true, run: async () => (await benchKeyed({ dialects })).markdown },
   { name: 'oidc', run: async () => (await benchOidc()).markdown },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
   { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
