@@ -14,7 +14,10 @@ export interface PageHelpers {
   base64(bytes: Uint8Array): string;
   shortVec(n: number): number[];
   memoTransaction(walletKey: Uint8Array, memoProgramKey: Uint8Array, memo: string): Uint8Array;
-  proofMethods(wallet: { chains?: readonly string[]; features?: Record<string, unknown> }, methods: string[][]): string[];
+  proofMethods(
+    wallet: { chains?: readonly string[]; features?: Record<string, unknown> },
+    methods: string[][],
+  ): string[];
   bindingProblem(method: string, challenge: Challenge | null, audience: string, address: string): string | null;
   signInProblem(signedMessage: Uint8Array, host: string, address: string, nonce: string): string | null;
 }

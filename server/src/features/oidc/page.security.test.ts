@@ -94,6 +94,8 @@ describe('escaping', () => {
     expect(html).not.toContain('<img');
     expect(html).not.toContain('<!--');
     expect(html.match(/<\/script/g)).toHaveLength(1);
-    expect(html).toContain('"statement":"Sign in to \\u003c/script>\\u003cimg src=x onerror=alert(1)>\\u003c!-- (key_A)');
+    expect(html).toContain(
+      '"statement":"Sign in to \\u003c/script>\\u003cimg src=x onerror=alert(1)>\\u003c!-- (key_A)',
+    );
   });
 });

@@ -174,7 +174,7 @@ export function signInPage(input: { uid: string; clientId: string; clientName?: 
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in with Sigil</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}button{margin:.25rem 0;padding:.5rem 1rem}fieldset{margin:1rem 0}.choice{display:block;margin:.5rem 0}.hint{display:block;margin-left:1.5rem;font-size:.875rem;color:#555}#error{color:#b00020}</style>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}button{margin:.25rem 0;padding:.5rem 1rem}fieldset{margin:1rem 0}.choice{display:block;margin:.5rem 0}.hint{display:block;margin-left:1.5rem;font-size:.875rem;color:#555}#error{color:#b00020}[hidden]{display:none!important}</style>
 </head><body>
 <h1>Sign in to ${name}</h1>
 <p><code>${escapeHtml(input.clientId)}</code> asks for:</p><ul>${scopes}</ul>
