@@ -49,6 +49,34 @@ interface Opened {
   errors: string[];
 }
 
+interface SecondWallet {
+  name: string;
+  features: string[];
+}
+
+/**
+ * Runs in the page: a second Wallet Standard wallet, registered by the standard's window-event protocol (what
+ * `registerWallet` does), that offers `features` and is never used to sign (its account list stays empty).
+ */
+function registerSecondWallet({ name, features }: SecondWallet): void {
+  const unused = () => Promise.reject(new Error(`${name} is not used to sign`));
+  const wallet = {
+    version: '1.0.0',
+    name,
+    icon: 'data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=',
+    chains: ['solana:localnet'],
+    accounts: [],
+    features: Object.fromEntries(
+      ['standard:connect', ...features].map((feature) => [feature, { version: '1.0.0', connect: unused }]),
+    ),
+  };
+  const register = ({ register }: { register(w: unknown): void }) => register(wallet);
+  window.dispatchEvent(new CustomEvent('wallet-standard:register-wallet', { detail: register }));
+  window.addEventListener('wallet-standard:app-ready', (event) =>
+    register((event as CustomEvent<{ register(w: unknown): void }>).detail),
+  );
+}
+
 /**
  * A fresh browser with the test wallet for `signer` (offering `features`), from the app's home page through Auth.js's
  * sign-in page to Sigil's sign-in page for this app's client.
@@ -56,7 +84,7 @@ interface Opened {
 async function openSigilSignIn(
   signer: KeyPairSigner,
   run: (opened: Opened) => Promise<void>,
-  wallet: { name?: string; features?: readonly TestWalletFeature[] } = {},
+  wallet: { name?: string; features?: readonly TestWalletFeature[]; alsoRegister?: SecondWallet } = {},
 ): Promise<void> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 720 } });
   try {
@@ -65,6 +93,7 @@ async function openSigilSignIn(
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     const installed = await installTestWallet(page, signer, wallet);
+    if (wallet.alsoRegister) await page.addInitScript(registerSecondWallet, wallet.alsoRegister);
 
     await page.goto(authApp.base);
     expect(await page.locator('#user').textContent()).toBe('Not signed in');
@@ -182,6 +211,33 @@ describe('Auth.js with Sigil as its OpenID Connect provider', () => {
         );
       },
       { name: 'Hardware Test Wallet', features },
+    );
+  });
+
+  it('two wallets: the one that cannot make the chosen proof has its button off, with the reason', async () => {
+    const alice = await demoWallet('alice');
+    await openSigilSignIn(
+      alice,
+      async ({ page, wallet }) => {
+        const ledger = page.getByRole('button', { name: 'Sign in with Ledger-Like Wallet' });
+        const test = page.getByRole('button', { name: 'Sign in with Sigil Test Wallet' });
+        await ledger.waitFor();
+        expect((await proofChoices(page)).chosen).toBe('Sign a message');
+        await expect(ledger.isDisabled()).resolves.toBe(true);
+        await expect(test.isEnabled()).resolves.toBe(true);
+        const reason = 'Ledger-Like Wallet cannot sign a message; choose another way above.';
+        await expect(page.getByText(reason).isVisible()).resolves.toBe(true);
+        await expect(ledger.getAttribute('aria-describedby')).resolves.toBe(
+          await page.getByText(reason).getAttribute('id'),
+        );
+        // Both can make a memo transaction.
+        await page.getByRole('radio', { name: /Sign a memo transaction/ }).check();
+        await expect(ledger.isEnabled()).resolves.toBe(true);
+        await expect(page.getByText(reason).count()).resolves.toBe(0);
+        expect(await seriousA11yViolations(page)).toEqual([]);
+        expect(wallet.requests).toEqual([]);
+      },
+      { alsoRegister: { name: 'Ledger-Like Wallet', features: ['solana:signTransaction'] } },
     );
   });
 

@@ -146,52 +146,11 @@ function signInProblem(signedMessage, host, address, nonce) {
 }
 `;
 
-/** The SIWS statement: the client's name on one line (a statement has no line breaks) and its key id. */
-function statementFor(clientId: string, clientName: string | undefined): string {
-  const name = Array.from((clientName ?? '').replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim())
-    .slice(0, 80)
-    .join('');
-  return `Sign in to ${name && name !== clientId ? `${name} (${clientId})` : clientId} with Sigil.`;
-}
-
-const METHOD_CHOICES = PROOF_METHODS.map(
-  (m) =>
-    `<label class="choice" hidden><input type="radio" name="method" id="method-${m.method}" value="${m.method}"> ` +
-    `${escapeHtml(m.label)}<span class="hint">${escapeHtml(m.hint)}</span></label>`,
-).join('\n');
-
-export function signInPage(input: { uid: string; clientId: string; clientName?: string; scopes: string[] }): string {
-  const name = escapeHtml(input.clientName ?? input.clientId);
-  const scopes = input.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
-  const config = {
-    base: `${INTERACTION_PATH}/${input.uid}`,
-    audience: input.clientId,
-    statement: statementFor(input.clientId, input.clientName),
-    memoProgram: Array.from(decodeAddress(SPL_MEMO_PROGRAM_ADDRESS)!),
-    methods: PROOF_METHODS.map((m) => [m.method, m.feature]),
-    labels: Object.fromEntries(PROOF_METHODS.map((m) => [m.method, m.label])),
-  };
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in with Sigil</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}button{margin:.25rem 0;padding:.5rem 1rem}fieldset{margin:1rem 0}.choice{display:block;margin:.5rem 0}.hint{display:block;margin-left:1.5rem;font-size:.875rem;color:#555}#error{color:#b00020}[hidden]{display:none!important}</style>
-</head><body>
-<h1>Sign in to ${name}</h1>
-<p><code>${escapeHtml(input.clientId)}</code> asks for:</p><ul>${scopes}</ul>
-<p>Your wallet will sign a proof that names this application. Nothing is sent to a chain and nothing is paid. ${escapeHtml(DISCLAIMER)}</p>
-<fieldset id="methods" hidden><legend>How your wallet proves it is yours</legend>
-${METHOD_CHOICES}
-</fieldset>
-<p><label>@handle (optional) <input id="handle" autocomplete="off" placeholder="@alice" aria-describedby="handle-note"></label>
-<span id="handle-note" class="hint" hidden>A @handle sign-in uses message signing.</span></p>
-<div id="wallets"><p>Looking for wallets…</p></div>
-<p id="status" aria-live="polite"></p>
-<p><button id="cancel" type="button">Cancel</button></p>
-<p id="error" role="alert"></p>
-<script>
-(() => {
-${PAGE_HELPERS}
-  const CONFIG = ${scriptJson(config)};
+/**
+ * The page's behaviour, after PAGE_HELPERS and CONFIG: the proofs (one entry each: ask the wallet, answer the body
+ * of POST …/verify), the wallet list and the proof choice, and the sign-in itself.
+ */
+const PAGE_SCRIPT = String.raw`
   const $ = (id) => document.getElementById(id);
   const say = (text) => { $('status').textContent = text; };
   const fail = (message) => { $('error').textContent = message; };
@@ -308,7 +267,55 @@ ${PAGE_HELPERS}
     try { window.location.assign((await post('abort', {})).redirect_to); } catch (error) { fail(String(error.message)); }
   });
   render();
-})();
+`;
+
+/** The SIWS statement: the client's name on one line (a statement has no line breaks) and its key id. */
+function statementFor(clientId: string, clientName: string | undefined): string {
+  const name = Array.from((clientName ?? '').replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim())
+    .slice(0, 80)
+    .join('');
+  return `Sign in to ${name && name !== clientId ? `${name} (${clientId})` : clientId} with Sigil.`;
+}
+
+const METHOD_CHOICES = PROOF_METHODS.map(
+  (m) =>
+    `<label class="choice" hidden><input type="radio" name="method" id="method-${m.method}" value="${m.method}"> ` +
+    `${escapeHtml(m.label)}<span class="hint">${escapeHtml(m.hint)}</span></label>`,
+).join('\n');
+
+export function signInPage(input: { uid: string; clientId: string; clientName?: string; scopes: string[] }): string {
+  const name = escapeHtml(input.clientName ?? input.clientId);
+  const scopes = input.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
+  const config = {
+    base: `${INTERACTION_PATH}/${input.uid}`,
+    audience: input.clientId,
+    statement: statementFor(input.clientId, input.clientName),
+    memoProgram: Array.from(decodeAddress(SPL_MEMO_PROGRAM_ADDRESS)!),
+    methods: PROOF_METHODS.map((m) => [m.method, m.feature]),
+    labels: Object.fromEntries(PROOF_METHODS.map((m) => [m.method, m.label])),
+  };
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in with Sigil</title>
+<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}button{margin:.25rem 0;padding:.5rem 1rem}fieldset{margin:1rem 0}.choice{display:block;margin:.5rem 0}.hint{display:block;margin-left:1.5rem;font-size:.875rem;color:#555}#error{color:#b00020}[hidden]{display:none!important}</style>
+</head><body>
+<h1>Sign in to ${name}</h1>
+<p><code>${escapeHtml(input.clientId)}</code> asks for:</p><ul>${scopes}</ul>
+<p>Your wallet will sign a proof that names this application. Nothing is sent to a chain and nothing is paid. ${escapeHtml(DISCLAIMER)}</p>
+<fieldset id="methods" hidden><legend>How your wallet proves it is yours</legend>
+${METHOD_CHOICES}
+</fieldset>
+<p><label>@handle (optional) <input id="handle" autocomplete="off" placeholder="@alice" aria-describedby="handle-note"></label>
+<span id="handle-note" class="hint" hidden>A @handle sign-in uses message signing.</span></p>
+<div id="wallets"><p>Looking for wallets…</p></div>
+<p id="status" aria-live="polite"></p>
+<p><button id="cancel" type="button">Cancel</button></p>
+<p id="error" role="alert"></p>
+<script>
+(() => {
+${PAGE_HELPERS}
+  const CONFIG = ${scriptJson(config)};
+${PAGE_SCRIPT}})();
 </script>
 </body></html>`;
 }
