@@ -13,6 +13,8 @@ export interface AuthJsApp {
   base: string;
   /** The redirect URI to register for the client: Auth.js's callback for the `sigil` provider. */
   redirectUri: string;
+  /** The claims of every id token Auth.js validated, in order (Auth.js makes the profile from them). */
+  readonly idTokenClaims: Record<string, unknown>[];
   /** Configures the provider (the client is registered after the app knows its own address). */
   configure(client: { issuer: string; clientId: string; clientSecret: string }): void;
   close(): Promise<void>;
@@ -45,6 +47,7 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
 export async function startAuthJsApp(): Promise<AuthJsApp> {
   let config: AuthConfig | undefined;
   let base = '';
+  const idTokenClaims: Record<string, unknown>[] = [];
   const server: Server = createServer((req, res) => {
     void (async () => {
       const request = await toRequest(req, base);
@@ -73,6 +76,7 @@ export async function startAuthJsApp(): Promise<AuthJsApp> {
   return {
     base,
     redirectUri: `${base}/auth/callback/sigil`,
+    idTokenClaims,
     configure(client) {
       config = {
         basePath: '/auth',
@@ -88,7 +92,10 @@ export async function startAuthJsApp(): Promise<AuthJsApp> {
             clientSecret: client.clientSecret,
             authorization: { params: { scope: 'openid profile wallet attestations' } },
             checks: ['pkce', 'state'],
-            profile: (p) => ({ id: p.sub, name: (p.preferred_username ?? p.wallet) as string }),
+            profile: (p) => {
+              idTokenClaims.push(p);
+              return { id: p.sub, name: (p.preferred_username ?? p.wallet) as string };
+            },
           },
         ],
       };

@@ -2,7 +2,9 @@
 // the Wallet Standard with the stock `registerWallet`, as a wallet extension's content script would. Its account
 // is a demo-scenario key; every signature is made in Node by the function test-wallet.ts exposes (the key never
 // enters the page). It implements the features the portal uses: connect, disconnect, events, signMessage,
-// signTransaction and signIn. With `legacyOnly` it is instead the legacy injected `window.solana` object.
+// signTransaction and signIn; `features` narrows the Solana ones it offers (a hardware-style wallet that only
+// signs transactions), and may add signAndSendTransaction, which it refuses (it never sends). With `legacyOnly` it
+// is instead the legacy injected `window.solana` object.
 import { registerWallet } from '@wallet-standard/wallet';
 import type { Wallet, WalletAccount } from '@wallet-standard/base';
 
@@ -11,7 +13,13 @@ declare global {
     /** Exposed by test-wallet.ts (page.exposeFunction): base64 in, base64 (or JSON) out. */
     sigilTestWallet(op: string, payload: string): Promise<string>;
     /** Set by test-wallet.ts before this script runs. */
-    sigilTestWalletConfig: { address: string; publicKey: string; name: string; legacyOnly: boolean };
+    sigilTestWalletConfig: {
+      address: string;
+      publicKey: string;
+      name: string;
+      legacyOnly: boolean;
+      features: readonly `${string}:${string}`[];
+    };
     solana?: unknown;
   }
 }
@@ -21,17 +29,66 @@ const unb64 = (text: string) => Uint8Array.from(atob(text), (c) => c.charCodeAt(
 
 const config = window.sigilTestWalletConfig;
 const CHAINS = ['solana:localnet'] as const;
-const FEATURES = ['solana:signMessage', 'solana:signTransaction', 'solana:signIn'] as const;
 const account: WalletAccount = Object.freeze({
   address: config.address,
   publicKey: unb64(config.publicKey),
   chains: CHAINS,
-  features: FEATURES,
+  features: config.features,
 });
 
 let connected: readonly WalletAccount[] = [];
 const listeners = new Set<(props: { accounts?: readonly WalletAccount[] }) => void>();
 const emit = () => listeners.forEach((l) => l({ accounts: connected }));
+
+/** The Solana features this wallet can offer; `config.features` says which it does. */
+const SOLANA_FEATURES: Record<string, unknown> = {
+  'solana:signMessage': {
+    version: '1.1.0',
+    signMessage: async (...inputs: { account: WalletAccount; message: Uint8Array }[]) =>
+      Promise.all(
+        inputs.map(async (input) => ({
+          signedMessage: input.message,
+          signature: unb64(await window.sigilTestWallet('signMessage', b64(input.message))),
+        })),
+      ),
+  },
+  'solana:signTransaction': {
+    version: '1.0.0',
+    supportedTransactionVersions: ['legacy', 0],
+    signTransaction: async (...inputs: { account: WalletAccount; transaction: Uint8Array }[]) =>
+      Promise.all(
+        inputs.map(async (input) => ({
+          signedTransaction: unb64(await window.sigilTestWallet('signTransaction', b64(input.transaction))),
+        })),
+      ),
+  },
+  'solana:signIn': {
+    version: '1.0.0',
+    signIn: async (...inputs: Record<string, unknown>[]) =>
+      Promise.all(
+        inputs.map(async (input) => {
+          const json = new TextEncoder().encode(JSON.stringify(input));
+          const out = JSON.parse(await window.sigilTestWallet('signIn', b64(json))) as {
+            signedMessage: string;
+            signature: string;
+          };
+          return {
+            account,
+            signedMessage: unb64(out.signedMessage),
+            signature: unb64(out.signature),
+            signatureType: 'ed25519' as const,
+          };
+        }),
+      ),
+  },
+  // Offered only when asked for: a wallet whose one Solana feature is one the apps cannot use to sign in.
+  'solana:signAndSendTransaction': {
+    version: '1.0.0',
+    supportedTransactionVersions: ['legacy', 0],
+    signAndSendTransaction: async (...inputs: { account: WalletAccount; transaction: Uint8Array }[]) =>
+      Promise.all(inputs.map((input) => window.sigilTestWallet('signAndSendTransaction', b64(input.transaction)))),
+  },
+};
 
 const wallet: Wallet = {
   version: '1.0.0',
@@ -64,44 +121,7 @@ const wallet: Wallet = {
         return () => listeners.delete(listener);
       },
     },
-    'solana:signMessage': {
-      version: '1.1.0',
-      signMessage: async (...inputs: { account: WalletAccount; message: Uint8Array }[]) =>
-        Promise.all(
-          inputs.map(async (input) => ({
-            signedMessage: input.message,
-            signature: unb64(await window.sigilTestWallet('signMessage', b64(input.message))),
-          })),
-        ),
-    },
-    'solana:signTransaction': {
-      version: '1.0.0',
-      supportedTransactionVersions: ['legacy', 0],
-      signTransaction: async (...inputs: { account: WalletAccount; transaction: Uint8Array }[]) =>
-        Promise.all(
-          inputs.map(async (input) => ({
-            signedTransaction: unb64(await window.sigilTestWallet('signTransaction', b64(input.transaction))),
-          })),
-        ),
-    },
-    'solana:signIn': {
-      version: '1.0.0',
-      signIn: async (...inputs: Record<string, unknown>[]) =>
-        Promise.all(
-          inputs.map(async (input) => {
-            const out = JSON.parse(await window.sigilTestWallet('signIn', btoa(JSON.stringify(input)))) as {
-              signedMessage: string;
-              signature: string;
-            };
-            return {
-              account,
-              signedMessage: unb64(out.signedMessage),
-              signature: unb64(out.signature),
-              signatureType: 'ed25519' as const,
-            };
-          }),
-        ),
-    },
+    ...Object.fromEntries(config.features.map((name) => [name, SOLANA_FEATURES[name]])),
   },
 };
 

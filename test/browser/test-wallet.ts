@@ -31,9 +31,22 @@ function pageScript(): Promise<string> {
   return bundled;
 }
 
+/** The Solana features the test wallet can offer; by default the first three (what the portal uses). */
+export type TestWalletFeature =
+  'solana:signMessage' | 'solana:signTransaction' | 'solana:signIn' | 'solana:signAndSendTransaction';
+
+const DEFAULT_FEATURES: readonly TestWalletFeature[] = [
+  'solana:signMessage',
+  'solana:signTransaction',
+  'solana:signIn',
+];
+
 export interface WalletRequest {
-  op: 'signMessage' | 'signTransaction' | 'signIn';
-  /** signMessage: the UTF-8 text signed; signIn: the message built; signTransaction: the base64 wire transaction. */
+  op: 'signMessage' | 'signTransaction' | 'signIn' | 'signAndSendTransaction';
+  /**
+   * signMessage: the UTF-8 text signed; signIn: the message built; signTransaction and signAndSendTransaction: the
+   * base64 wire transaction.
+   */
   detail: string;
 }
 
@@ -47,7 +60,7 @@ export interface TestWallet {
 export async function installTestWallet(
   page: Page,
   signer: KeyPairSigner,
-  options: { name?: string; legacyOnly?: boolean } = {},
+  options: { name?: string; legacyOnly?: boolean; features?: readonly TestWalletFeature[] } = {},
 ): Promise<TestWallet> {
   const requests: WalletRequest[] = [];
   await page.exposeFunction('sigilTestWallet', async (op: WalletRequest['op'], payload: string) => {
@@ -55,6 +68,10 @@ export async function installTestWallet(
     if (op === 'signMessage') {
       requests.push({ op, detail: new TextDecoder().decode(bytes) });
       return base64.encode(new Uint8Array(await signBytes(signer.keyPair.privateKey, bytes)));
+    }
+    if (op === 'signAndSendTransaction') {
+      requests.push({ op, detail: payload });
+      throw new Error('the test wallet never sends a transaction');
     }
     if (op === 'signTransaction') {
       requests.push({ op, detail: payload });
@@ -83,6 +100,7 @@ export async function installTestWallet(
     publicKey: base64.encode(new Uint8Array(getAddressEncoder().encode(signer.address))),
     name: options.name ?? 'Sigil Test Wallet',
     legacyOnly: options.legacyOnly ?? false,
+    features: options.features ?? DEFAULT_FEATURES,
   };
   await page.addInitScript(`window.sigilTestWalletConfig = ${JSON.stringify(config)};\n${await pageScript()}`);
   return { address: signer.address, requests };
