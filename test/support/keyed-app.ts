@@ -85,9 +85,7 @@ export async function startKeyedApp(options: {
     SIGIL_RPC_URL: chain.url,
     SIGIL_PROGRAM_ID: chain.programId,
     SIGIL_PORTAL_DOMAIN: TEST_PORTAL_DOMAIN,
-    // An issuer's sign-in page asks for Sign-In With Solana for its own host, so a deployment that offers it lists
-    // that host (docs/oidc.md "The sign-in page is Connect").
-    SIGIL_SIGNIN_DOMAINS: [...TEST_SIGNIN_DOMAINS, ...(fixedPort ? [`127.0.0.1:${fixedPort}`] : [])].join(','),
+    SIGIL_SIGNIN_DOMAINS: TEST_SIGNIN_DOMAINS.join(','),
     SIGIL_RESOLVE_CACHE_MS: '0',
     ...(fixedPort ? { SIGIL_PUBLIC_URL: `http://127.0.0.1:${fixedPort}` } : {}),
     ...options.env,

@@ -53,7 +53,8 @@ export interface ConnectService {
   createChallenge(audience: string, request: ParsedChallengeRequest): Promise<Challenge>;
   verify(audience: string, request: VerifyRequest): Promise<Session>;
   verifyTx(audience: string, request: VerifyTxRequest): Promise<Session>;
-  verifySignin(audience: string, request: VerifySigninRequest): Promise<Session>;
+  /** `domains` narrows the hosts the message may name (default: the deployment's allowlist). */
+  verifySignin(audience: string, request: VerifySigninRequest, domains?: readonly string[]): Promise<Session>;
   /** The live view of a verified session (handle authority and attestations re-read). */
   readSession(session: SessionClaims): Promise<SessionRead>;
   /** Housekeeping: deletes challenges expired more than CHALLENGE_RETENTION_MS ago. */
@@ -76,7 +77,7 @@ export function createConnectService(options: ConnectServiceDeps): ConnectServic
     createChallenge: (audience, request) => createChallenge(deps, audience, request),
     verify: (audience, request) => verifyProof(deps, audience, request),
     verifyTx: (audience, request) => verifyTxProof(deps, audience, request),
-    verifySignin: (audience, request) => verifySiwsProof(deps, audience, request),
+    verifySignin: (audience, request, domains) => verifySiwsProof(deps, audience, request, domains),
     readSession: (session) => readSession(deps, session),
     deleteExpiredChallenges: (at = deps.now()) => deleteExpiredChallenges(deps, at),
   };

@@ -5,10 +5,17 @@ import type { ConnectDeps } from './deps';
 import { consume, decodeSig, openChallenge, proofInvalid, walletSession } from './proof-steps';
 import { verifySigninProof } from './siws';
 
+/**
+ * `domains`: the hosts the message may name for this call; default the deployment's allowlist
+ * (SIGIL_SIGNIN_DOMAINS). A sign-in message does not name the audience, so a caller that signs users in for one
+ * site only (the OpenID Connect page, on the issuer's host) narrows it to that site: a message signed for another
+ * allowed site then cannot be replayed there.
+ */
 export async function verifySiwsProof(
   deps: ConnectDeps,
   audience: string,
   request: VerifySigninRequest,
+  domains: readonly string[] = deps.signinDomains,
 ): Promise<Session> {
   const signature = decodeSig(request.signature, true);
   const row = await openChallenge(deps, audience, request.nonce);
@@ -23,7 +30,7 @@ export async function verifySiwsProof(
     signature,
     wallet: row.wallet!,
     nonce: row.nonce,
-    allowedDomains: deps.signinDomains,
+    allowedDomains: domains,
     nowMs: deps.now(),
   });
   if (!result.ok) throw proofInvalid(`${result.reason}: ${result.detail}`);

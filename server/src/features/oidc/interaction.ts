@@ -32,7 +32,10 @@ type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 const VERIFIERS: Record<OidcProofPath, (deps: ProviderDeps, audience: string, body: unknown) => Promise<Session>> = {
   verify: (deps, audience, body) => deps.connect.verify(audience, parseVerifyRequest(body)),
   'verify-tx': (deps, audience, body) => deps.connect.verifyTx(audience, parseVerifyTxRequest(body)),
-  'verify-signin': (deps, audience, body) => deps.connect.verifySignin(audience, parseVerifySigninRequest(body)),
+  // The page asks the wallet to sign in to the issuer's own host; only that host is accepted here, whatever the
+  // deployment's allowlist says, so a message signed for another site cannot sign anyone in to this client.
+  'verify-signin': (deps, audience, body) =>
+    deps.connect.verifySignin(audience, parseVerifySigninRequest(body), [new URL(deps.issuer).host]),
 };
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {

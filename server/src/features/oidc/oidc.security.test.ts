@@ -3,7 +3,7 @@
 // Connect session, a revoked key.
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
-import { signChallenge } from '@sigil/client-sdk/connect';
+import { buildSignInMessage, signChallenge, signSignIn } from '@sigil/client-sdk/connect';
 import { demoWallet } from '../../localchain/scenario';
 import {
   CookieBrowser,
@@ -15,6 +15,7 @@ import {
   type RegisteredClient,
 } from '@sigil/test/support/oidc-world';
 import { postgresReachable } from '@sigil/test/support/db';
+import { TEST_SIGNIN_DOMAINS } from '@sigil/test/support/keyed-app';
 
 const world = useOidcWorld();
 
@@ -126,6 +127,31 @@ describe('the sign-in page', () => {
     // A failed proof does not burn the challenge: the genuine signature still signs in.
     const genuine = await signChallenge(challenge.body, heidi, registered.clientId);
     const ok = await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...genuine });
+    expect(ok.status).toBe(200);
+    expect(ok.body.redirect_to).toContain('/oidc/auth/');
+  });
+
+  it('Sign in with Solana: a message for another allowed site is refused; one for the issuer’s host signs in', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { url } = await start(registered);
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, url);
+    const heidi = await demoWallet('heidi');
+    const challenge = await browser.postJson(`${pageUrl}/challenge`, { wallet: heidi.address, mode: 'signin' });
+    expect(challenge.status).toBe(200);
+    const message = (domain: string) =>
+      buildSignInMessage({ domain, address: heidi.address, nonce: challenge.body.nonce, uri: `https://${domain}` });
+    // On the deployment's allowlist (SIGIL_SIGNIN_DOMAINS), but not the issuer: a partner's page could have had
+    // it signed, so it must not sign anyone in to this client.
+    const partner = await signSignIn(challenge.body.nonce, message(TEST_SIGNIN_DOMAINS[1]!), heidi);
+    const refused = await browser.postJson(`${pageUrl}/verify`, { path: 'verify-signin', ...partner });
+    expect(refused.status).toBe(401);
+    expect(refused.body.code).toBe('CONTROL_PROOF_INVALID');
+    expect(refused.body.message).toContain('domain-not-allowed');
+    // The issuer's host is not on that allowlist, and is the one host this page accepts.
+    const issuerHost = new URL(world.app.base).host;
+    const own = await signSignIn(challenge.body.nonce, message(issuerHost), heidi);
+    const ok = await browser.postJson(`${pageUrl}/verify`, { path: 'verify-signin', ...own });
     expect(ok.status).toBe(200);
     expect(ok.body.redirect_to).toContain('/oidc/auth/');
   });
