@@ -79,6 +79,19 @@ describe('PUT /v1/keys/{id}/oidc', () => {
     expect(res.body.code).toBe('BAD_REQUEST');
   });
 
+  it('over tRPC (the portal), a refused URI is named in the message with what is wrong with it', async () => {
+    const { keyId, bearer } = await ownerWithKey();
+    const res = await world.app.call('POST', '/trpc/oidc.putClient', {
+      bearer,
+      body: { id: keyId, type: 'public', redirect_uris: ['https://app.example/cb', 'http://app.example/cb'] },
+    });
+    expect(res.status, show(res)).toBe(400);
+    expect(res.body.error.message).toBe(
+      'invalid input: redirect_uris.1: http://app.example/cb must be https (http only on 127.0.0.1, localhost or [::1])',
+    );
+    expect(res.body.error.data.errorCode).toBe('BAD_REQUEST');
+  });
+
   it('another account’s key, or a revoked key: 404 KEY_NOT_FOUND; no session: 401', async () => {
     const mine = await ownerWithKey();
     const theirs = await ownerWithKey();

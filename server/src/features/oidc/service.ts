@@ -11,7 +11,14 @@ type KeySessionsResponse = z.infer<typeof KeySessionsResponseSchema>;
 import type { KeysService } from '../keys/index';
 import { deleteClient, getClient, putClient, type OidcClientsDeps } from './clients';
 import { serveInteraction } from './interaction';
-import { listKeySessions, logout, revokeWallet, type LifecycleDeps } from './lifecycle';
+import {
+  listKeySessions,
+  logout,
+  revokeKeySession,
+  revokeKeyWallet,
+  revokeWallet,
+  type LifecycleDeps,
+} from './lifecycle';
 import { INTERACTION_PATH, type ProviderDeps } from './deps';
 import { createProvider } from './provider';
 import { loadProviderKeys } from './signing-keys';
@@ -28,6 +35,10 @@ export interface OidcService {
   revokeWallet(audience: string, wallet: string): Promise<{ revoked: number }>;
   /** The active Connect sessions of one of the caller's keys. */
   listKeySessions(account: string, keyId: string, wallet?: string): Promise<KeySessionsResponse>;
+  /** The key's owner revokes one of its sessions (false when not an active session of that key). */
+  revokeKeySession(account: string, keyId: string, jti: string): Promise<{ revoked: boolean }>;
+  /** The key's owner revokes every active session of `wallet` through that key. */
+  revokeKeyWallet(account: string, keyId: string, wallet: string): Promise<{ revoked: number }>;
 }
 
 export function createOidcService(
@@ -80,5 +91,7 @@ export function createOidcService(
     logout: (audience, authorization) => logout(lifecycle, audience, authorization),
     revokeWallet: (audience, wallet) => revokeWallet(lifecycle, audience, wallet),
     listKeySessions: (account, keyId, wallet) => listKeySessions(lifecycle, account, keyId, wallet),
+    revokeKeySession: (account, keyId, jti) => revokeKeySession(lifecycle, account, keyId, jti),
+    revokeKeyWallet: (account, keyId, wallet) => revokeKeyWallet(lifecycle, account, keyId, wallet),
   };
 }
