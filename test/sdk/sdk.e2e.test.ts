@@ -423,7 +423,8 @@ describe('portal key management (Connect session)', () => {
     );
     expect(requests.ok && requests.data, show(requests)).toStrictEqual({ requests: [], next_before: null });
 
-    // The key as an OpenID Connect client: register, read, list and revoke its sessions, remove.
+    // The key as an OpenID Connect client: register, read (alone and in the account's list), list and revoke its
+    // sessions, remove.
     const client = op(
       'PUT /v1/keys/{id}/oidc',
       await portal.PUT('/v1/keys/{id}/oidc', {
@@ -433,6 +434,8 @@ describe('portal key management (Connect session)', () => {
     );
     expect(client.ok && client.data.client, show(client)).toMatchObject({ client_id: id, type: 'public' });
     const read = op('GET /v1/keys/{id}/oidc', await portal.GET('/v1/keys/{id}/oidc', { params: { path: { id } } }));
+    const clients = op('GET /v1/oidc/clients', await portal.GET('/v1/oidc/clients'));
+    expect(clients.ok && clients.data.clients.map((c) => c.client_id), show(clients)).toContain(id);
     expect(read.ok && read.data.client.redirect_uris, show(read)).toStrictEqual(['https://app.example/callback']);
     const sessions = op(
       'GET /v1/keys/{id}/sessions',

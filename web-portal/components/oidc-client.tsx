@@ -7,13 +7,13 @@ import { Fragment, useCallback, useEffect, useState, type FormEvent } from 'reac
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
 import { OIDC_SCOPE_CLAIMS, OIDC_SCOPES } from '@sigil/contract/oidc';
-import { errorCodeOf, trpc } from '../lib/trpc';
+import { trpc } from '../lib/trpc';
 import { CopyButton } from './copy-button';
 import { keyLabel, useKey } from './key-pages';
 import { useShowError } from './session';
 import { SecretOnce } from './webhook-parts';
 
-type Client = inferRouterOutputs<AppRouter>['oidc']['getClient']['client'];
+type Client = inferRouterOutputs<AppRouter>['oidc']['listClients']['clients'][number];
 type Registration = Omit<inferRouterInputs<AppRouter>['oidc']['putClient'], 'id' | 'rotate_secret'>;
 type ClientType = Registration['type'];
 type Scope = (typeof OIDC_SCOPES)[number];
@@ -64,11 +64,12 @@ export function OidcClientPanel() {
   const showLoadError = useShowError(setLoadError);
   const fail = useShowError(setError);
 
+  // Read from the account's list: a key that is no client is a state of the page, not a failed request.
   useEffect(() => {
-    trpc.oidc.getClient
-      .query({ id: key.id })
-      .then((read) => setClient(read.client))
-      .catch((err) => (errorCodeOf(err) === 'OIDC_CLIENT_NOT_FOUND' ? setClient(null) : showLoadError(err)));
+    trpc.oidc.listClients
+      .query({})
+      .then(({ clients }) => setClient(clients.find((c) => c.client_id === key.id) ?? null))
+      .catch(showLoadError);
   }, [key.id, showLoadError]);
 
   useEffect(() => {

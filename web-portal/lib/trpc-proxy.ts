@@ -21,7 +21,7 @@ export const PORTAL_PROCEDURES: Readonly<Record<string, { auth: 'none' | 'sessio
   'keys.rename': { auth: 'session' },
   'keys.revoke': { auth: 'session' },
   'keys.usage': { auth: 'session' },
-  'oidc.getClient': { auth: 'session' },
+  'oidc.listClients': { auth: 'session' },
   'oidc.putClient': { auth: 'session' },
   'oidc.deleteClient': { auth: 'session' },
   'oidc.keySessions': { auth: 'session' },

@@ -1107,6 +1107,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/oidc/clients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the OpenID Connect clients of your API keys
+     * @description Every active key of the session wallet that is registered as a client (a key that is none is absent). Never a client secret.
+     */
+    get: operations['oidc-listClients'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/keys/{id}/oidc': {
     parameters: {
       query?: never;
@@ -2517,10 +2537,9 @@ export interface components {
       /** @enum {string} */
       kind: 'keyed' | 'x402';
     };
-    OidcClientResponse: {
-      client: components['schemas']['OidcClient'];
-      /** @description Only when a confidential client is created or its secret rotated: shown once. */
-      client_secret?: string;
+    OidcClientsResponse: {
+      /** @description The registrations of your active keys, oldest first (none: an empty list). */
+      clients: components['schemas']['OidcClient'][];
     };
     OidcClient: {
       /** @description The API key id. */
@@ -2537,6 +2556,11 @@ export interface components {
       issuer: string;
       created_at: number;
       updated_at: number;
+    };
+    OidcClientResponse: {
+      client: components['schemas']['OidcClient'];
+      /** @description Only when a confidential client is created or its secret rotated: shown once. */
+      client_secret?: string;
     };
     KeySessionsResponse: {
       /** @description Active sessions, newest first (500 at most). */
@@ -17558,6 +17582,150 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-listClients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "clients": [
+           *         {
+           *           "client_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *           "type": "confidential",
+           *           "token_endpoint_auth_method": "client_secret_basic",
+           *           "redirect_uris": [
+           *             "https://app.example/api/auth/callback/sigil"
+           *           ],
+           *           "post_logout_redirect_uris": [
+           *             "https://app.example/"
+           *           ],
+           *           "scopes": [
+           *             "openid",
+           *             "offline_access",
+           *             "profile",
+           *             "wallet",
+           *             "attestations"
+           *           ],
+           *           "backchannel_logout_uri": "https://app.example/api/auth/backchannel-logout",
+           *           "issuer": "http://127.0.0.1:8787",
+           *           "created_at": 1795488926403,
+           *           "updated_at": 1795488926403
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['OidcClientsResponse'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
           } & components['schemas']['V1Error'];
         };
       };

@@ -1,5 +1,5 @@
 import { router } from '../../trpc/init';
-import { deleteClient, getClient, putClient } from './client.procedure';
+import { deleteClient, getClient, listClients, putClient } from './client.procedure';
 import {
   keySessions,
   logout,
@@ -9,10 +9,12 @@ import {
 } from './sessions.procedure';
 
 /**
- * tRPC paths: oidc.getClient, oidc.putClient, oidc.deleteClient, oidc.keySessions, oidc.revokeKeySession,
- * oidc.revokeKeyWalletSessions (portal, Connect bearer session); oidc.logout, oidc.revokeWalletSessions (API key).
+ * tRPC paths: oidc.listClients, oidc.getClient, oidc.putClient, oidc.deleteClient, oidc.keySessions,
+ * oidc.revokeKeySession, oidc.revokeKeyWalletSessions (portal, Connect bearer session); oidc.logout,
+ * oidc.revokeWalletSessions (API key).
  */
 export const oidcRouter = router({
+  listClients,
   getClient,
   putClient,
   deleteClient,

@@ -5,11 +5,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { z } from 'zod';
 import type { KeySessionsResponseSchema } from '@sigil/contract/connect';
-import type { OidcClientResponse, PutOidcClientRequest } from '@sigil/contract/oidc';
+import type { OidcClientResponse, OidcClientsResponse, PutOidcClientRequest } from '@sigil/contract/oidc';
 
 type KeySessionsResponse = z.infer<typeof KeySessionsResponseSchema>;
 import type { KeysService } from '../keys/index';
-import { deleteClient, getClient, putClient, type OidcClientsDeps } from './clients';
+import { deleteClient, getClient, listClients, putClient, type OidcClientsDeps } from './clients';
 import { serveInteraction } from './interaction';
 import {
   listKeySessions,
@@ -26,6 +26,8 @@ import { loadProviderKeys } from './signing-keys';
 export interface OidcService {
   /** Serves `/.well-known/openid-configuration` and everything under `/oidc/` (node:http request and response). */
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** The clients of the caller's active keys. */
+  listClients(account: string): Promise<OidcClientsResponse>;
   getClient(account: string, keyId: string): Promise<OidcClientResponse>;
   putClient(account: string, input: PutOidcClientRequest): Promise<OidcClientResponse>;
   deleteClient(account: string, keyId: string): Promise<void>;
@@ -85,6 +87,7 @@ export function createOidcService(
       }
       await serve(req, res);
     },
+    listClients: (account) => listClients(clients, account),
     getClient: (account, keyId) => getClient(clients, account, keyId),
     putClient: (account, input) => putClient(clients, account, input),
     deleteClient: (account, keyId) => deleteClient(clients, account, keyId),

@@ -394,6 +394,11 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
     request: { wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T' },
     response: { revoked: 2 },
   },
+  'GET /v1/oidc/clients': {
+    response: {
+      clients: [OIDC_CLIENT_EXAMPLE],
+    },
+  },
   'GET /v1/keys/{id}/oidc': {
     parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
     response: {
