@@ -266,11 +266,14 @@ export const ConnectSessionInfoSchema = z
     source: ConnectSourceSchema,
     created_at: z.number().int().meta({ description: 'epoch ms' }),
     expires_at: z.number().int().meta({ description: 'epoch ms' }),
-    amr: z.string().nullable().meta({
-      description:
-        'The proof path of the OpenID Connect sign-in that made this session, as in its id token’s `amr` ' +
-        '(`sigil-signature`, `sigil-memo-tx`, `siws`); null for a session made through the Connect routes directly.',
-    }),
+    amr: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The proof path of the OpenID Connect sign-in that made this session, as in its id token’s `amr` ' +
+          '(`sigil-signature`, `sigil-memo-tx`, `siws`); null for a session made through the Connect routes directly.',
+      }),
   })
   .meta({ id: 'ConnectSessionInfo' });
 

@@ -299,7 +299,9 @@ function Settings({ client }: { client: Client }) {
           <UriList uris={client.post_logout_redirect_uris} />
         </dd>
         <dt>Back-channel logout</dt>
-        <dd className={client.backchannel_logout_uri ? 'mono' : undefined}>{client.backchannel_logout_uri ?? 'none'}</dd>
+        <dd className={client.backchannel_logout_uri ? 'mono' : undefined}>
+          {client.backchannel_logout_uri ?? 'none'}
+        </dd>
         <dt>Registered</dt>
         <dd>{when(client.created_at)}</dd>
         <dt>Updated</dt>

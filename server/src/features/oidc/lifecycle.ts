@@ -70,12 +70,11 @@ export async function listKeySessions(deps: LifecycleDeps, account: string, keyI
   await ownKey(deps, account, keyId);
   const rows = await deps.sessions.listActive(keyId, wallet, 500, deps.now());
   // A session is one OpenID Connect sign-in at most (one grant per sign-in), so one login row per jti.
-  const amr = new Map(
-    (await loginsOfSessions(
-      deps.db,
-      rows.map((r) => r.jti),
-    )).map((l) => [l.session_jti, l.amr]),
+  const logins = await loginsOfSessions(
+    deps.db,
+    rows.map((r) => r.jti),
   );
+  const amr = new Map(logins.map((l) => [l.session_jti, l.amr]));
   return {
     sessions: rows.map((r) => ({
       jti: r.jti,

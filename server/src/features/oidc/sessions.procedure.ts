@@ -89,7 +89,11 @@ export const revokeKeyWalletSessions = sessionProcedure
         'Answers how many were active.',
       tags: ['keys'],
       protect: true,
-      errors: { ...SESSION_ERRORS, KEY_NOT_FOUND: 'not one of your keys', INVALID_WALLET: 'not a base58 32-byte address' },
+      errors: {
+        ...SESSION_ERRORS,
+        KEY_NOT_FOUND: 'not one of your keys',
+        INVALID_WALLET: 'not a base58 32-byte address',
+      },
     }),
   )
   .input(RevokeKeyWalletSessionsRequestSchema)

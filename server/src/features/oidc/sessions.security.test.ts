@@ -36,11 +36,9 @@ describe('revocations by the key owner', () => {
     const attacker = await registerClient(world.app, { type: 'public' });
     const heidi = await demoWallet('heidi');
     const session = await signIn(world.app, { keySecret: victim.apiSecret, audience: victim.clientId, wallet: heidi });
-    const res = await world.app.call(
-      'DELETE',
-      `/v1/keys/${attacker.clientId}/sessions/${jtiOf(session.body.token)}`,
-      { bearer: attacker.ownerBearer },
-    );
+    const res = await world.app.call('DELETE', `/v1/keys/${attacker.clientId}/sessions/${jtiOf(session.body.token)}`, {
+      bearer: attacker.ownerBearer,
+    });
     expect(res.status, show(res)).toBe(200);
     expect(res.body).toEqual({ revoked: false });
     expect((await sessionRead(victim.apiSecret, session.body.token)).status).toBe(200);
