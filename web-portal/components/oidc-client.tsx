@@ -170,6 +170,7 @@ export function OidcClientPanel() {
           initial={client}
           submitLabel="Save changes"
           save={async (registration) => {
+            setNotice('');
             const saved = await put(registration);
             return saved.client_secret ? 'Saved: the client is confidential now; copy its secret above.' : 'Saved.';
           }}
@@ -243,7 +244,7 @@ function AppConfig({ client, secret }: { client: Client; secret: string | null }
       <h2 id="config-heading" tabIndex={-1}>
         Your app&rsquo;s configuration
       </h2>
-      <dl className="result" data-testid="oidc-config">
+      <dl className="result stack-narrow" data-testid="oidc-config">
         {rows.map((row) => (
           <Fragment key={row.term}>
             <dt>{row.term}</dt>
@@ -285,7 +286,7 @@ function Settings({ client }: { client: Client }) {
   return (
     <section aria-labelledby="settings-heading">
       <h2 id="settings-heading">Client settings</h2>
-      <dl className="result" data-testid="oidc-settings">
+      <dl className="result stack-narrow" data-testid="oidc-settings">
         <dt>Type</dt>
         <dd data-testid="oidc-type">{client.type}</dd>
         <dt>Redirect URIs</dt>
