@@ -228,11 +228,31 @@ export function parseVerifySigninRequest(body: unknown): VerifySigninRequest {
 /** `POST /v1/auth/logout`: the presented session is revoked (false when it already was not active). */
 export const LogoutResponseSchema = z.object({ revoked: z.boolean() }).meta({ id: 'ConnectLogoutResponse' });
 
+const revokedWallet = z.string().max(64).refine(isBase58Address, 'expected a base58 32-byte address');
+
 /** `POST /v1/auth/sessions/revoke`: every active session of `wallet` issued through the presenting key. */
-export const RevokeWalletSessionsRequestSchema = withFieldCodes(
-  z.object({ wallet: z.string().max(64).refine(isBase58Address, 'expected a base58 32-byte address') }),
+export const RevokeWalletSessionsRequestSchema = withFieldCodes(z.object({ wallet: revokedWallet }), {
+  fields: { wallet: 'INVALID_WALLET' },
+}).meta({ id: 'RevokeWalletSessionsRequest' });
+
+/** `POST /v1/keys/{id}/sessions/revoke`: the same, by the key's owner (portal session) for key `id`. */
+export const RevokeKeyWalletSessionsRequestSchema = withFieldCodes(
+  z.object({ id: z.string().min(1).max(64), wallet: revokedWallet }),
   { fields: { wallet: 'INVALID_WALLET' } },
-).meta({ id: 'RevokeWalletSessionsRequest' });
+).meta({ id: 'RevokeKeyWalletSessionsRequest' });
+
+/** `DELETE /v1/keys/{id}/sessions/{jti}`: one session of key `id`, by the key's owner. */
+export const RevokeKeySessionParamsSchema = z
+  .object({ id: z.string().min(1).max(64), jti: z.string().min(1).max(64) })
+  .meta({ id: 'RevokeKeySessionParams' });
+
+export const RevokeKeySessionResponseSchema = z
+  .object({
+    revoked: z.boolean().meta({
+      description: 'True when it was an active session of this key; false when it had ended, or is not this key’s.',
+    }),
+  })
+  .meta({ id: 'RevokeKeySessionResponse' });
 
 export const RevokeWalletSessionsResponseSchema = z
   .object({ revoked: z.number().int().nonnegative().meta({ description: 'How many active sessions were revoked.' }) })
@@ -246,6 +266,14 @@ export const ConnectSessionInfoSchema = z
     source: ConnectSourceSchema,
     created_at: z.number().int().meta({ description: 'epoch ms' }),
     expires_at: z.number().int().meta({ description: 'epoch ms' }),
+    amr: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'The proof path of the OpenID Connect sign-in that made this session, as in its id token’s `amr` ' +
+          '(`sigil-signature`, `sigil-memo-tx`, `siws`); null for a session made through the Connect routes directly.',
+      }),
   })
   .meta({ id: 'ConnectSessionInfo' });
 

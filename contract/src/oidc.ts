@@ -103,3 +103,12 @@ export const OidcClientResponseSchema = z
   })
   .meta({ id: 'OidcClientResponse' });
 export type OidcClientResponse = z.infer<typeof OidcClientResponseSchema>;
+
+export const OidcClientsResponseSchema = z
+  .object({
+    clients: z
+      .array(OidcClientSchema)
+      .meta({ description: 'The registrations of your active keys, oldest first (none: an empty list).' }),
+  })
+  .meta({ id: 'OidcClientsResponse' });
+export type OidcClientsResponse = z.infer<typeof OidcClientsResponseSchema>;

@@ -11,9 +11,12 @@
 //                      → redeliver → rotate → revoke the key → its calls fail
 //   identity events    an identity webhook scoped to a demo handle → test event delivered → recover → rotate →
 //                      delete; the event log with its filters and cursor paging
+//   OpenID Connect     a key registered as a client → its configuration copied → a refused redirect URI → edit →
+//                      rotate → public; its sessions appear, are filtered, revoked one and a wallet's; removed
 //   accessibility      axe on every page in both themes (zero serious or critical), no console errors
 // Screenshots of each page and theme land in test/browser/artifacts/ (gitignored); `npm run portal:screenshots` also
 // keeps the README's (readme-screenshots.ts).
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
@@ -23,6 +26,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '@sigil/client-sdk/webhooks';
 import { AUTO_PAUSED_PREFIX, WEBHOOK_LIMITS } from '@sigil/contract/webhooks';
 import { demoWallet } from '../../server/src/localchain/scenario';
+import { signIn as connectSignIn } from '../support/connect-world';
 import { TEST_PORTAL_DOMAIN } from '../support/keyed-app';
 import { startPortalStack, type OpenedPage, type PortalStack } from './harness';
 import { keepScreenshot, writeScreenshotTable } from './readme-screenshots';
@@ -124,6 +128,8 @@ describe('production build', () => {
       '/identity/webhooks',
       '/identity/webhooks/[id]',
       '/identity/events',
+      '/keys/[id]/oidc',
+      '/keys/[id]/sessions',
       '/quickstart',
     ])
       expect(stack.build.output).toContain(route);
@@ -657,6 +663,179 @@ describe('identity events, in the browser', () => {
     expect(errors).toStrictEqual([]);
     await opened.context.close();
   }, 150_000);
+});
+
+describe('OpenID Connect and sessions of a key, in the browser', () => {
+  it('register a client → copy its configuration → a refused URI → edit → rotate; sessions: appear, filter, revoke one, revoke a wallet’s; remove', async () => {
+    const frank = await demoWallet('frank');
+    const opened = await stack.open({ wallet: frank });
+    const { page, errors } = opened;
+    page.on('dialog', (dialog) => void dialog.accept());
+    await signIn(opened, /Sign a message/);
+    await page.getByLabel('Label (optional)').fill('oidc app');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const apiSecret = (await page.getByTestId('new-secret').textContent())!;
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+    const keyId = (await page.locator('tr[data-key-id]').first().getAttribute('data-key-id'))!;
+
+    // Not a client yet: the page offers the registration form.
+    await page.getByRole('link', { name: 'OpenID Connect of oidc app' }).click();
+    await page.getByRole('heading', { name: 'Register this key as a client' }).waitFor();
+    await expect(
+      page.getByRole('link', { name: 'OpenID Connect', exact: true }).getAttribute('aria-current'),
+    ).resolves.toBe('page');
+    await checkPage(page, 'key-oidc-unregistered');
+    await page.getByLabel('Redirect URIs (one per line)').fill('https://app.example/api/auth/callback/sigil');
+    await page.getByRole('checkbox', { name: /^offline_access/ }).uncheck();
+    await page.getByRole('button', { name: 'Register the client' }).click();
+
+    // Confidential (the default): the secret once, with the focus; the values an app pastes.
+    const clientSecret = (await page.getByTestId('client-secret').textContent())!;
+    expect(clientSecret).toMatch(/^sigil_cs_[1-9A-HJ-NP-Za-km-z]{43,44}$/);
+    await expect(page.evaluate(() => document.activeElement?.classList.contains('secret'))).resolves.toBe(true);
+    await page.getByText('Client registered.').waitFor();
+    const issuer = stack.app.config.publicUrl;
+    await expect(page.getByTestId('oidc-env').textContent()).resolves.toBe(
+      `SIGIL_ISSUER=${issuer}\nSIGIL_CLIENT_ID=${keyId}\nSIGIL_CLIENT_SECRET=${clientSecret}`,
+    );
+    await expect(page.getByTestId('oidc-config').innerText()).resolves.toContain(
+      `${issuer}/.well-known/openid-configuration`,
+    );
+    await page.getByRole('button', { name: 'Copy client_id' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(keyId);
+    await expect(page.getByTestId('oidc-settings').innerText()).resolves.toContain(
+      'openid profile wallet attestations',
+    );
+    await checkPage(page, 'key-oidc-registered');
+    // The service holds what the page showed: the secret authenticates the client at the token endpoint's check.
+    const stored = await stack.app.database.db
+      .selectFrom('oidc_clients')
+      .select(['client_type', 'secret_hash', 'redirect_uris'])
+      .where('key_id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    expect(stored.client_type).toBe('confidential');
+    expect(stored.secret_hash).toBe(createHash('sha256').update(clientSecret).digest('hex'));
+    await page.getByRole('button', { name: 'I have saved it' }).click();
+
+    // A URI the service refuses: its reason shows beside the form, and nothing changes.
+    const redirects = page.getByRole('textbox', { name: 'Redirect URIs (one per line)' });
+    await redirects.fill('https://app.example/cb\nhttp://app.example/cb');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect(page.locator('section[aria-labelledby="edit-heading"] p.error').textContent()).resolves.toBe(
+      'invalid input: redirect_uris.1: http://app.example/cb must be https (http only on 127.0.0.1, localhost or [::1]) (BAD_REQUEST)',
+    );
+    await checkPage(page, 'key-oidc-refused');
+    await expect(page.getByTestId('oidc-redirect-uris').innerText()).resolves.toBe(
+      'https://app.example/api/auth/callback/sigil',
+    );
+    // Fixed: two URIs (a loopback one over http), saved and shown.
+    await redirects.fill('https://app.example/cb\nhttp://127.0.0.1:3000/cb');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.', { exact: true }).waitFor();
+    await expect(page.locator('section[aria-labelledby="edit-heading"] p.error').count()).resolves.toBe(0);
+    await expect(page.getByTestId('oidc-redirect-uris').innerText()).resolves.toBe(
+      'https://app.example/cb\nhttp://127.0.0.1:3000/cb',
+    );
+
+    // Rotate: a new secret, shown once; the stored hash follows it.
+    await page.getByRole('button', { name: 'Rotate the client secret' }).click();
+    await page.getByText('Secret rotated: copy the new one above.').waitFor();
+    const rotated = (await page.getByTestId('client-secret').textContent())!;
+    expect(rotated).toMatch(/^sigil_cs_/);
+    expect(rotated).not.toBe(clientSecret);
+    const afterRotation = await stack.app.database.db
+      .selectFrom('oidc_clients')
+      .select('secret_hash')
+      .where('key_id', '=', keyId)
+      .executeTakeFirstOrThrow();
+    expect(afterRotation.secret_hash).toBe(createHash('sha256').update(rotated).digest('hex'));
+
+    // Public: no secret, nothing to rotate.
+    await page.getByRole('radio', { name: /^Public/ }).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await expect.poll(() => page.getByTestId('oidc-type').textContent()).toBe('public');
+    await expect(page.getByRole('button', { name: 'Rotate the client secret' }).count()).resolves.toBe(0);
+    await expect(page.getByTestId('oidc-env').textContent()).resolves.toBe(
+      `SIGIL_ISSUER=${issuer}\nSIGIL_CLIENT_ID=${keyId}`,
+    );
+
+    // Sessions: none yet; then three sign-ins through the key (the Connect routes, from here) appear.
+    await page.getByRole('link', { name: 'Sessions', exact: true }).click();
+    await page.getByRole('heading', { name: 'Active sessions' }).waitFor();
+    await page.getByText(/^No active sessions/).waitFor();
+    await checkPage(page, 'key-sessions-empty');
+    const alice = await demoWallet('alice');
+    const heidi = await demoWallet('heidi');
+    const through = async (wallet: typeof alice, body?: Record<string, unknown>) => {
+      const res = await connectSignIn(stack.app, { keySecret: apiSecret, audience: keyId, wallet, body });
+      expect(res.status, res.text).toBe(200);
+      return res.body.token as string;
+    };
+    const aliceTokens = [await through(alice, { handle: '@alice' }), await through(alice)];
+    const heidiToken = await through(heidi);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    const rows = page.locator('[data-testid=session-list] tbody tr');
+    await expect.poll(() => rows.count()).toBe(3);
+    // Newest first: heidi, then alice's two (the first proved @alice).
+    await expect(rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-wallet')))).resolves.toStrictEqual([
+      heidi.address,
+      alice.address,
+      alice.address,
+    ]);
+    await expect(rows.nth(2).locator('td[data-label=Wallet]').innerText()).resolves.toBe(`${alice.address}\n@alice`);
+    await expect(rows.nth(0).locator('td[data-label=Proof]').innerText()).resolves.toBe('Connect API\nproves: wallet');
+    await checkPage(page, 'key-sessions');
+    // One wallet's only.
+    await page.getByLabel('Only this wallet (optional)').fill(heidi.address);
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.getByLabel('Only this wallet (optional)').fill('');
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await expect.poll(() => rows.count()).toBe(3);
+
+    // Revoke heidi's session: the service refuses it at once; alice's stay.
+    const sessionRead = (token: string) => stack.app.call('GET', '/v1/auth/session', { key: apiSecret, bearer: token });
+    await page.getByRole('button', { name: new RegExp(`^Revoke the session of ${heidi.address}`) }).click();
+    await page.getByText('Session revoked.').waitFor();
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('sessions-heading');
+    expect((await sessionRead(heidiToken)).body.code).toBe('INVALID_SESSION');
+    for (const token of aliceTokens) expect((await sessionRead(token)).status).toBe(200);
+    // Revoke all of alice's.
+    await rows
+      .first()
+      .getByRole('button', { name: `Revoke all for this wallet: ${alice.address}` })
+      .click();
+    await page.getByText(`Revoked 2 sessions of ${alice.address}.`).waitFor();
+    await page.getByText(/^No active sessions/).waitFor();
+    for (const token of aliceTokens) expect((await sessionRead(token)).body.code).toBe('INVALID_SESSION');
+
+    // Remove the client: the page offers the registration again; the provider no longer knows it.
+    await page.getByRole('link', { name: 'OpenID Connect', exact: true }).click();
+    await page.getByRole('button', { name: 'Remove the client' }).click();
+    await page.getByRole('heading', { name: 'Register this key as a client' }).waitFor();
+    await page.getByText('Client removed: the key is no OpenID Connect client any more.').waitFor();
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('register-heading');
+    await expect(
+      stack.app.database.db.selectFrom('oidc_clients').select('key_id').where('key_id', '=', keyId).execute(),
+    ).resolves.toStrictEqual([]);
+
+    // The one failed request of the flow is the refused URI (the browser logs a 4xx it fetched as an error).
+    expect(errors).toStrictEqual(['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    await opened.context.close();
+  }, 180_000);
+
+  it('another account’s key (or an unknown id) gets a plain answer instead of the pages', async () => {
+    const opened = await stack.open({ wallet: await demoWallet('bob') });
+    const { page, errors } = opened;
+    await signIn(opened, /Sign a message/);
+    for (const path of ['oidc', 'sessions']) {
+      await page.goto(`/keys/${stack.app.key.key.id}/${path}`);
+      await page.getByText(`No key ${stack.app.key.key.id} in your account.`).waitFor();
+    }
+    expect(errors).toStrictEqual([]);
+    await opened.context.close();
+  });
 });
 
 describe('narrow screens', () => {

@@ -106,12 +106,14 @@ describe('portal Connect proxy', () => {
 });
 
 describe('portal tRPC proxy', () => {
-  it('forwards only the portal procedures: connect.*, health.* and unknown paths are 404 without a service call', async () => {
+  it('forwards only the portal procedures: connect.*, health.*, keyed oidc.* and unknown paths are 404 without a service call', async () => {
     const { calls, fetchImpl } = recordingFetch();
     for (const path of [
       'connect.challenge',
       'connect.session',
       'health.health',
+      'oidc.logout',
+      'oidc.revokeWalletSessions',
       'keys',
       'resolve.resolve,connect.challenge',
       'keys.list/../connect.verify',

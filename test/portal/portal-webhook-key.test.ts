@@ -84,7 +84,7 @@ describe('the tRPC proxy and the webhook key', () => {
     return seen;
   }
 
-  it('attaches the webhook key to payWebhooks.* only, the session to keys.*, usageHistory.* and ownerWebhooks.* only', async () => {
+  it('attaches the webhook key to payWebhooks.* only, the session to keys.*, usageHistory.*, ownerWebhooks.* and the owner’s oidc.* only', async () => {
     expect(await upstreamHeaders('payWebhooks.list')).toStrictEqual({
       accept: 'application/json',
       'x-api-key': portal.app.key.secret,
@@ -95,6 +95,9 @@ describe('the tRPC proxy and the webhook key', () => {
       'usageHistory.history',
       'ownerWebhooks.list',
       'ownerWebhooks.edit',
+      'oidc.putClient',
+      'oidc.keySessions',
+      'oidc.revokeKeySession',
     ])
       expect(await upstreamHeaders(procedure)).toStrictEqual({
         accept: 'application/json',

@@ -423,7 +423,8 @@ describe('portal key management (Connect session)', () => {
     );
     expect(requests.ok && requests.data, show(requests)).toStrictEqual({ requests: [], next_before: null });
 
-    // The key as an OpenID Connect client: register, read, list its sessions, remove.
+    // The key as an OpenID Connect client: register, read (alone and in the account's list), list and revoke its
+    // sessions, remove.
     const client = op(
       'PUT /v1/keys/{id}/oidc',
       await portal.PUT('/v1/keys/{id}/oidc', {
@@ -433,12 +434,27 @@ describe('portal key management (Connect session)', () => {
     );
     expect(client.ok && client.data.client, show(client)).toMatchObject({ client_id: id, type: 'public' });
     const read = op('GET /v1/keys/{id}/oidc', await portal.GET('/v1/keys/{id}/oidc', { params: { path: { id } } }));
+    const clients = op('GET /v1/oidc/clients', await portal.GET('/v1/oidc/clients'));
+    expect(clients.ok && clients.data.clients.map((c) => c.client_id), show(clients)).toContain(id);
     expect(read.ok && read.data.client.redirect_uris, show(read)).toStrictEqual(['https://app.example/callback']);
     const sessions = op(
       'GET /v1/keys/{id}/sessions',
       await portal.GET('/v1/keys/{id}/sessions', { params: { path: { id } } }),
     );
     expect(sessions.ok && sessions.data, show(sessions)).toStrictEqual({ sessions: [] });
+    const revokedOne = op(
+      'DELETE /v1/keys/{id}/sessions/{jti}',
+      await portal.DELETE('/v1/keys/{id}/sessions/{jti}', { params: { path: { id, jti: 'sess_none' } } }),
+    );
+    expect(revokedOne.ok && revokedOne.data, show(revokedOne)).toStrictEqual({ revoked: false });
+    const revokedWallet = op(
+      'POST /v1/keys/{id}/sessions/revoke',
+      await portal.POST('/v1/keys/{id}/sessions/revoke', {
+        params: { path: { id } },
+        body: { wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T' },
+      }),
+    );
+    expect(revokedWallet.ok && revokedWallet.data, show(revokedWallet)).toStrictEqual({ revoked: 0 });
     const removed = op(
       'DELETE /v1/keys/{id}/oidc',
       await portal.DELETE('/v1/keys/{id}/oidc', { params: { path: { id } } }),

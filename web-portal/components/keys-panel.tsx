@@ -4,9 +4,9 @@ import Link from 'next/link';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
 import { counted } from '../lib/plural';
-import { errorText, isSessionLost, trpc } from '../lib/trpc';
+import { trpc } from '../lib/trpc';
 import { useApiBase } from './portal-config';
-import { useSession } from './session';
+import { useSession, useShowError } from './session';
 import { RequireSession } from './sign-in';
 import { CopyButton } from './copy-button';
 import { useWebhookKey } from './webhook-key';
@@ -53,7 +53,6 @@ function Account() {
 }
 
 function SignedIn() {
-  const { setSession } = useSession();
   const webhookKey = useWebhookKey();
   const [keys, setKeys] = useState<KeyRow[] | null>(null);
   const [usage, setUsage] = useState<Usage | null>(null);
@@ -66,13 +65,7 @@ function SignedIn() {
   const secretRef = useRef<HTMLDivElement>(null);
   const listHeadingRef = useRef<HTMLHeadingElement>(null);
 
-  const fail = useCallback(
-    (err: unknown) => {
-      if (isSessionLost(err)) setSession(null);
-      else setError(errorText(err));
-    },
-    [setSession],
-  );
+  const fail = useShowError(setError);
 
   const refresh = useCallback(async () => {
     try {
@@ -328,6 +321,12 @@ function KeyList({
                     </Link>
                     {key.revoked_at === null ? (
                       <>
+                        <Link href={`/keys/${encodeURIComponent(key.id)}/oidc`}>
+                          OpenID Connect<span className="visually-hidden"> of {key.name ?? key.id}</span>
+                        </Link>
+                        <Link href={`/keys/${encodeURIComponent(key.id)}/sessions`}>
+                          Sessions<span className="visually-hidden"> of {key.name ?? key.id}</span>
+                        </Link>
                         <button
                           type="button"
                           className="secondary"

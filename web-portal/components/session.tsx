@@ -4,6 +4,7 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '@sigil/server/router';
+import { errorText, isSessionLost } from '../lib/trpc';
 
 export type SessionRead = inferRouterOutputs<AppRouter>['connect']['session'];
 
@@ -36,4 +37,19 @@ export function useSession(): SessionState {
   const state = useContext(SessionContext);
   if (!state) throw new Error('useSession outside SessionProvider');
   return state;
+}
+
+/**
+ * What a signed-in page does with a failed call: a lost session signs the page out (its sign-in form comes back);
+ * anything else is handed to `show` as the service's message and code.
+ */
+export function useShowError(show: (text: string) => void): (err: unknown) => void {
+  const { setSession } = useSession();
+  return useCallback(
+    (err: unknown) => {
+      if (isSessionLost(err)) setSession(null);
+      else show(errorText(err));
+    },
+    [setSession, show],
+  );
 }

@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { errorText } from '../lib/trpc';
+import { errorCodeOf, errorText } from '../lib/trpc';
 import { RequireSession } from './sign-in';
 import { WithOwnerKey } from './owner-key';
 import { DeliveryPanel } from './delivery-panel';
@@ -78,7 +78,7 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
         setOlder(log.next_cursor);
         setVersion((v) => v + 1);
       } catch (err) {
-        if ((err as { data?: { errorCode?: string } }).data?.errorCode === 'WEBHOOK_NOT_FOUND') setWebhook(null);
+        if (errorCodeOf(err) === 'WEBHOOK_NOT_FOUND') setWebhook(null);
         else setError(errorText(err));
       }
     })();

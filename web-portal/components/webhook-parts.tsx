@@ -1,5 +1,6 @@
 'use client';
-// Pieces both webhook streams' pages share: the list of an account's webhooks and the secret shown once.
+// Pieces both webhook streams' pages share: the list of an account's webhooks and the secret shown once (which the
+// OpenID Connect client's secret uses too).
 import { useCallback, useEffect, useRef, useState, type ReactNode } from 'react';
 import Link from 'next/link';
 import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
@@ -100,16 +101,26 @@ export function WebhookTable({
   );
 }
 
-/** A signing secret shown once; it takes the focus when it appears so a screen reader announces it. */
+/**
+ * A secret shown once (a webhook's signing secret by default, or what `note` says it is); it takes the focus when it
+ * appears so a screen reader announces it.
+ */
 export function SecretOnce({
   heading,
   secret,
   testId,
+  note = (
+    <>
+      <strong>Copy the signing secret now: it is shown only once.</strong> Your receiver verifies every delivery with it
+      (<code>verifyWebhook</code> in the SDK).
+    </>
+  ),
   children,
 }: {
   heading: string;
   secret: string;
   testId: string;
+  note?: ReactNode;
   children?: ReactNode;
 }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -119,10 +130,7 @@ export function SecretOnce({
   return (
     <div className="secret" tabIndex={-1} ref={ref} aria-labelledby={`${testId}-heading`}>
       <h3 id={`${testId}-heading`}>{heading}</h3>
-      <p>
-        <strong>Copy the signing secret now: it is shown only once.</strong> Your receiver verifies every delivery with
-        it (<code>verifyWebhook</code> in the SDK).
-      </p>
+      <p>{note}</p>
       <p>
         <code data-testid={testId}>{secret}</code> <CopyButton text={secret} label="secret" />
       </p>

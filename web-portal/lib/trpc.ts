@@ -17,9 +17,12 @@ export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Our error code of a failed call (`KEY_NOT_FOUND`, `BAD_REQUEST`, …), when the service gave one. */
+export function errorCodeOf(err: unknown): string | undefined {
+  return err instanceof TRPCClientError ? (err.data as { errorCode?: string } | undefined)?.errorCode : undefined;
+}
+
 /** True when a call failed because the portal session is gone (expired, revoked, signed out elsewhere). */
 export function isSessionLost(err: unknown): boolean {
-  return (
-    err instanceof TRPCClientError && (err.data as { errorCode?: string } | undefined)?.errorCode === 'INVALID_SESSION'
-  );
+  return errorCodeOf(err) === 'INVALID_SESSION';
 }

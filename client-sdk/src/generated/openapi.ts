@@ -1107,6 +1107,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/oidc/clients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the OpenID Connect clients of your API keys
+     * @description Every active key of the session wallet that is registered as a client (a key that is none is absent). Never a client secret.
+     */
+    get: operations['oidc-listClients'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/keys/{id}/oidc': {
     parameters: {
       query?: never;
@@ -1144,11 +1164,51 @@ export interface paths {
     };
     /**
      * List an API key's active Connect sessions
-     * @description Newest first, 500 at most; `wallet` narrows to one wallet.
+     * @description Newest first, 500 at most; `wallet` narrows to one wallet. `amr` is the proof path of an OpenID Connect sign-in (null for a session made through the Connect routes directly).
      */
     get: operations['oidc-keySessions'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/sessions/{jti}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke one of an API key's Connect sessions
+     * @description The key owner’s sign-out of one session, as `POST /v1/auth/logout` would do it: effective on every replica at once, with a back-channel logout to the OpenID Connect clients that signed in with it. `revoked` is false when the session had already ended or was not issued through this key.
+     */
+    delete: operations['oidc-revokeKeySession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/keys/{id}/sessions/revoke': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revoke all of a wallet's Connect sessions for one of your keys
+     * @description What `POST /v1/auth/sessions/revoke` does with the key itself, done by the key owner with a portal session. Answers how many were active.
+     */
+    post: operations['oidc-revokeKeyWalletSessions'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2477,10 +2537,9 @@ export interface components {
       /** @enum {string} */
       kind: 'keyed' | 'x402';
     };
-    OidcClientResponse: {
-      client: components['schemas']['OidcClient'];
-      /** @description Only when a confidential client is created or its secret rotated: shown once. */
-      client_secret?: string;
+    OidcClientsResponse: {
+      /** @description The registrations of your active keys, oldest first (none: an empty list). */
+      clients: components['schemas']['OidcClient'][];
     };
     OidcClient: {
       /** @description The API key id. */
@@ -2497,6 +2556,11 @@ export interface components {
       issuer: string;
       created_at: number;
       updated_at: number;
+    };
+    OidcClientResponse: {
+      client: components['schemas']['OidcClient'];
+      /** @description Only when a confidential client is created or its secret rotated: shown once. */
+      client_secret?: string;
     };
     KeySessionsResponse: {
       /** @description Active sessions, newest first (500 at most). */
@@ -2515,13 +2579,19 @@ export interface components {
       created_at: number;
       /** @description epoch ms */
       expires_at: number;
+      /** @description The proof path of the OpenID Connect sign-in that made this session, as in its id token’s `amr` (`sigil-signature`, `sigil-memo-tx`, `siws`); null for a session made through the Connect routes directly. */
+      amr: string | null;
     };
-    ConnectLogoutResponse: {
+    RevokeKeySessionResponse: {
+      /** @description True when it was an active session of this key; false when it had ended, or is not this key’s. */
       revoked: boolean;
     };
     RevokeWalletSessionsResponse: {
       /** @description How many active sessions were revoked. */
       revoked: number;
+    };
+    ConnectLogoutResponse: {
+      revoked: boolean;
     };
     /** @description Error body of the public (un-prefixed) routes. */
     PublicError: {
@@ -17589,6 +17659,150 @@ export interface operations {
       };
     };
   };
+  'oidc-listClients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "clients": [
+           *         {
+           *           "client_id": "key_1ChLzwWxnxSmGPTygaf1vn",
+           *           "type": "confidential",
+           *           "token_endpoint_auth_method": "client_secret_basic",
+           *           "redirect_uris": [
+           *             "https://app.example/api/auth/callback/sigil"
+           *           ],
+           *           "post_logout_redirect_uris": [
+           *             "https://app.example/"
+           *           ],
+           *           "scopes": [
+           *             "openid",
+           *             "offline_access",
+           *             "profile",
+           *             "wallet",
+           *             "attestations"
+           *           ],
+           *           "backchannel_logout_uri": "https://app.example/api/auth/backchannel-logout",
+           *           "issuer": "http://127.0.0.1:8787",
+           *           "created_at": 1795488926403,
+           *           "updated_at": 1795488926403
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['OidcClientsResponse'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `NOT_FOUND`: the path matches no route (an empty or an extra segment) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
   'oidc-getClient': {
     parameters: {
       query?: never;
@@ -18143,7 +18357,8 @@ export interface operations {
            *           "handle": "alice",
            *           "source": "owner",
            *           "created_at": 1795488926403,
-           *           "expires_at": 1795575326403
+           *           "expires_at": 1795575326403,
+           *           "amr": "sigil-signature"
            *         }
            *       ]
            *     }
@@ -18224,6 +18439,315 @@ export interface operations {
           'application/json': {
             /** @enum {unknown} */
             code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-revokeKeySession': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
+        id: string;
+        /** @example sess_1ChLzwTap2x1Rk8qrvz1mH */
+        jti: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "revoked": true
+           *     }
+           */
+          'application/json': components['schemas']['RevokeKeySessionResponse'];
+        };
+      };
+      /** @description `BAD_REQUEST`: a path parameter with malformed percent-encoding */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `EXPECTATION_FAILED`: an `Expect` header other than `100-continue` */
+      417: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'EXPECTATION_FAILED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `HEADERS_TOO_LARGE`: request headers over the limit */
+      431: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'HEADERS_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: an unexpected failure (logged with the request id) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INTERNAL_ERROR';
+          } & components['schemas']['V1Error'];
+        };
+      };
+    };
+  };
+  'oidc-revokeKeyWalletSessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @example key_1ChLzwWxnxSmGPTygaf1vn */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "wallet": "FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T"
+         *     }
+         */
+        'application/json': {
+          wallet: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Successful response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "revoked": 2
+           *     }
+           */
+          'application/json': components['schemas']['RevokeWalletSessionsResponse'];
+        };
+      };
+      /**
+       * @description `INVALID_WALLET`: not a base58 32-byte address
+       *
+       *     `BAD_REQUEST`: the body is not valid JSON; a path parameter with malformed percent-encoding
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_WALLET' | 'BAD_REQUEST';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `INVALID_SESSION`: the bearer session is absent, malformed, expired, revoked, forged, or not issued through the portal key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'INVALID_SESSION';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /**
+       * @description `KEY_NOT_FOUND`: not one of your keys
+       *
+       *     `NOT_FOUND`: the path matches no route (an empty or an extra segment)
+       */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'KEY_NOT_FOUND' | 'NOT_FOUND';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `METHOD_NOT_ALLOWED`: another method on this path (`Allow` lists the ones it has) */
+      405: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'METHOD_NOT_ALLOWED';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `REQUEST_TIMEOUT`: the request did not arrive in time */
+      408: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'REQUEST_TIMEOUT';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: a request body over 64 KiB, refused on its declared length on any route */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'PAYLOAD_TOO_LARGE';
+          } & components['schemas']['V1Error'];
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: a body that is not `application/json` */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'UNSUPPORTED_MEDIA_TYPE';
           } & components['schemas']['V1Error'];
         };
       };

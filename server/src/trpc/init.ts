@@ -8,7 +8,7 @@ import { ApiError, PublicError } from '@sigil/contract/errors';
 import { apiErrorOf } from '@sigil/contract/parse';
 import { ChainError } from '../platform/chain/types';
 import { withDeadline } from '../platform/deadline';
-import { domainErrorOf, statusOfDomainError } from '../platform/http/errors';
+import { domainErrorOf, statusOfDomainError, zodMessage } from '../platform/http/errors';
 import type { RequestContext } from './context';
 import type { ProcedureMeta } from './meta';
 
@@ -26,13 +26,15 @@ const t = initTRPC
     isDev: false,
     errorFormatter({ shape, error }) {
       const domain = domainErrorOf(error);
+      const invalidInput = error.code === 'BAD_REQUEST' && error.cause?.name === 'ZodError';
       const status = domain ? statusOfDomainError(domain) : shape.data.httpStatus;
       let message = shape.message;
       if (domain instanceof ChainError) message = domain.kind === 'malformed' ? 'malformed account' : 'rpc unreachable';
       else if (domain) message = domain.message;
       else if (error.code === 'INTERNAL_SERVER_ERROR')
         message = 'internal error'; // never echo an unexpected exception
-      else if (error.code === 'BAD_REQUEST' && error.cause?.name === 'ZodError') message = 'invalid input';
+      // The same readable line as the REST face, so a page can show what to fix (never the issues array).
+      else if (invalidInput) message = zodMessage(error.cause);
       return {
         message,
         code: shape.code,
@@ -48,7 +50,9 @@ const t = initTRPC
                 ? domain.key
                 : domain
                   ? 'RPC_ERROR'
-                  : undefined,
+                  : invalidInput
+                    ? 'BAD_REQUEST'
+                    : undefined,
           input: domain instanceof PublicError ? domain.input : undefined,
         },
       };

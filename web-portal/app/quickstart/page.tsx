@@ -58,6 +58,11 @@ const proxy = createConnectProxy({ baseUrl: '${apiBase}', apiKey: process.env.SI
 http.createServer(connectProxyNodeHandler(proxy, { prefix: '/api/sigil' })).listen(3000);
 // browser: POST /api/sigil/challenge {wallet} → the wallet signs → POST /api/sigil/verify`}</code>
         </pre>
+        <p>
+          Already using an OpenID Connect library (Auth.js, openid-client)? Register the key as a client instead: in{' '}
+          <Link href="/keys">your keys</Link>, open its <strong>OpenID Connect</strong> page and paste the issuer and
+          client_id it shows; no Sigil code in your app.
+        </p>
       </section>
 
       <section aria-labelledby="qs-webhooks">

@@ -1,9 +1,31 @@
-import { OidcClientParamsSchema, OidcClientResponseSchema, PutOidcClientRequestSchema } from '@sigil/contract/oidc';
+import {
+  OidcClientParamsSchema,
+  OidcClientResponseSchema,
+  OidcClientsResponseSchema,
+  PutOidcClientRequestSchema,
+} from '@sigil/contract/oidc';
 import { z } from 'zod';
 import { rest } from '../../trpc/meta';
 import { sessionProcedure, SESSION_ERRORS } from '../../trpc/procedures';
 
 const KEY_ERRORS = { ...SESSION_ERRORS, KEY_NOT_FOUND: 'not one of your active keys' } as const;
+
+/** GET /v1/oidc/clients: the OpenID Connect clients of the caller's active keys. */
+export const listClients = sessionProcedure
+  .meta(
+    rest('GET', '/v1/oidc/clients', {
+      summary: 'List the OpenID Connect clients of your API keys',
+      description:
+        'Every active key of the session wallet that is registered as a client (a key that is none is absent). ' +
+        'Never a client secret.',
+      tags: ['oidc'],
+      protect: true,
+      errors: { ...SESSION_ERRORS },
+    }),
+  )
+  .input(z.object({}))
+  .output(OidcClientsResponseSchema)
+  .query(({ ctx }) => ctx.services.oidc.listClients(ctx.session.address));
 
 /** GET /v1/keys/{id}/oidc: the key's OpenID Connect client registration. */
 export const getClient = sessionProcedure

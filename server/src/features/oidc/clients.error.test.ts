@@ -1,5 +1,5 @@
-// The client registration routes (PUT/GET/DELETE /v1/keys/{id}/oidc): who may manage which key, what a
-// registration may contain, and what the secret looks like.
+// The client registration routes (PUT/GET/DELETE /v1/keys/{id}/oidc, and the account's list GET /v1/oidc/clients):
+// who may manage which key, what a registration may contain, and what the secret looks like.
 import { generateKeyPairSigner } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { portalSession, show } from '@sigil/test/support/connect-world';
@@ -79,6 +79,19 @@ describe('PUT /v1/keys/{id}/oidc', () => {
     expect(res.body.code).toBe('BAD_REQUEST');
   });
 
+  it('over tRPC (the portal), a refused URI is named in the message with what is wrong with it', async () => {
+    const { keyId, bearer } = await ownerWithKey();
+    const res = await world.app.call('POST', '/trpc/oidc.putClient', {
+      bearer,
+      body: { id: keyId, type: 'public', redirect_uris: ['https://app.example/cb', 'http://app.example/cb'] },
+    });
+    expect(res.status, show(res)).toBe(400);
+    expect(res.body.error.message).toBe(
+      'invalid input: redirect_uris.1: http://app.example/cb must be https (http only on 127.0.0.1, localhost or [::1])',
+    );
+    expect(res.body.error.data.errorCode).toBe('BAD_REQUEST');
+  });
+
   it('another account’s key, or a revoked key: 404 KEY_NOT_FOUND; no session: 401', async () => {
     const mine = await ownerWithKey();
     const theirs = await ownerWithKey();
@@ -123,5 +136,30 @@ describe('GET and DELETE /v1/keys/{id}/oidc', () => {
       bearer: registered.ownerBearer,
     });
     expect(again.status).toBe(404);
+  });
+});
+
+describe('GET /v1/oidc/clients', () => {
+  it('lists the registrations of the caller’s active keys only, never a secret; no session: 401', async () => {
+    const mine = await ownerWithKey();
+    const other = await world.app.call('POST', '/v1/keys', { bearer: mine.bearer, body: { name: 'not a client' } });
+    const theirs = await ownerWithKey();
+    expect((await world.app.call('GET', '/v1/oidc/clients', { bearer: mine.bearer })).body).toEqual({ clients: [] });
+    const registered = await put(mine.keyId, mine.bearer, {
+      type: 'confidential',
+      redirect_uris: ['https://app.example/cb'],
+    });
+    await put(theirs.keyId, theirs.bearer, { type: 'public', redirect_uris: ['https://them.example/cb'] });
+    const list = await world.app.call('GET', '/v1/oidc/clients', { bearer: mine.bearer });
+    expect(list.status, show(list)).toBe(200);
+    expect(list.body).toEqual({ clients: [registered.body.client] });
+    expect(list.text).not.toContain('sigil_cs_');
+    expect(list.body.clients.map((c: { client_id: string }) => c.client_id)).not.toContain(other.body.key.id);
+    // A revoked key's client is gone from the list, as it is for the provider.
+    expect((await world.app.call('DELETE', `/v1/keys/${mine.keyId}`, { bearer: mine.bearer })).status).toBe(200);
+    expect((await world.app.call('GET', '/v1/oidc/clients', { bearer: mine.bearer })).body).toEqual({ clients: [] });
+    const anonymous = await world.app.call('GET', '/v1/oidc/clients');
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.code).toBe('INVALID_SESSION');
   });
 });

@@ -10,11 +10,12 @@ import {
   CLIENT_SECRET_PREFIX,
   type OidcClient,
   type OidcClientResponse,
+  type OidcClientsResponse,
   type PutOidcClientRequest,
 } from '@sigil/contract/oidc';
 import type { Database } from '../../platform/db/index';
 import type { KeysService } from '../keys/index';
-import { deleteClientRow, findClientRow, putClientRow, type ClientRow } from './queries';
+import { clientRowsOfAccount, deleteClientRow, findClientRow, putClientRow, type ClientRow } from './queries';
 
 export function hashClientSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
@@ -68,6 +69,12 @@ async function ownActiveKey(deps: OidcClientsDeps, account: string, keyId: strin
   if (!key || key.revoked_at !== null) {
     throw new ApiError('KEY_NOT_FOUND', `no active key ${keyId} in your account`);
   }
+}
+
+/** Every client of the caller's active keys: one read for a page that shows which keys are clients. */
+export async function listClients(deps: OidcClientsDeps, account: string): Promise<OidcClientsResponse> {
+  const rows = await clientRowsOfAccount(deps.db, account);
+  return { clients: rows.map((row) => view(row, deps.issuer)) };
 }
 
 export async function getClient(deps: OidcClientsDeps, account: string, keyId: string): Promise<OidcClientResponse> {

@@ -1,5 +1,5 @@
 // The Connect session lifecycle (docs/oidc.md "Session lifecycle"): revoke the current session, revoke all of a
-// wallet's sessions for a key, list a key's sessions. A revocation is a row update, so it holds on every replica
+// wallet's sessions for a key, and, for the key's owner, list its sessions and revoke one or a wallet's. A revocation is a row update, so it holds on every replica
 // at the next request; then every OpenID Connect client that signed in with a revoked session and registered a
 // back-channel logout URI is told, through the SSRF-safe outbound client (provider.ts `fetch`).
 import type Provider from 'oidc-provider';
@@ -60,11 +60,21 @@ export async function revokeWallet(deps: LifecycleDeps, audience: string, wallet
   return { revoked };
 }
 
-/** The active sessions of one of the caller's keys (the portal's list). */
+/** The caller's key (active or revoked), or 404 KEY_NOT_FOUND (another account's key is not told apart). */
+async function ownKey(deps: LifecycleDeps, account: string, keyId: string): Promise<void> {
+  if (!(await deps.keys.own(account, keyId))) throw new ApiError('KEY_NOT_FOUND', `no key ${keyId} in your account`);
+}
+
+/** The active sessions of one of the caller's keys (the portal's list), each with its OpenID Connect proof path. */
 export async function listKeySessions(deps: LifecycleDeps, account: string, keyId: string, wallet?: string) {
-  const key = await deps.keys.own(account, keyId);
-  if (!key) throw new ApiError('KEY_NOT_FOUND', `no key ${keyId} in your account`);
+  await ownKey(deps, account, keyId);
   const rows = await deps.sessions.listActive(keyId, wallet, 500, deps.now());
+  // A session is one OpenID Connect sign-in at most (one grant per sign-in), so one login row per jti.
+  const logins = await loginsOfSessions(
+    deps.db,
+    rows.map((r) => r.jti),
+  );
+  const amr = new Map(logins.map((l) => [l.session_jti, l.amr]));
   return {
     sessions: rows.map((r) => ({
       jti: r.jti,
@@ -73,6 +83,23 @@ export async function listKeySessions(deps: LifecycleDeps, account: string, keyI
       source: r.source,
       created_at: r.created_at,
       expires_at: r.expires_at,
+      amr: amr.get(r.jti) ?? null,
     })),
   };
+}
+
+/** The owner revokes one session of their key: only a session issued through that key, and only while active. */
+export async function revokeKeySession(deps: LifecycleDeps, account: string, keyId: string, jti: string) {
+  await ownKey(deps, account, keyId);
+  const session = await deps.sessions.find(jti, deps.now());
+  if (session?.audience !== keyId) return { revoked: false };
+  const revoked = await deps.sessions.revoke(jti, deps.now());
+  if (revoked) await notifyLogout(deps, [jti]);
+  return { revoked };
+}
+
+/** The owner revokes every active session of `wallet` issued through their key. */
+export async function revokeKeyWallet(deps: LifecycleDeps, account: string, keyId: string, wallet: string) {
+  await ownKey(deps, account, keyId);
+  return revokeWallet(deps, keyId, wallet);
 }

@@ -110,6 +110,19 @@ export function findActiveClient(db: Kysely<Database>, keyId: string): Promise<C
     .executeTakeFirst();
 }
 
+/** The registrations of `account`'s active keys, oldest first. */
+export function clientRowsOfAccount(db: Kysely<Database>, account: string): Promise<ClientRow[]> {
+  return db
+    .selectFrom('oidc_clients')
+    .innerJoin('api_keys', 'api_keys.id', 'oidc_clients.key_id')
+    .selectAll('oidc_clients')
+    .where('api_keys.account', '=', account)
+    .where('api_keys.revoked_at', 'is', null)
+    .orderBy('oidc_clients.created_at')
+    .orderBy('oidc_clients.key_id')
+    .execute();
+}
+
 export function findClientRow(db: Kysely<Database>, keyId: string): Promise<ClientRow | undefined> {
   return db.selectFrom('oidc_clients').selectAll().where('key_id', '=', keyId).executeTakeFirst();
 }

@@ -1,9 +1,26 @@
 import { router } from '../../trpc/init';
-import { deleteClient, getClient, putClient } from './client.procedure';
-import { keySessions, logout, revokeWalletSessions } from './sessions.procedure';
+import { deleteClient, getClient, listClients, putClient } from './client.procedure';
+import {
+  keySessions,
+  logout,
+  revokeKeySession,
+  revokeKeyWalletSessions,
+  revokeWalletSessions,
+} from './sessions.procedure';
 
 /**
- * tRPC paths: oidc.getClient, oidc.putClient, oidc.deleteClient, oidc.keySessions (portal, Connect bearer session);
- * oidc.logout, oidc.revokeWalletSessions (API key).
+ * tRPC paths: oidc.listClients, oidc.getClient, oidc.putClient, oidc.deleteClient, oidc.keySessions,
+ * oidc.revokeKeySession, oidc.revokeKeyWalletSessions (portal, Connect bearer session); oidc.logout,
+ * oidc.revokeWalletSessions (API key).
  */
-export const oidcRouter = router({ getClient, putClient, deleteClient, keySessions, logout, revokeWalletSessions });
+export const oidcRouter = router({
+  listClients,
+  getClient,
+  putClient,
+  deleteClient,
+  keySessions,
+  revokeKeySession,
+  revokeKeyWalletSessions,
+  logout,
+  revokeWalletSessions,
+});

@@ -5,13 +5,20 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { z } from 'zod';
 import type { KeySessionsResponseSchema } from '@sigil/contract/connect';
-import type { OidcClientResponse, PutOidcClientRequest } from '@sigil/contract/oidc';
+import type { OidcClientResponse, OidcClientsResponse, PutOidcClientRequest } from '@sigil/contract/oidc';
 
 type KeySessionsResponse = z.infer<typeof KeySessionsResponseSchema>;
 import type { KeysService } from '../keys/index';
-import { deleteClient, getClient, putClient, type OidcClientsDeps } from './clients';
+import { deleteClient, getClient, listClients, putClient, type OidcClientsDeps } from './clients';
 import { serveInteraction } from './interaction';
-import { listKeySessions, logout, revokeWallet, type LifecycleDeps } from './lifecycle';
+import {
+  listKeySessions,
+  logout,
+  revokeKeySession,
+  revokeKeyWallet,
+  revokeWallet,
+  type LifecycleDeps,
+} from './lifecycle';
 import { INTERACTION_PATH, type ProviderDeps } from './deps';
 import { createProvider } from './provider';
 import { loadProviderKeys } from './signing-keys';
@@ -19,6 +26,8 @@ import { loadProviderKeys } from './signing-keys';
 export interface OidcService {
   /** Serves `/.well-known/openid-configuration` and everything under `/oidc/` (node:http request and response). */
   handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /** The clients of the caller's active keys. */
+  listClients(account: string): Promise<OidcClientsResponse>;
   getClient(account: string, keyId: string): Promise<OidcClientResponse>;
   putClient(account: string, input: PutOidcClientRequest): Promise<OidcClientResponse>;
   deleteClient(account: string, keyId: string): Promise<void>;
@@ -28,6 +37,10 @@ export interface OidcService {
   revokeWallet(audience: string, wallet: string): Promise<{ revoked: number }>;
   /** The active Connect sessions of one of the caller's keys. */
   listKeySessions(account: string, keyId: string, wallet?: string): Promise<KeySessionsResponse>;
+  /** The key's owner revokes one of its sessions (false when not an active session of that key). */
+  revokeKeySession(account: string, keyId: string, jti: string): Promise<{ revoked: boolean }>;
+  /** The key's owner revokes every active session of `wallet` through that key. */
+  revokeKeyWallet(account: string, keyId: string, wallet: string): Promise<{ revoked: number }>;
 }
 
 export function createOidcService(
@@ -74,11 +87,14 @@ export function createOidcService(
       }
       await serve(req, res);
     },
+    listClients: (account) => listClients(clients, account),
     getClient: (account, keyId) => getClient(clients, account, keyId),
     putClient: (account, input) => putClient(clients, account, input),
     deleteClient: (account, keyId) => deleteClient(clients, account, keyId),
     logout: (audience, authorization) => logout(lifecycle, audience, authorization),
     revokeWallet: (audience, wallet) => revokeWallet(lifecycle, audience, wallet),
     listKeySessions: (account, keyId, wallet) => listKeySessions(lifecycle, account, keyId, wallet),
+    revokeKeySession: (account, keyId, jti) => revokeKeySession(lifecycle, account, keyId, jti),
+    revokeKeyWallet: (account, keyId, wallet) => revokeKeyWallet(lifecycle, account, keyId, wallet),
   };
 }

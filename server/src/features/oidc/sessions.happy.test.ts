@@ -1,12 +1,20 @@
-// The Connect session lifecycle: sign out, revoke a wallet's sessions for a key, list a key's sessions, and the
-// OpenID Connect back-channel logout a revocation sends (through the outbound client, to an HTTPS receiver).
+// The Connect session lifecycle: sign out, revoke a wallet's sessions for a key, list a key's sessions, the key
+// owner's revocations (one session, a wallet's), and the OpenID Connect back-channel logout a revocation sends
+// (through the outbound client, to an HTTPS receiver).
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoWallet } from '../../localchain/scenario';
-import { signIn, show } from '@sigil/test/support/connect-world';
+import type { KeyPairSigner } from '@solana/kit';
+import { jtiOf, signIn, show } from '@sigil/test/support/connect-world';
 import { startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { CookieBrowser, registerClient, signInThroughPage, useOidcWorld } from '@sigil/test/support/oidc-world';
+import {
+  CookieBrowser,
+  registerClient,
+  signInThroughPage,
+  useOidcWorld,
+  type RegisteredClient,
+} from '@sigil/test/support/oidc-world';
 
 const world = useOidcWorld();
 let receiver: HttpsReceiver;
@@ -85,7 +93,7 @@ describe('sign out and revoke', () => {
     });
     expect(list.status, show(list)).toBe(200);
     expect(list.body.sessions).toHaveLength(1);
-    expect(list.body.sessions[0]).toMatchObject({ address: heidi.address, handle: null, source: 'wallet' });
+    expect(list.body.sessions[0]).toMatchObject({ address: heidi.address, handle: null, source: 'wallet', amr: null });
     expect(list.body.sessions[0].jti).toBe(
       JSON.parse(Buffer.from(s.body.token.split('.')[1], 'base64url').toString()).jti,
     );
@@ -98,59 +106,141 @@ describe('sign out and revoke', () => {
   });
 });
 
+/** A stock openid-client sign-in of `wallet` through the sign-in page: the id token's `sid`. */
+async function oidcSignIn(registered: RegisteredClient, wallet: KeyPairSigner): Promise<string> {
+  const config = await oidc.discovery(
+    new URL(world.app.base),
+    registered.clientId,
+    undefined,
+    oidc.ClientSecretBasic(registered.clientSecret!),
+    { execute: [oidc.allowInsecureRequests] },
+  );
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: registered.redirectUri,
+    scope: 'openid',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  const callback = await signInThroughPage(new CookieBrowser(), world.app, url, {
+    wallet,
+    audience: registered.clientId,
+  });
+  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
+  const sid = tokens.claims()!.sid;
+  expect(typeof sid).toBe('string');
+  return sid as string;
+}
+
+/** The back-channel logout tokens the receiver got since `before`, verified: their sub and sid. */
+async function logoutTokensSince(before: number, registered: RegisteredClient) {
+  const sent = receiver.requests.slice(before);
+  return Promise.all(
+    sent.map(async (request) => {
+      expect(request.method).toBe('POST');
+      expect(request.url).toBe('/backchannel');
+      expect(request.headers['content-type']).toBe('application/x-www-form-urlencoded');
+      const logoutToken = new URLSearchParams(request.body.toString()).get('logout_token')!;
+      const { payload, protectedHeader } = await jwtVerify(
+        logoutToken,
+        createRemoteJWKSet(new URL(`${world.app.base}/oidc/jwks`)),
+        { issuer: world.app.base, audience: registered.clientId, algorithms: ['ES256'] },
+      );
+      expect(protectedHeader.typ).toBe('logout+jwt');
+      expect(payload.events).toEqual({ 'http://schemas.openid.net/event/backchannel-logout': {} });
+      expect(payload).not.toHaveProperty('nonce');
+      return { sub: payload.sub, sid: payload.sid };
+    }),
+  );
+}
+
+const withBackchannel = () =>
+  registerClient(world.app, {
+    type: 'confidential',
+    extra: { backchannel_logout_uri: `https://127.0.0.1:${receiver.port}/backchannel` },
+  });
+
 describe('back-channel logout', () => {
   it('revoking the wallet’s sessions for a client sends it a signed logout token with sub and sid', async () => {
-    const registered = await registerClient(world.app, {
-      type: 'confidential',
-      extra: { backchannel_logout_uri: `https://127.0.0.1:${receiver.port}/backchannel` },
-    });
-    const config = await oidc.discovery(
-      new URL(world.app.base),
-      registered.clientId,
-      undefined,
-      oidc.ClientSecretBasic(registered.clientSecret!),
-      { execute: [oidc.allowInsecureRequests] },
-    );
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: registered.redirectUri,
-      scope: 'openid',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
+    const registered = await withBackchannel();
     const heidi = await demoWallet('heidi');
-    const callback = await signInThroughPage(new CookieBrowser(), world.app, url, {
-      wallet: heidi,
-      audience: registered.clientId,
-    });
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
-    const sid = tokens.claims()!.sid;
-    expect(typeof sid).toBe('string');
-
+    const sid = await oidcSignIn(registered, heidi);
     const before = receiver.requests.length;
     const res = await world.app.call('POST', '/v1/auth/sessions/revoke', {
       key: registered.apiSecret,
       body: { wallet: heidi.address },
     });
     expect(res.body).toEqual({ revoked: 1 });
-    const sent = receiver.requests.slice(before);
-    expect(sent).toHaveLength(1);
-    expect(sent[0]!.method).toBe('POST');
-    expect(sent[0]!.url).toBe('/backchannel');
-    expect(sent[0]!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    const logoutToken = new URLSearchParams(sent[0]!.body.toString()).get('logout_token')!;
-    const { payload, protectedHeader } = await jwtVerify(
-      logoutToken,
-      createRemoteJWKSet(new URL(`${world.app.base}/oidc/jwks`)),
-      { issuer: world.app.base, audience: registered.clientId, algorithms: ['ES256'] },
-    );
-    expect(protectedHeader.typ).toBe('logout+jwt');
-    expect(payload).toMatchObject({
-      sub: heidi.address,
-      sid,
-      events: { 'http://schemas.openid.net/event/backchannel-logout': {} },
+    expect(await logoutTokensSince(before, registered)).toEqual([{ sub: heidi.address, sid }]);
+  });
+});
+
+describe('the key owner’s session list and revocations (portal)', () => {
+  it('the list shows an OpenID Connect sign-in’s proof path; revoking that one session logs the client out', async () => {
+    const registered = await withBackchannel();
+    const heidi = await demoWallet('heidi');
+    const direct = await signIn(world.app, {
+      keySecret: registered.apiSecret,
+      audience: registered.clientId,
+      wallet: heidi,
     });
-    expect(payload).not.toHaveProperty('nonce');
+    const sid = await oidcSignIn(registered, heidi);
+    const list = await world.app.call('GET', `/v1/keys/${registered.clientId}/sessions`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(list.status, show(list)).toBe(200);
+    // Newest first: the page's sign-in, then the one made through the Connect routes (no proof path recorded).
+    expect(list.body.sessions.map((s: { amr: string | null }) => s.amr)).toEqual(['sigil-signature', null]);
+    expect(list.body.sessions[1].jti).toBe(jtiOf(direct.body.token));
+
+    const before = receiver.requests.length;
+    const jti = list.body.sessions[0].jti;
+    const res = await world.app.call('DELETE', `/v1/keys/${registered.clientId}/sessions/${jti}`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(res.status, show(res)).toBe(200);
+    expect(res.body).toEqual({ revoked: true });
+    expect(await logoutTokensSince(before, registered)).toEqual([{ sub: heidi.address, sid }]);
+    const after = await world.app.call('GET', `/v1/keys/${registered.clientId}/sessions`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(after.body.sessions.map((s: { jti: string }) => s.jti)).toEqual([jtiOf(direct.body.token)]);
+    // The other session is untouched; the revoked one is refused by the live check; revoking it again changes nothing.
+    expect((await sessionRead(registered.apiSecret, direct.body.token)).status).toBe(200);
+    const again = await world.app.call('DELETE', `/v1/keys/${registered.clientId}/sessions/${jti}`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(again.body).toEqual({ revoked: false });
+  });
+
+  it('POST /v1/keys/{id}/sessions/revoke revokes every session of the wallet through that key only', async () => {
+    const registered = await registerClient(world.app, { type: 'public' });
+    const alice = await demoWallet('alice');
+    const heidi = await demoWallet('heidi');
+    const through = (wallet: KeyPairSigner) =>
+      signIn(world.app, { keySecret: registered.apiSecret, audience: registered.clientId, wallet });
+    const [a, b, h] = [await through(alice), await through(alice), await through(heidi)];
+    const elsewhere = await signIn(world.app, {
+      keySecret: world.app.key.secret,
+      audience: world.app.key.key.id,
+      wallet: alice,
+    });
+    const res = await world.app.call('POST', `/v1/keys/${registered.clientId}/sessions/revoke`, {
+      bearer: registered.ownerBearer,
+      body: { wallet: alice.address },
+    });
+    expect(res.status, show(res)).toBe(200);
+    expect(res.body).toEqual({ revoked: 2 });
+    for (const gone of [a, b]) {
+      expect((await sessionRead(registered.apiSecret, gone.body.token)).body.code).toBe('INVALID_SESSION');
+    }
+    expect((await sessionRead(registered.apiSecret, h.body.token)).status).toBe(200);
+    expect((await sessionRead(world.app.key.secret, elsewhere.body.token)).status).toBe(200);
+    const none = await world.app.call('POST', `/v1/keys/${registered.clientId}/sessions/revoke`, {
+      bearer: registered.ownerBearer,
+      body: { wallet: alice.address },
+    });
+    expect(none.body).toEqual({ revoked: 0 });
   });
 });
 

@@ -167,7 +167,7 @@ function shapeDomain(
 }
 
 /** The first zod issue as one readable line, without the issues array: `invalid input: chain: Invalid option…`. */
-function zodMessage(cause: unknown): string {
+export function zodMessage(cause: unknown): string {
   const issues = (cause as { issues?: { path?: PropertyKey[]; message?: string }[] }).issues;
   const first = issues?.[0];
   if (!first) return 'invalid input';

@@ -184,6 +184,17 @@ describe('input validation', () => {
   });
 });
 
+describe('input validation on /trpc', () => {
+  it('zod failure → 400 with the REST face’s readable line and errorCode BAD_REQUEST, no issues array', async () => {
+    const res = await req('POST', '/trpc/probe.body', { headers: json, body: '{"name":""}' });
+    expect(res.status, res.text).toBe(400);
+    const body = res.json();
+    expect(body.error.message).toBe('invalid input: name: Too small: expected string to have >=1 characters');
+    expect(body.error.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400, errorCode: 'BAD_REQUEST' });
+    expect(res.text).not.toContain('issues');
+  });
+});
+
 describe('percent-encoding of path parameters', () => {
   it.each([
     ['/test/echo/%ZZ', '%ZZ'],

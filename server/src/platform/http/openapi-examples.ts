@@ -380,8 +380,23 @@ export const OPERATION_EXAMPLES: Record<string, OperationExample> = {
           source: 'owner',
           created_at: 1795488926403,
           expires_at: 1795575326403,
+          amr: 'sigil-signature',
         },
       ],
+    },
+  },
+  'DELETE /v1/keys/{id}/sessions/{jti}': {
+    parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn', jti: 'sess_1ChLzwTap2x1Rk8qrvz1mH' },
+    response: { revoked: true },
+  },
+  'POST /v1/keys/{id}/sessions/revoke': {
+    parameters: { id: 'key_1ChLzwWxnxSmGPTygaf1vn' },
+    request: { wallet: 'FRCvqR5iuZVuTanj4ErnwiWRLuXP2WZQeTVKYWVhWM6T' },
+    response: { revoked: 2 },
+  },
+  'GET /v1/oidc/clients': {
+    response: {
+      clients: [OIDC_CLIENT_EXAMPLE],
     },
   },
   'GET /v1/keys/{id}/oidc': {
