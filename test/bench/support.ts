@@ -352,19 +352,6 @@ export async function benchDb(
   };
 }
 
-/** A fresh SQLite database in a temporary folder, removed by `drop` (sections that run on SQLite only). */
-export function tempDb(): DatabaseHandle & { drop(): Promise<void> } {
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-db-'));
-  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
-  return {
-    ...handle,
-    drop: async () => {
-      await handle.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** The p-th percentile of ascending `sorted` samples. */
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
