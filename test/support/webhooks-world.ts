@@ -29,11 +29,18 @@ import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, payEventId, type PayEvent } from '
 import type { Database } from '../../server/src/platform/db/index';
 import { prefixedId } from '../../server/src/platform/ids';
 import {
+  createPayWebhooksService,
   issueWebhookChallenge,
+  type PayWebhooksService,
   type WebhookCaller,
   type WebhookServiceDeps,
 } from '../../server/src/features/pay-webhooks/service';
-import { insertSubscriptions, newSubscriptionRow, newWebhookSecret } from '../../server/src/features/webhooks/index';
+import {
+  createQueueSignal,
+  insertSubscriptions,
+  newSubscriptionRow,
+  newWebhookSecret,
+} from '../../server/src/features/webhooks/index';
 import { parseWebhookChallengeRequest, type WebhookChallengeResponse } from '@sigil/contract/webhooks';
 import {
   findHandlePda,
@@ -60,6 +67,27 @@ export interface RegistrationWorld {
   till: KeyPairSigner;
   /** Service deps on `reader`; the resolver answers one public address, so URL vetting passes without DNS. */
   deps: WebhookServiceDeps;
+}
+
+/** A chain that must not be read: a test of management verbs alone proves nothing on chain. */
+const noChain = new Proxy({} as ChainReader, {
+  get: (_target, method) => () => Promise.reject(new Error(`this test reads no chain (${String(method)})`)),
+});
+
+/**
+ * The pay stream's service on `db` as the composition root builds it, switched on, loopback refused, its queue
+ * signal heard by nobody: `deps` as the registration world's (no chain when the test only manages webhooks), `now`
+ * a clock the test controls.
+ */
+export function payWebhooksService(db: Kysely<Database>, deps: Partial<WebhookServiceDeps> = {}): PayWebhooksService {
+  return createPayWebhooksService({
+    chain: noChain,
+    ...deps,
+    db,
+    allowLoopback: false,
+    enabled: true,
+    queued: createQueueSignal(),
+  });
 }
 
 /**
