@@ -6,6 +6,7 @@
 //  2. Latency: native payments on the local chain (400 ms slots, finality 4 slots behind), from the moment the
 //     transaction is finalized to the moment the signed delivery reaches the receiver, with the production worker
 //     settings (indexer pass every 1 s, delivery kicked by the indexer).
+//  3. The delivery detail's attempt pages, as the route builds its body, vs the bare SELECT of the same rows.
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { loadavg } from 'node:os';
@@ -26,7 +27,15 @@ import {
   signedTransaction,
   signRaw,
 } from '../support/webhooks-world';
-import { startDeliveryWorker } from '../../server/src/features/webhooks/index';
+import {
+  createQueueSignal,
+  createWebhookStreamService,
+  startDeliveryWorker,
+} from '../../server/src/features/webhooks/index';
+import { AttemptPageSchema } from '@sigil/contract/owner-webhooks';
+import { prefixedId } from '../../server/src/platform/ids';
+import { StoredJson } from '../../server/src/platform/stored-json';
+import { storedOutput } from '../../server/src/trpc/stored-output';
 import { payWebhookStream } from '../../server/src/features/pay-webhooks/index';
 import { benchDb, benchDialects, deliveryLatency, percentile, table } from './support';
 
@@ -181,6 +190,82 @@ async function profiled<T>(file: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+const LOG_ROUNDS = 5;
+
+/**
+ * The delivery detail's attempt pages (session route GET …/deliveries/{id}/attempts): pages of 50 of a delivery's
+ * 200 attempts, built as the route builds its body (the service's answer through the procedure's output parser, then
+ * its bytes), next to the bare SELECT of the same rows and to the former body (each attempt's stored headers parsed,
+ * the page validated and serialized). Rounds alternate the variants; each figure is its median round, pages/s.
+ */
+async function attemptLog(dialect: Dialect, pages = 400): Promise<{ bare: number; route: number; former: number }> {
+  const database = await benchDb(dialect);
+  try {
+    await migrateToLatest(database.db);
+    const hook = await seedWebhook(database.db, 'https://receiver.example.com/hook');
+    const [deliveryId] = await queueEvents(database.db, hook.id, 1);
+    const { headers } = buildDeliveryRequest(
+      samplePayEvent('bench'),
+      { deliveryId: deliveryId!, webhookId: hook.id },
+      'whsec_bench',
+      Date.now(),
+    );
+    const attempts = Array.from({ length: 200 }, (_, i) => ({
+      id: prefixedId('whatt_', Date.now() + i),
+      delivery_id: deliveryId!,
+      attempt: (i % 6) + 1,
+      attempted_at: Date.now() + i,
+      status: i % 6 === 5 ? 200 : 500,
+      error: i % 6 === 5 ? null : 'http_status',
+      duration_ms: 12,
+      headers: JSON.stringify({ 'user-agent': 'sigil-outbound/1', ...headers }),
+    }));
+    await database.db.insertInto('webhook_attempts').values(attempts).execute();
+    const hooks = createWebhookStreamService({
+      db: database.db,
+      stream: payWebhookStream,
+      enabled: true,
+      queued: createQueueSignal(),
+    });
+    const caller = { keyId: 'key_seed', account: 'acct_seed' };
+    const output = storedOutput(AttemptPageSchema);
+    const cursors = [undefined, ...attempts.filter((_, i) => i % 50 === 0 && i > 0).map((a) => a.id)].reverse();
+    const variants = {
+      bare: (cursor?: string) =>
+        database.db
+          .selectFrom('webhook_attempts')
+          .selectAll()
+          .where('delivery_id', '=', deliveryId!)
+          .$if(cursor !== undefined, (q) => q.where('id', '<', cursor!))
+          .orderBy('id', 'desc')
+          .limit(51)
+          .execute(),
+      route: async (cursor?: string) => {
+        const answer = output.parse(await hooks.attempts(caller, hook.id, deliveryId!, { limit: 50, cursor }));
+        return answer instanceof StoredJson ? answer.bytes() : Buffer.from(JSON.stringify(answer));
+      },
+      former: async (cursor?: string) => {
+        const page = (await hooks.attempts(caller, hook.id, deliveryId!, { limit: 50, cursor })).toJSON();
+        return Buffer.from(JSON.stringify(AttemptPageSchema.parse(page)));
+      },
+    };
+    const samples = { bare: [] as number[], route: [] as number[], former: [] as number[] };
+    for (let round = -1; round < LOG_ROUNDS; round++) {
+      for (const [name, read] of Object.entries(variants) as [
+        keyof typeof variants,
+        (c?: string) => Promise<unknown>,
+      ][]) {
+        const start = performance.now();
+        for (let i = 0; i < pages / LOG_ROUNDS; i++) await read(cursors[i % cursors.length]);
+        if (round >= 0) samples[name].push(pages / LOG_ROUNDS / ((performance.now() - start) / 1000)); // -1: warm-up
+      }
+    }
+    return { bare: median(samples.bare), route: median(samples.route), former: median(samples.former) };
+  } finally {
+    await database.drop();
+  }
+}
+
 function latency(dialect: Dialect, payments: number): Promise<number[]> {
   return deliveryLatency(
     'payment.received',
@@ -207,6 +292,7 @@ function latency(dialect: Dialect, payments: number): Promise<number[]> {
 interface DialectResult extends ThroughputResult {
   latencyP50Ms: number;
   latencyP99Ms: number;
+  log: Awaited<ReturnType<typeof attemptLog>>;
 }
 
 export interface WebhookBenchResult {
@@ -228,6 +314,7 @@ export async function benchWebhooks({
     const latencies = await latency(dialect, payments);
     results[dialect] = {
       ...rates,
+      log: await attemptLog(dialect),
       latencyP50Ms: percentile(latencies, 50),
       latencyP99Ms: percentile(latencies, 99),
     };
@@ -266,6 +353,24 @@ export async function benchWebhooks({
         [
           'payment.received at the receiver',
           ...each((r) => [`${Math.round(r.latencyP50Ms)} ms`, `${Math.round(r.latencyP99Ms)} ms`]),
+        ],
+      ],
+    ),
+    '',
+    table(
+      [
+        `attempt pages of 50 (a delivery's 200 attempts; median of ${LOG_ROUNDS} alternated rounds)`,
+        ...dialects.flatMap((d) => [`${d} pages/s`, 'vs bare SELECT']),
+      ],
+      [
+        ['bare SELECT of the page (baseline)', ...each((r) => [Math.round(r.log.bare), '1.00'])],
+        [
+          "the route's body, stored headers as stored",
+          ...each((r) => [Math.round(r.log.route), (r.log.route / r.log.bare).toFixed(2)]),
+        ],
+        [
+          "the former body: each attempt's headers parsed, the page validated and serialized",
+          ...each((r) => [Math.round(r.log.former), (r.log.former / r.log.bare).toFixed(2)]),
         ],
       ],
     ),
