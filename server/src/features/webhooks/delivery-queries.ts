@@ -66,11 +66,6 @@ export async function claimDueDeliveries(
   const recheck = postgres
     ? sql`and status = 'pending' and (lease_expires_at is null or lease_expires_at <= ${now})`
     : sql``;
-  // The webhook's columns by primary key in RETURNING (SQLite's RETURNING cannot name a joined table).
-  const target = TARGET_COLUMNS.map(
-    (column) =>
-      sql`(select s.${sql.ref(column)} from webhook_subscriptions s where s.id = webhook_deliveries.webhook_id) as ${sql.ref(column)}`,
-  );
   // Ordered by due time only: a tie-break on id would sort every due row (no index has it) on each claim.
   const result = await sql<
     { id: string; webhook_id: string; event_id: string; event_type: string; attempts: number } & ClaimTarget
@@ -81,7 +76,7 @@ export async function claimDueDeliveries(
       where ${due} order by d.next_attempt_at limit ${claim.limit} ${lock}
     )
     ${recheck}
-    returning id, webhook_id, event_id, event_type, attempts, ${sql.join(target)}`.execute(db);
+    returning id, webhook_id, event_id, event_type, attempts, ${CLAIM_TARGET}`.execute(db);
   return result.rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
@@ -99,7 +94,15 @@ export async function claimDueDeliveries(
   }));
 }
 
-const TARGET_COLUMNS = ['url', 'secret', 'previous_secret', 'previous_secret_until', 'status', 'stream'] as const;
+/**
+ * The claimed rows' webhook columns, read by primary key in the claim's RETURNING (SQLite's RETURNING cannot name a
+ * joined table). Fixed text, built once: these names are constants, not input.
+ */
+const CLAIM_TARGET = sql.raw(
+  (['url', 'secret', 'previous_secret', 'previous_secret_until', 'status', 'stream'] satisfies (keyof ClaimTarget)[])
+    .map((c) => `(select s.${c} from webhook_subscriptions s where s.id = webhook_deliveries.webhook_id) as ${c}`)
+    .join(', '),
+);
 
 /**
  * Takes slots of each webhook's budget of `max` per minute starting at `window`: `n` for each of `wants`, all or none
