@@ -1,7 +1,7 @@
 // Ingestion benchmarks: what the block-fed indexer costs the RPC and the db, measured from outside with a counting
 // proxy between the service's chain reader and the local chain (400 ms slots, finality 4 slots behind), in one process
 // with the production workers (indexer passes that follow the finalized tip, delivery kicked per committed
-// transaction), on SQLite and on Postgres:
+// transaction), on SQLite or Postgres (`--db`; `--db both` measures each size on both in turn, rows side by side):
 //  1. for 0 / 1 / 10 / 100 / 1,000 / 10,000 active wallet subscriptions over distinct wallets (registered in bulk in
 //     the db with their watched-wallet rows: 10,000 challenge-signed registrations through the API would take longer
 //     than the whole run): RPC calls per second, per finalized slot and per pass while idle, pass time, the db time
@@ -12,7 +12,6 @@
 //     rows seeded in the db: what a pass costs depends on the changes, not on the index's size).
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import pg from 'pg';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getAddressDecoder, type Address } from '@solana/kit';
@@ -20,7 +19,7 @@ import { getTransferSolInstruction } from '@solana-program/system';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import type { Kysely } from 'kysely';
-import { migrateToLatest, readKv, writeKv, type Database } from '../../server/src/platform/db/index';
+import { migrateToLatest, readKv, writeKv, type Database, type Dialect } from '../../server/src/platform/db/index';
 import { runIdentityPass } from '../../server/src/features/identity-events/index';
 import { HANDLE_INDEX_SEQUENCE_KEY, runHandleIndexPass } from '../../server/src/features/search/index-pass';
 import { INDEXED_SLOT_KEY } from '../../server/src/workers/indexer';
@@ -31,9 +30,7 @@ import { selfSignedCert, startHttpsReceiver } from '../support/https-receiver';
 import { fundedWallet, signedTransaction } from '../support/localchain-wallets';
 import { createBlockSource } from '../../server/src/platform/chain/source/blocks';
 import type { ChainSource } from '../../server/src/platform/chain/source/types';
-import { createDatabase } from '../../server/src/platform/db/index';
-import { POSTGRES_ADMIN_URL } from '../support/postgres';
-import { percentile, table, tempDb } from './support';
+import { benchDb, benchDialects, percentile, table } from './support';
 
 interface Counter {
   calls: number;
@@ -77,28 +74,6 @@ async function caughtUp(db: Kysely<Database>, chain: LocalChain): Promise<void> 
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const randomAddress = () => getAddressDecoder().decode(randomBytes(32)) as Address;
-
-type Dialect = 'sqlite' | 'postgres';
-
-/** A fresh database of `dialect` for one size: a SQLite temp file, or a new database on the test Postgres. */
-async function benchDatabase(dialect: Dialect): Promise<{ db: Kysely<Database>; drop(): Promise<void> }> {
-  if (dialect === 'sqlite') return tempDb();
-  const name = `sigil_bench_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  const handle = createDatabase({ url: url.href });
-  return {
-    db: handle.db,
-    drop: async () => {
-      await handle.close();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
-    },
-  };
-}
 
 interface PassStats {
   passes: number;
@@ -218,7 +193,7 @@ async function measureSize(
     res.writeHead(200).end();
   });
   const proxy = await countingProxy(chain.url);
-  const database = await benchDatabase(dialect);
+  const database = await benchDb(dialect);
   const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert });
   const stats: PassStats = { passes: 0, passMs: [], blockMs: [] };
   try {
@@ -280,10 +255,13 @@ async function measureSize(
   }
 }
 
-async function handleIndexPasses(size: number): Promise<{ quiet: [number, number]; oneChange: [number, number] }> {
+async function handleIndexPasses(
+  dialect: Dialect,
+  size: number,
+): Promise<{ quiet: [number, number]; oneChange: [number, number] }> {
   const chain = await startLocalChain({ scenario: true, autoAdvance: false });
   const proxy = await countingProxy(chain.url);
-  const database = tempDb();
+  const database = await benchDb(dialect);
   try {
     await migrateToLatest(database.db);
     await chain.finalizeAll();
@@ -326,13 +304,13 @@ async function handleIndexPasses(size: number): Promise<{ quiet: [number, number
 export async function benchIngest({
   sizes = [0, 1, 10, 100, 1000, 10_000],
   payments = 20,
-  dialects = ['sqlite', 'postgres'] as Dialect[],
+  dialects = ['sqlite'] as Dialect[],
 } = {}): Promise<string> {
   const chain = await startLocalChain({ scenario: false });
   const results: SizeResult[] = [];
   try {
-    for (const dialect of dialects) {
-      for (const size of sizes) {
+    for (const size of sizes) {
+      for (const dialect of dialects) {
         results.push(await measureSize(chain, dialect, size, payments));
         console.error(`ingest: ${dialect} ${size} done (load average ${loadavg()[0]!.toFixed(1)})`);
       }
@@ -340,8 +318,10 @@ export async function benchIngest({
   } finally {
     await chain.close();
   }
-  const index = [] as [number, Awaited<ReturnType<typeof handleIndexPasses>>][];
-  for (const size of [100, 10_000]) index.push([size, await handleIndexPasses(size)]);
+  const index = [] as [string, Awaited<ReturnType<typeof handleIndexPasses>>][];
+  for (const size of [100, 10_000])
+    for (const dialect of dialects)
+      index.push([`${dialect}, ${size.toLocaleString('en-US')} handles`, await handleIndexPasses(dialect, size)]);
   const ms = (value: number | null) => (value === null ? '—' : `${Math.round(value)} ms`);
   const payTable = table(
     [
@@ -369,19 +349,13 @@ export async function benchIngest({
   );
   const indexTable = table(
     ['handle search index, one pass (from the identity log)', 'RPC calls', 'bytes', 'RPC calls, one change', 'bytes'],
-    index.map(([size, r]) => [
-      `${size.toLocaleString('en-US')} handles`,
-      r.quiet[0],
-      r.quiet[1],
-      r.oneChange[0],
-      r.oneChange[1],
-    ]),
+    index.map(([label, r]) => [label, r.quiet[0], r.quiet[1], r.oneChange[0], r.oneChange[1]]),
   );
   return `${payTable}\n\n${indexTable}`;
 }
 
-// `node --import tsx test/bench/ingest.ts`: this section alone.
+// `node --import tsx test/bench/ingest.ts [--db sqlite|postgres|both]`: this section alone.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  console.log(await benchIngest());
+  console.log(await benchIngest({ dialects: benchDialects(process.argv.slice(2)).dialects }));
   process.exit(0);
 }

@@ -102,9 +102,9 @@ const sections: Section[] = [
   },
   { name: 'keyed', dialects: true, run: async () => (await benchKeyed({ dialects })).markdown },
   { name: 'oidc', run: async () => (await benchOidc()).markdown },
-  { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
+  { name: 'webhooks', run: async () => (await benchWebhooks({ dialects })).markdown, dialects: true },
   { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
-  { name: 'ingest', run: () => benchIngest() },
+  { name: 'ingest', run: () => benchIngest({ dialects }), dialects: true },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
   {
     name: 'gate',

@@ -352,19 +352,6 @@ export async function benchDb(
   };
 }
 
-/** A fresh SQLite database in a temporary folder, removed by `drop` (sections that run on SQLite only). */
-export function tempDb(): DatabaseHandle & { drop(): Promise<void> } {
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-db-'));
-  const handle = createDatabase({ sqliteFile: join(dir, 'bench.sqlite') });
-  return {
-    ...handle,
-    drop: async () => {
-      await handle.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** The p-th percentile of ascending `sorted` samples. */
 export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -378,8 +365,8 @@ interface LatencyEnv {
 }
 
 /**
- * Webhook delivery latency with the production workers (indexer pass every 1 s, delivery kicked by the indexer):
- * `count` transactions sent 150 ms apart, each timed from its finalization to the arrival at a local HTTPS receiver
+ * Webhook delivery latency with the production workers (indexer pass every 1 s, delivery kicked by the indexer), on a
+ * fresh `dialect` database: `count` transactions sent 150 ms apart, each timed from its finalization to the arrival at a local HTTPS receiver
  * of the `eventType` delivery naming its signature. `setup` subscribes the receiver and returns the i-th
  * transaction's builder. Ascending milliseconds.
  */
@@ -387,6 +374,7 @@ export async function deliveryLatency(
   eventType: string,
   count: number,
   setup: (env: LatencyEnv) => Promise<(i: number) => Promise<Transaction>>,
+  dialect: Dialect = 'sqlite',
 ): Promise<number[]> {
   const arrivals = new Map<string, number>();
   const receiver = await startHttpsReceiver((req, res, body) => {
@@ -399,7 +387,7 @@ export async function deliveryLatency(
     res.writeHead(200).end();
   });
   const chain = await startLocalChain({ scenario: false });
-  const database = tempDb();
+  const database = await benchDb(dialect);
   const client = createOutboundClient({ allowLoopback: true, ca: selfSignedCert().cert });
   try {
     await migrateToLatest(database.db);

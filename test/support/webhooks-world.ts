@@ -29,11 +29,18 @@ import { PAY_EVENT_NOTICE, PAY_EVENTS_SCHEMA, payEventId, type PayEvent } from '
 import type { Database } from '../../server/src/platform/db/index';
 import { prefixedId } from '../../server/src/platform/ids';
 import {
+  createPayWebhooksService,
   issueWebhookChallenge,
+  type PayWebhooksService,
   type WebhookCaller,
   type WebhookServiceDeps,
 } from '../../server/src/features/pay-webhooks/service';
-import { insertSubscriptions, newSubscriptionRow, newWebhookSecret } from '../../server/src/features/webhooks/index';
+import {
+  createQueueSignal,
+  insertSubscriptions,
+  newSubscriptionRow,
+  newWebhookSecret,
+} from '../../server/src/features/webhooks/index';
 import { parseWebhookChallengeRequest, type WebhookChallengeResponse } from '@sigil/contract/webhooks';
 import {
   findHandlePda,
@@ -60,6 +67,27 @@ export interface RegistrationWorld {
   till: KeyPairSigner;
   /** Service deps on `reader`; the resolver answers one public address, so URL vetting passes without DNS. */
   deps: WebhookServiceDeps;
+}
+
+/** A chain that must not be read: a test of management verbs alone proves nothing on chain. */
+const noChain = new Proxy({} as ChainReader, {
+  get: (_target, method) => () => Promise.reject(new Error(`this test reads no chain (${String(method)})`)),
+});
+
+/**
+ * The pay stream's service on `db` as the composition root builds it, switched on, loopback refused, its queue
+ * signal heard by nobody: `deps` as the registration world's (no chain when the test only manages webhooks), `now`
+ * a clock the test controls.
+ */
+export function payWebhooksService(db: Kysely<Database>, deps: Partial<WebhookServiceDeps> = {}): PayWebhooksService {
+  return createPayWebhooksService({
+    chain: noChain,
+    ...deps,
+    db,
+    allowLoopback: false,
+    enabled: true,
+    queued: createQueueSignal(),
+  });
 }
 
 /**
@@ -334,7 +362,10 @@ export function samplePayEvent(memo = 'order'): PayEvent {
   };
 }
 
-/** Queues `count` events for the webhook, due at `dueAt`. Returns the delivery ids in order. */
+/**
+ * Queues `count` events for the webhook, due at `dueAt`. Returns the delivery ids in order. Rows go in by 100 per
+ * statement (the bench queues thousands; one commit each made the seeding the longest part of its run).
+ */
 export async function queueEvents(
   db: Kysely<Database>,
   webhookId: string,
@@ -343,34 +374,18 @@ export async function queueEvents(
   memo?: string,
 ): Promise<string[]> {
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const event = samplePayEvent(memo);
-    const id = prefixedId('whdel_', dueAt + i);
-    await db
-      .insertInto('pay_events')
-      .values({
-        id: event.id,
-        type: event.type,
-        signature: event.chain.signature,
-        slot: 10,
-        ix_index: 0,
-        inner_index: -1,
-        wallet: 'w',
-        binding_status: 'none',
-        binding_checks: 0,
-        payload: JSON.stringify(event),
-        test: 0,
-        created_at: dueAt,
-      })
-      .execute();
-    await db
-      .insertInto('webhook_deliveries')
-      .values({
+  for (let start = 0; start < count; start += 100) {
+    const events = Array.from({ length: Math.min(100, count - start) }, () => samplePayEvent(memo));
+    const deliveries = events.map((event, n) => {
+      const i = start + n;
+      const id = prefixedId('whdel_', dueAt + i);
+      ids.push(id);
+      return {
         id,
         webhook_id: webhookId,
         event_id: event.id,
         event_type: event.type,
-        status: 'pending',
+        status: 'pending' as const,
         attempts: 0,
         last_status: null,
         last_error: null,
@@ -381,9 +396,28 @@ export async function queueEvents(
         test: 0,
         created_at: dueAt + i,
         delivered_at: null,
-      })
+      };
+    });
+    await db
+      .insertInto('pay_events')
+      .values(
+        events.map((event) => ({
+          id: event.id,
+          type: event.type,
+          signature: event.chain.signature,
+          slot: 10,
+          ix_index: 0,
+          inner_index: -1,
+          wallet: 'w',
+          binding_status: 'none',
+          binding_checks: 0,
+          payload: JSON.stringify(event),
+          test: 0,
+          created_at: dueAt,
+        })),
+      )
       .execute();
-    ids.push(id);
+    await db.insertInto('webhook_deliveries').values(deliveries).execute();
   }
   return ids;
 }

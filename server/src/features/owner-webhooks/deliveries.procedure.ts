@@ -12,6 +12,7 @@ import {
 } from '@sigil/contract/owner-webhooks';
 import { withFieldCodes } from '@sigil/contract/parse';
 import { rest } from '../../trpc/meta';
+import { storedOutput } from '../../trpc/stored-output';
 import { sessionProcedure } from '../../trpc/procedures';
 import { OWNER_DELIVERY_ERRORS, OWNER_WEBHOOK_ERRORS, ownerOf, streamService, TAGS } from './context';
 
@@ -49,7 +50,7 @@ export const delivery = sessionProcedure
     }),
   )
   .input(OwnerDeliveryParamsSchema)
-  .output(DeliveryDetailSchema)
+  .output(storedOutput(DeliveryDetailSchema))
   .query(async ({ ctx, input }) =>
     streamService(ctx, input.stream).deliveryDetail(await ownerOf(ctx, input.id), input.webhookId, input.deliveryId),
   );
@@ -68,7 +69,7 @@ export const attempts = sessionProcedure
     }),
   )
   .input(OwnerDeliveryParamsSchema.extend(AttemptPageQuerySchema.shape))
-  .output(AttemptPageSchema)
+  .output(storedOutput(AttemptPageSchema))
   .query(async ({ ctx, input }) => {
     const { id, stream, webhookId, deliveryId, ...query } = input;
     return streamService(ctx, stream).attempts(await ownerOf(ctx, id), webhookId, deliveryId, query);

@@ -8,8 +8,7 @@ import { createOutboundClient, type OutboundClient } from '../../platform/outbou
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { startDeliveryWorker } from '../webhooks/index';
 import { payWebhookStream } from './stream';
-import { listDeliveries, resumeWebhook, rotateWebhookSecret, sendTestEvent } from './service';
-import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
+import { payWebhooksService, queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 
 let client: OutboundClient;
 let ok: HttpsReceiver;
@@ -36,6 +35,7 @@ afterAll(async () => {
 const urlOf = (r: HttpsReceiver) => `https://127.0.0.1:${r.port}/hook`;
 
 describeEachDialect('webhook delivery', (ctx) => {
+  const hooks = (clock?: number) => payWebhooksService(ctx.db, clock === undefined ? {} : { now: () => clock });
   // Each test sees only its own queue (a worker claims every due row of the database).
   const clean = () => ctx.db.deleteFrom('webhook_deliveries').execute();
   beforeEach(clean);
@@ -136,7 +136,7 @@ describeEachDialect('webhook delivery', (ctx) => {
       paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered',
       consecutive_dead: 50,
     });
-    const log = await listDeliveries(ctx.db, { keyId: 'k', account: 'acct_pause' }, hook.id, { limit: 200 });
+    const log = await hooks().deliveries({ keyId: 'k', account: 'acct_pause' }, hook.id, { limit: 200 });
     expect(
       log.deliveries.every(
         (d) => d.status === 'dead' && d.attempts === 6 && d.last_status === 500 && d.last_error === 'http_status',
@@ -144,7 +144,7 @@ describeEachDialect('webhook delivery', (ctx) => {
     ).toBe(true);
 
     // Paused: nothing is attempted.
-    await sendTestEvent(ctx.db, { keyId: 'k', account: 'acct_pause' }, hook.id, clock);
+    await hooks(clock).sendTest({ keyId: 'k', account: 'acct_pause' }, hook.id);
     expect(await worker.runOnce()).toEqual([]);
     // Resume, point at a healthy receiver: the queued test event goes out and the streak resets.
     await ctx.db
@@ -152,7 +152,7 @@ describeEachDialect('webhook delivery', (ctx) => {
       .set({ url: urlOf(ok) })
       .where('id', '=', hook.id)
       .execute();
-    await resumeWebhook(ctx.db, { keyId: 'k', account: 'acct_pause' }, hook.id);
+    await hooks().resume({ keyId: 'k', account: 'acct_pause' }, hook.id);
     expect(await worker.runOnce()).toEqual(['delivered']);
   });
 
@@ -168,7 +168,7 @@ describeEachDialect('webhook delivery', (ctx) => {
         { loop: false },
       );
       expect(await worker.runOnce()).toEqual(['retry']);
-      const { secret } = await rotateWebhookSecret(ctx.db, { keyId: 'k', account: 'acct_rot' }, hook.id);
+      const { secret } = await hooks().rotateSecret({ keyId: 'k', account: 'acct_rot' }, hook.id);
       answer = 200;
       clock += 5000;
       expect(await worker.runOnce()).toEqual(['delivered']);

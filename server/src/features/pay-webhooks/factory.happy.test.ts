@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { AUTO_PAUSED_PREFIX, parseWebhookChallengeRequest } from '@sigil/contract/webhooks';
 import { freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
-import { createPayWebhooksService, getWebhook, listDeliveries, listWebhooks, type WebhookCaller } from './service';
+import { listDeliveries, ownRow } from '../webhooks/index';
+import { createPayWebhooksService, type WebhookCaller } from './service';
+import { payWebhookStream, toWebhook } from './stream';
 import { signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
 
 const world = useRegistrationWorld('factory');
@@ -26,7 +28,7 @@ it('every verb of createPayWebhooksService acts on its db as the module function
   const signature = await signRaw(world.merchant, challenge.message);
   const created = await hooks.register(me, { nonce: challenge.nonce, signature });
   expect(created.secret).toMatch(/^whsec_/);
-  const fetched = await getWebhook(db, me, created.id);
+  const fetched = toWebhook(await ownRow(db, payWebhookStream, me, created.id));
   expect(await hooks.get(me, created.id)).toStrictEqual(fetched);
   expect(await hooks.list(me)).toStrictEqual({ webhooks: [fetched] });
 
@@ -41,7 +43,9 @@ it('every verb of createPayWebhooksService acts on its db as the module function
   const test = await hooks.sendTest(me, created.id);
   expect(test).toMatchObject({ status: 'pending', test: true, webhook_id: created.id });
   expect(wakeUps).toBe(1);
-  expect(await hooks.deliveries(me, created.id)).toStrictEqual(await listDeliveries(db, me, created.id));
+  expect(await hooks.deliveries(me, created.id)).toStrictEqual(
+    await listDeliveries(db, payWebhookStream, me, created.id),
+  );
   expect((await hooks.deliveries(me, created.id, { limit: 1 })).deliveries.map((d) => d.id)).toStrictEqual([test.id]);
 
   await db.updateTable('webhook_deliveries').set({ status: 'dead', attempts: 6 }).where('id', '=', test.id).execute();
@@ -59,7 +63,8 @@ it('every verb of createPayWebhooksService acts on its db as the module function
   expect(await hooks.resume(me, created.id)).toMatchObject({ status: 'active', paused_reason: null });
 
   await hooks.remove(me, created.id);
-  expect(await listWebhooks(db, me)).toStrictEqual({ webhooks: [] });
+  await expect(ownRow(db, payWebhookStream, me, created.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
+  expect(await hooks.list(me)).toStrictEqual({ webhooks: [] });
 });
 
 it('a deployment that turned pay webhooks off answers PAY_WEBHOOKS_DISABLED on every verb and queues nothing', async () => {

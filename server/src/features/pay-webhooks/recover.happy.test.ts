@@ -5,11 +5,10 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { loopbackTestClient, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
-import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
+import { payWebhooksService, queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 import type { OutboundClient } from '../../platform/outbound/client';
 import { startDeliveryWorker } from '../webhooks/index';
 import { payWebhookStream } from './stream';
-import { recoverDeliveries } from './service';
 
 let client: OutboundClient;
 let receiver: HttpsReceiver;
@@ -25,6 +24,7 @@ afterAll(async () => {
 });
 
 describeEachDialect('recover', (ctx) => {
+  const hooks = (clock: number) => payWebhooksService(ctx.db, { now: () => clock });
   beforeEach(async () => {
     await ctx.db.deleteFrom('webhook_deliveries').execute();
     answer = 500;
@@ -53,12 +53,12 @@ describeEachDialect('recover', (ctx) => {
     expect(await worker.runOnce()).toEqual([]);
 
     const caller = { keyId: 'k', account };
-    expect(await recoverDeliveries(ctx.db, caller, hook.id, { since: T, until: T + 60_000 }, clock)).toEqual({
+    expect(await hooks(clock).recover(caller, hook.id, { since: T, until: T + 60_000 })).toEqual({
       requeued: 3,
       pending: 3,
     });
     // Idempotent: they are pending with no attempts now.
-    expect(await recoverDeliveries(ctx.db, caller, hook.id, { since: T, until: T + 60_000 }, clock)).toEqual({
+    expect(await hooks(clock).recover(caller, hook.id, { since: T, until: T + 60_000 })).toEqual({
       requeued: 0,
       pending: 3,
     });
@@ -74,12 +74,12 @@ describeEachDialect('recover', (ctx) => {
       expect(byId.get(id)).toMatchObject({ status: 'pending', attempts: 1 });
 
     // Delivered ones are not recovered (redeliver is for those); another account cannot recover this webhook.
-    expect(await recoverDeliveries(ctx.db, caller, hook.id, { since: T, until: T + 60_000 }, clock)).toEqual({
+    expect(await hooks(clock).recover(caller, hook.id, { since: T, until: T + 60_000 })).toEqual({
       requeued: 0,
       pending: 0,
     });
     await expect(
-      recoverDeliveries(ctx.db, { keyId: 'k', account: 'acct_other' }, hook.id, { since: 0 }, clock),
+      hooks(clock).recover({ keyId: 'k', account: 'acct_other' }, hook.id, { since: 0 }),
     ).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
   });
 
@@ -94,7 +94,7 @@ describeEachDialect('recover', (ctx) => {
       .execute();
     answer = 200;
     const clock = T + 10_000;
-    expect(await recoverDeliveries(ctx.db, { keyId: 'k', account }, hook.id, { since: T - 1 }, clock)).toEqual({
+    expect(await hooks(clock).recover({ keyId: 'k', account }, hook.id, { since: T - 1 })).toEqual({
       requeued: 1,
       pending: 1,
     });

@@ -3,19 +3,13 @@ import { generateKeyPairSigner, type KeyPairSigner } from '@solana/kit';
 import { beforeAll, expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createChainReader } from '../../platform/chain/reader';
+import { registerWebhook, type WebhookCaller, type WebhookServiceDeps } from './service';
 import {
-  deleteWebhook,
-  getWebhook,
-  listDeliveries,
-  redeliver,
-  registerWebhook,
-  resumeWebhook,
-  rotateWebhookSecret,
-  sendTestEvent,
-  type WebhookCaller,
-  type WebhookServiceDeps,
-} from './service';
-import { issueChallengeFromBody, signRaw, useRegistrationWorld } from '@sigil/test/support/webhooks-world';
+  issueChallengeFromBody,
+  payWebhooksService,
+  signRaw,
+  useRegistrationWorld,
+} from '@sigil/test/support/webhooks-world';
 
 const world = useRegistrationWorld('market');
 let stranger: KeyPairSigner;
@@ -30,6 +24,7 @@ const code = (p: Promise<unknown>) =>
   );
 
 describeEachDialect('webhook registration errors', (ctx) => {
+  const hooks = () => payWebhooksService(ctx.db, world.deps);
   let n = 0;
   const caller = (): WebhookCaller => ({ keyId: `key_e${++n}`, account: `acct_e${n}` });
   const url = 'https://shop.example.com/h';
@@ -234,17 +229,17 @@ describeEachDialect('webhook registration errors', (ctx) => {
       signature: await signRaw(world.merchant, c.message),
     });
     const nf = '404 WEBHOOK_NOT_FOUND';
-    expect(await code(getWebhook(ctx.db, intruder, hook.id))).toBe(nf);
-    expect(await code(listDeliveries(ctx.db, intruder, hook.id))).toBe(nf);
-    expect(await code(rotateWebhookSecret(ctx.db, intruder, hook.id))).toBe(nf);
-    expect(await code(resumeWebhook(ctx.db, intruder, hook.id))).toBe(nf);
-    expect(await code(sendTestEvent(ctx.db, intruder, hook.id))).toBe(nf);
-    expect(await code(redeliver(ctx.db, intruder, hook.id, 'whdel_x'))).toBe(nf);
-    expect(await code(deleteWebhook(ctx.db, intruder, hook.id))).toBe(nf);
-    expect(await code(getWebhook(ctx.db, owner, 'whsub_nope'))).toBe(nf);
-    expect(await code(redeliver(ctx.db, owner, hook.id, 'whdel_nope'))).toBe('404 DELIVERY_NOT_FOUND');
+    expect(await code(hooks().get(intruder, hook.id))).toBe(nf);
+    expect(await code(hooks().deliveries(intruder, hook.id))).toBe(nf);
+    expect(await code(hooks().rotateSecret(intruder, hook.id))).toBe(nf);
+    expect(await code(hooks().resume(intruder, hook.id))).toBe(nf);
+    expect(await code(hooks().sendTest(intruder, hook.id))).toBe(nf);
+    expect(await code(hooks().redeliver(intruder, hook.id, 'whdel_x'))).toBe(nf);
+    expect(await code(hooks().remove(intruder, hook.id))).toBe(nf);
+    expect(await code(hooks().get(owner, 'whsub_nope'))).toBe(nf);
+    expect(await code(hooks().redeliver(owner, hook.id, 'whdel_nope'))).toBe('404 DELIVERY_NOT_FOUND');
     for (const limit of [0, 201, 'x', 1.5])
-      expect(await code(listDeliveries(ctx.db, owner, hook.id, { limit }))).toBe('400 BAD_REQUEST');
-    expect(await code(getWebhook(ctx.db, owner, hook.id))).toBe('resolved'); // untouched by the intruder
+      expect(await code(hooks().deliveries(owner, hook.id, { limit }))).toBe('400 BAD_REQUEST');
+    expect(await code(hooks().get(owner, hook.id))).toBe('resolved'); // untouched by the intruder
   });
 });

@@ -1,20 +1,10 @@
 // Registration and management services on both dialects, against a real local chain.
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
-import {
-  deleteWebhook,
-  getWebhook,
-  listDeliveries,
-  listWebhooks,
-  redeliver,
-  registerWebhook,
-  resumeWebhook,
-  rotateWebhookSecret,
-  sendTestEvent,
-  type WebhookCaller,
-} from './service';
+import { registerWebhook, type WebhookCaller } from './service';
 import {
   issueChallengeFromBody,
+  payWebhooksService,
   signEnvelope,
   signRaw,
   useRegistrationWorld,
@@ -23,6 +13,7 @@ import {
 const world = useRegistrationWorld('shop');
 
 describeEachDialect('webhook registration and management', (ctx) => {
+  const hooks = () => payWebhooksService(ctx.db, world.deps);
   let n = 0;
   const caller = (): WebhookCaller => ({ keyId: `key_${++n}`, account: `acct_${n}` });
 
@@ -63,9 +54,9 @@ describeEachDialect('webhook registration and management', (ctx) => {
       status: 'active',
       paused_reason: null,
     });
-    const fetched = await getWebhook(ctx.db, me, created.id);
+    const fetched = await hooks().get(me, created.id);
     expect(fetched).not.toHaveProperty('secret');
-    expect(await listWebhooks(ctx.db, me)).toEqual({ webhooks: [fetched] });
+    expect(await hooks().list(me)).toEqual({ webhooks: [fetched] });
   });
 
   it('registers an @name with the payment address signing an off-chain envelope; both proven wallets recorded', async () => {
@@ -114,7 +105,7 @@ describeEachDialect('webhook registration and management', (ctx) => {
       signature: await signRaw(world.merchant, challenge.message),
     });
 
-    const rotated = await rotateWebhookSecret(ctx.db, me, created.id);
+    const rotated = await hooks().rotateSecret(me, created.id);
     expect(rotated.id).toBe(created.id);
     expect(rotated.secret).toMatch(/^whsec_/);
     expect(rotated.secret).not.toBe(created.secret);
@@ -125,8 +116,8 @@ describeEachDialect('webhook registration and management', (ctx) => {
       .executeTakeFirstOrThrow();
     expect(row.secret).toBe(rotated.secret);
 
-    const test1 = await sendTestEvent(ctx.db, me, created.id);
-    const test2 = await sendTestEvent(ctx.db, me, created.id);
+    const test1 = await hooks().sendTest(me, created.id);
+    const test2 = await hooks().sendTest(me, created.id);
     expect(test1).toMatchObject({
       status: 'pending',
       attempts: 0,
@@ -134,26 +125,24 @@ describeEachDialect('webhook registration and management', (ctx) => {
       event_type: 'payment.received',
       webhook_id: created.id,
     });
-    expect((await listDeliveries(ctx.db, me, created.id)).deliveries.map((d) => d.id)).toEqual([test2.id, test1.id]);
-    expect((await listDeliveries(ctx.db, me, created.id, { limit: '1' })).deliveries.map((d) => d.id)).toEqual([
-      test2.id,
-    ]);
+    expect((await hooks().deliveries(me, created.id)).deliveries.map((d) => d.id)).toEqual([test2.id, test1.id]);
+    expect((await hooks().deliveries(me, created.id, { limit: '1' })).deliveries.map((d) => d.id)).toEqual([test2.id]);
 
     // A pending delivery is answered as is; a dead one goes back to pending with attempts from zero.
-    expect(await redeliver(ctx.db, me, created.id, test1.id)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(await hooks().redeliver(me, created.id, test1.id)).toMatchObject({ status: 'pending', attempts: 0 });
     await ctx.db
       .updateTable('webhook_deliveries')
       .set({ status: 'dead', attempts: 6, last_error: 'timeout' })
       .where('id', '=', test1.id)
       .execute();
-    expect(await redeliver(ctx.db, me, created.id, test1.id)).toMatchObject({
+    expect(await hooks().redeliver(me, created.id, test1.id)).toMatchObject({
       status: 'pending',
       attempts: 0,
       last_error: null,
     });
 
-    await deleteWebhook(ctx.db, me, created.id);
-    await expect(getWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
+    await hooks().remove(me, created.id);
+    await expect(hooks().get(me, created.id)).rejects.toMatchObject({ code: 'WEBHOOK_NOT_FOUND' });
     expect(
       await ctx.db.selectFrom('webhook_deliveries').selectAll().where('webhook_id', '=', created.id).execute(),
     ).toEqual([]);
@@ -169,19 +158,19 @@ describeEachDialect('webhook registration and management', (ctx) => {
       nonce: challenge.nonce,
       signature: await signRaw(world.merchant, challenge.message),
     });
-    await expect(resumeWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE', status: 409 });
+    await expect(hooks().resume(me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE', status: 409 });
     await ctx.db
       .updateTable('webhook_subscriptions')
       .set({ status: 'paused', paused_reason: 'scope_changed: owner changed' })
       .where('id', '=', created.id)
       .execute();
-    await expect(resumeWebhook(ctx.db, me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE' });
+    await expect(hooks().resume(me, created.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE' });
     await ctx.db
       .updateTable('webhook_subscriptions')
       .set({ paused_reason: 'auto-paused: 50 consecutive deliveries dead-lettered', consecutive_dead: 50 })
       .where('id', '=', created.id)
       .execute();
-    expect(await resumeWebhook(ctx.db, me, created.id)).toMatchObject({ status: 'active', paused_reason: null });
+    expect(await hooks().resume(me, created.id)).toMatchObject({ status: 'active', paused_reason: null });
     const row = await ctx.db
       .selectFrom('webhook_subscriptions')
       .select('consecutive_dead')

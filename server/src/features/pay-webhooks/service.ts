@@ -8,7 +8,6 @@ import { isBase58Address } from '@sigil/contract/names';
 import type { OwnerWebhookPatch } from '@sigil/contract/owner-webhooks';
 import {
   buildWebhookChallengeMessage,
-  type DeliveryRecord,
   type ParsedWebhookChallengeRequest,
   type PayEventType,
   type Webhook,
@@ -289,43 +288,6 @@ export async function editWebhook(
     ),
   );
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Management: the engine's verbs on the pay stream (the clock defaults to now)
-
-const clock = (now?: number) => now ?? Date.now();
-
-export async function listWebhooks(db: Kysely<Database>, caller: WebhookCaller): Promise<{ webhooks: Webhook[] }> {
-  return engine.listWebhooks(db, pay, caller);
-}
-export async function getWebhook(db: Kysely<Database>, caller: WebhookCaller, id: string): Promise<Webhook> {
-  return toWebhook(await engine.ownRow(db, pay, caller, id));
-}
-export const listDeliveries = (db: Kysely<Database>, caller: WebhookCaller, id: string, query?: { limit?: unknown }) =>
-  engine.listDeliveries(db, pay, caller, id, query);
-export const rotateWebhookSecret = (db: Kysely<Database>, caller: WebhookCaller, id: string, now?: number) =>
-  engine.rotateWebhookSecret(db, pay, caller, id, clock(now));
-export const resumeWebhook = (db: Kysely<Database>, caller: WebhookCaller, id: string, now?: number) =>
-  engine.resumeWebhook(db, pay, caller, id, clock(now));
-export const deleteWebhook = (db: Kysely<Database>, caller: WebhookCaller, id: string) =>
-  engine.deleteWebhook(db, pay, caller, id);
-export const redeliver = (
-  db: Kysely<Database>,
-  caller: WebhookCaller,
-  id: string,
-  deliveryId: string,
-  now?: number,
-): Promise<DeliveryRecord> => engine.redeliver(db, pay, caller, { id, deliveryId }, clock(now));
-export const recoverDeliveries = (
-  db: Kysely<Database>,
-  caller: WebhookCaller,
-  id: string,
-  window: { since: number; until?: number },
-  now?: number,
-) => engine.recoverDeliveries(db, pay, caller, id, window, clock(now));
-/** POST …/{id}/test: a signed sample payment.received (`test: true`) to the webhook's first wallet. */
-export const sendTestEvent = (db: Kysely<Database>, caller: WebhookCaller, id: string, now?: number) =>
-  engine.sendTestEvent(db, pay, caller, id, clock(now));
 
 // ---------------------------------------------------------------------------------------------------------
 // The service: the engine's verbs on the pay stream, plus registration

@@ -3,9 +3,10 @@
 // holder. 2xx = delivered; anything else retries on the spec's schedule, dead at the 6th failure; 50 consecutive
 // dead letters auto-pause the webhook; at most 60 attempts per webhook per minute (the excess waits for the next
 // minute, it is not a failure). The bodies come from the stream the webhook belongs to (stream.ts).
-// Throughput (docs/webhooks.md "Benchmarks"): the db work is per BATCH, not per delivery — one claim, one read of
-// the batch's webhooks, one read of its events per stream, one budget statement per webhook of the batch, and one
-// finishing statement for every delivered attempt that completed in the same event-loop turn.
+// Throughput (docs/webhooks.md "Benchmarks"): the db work is per BATCH, not per delivery — one claim that also reads
+// the claimed rows' webhooks, one budget statement for the batch's webhooks, one read of its events per stream, and
+// one finishing statement (Postgres; three in one transaction on SQLite) for every delivered attempt that completed
+// in the same event-loop turn.
 import type { Kysely } from 'kysely';
 import { WEBHOOK_HEADERS } from '@sigil/contract/http-headers';
 import {
@@ -27,15 +28,13 @@ import { prefixedId } from '../../platform/ids';
 import {
   claimDueDeliveries,
   countDeadLetter,
-  finishDelivered,
   finishFailedWithAttempt,
-  insertAttempts,
   queuedDeliveryState,
+  recordDelivered,
   releaseClaims,
-  resetDeadStreaks,
-  selectClaimTargets,
   takeRateSlots,
   type ClaimedDelivery,
+  type DeliveredAttempt,
 } from './delivery-queries';
 import type { StoredEvent, WebhookStream } from './stream';
 
@@ -87,14 +86,27 @@ const ATTEMPT_ID_PREFIX = 'whatt_';
 const MINUTE = 60_000;
 
 /**
- * Takes up to `count` slots of the webhook's per-minute budget; returns how many it got: all `count` at once (the
- * usual case, one statement), else one at a time until the minute is spent (the minute a webhook reaches its budget).
+ * Takes slots of the per-minute budgets for each webhook's group of claims; answers how many of each group it got:
+ * every group's whole count in one statement (the usual case), then, for a webhook that could not have them all
+ * (the minute it reaches its budget), one at a time until its minute is spent.
  */
-async function grantRateSlots(db: Kysely<Database>, webhookId: string, count: number, now: number): Promise<number> {
+async function grantRateSlots(
+  db: Kysely<Database>,
+  counts: Map<string, number>,
+  now: number,
+): Promise<Map<string, number>> {
   const budget = { window: now - (now % MINUTE), max: WEBHOOK_LIMITS.deliveriesPerMinute };
-  if (count > 1 && (await takeRateSlots(db, webhookId, count, budget))) return count;
-  let granted = 0;
-  while (granted < count && (await takeRateSlots(db, webhookId, 1, budget))) granted++;
+  const whole = await takeRateSlots(
+    db,
+    [...counts].map(([webhookId, n]) => ({ webhookId, n })),
+    budget,
+  );
+  const granted = new Map<string, number>();
+  for (const [webhookId, count] of counts) {
+    let n = whole.has(webhookId) ? count : 0;
+    while (n < count && count > 1 && (await takeRateSlots(db, [{ webhookId, n: 1 }], budget)).size === 1) n++;
+    granted.set(webhookId, n);
+  }
   return granted;
 }
 
@@ -136,11 +148,10 @@ async function loadBatchEvents(
   db: Kysely<Database>,
   streams: readonly WebhookStream[],
   claims: ClaimedDelivery[],
-  streamOf: Map<string, string>,
 ): Promise<Map<string, StoredEvent>> {
   const events = new Map<string, StoredEvent>();
   for (const stream of streams) {
-    const ids = [...new Set(claims.filter((c) => streamOf.get(c.id) === stream.name).map((c) => c.eventId))];
+    const ids = [...new Set(claims.filter((c) => c.target.stream === stream.name).map((c) => c.eventId))];
     if (ids.length === 0) continue;
     for (const [id, event] of await stream.loadEvents(db, ids)) events.set(id, event);
   }
@@ -149,20 +160,21 @@ async function loadBatchEvents(
 
 /**
  * Claims up to `limit` due deliveries and readies them to be sent NOW (the caller starts every returned attempt at
- * once: the webhook's url, status and secret are read in this call, so a rotation applies from the next attempt).
+ * once: the webhook's url, status and secret are read by the claim, so a rotation applies from the next attempt).
  * Claims of a webhook that is no longer active are released ('skipped'); those over the per-minute budget are
- * released due at the next minute ('deferred').
+ * released due at the next minute ('deferred'). `claimed`: how many rows the claim took (fewer than `limit`: nothing
+ * more is due now).
  */
 export async function claimReadyAttempts(
   db: Kysely<Database>,
   deps: DeliveryDeps,
   limit: number,
-): Promise<{ ready: ReadyAttempt[]; settled: AttemptOutcome[] }> {
+): Promise<{ ready: ReadyAttempt[]; settled: AttemptOutcome[]; claimed: number }> {
   const now = deps.now?.() ?? Date.now();
   const inactive: ClaimedDelivery[] = [];
   const overBudget: ClaimedDelivery[] = [];
   const granted: ClaimedDelivery[] = [];
-  const targets = new Map<string, Awaited<ReturnType<typeof selectClaimTargets>>[number]>();
+  let claimed = 0;
   let events = new Map<string, StoredEvent>();
   // SQLite: the claim and the budget counters commit without fsync. A power cut may forget a claim (the row is
   // due again: at most a duplicate, which at-least-once allows) or the last moment's counts (docs/data.md).
@@ -174,102 +186,84 @@ export async function claimReadyAttempts(
       leaseMs: deps.leaseMs ?? DEFAULT_LEASE_MS,
       streams: deps.streams.map((s) => s.name),
     });
+    claimed = claims.length;
     if (claims.length === 0) return;
-    for (const r of await selectClaimTargets(
-      conn,
-      claims.map((c) => c.id),
-    ))
-      targets.set(r.id, r);
     const perWebhook = new Map<string, ClaimedDelivery[]>();
     for (const claim of claims) {
-      if (targets.get(claim.id)?.status !== 'active') inactive.push(claim);
+      if (claim.target.status !== 'active') inactive.push(claim);
       else perWebhook.set(claim.webhookId, [...(perWebhook.get(claim.webhookId) ?? []), claim]);
     }
+    const slots = await grantRateSlots(conn, new Map([...perWebhook].map(([id, group]) => [id, group.length])), now);
     for (const [webhookId, group] of perWebhook) {
-      const slots = await grantRateSlots(conn, webhookId, group.length, now);
-      granted.push(...group.slice(0, slots));
-      overBudget.push(...group.slice(slots));
+      granted.push(...group.slice(0, slots.get(webhookId)));
+      overBudget.push(...group.slice(slots.get(webhookId)));
     }
-    const streamOf = new Map([...targets].map(([id, t]) => [id, t.stream]));
-    events = await loadBatchEvents(conn, deps.streams, granted, streamOf);
+    events = await loadBatchEvents(conn, deps.streams, granted);
   });
   const ids = (claims: ClaimedDelivery[]) => claims.map((c) => c.id);
   await releaseClaims(db, ids(inactive), deps.holder, null);
   await releaseClaims(db, ids(overBudget), deps.holder, now - (now % MINUTE) + MINUTE);
 
   const ready = granted.map((claim): ReadyAttempt => {
-    const target = targets.get(claim.id)!;
     const event = events.get(claim.eventId)!;
     const headers = signedHeaders(
       event.body,
       { id: claim.eventId, type: event.type },
       { deliveryId: claim.id, webhookId: claim.webhookId },
-      liveSecrets(target, now),
+      liveSecrets(claim.target, now),
       now,
     );
-    return { claim, at: now, url: target.url, body: event.body, headers };
+    return { claim, at: now, url: claim.target.url, body: event.body, headers };
   });
-  return { ready, settled: [...inactive.map(() => 'skipped' as const), ...overBudget.map(() => 'deferred' as const)] };
+  return {
+    ready,
+    settled: [...inactive.map(() => 'skipped' as const), ...overBudget.map(() => 'deferred' as const)],
+    claimed,
+  };
 }
 
-interface DeliveredRow {
-  claim: ClaimedDelivery;
-  attempt: WebhookAttemptsTable;
-  status: number;
-  ms: number;
-  at: number;
+interface PendingDelivered extends DeliveredAttempt {
   done: (won: boolean) => void;
   fail: (err: unknown) => void;
 }
 
-/** Rows per finishing statement (5 parameters each; well under SQLite's and Postgres' parameter limits). */
+/** Rows per finishing statement (8 parameters each; well under SQLite's and Postgres' parameter limits). */
 const FINISH_BATCH = 100;
 
 /**
- * Finishes delivered attempts in batches: every 2xx that completes in one event-loop turn is written by ONE
- * statement, still only where we hold the lease. SQLite: without fsync — a power cut may forget it; the row is then
- * still claimed, its lease expires and the event is delivered again, a duplicate that at-least-once delivery allows
- * (receivers dedupe by event id).
+ * Finishes delivered attempts in batches: the 2xx that complete in one event-loop turn, and those that complete while
+ * the previous batch is being written (one batch at a time, so batches grow with the database's latency), are
+ * recorded by ONE statement on Postgres (one transaction of three on SQLite), still only where we hold the lease.
+ * SQLite: without fsync — a power cut may forget it; the row is then still claimed, its lease expires and the event
+ * is delivered again, a duplicate that at-least-once delivery allows (receivers dedupe by event id).
  */
 export function createDeliveredFinisher(
   db: Kysely<Database>,
   holder: string,
 ): (claim: ClaimedDelivery, attempt: WebhookAttemptsTable, at: number) => Promise<boolean> {
-  let pending: DeliveredRow[] = [];
+  let pending: PendingDelivered[] = [];
+  let flushing = false;
   const flush = async () => {
+    if (flushing) return; // the flush under way takes the rows that came meanwhile next
+    flushing = true;
     const rows = pending;
     pending = [];
     for (let i = 0; i < rows.length; i += FINISH_BATCH) {
       const chunk = rows.slice(i, i + FINISH_BATCH);
       try {
-        const delivered = chunk.map((r) => ({
-          id: r.claim.id,
-          attempts: r.claim.attempts + 1,
-          status: r.status,
-          ms: r.ms,
-          at: r.at,
-        }));
-        const wonIds = await withoutFsync(db, async (conn) => {
-          const won = await finishDelivered(conn, holder, delivered);
-          await insertAttempts(
-            conn,
-            chunk.filter((r) => won.has(r.claim.id)).map((r) => r.attempt),
-          );
-          return won;
-        });
-        await resetDeadStreaks(db, [
-          ...new Set(chunk.filter((r) => wonIds.has(r.claim.id)).map((r) => r.claim.webhookId)),
-        ]);
-        for (const r of chunk) r.done(wonIds.has(r.claim.id));
+        const won = await withoutFsync(db, (conn) => recordDelivered(conn, holder, chunk));
+        for (const r of chunk) r.done(won.has(r.attempt.delivery_id));
       } catch (err) {
         for (const r of chunk) r.fail(err);
       }
     }
+    flushing = false;
+    if (pending.length > 0) void flush();
   };
   return (claim, attempt, at) =>
     new Promise<boolean>((done, fail) => {
-      if (pending.length === 0) setImmediate(() => void flush());
-      pending.push({ claim, attempt, status: attempt.status!, ms: attempt.duration_ms, at, done, fail });
+      if (pending.length === 0 && !flushing) setImmediate(() => void flush());
+      pending.push({ attempt, webhookId: claim.webhookId, at, done, fail });
     });
 }
 
@@ -291,37 +285,44 @@ function attemptRow(
   };
 }
 
-/** POSTs the attempt; answers the HTTP status (if any), the error class (null on 2xx) and the time it took. */
-async function post(
-  client: OutboundClient,
-  attempt: ReadyAttempt,
-): Promise<{ status: number | null; error: DeliveryErrorClass | null; ms: number }> {
+/** What one POST of an attempt came to: the HTTP status (if any), the error class (null on 2xx), how long, when. */
+export interface PostOutcome {
+  status: number | null;
+  error: DeliveryErrorClass | null;
+  ms: number;
+  /** When it ended (epoch ms). */
+  endedAt: number;
+}
+
+/** POSTs the attempt (nothing is written: `finishAttempt` records what came of it). */
+export async function postAttempt(deps: DeliveryDeps, attempt: ReadyAttempt): Promise<PostOutcome> {
+  const ended = (outcome: Omit<PostOutcome, 'endedAt'>) => ({ ...outcome, endedAt: deps.now?.() ?? Date.now() });
   try {
-    const answer = await client.post(attempt.url, attempt.body, attempt.headers);
+    const answer = await deps.client.post(attempt.url, attempt.body, attempt.headers);
     const ok = answer.status >= 200 && answer.status <= 299;
-    return { status: answer.status, error: ok ? null : 'http_status', ms: Math.round(answer.ms) };
+    return ended({ status: answer.status, error: ok ? null : 'http_status', ms: Math.round(answer.ms) });
   } catch (err) {
     if (!(err instanceof OutboundError)) throw err;
     const error = (
       err.kind === 'not_json' || err.kind === 'body_too_large' || err.kind === 'invalid_json' ? 'http_status' : err.kind
     ) as DeliveryErrorClass;
-    return { status: null, error, ms: Math.round(err.ms) };
+    return ended({ status: null, error, ms: Math.round(err.ms) });
   }
 }
 
 /**
- * Sends one ready attempt and finishes it under the lease: delivered rows through `finishDelivered` (batched),
+ * Records what came of a posted attempt, under the lease: delivered rows through `finishDelivered` (batched),
  * failures one by one (retry on the spec's schedule, dead at the 6th, auto-pause after 50 dead in a row).
  */
-export async function sendAttempt(
+export async function finishAttempt(
   db: Kysely<Database>,
   deps: DeliveryDeps,
   attempt: ReadyAttempt,
+  posted: PostOutcome,
   finishDeliveredAttempt: ReturnType<typeof createDeliveredFinisher>,
 ): Promise<AttemptOutcome> {
   const { claim } = attempt;
-  const { status, error, ms } = await post(deps.client, attempt);
-  const finished = deps.now?.() ?? Date.now();
+  const { status, error, ms, endedAt: finished } = posted;
   const attempts = claim.attempts + 1;
   const record = attemptRow(attempt, attempts, { status, error, ms });
   if (error === null) return (await finishDeliveredAttempt(claim, record, finished)) ? 'delivered' : 'lost';

@@ -18,6 +18,17 @@ export interface ClaimedDelivery {
   eventId: string;
   eventType: string;
   attempts: number;
+  /** The delivery's webhook as it was at the claim: where it goes, how it is signed, whether it is still active. */
+  target: ClaimTarget;
+}
+
+export interface ClaimTarget {
+  url: string;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: number | null;
+  status: string;
+  stream: string;
 }
 
 /** A delivery as it is when (re)queued: no attempts yet, due now, unleased, nothing recorded. */
@@ -36,8 +47,8 @@ export function queuedDeliveryState(now: number) {
 }
 
 /**
- * Claims up to `limit` due deliveries of active webhooks of `streams` for `holder`: one statement, so no two
- * holders share a row.
+ * Claims up to `limit` due deliveries of active webhooks of `streams` for `holder`, each with its webhook's target as
+ * it is now: one statement, so no two holders share a row, and one round trip.
  */
 export async function claimDueDeliveries(
   db: Kysely<Database>,
@@ -56,51 +67,64 @@ export async function claimDueDeliveries(
     ? sql`and status = 'pending' and (lease_expires_at is null or lease_expires_at <= ${now})`
     : sql``;
   // Ordered by due time only: a tie-break on id would sort every due row (no index has it) on each claim.
-  const result = await sql<{ id: string; webhook_id: string; event_id: string; event_type: string; attempts: number }>`
+  const result = await sql<
+    { id: string; webhook_id: string; event_id: string; event_type: string; attempts: number } & ClaimTarget
+  >`
     update webhook_deliveries set lease_holder = ${holder}, lease_expires_at = ${now + claim.leaseMs}
     where id in (
       select d.id from webhook_deliveries d join webhook_subscriptions s on s.id = d.webhook_id
       where ${due} order by d.next_attempt_at limit ${claim.limit} ${lock}
     )
     ${recheck}
-    returning id, webhook_id, event_id, event_type, attempts`.execute(db);
+    returning id, webhook_id, event_id, event_type, attempts, ${CLAIM_TARGET}`.execute(db);
   return result.rows.map((r) => ({
     id: r.id,
     webhookId: r.webhook_id,
     eventId: r.event_id,
     eventType: r.event_type,
     attempts: Number(r.attempts),
+    target: {
+      url: r.url,
+      secret: r.secret,
+      previous_secret: r.previous_secret,
+      previous_secret_until: r.previous_secret_until === null ? null : Number(r.previous_secret_until),
+      status: r.status,
+      stream: r.stream,
+    },
   }));
 }
 
-/** Each claimed delivery's webhook as it is now: where it goes, how it is signed, whether it is still active. */
-export function selectClaimTargets(db: Kysely<Database>, deliveryIds: string[]) {
-  return db
-    .selectFrom('webhook_deliveries as d')
-    .innerJoin('webhook_subscriptions as s', 's.id', 'd.webhook_id')
-    .select(['d.id', 's.url', 's.secret', 's.previous_secret', 's.previous_secret_until', 's.status', 's.stream'])
-    .where('d.id', 'in', deliveryIds)
-    .execute();
-}
+/**
+ * The claimed rows' webhook columns, read by primary key in the claim's RETURNING (SQLite's RETURNING cannot name a
+ * joined table). Fixed text, built once: these names are constants, not input.
+ */
+const CLAIM_TARGET = sql.raw(
+  (['url', 'secret', 'previous_secret', 'previous_secret_until', 'status', 'stream'] satisfies (keyof ClaimTarget)[])
+    .map((c) => `(select s.${c} from webhook_subscriptions s where s.id = webhook_deliveries.webhook_id) as ${c}`)
+    .join(', '),
+);
 
 /**
- * Takes `n` slots of the webhook's budget of `max` per minute starting at `window`, all or none: one atomic
- * conditional UPDATE on the subscription row, shared by every replica. True when taken.
+ * Takes slots of each webhook's budget of `max` per minute starting at `window`: `n` for each of `wants`, all or none
+ * per webhook, in ONE conditional UPDATE of the subscription rows (shared by every replica). Answers the webhooks
+ * that got theirs.
  */
 export async function takeRateSlots(
   db: Kysely<Database>,
-  webhookId: string,
-  n: number,
+  wants: readonly { webhookId: string; n: number }[],
   budget: { window: number; max: number },
-): Promise<boolean> {
+): Promise<Set<string>> {
+  if (wants.length === 0) return new Set();
   const { window, max } = budget;
-  const result = await sql`
+  const values = sql.join(wants.map((w) => sql`(cast(${w.webhookId} as text), cast(${w.n} as integer))`));
+  const granted = await sql<{ id: string }>`
       update webhook_subscriptions
-      set rate_count = case when rate_window_start = ${window} then rate_count + ${n} else ${n} end, rate_window_start = ${window}
-      where id = ${webhookId} and (case when rate_window_start = ${window} then rate_count else 0 end) + ${n} <= ${max}`.execute(
-    db,
-  );
-  return Number(result.numAffectedRows ?? 0n) === 1;
+      set rate_count = case when rate_window_start = ${window} then rate_count + v.column2 else v.column2 end, rate_window_start = ${window}
+      from (values ${values}) as v
+      where webhook_subscriptions.id = v.column1
+        and (case when rate_window_start = ${window} then rate_count else 0 end) + v.column2 <= ${max}
+      returning webhook_subscriptions.id`.execute(db);
+  return new Set(granted.rows.map((r) => r.id));
 }
 
 /** Gives claims back (no attempt made), due at `at` (null: unchanged). */
@@ -119,41 +143,71 @@ export async function releaseClaims(
     .execute();
 }
 
+/** A delivered attempt to record: its row in webhook_attempts, its webhook, when it finished. */
 export interface DeliveredAttempt {
-  id: string;
-  attempts: number;
-  status: number;
-  ms: number;
+  attempt: WebhookAttemptsTable;
+  webhookId: string;
   at: number;
 }
 
 /**
- * Marks attempts delivered in ONE UPDATE … FROM (VALUES …) RETURNING (both dialects), only where `holder` still
- * holds the lease; answers the ids it won.
+ * Records delivered attempts where `holder` still holds their lease: each delivery marked delivered, its attempt's
+ * row, and its webhook's dead-letter streak reset (a write only where it is not 0). Postgres: ONE statement
+ * (data-modifying CTEs), one round trip. SQLite, which has no such CTEs: three statements, which the caller runs in
+ * one transaction. Answers the delivery ids it won.
  */
-export async function finishDelivered(
+export async function recordDelivered(
   db: Kysely<Database>,
   holder: string,
-  rows: DeliveredAttempt[],
+  rows: readonly DeliveredAttempt[],
 ): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const postgres = dialectOf(db) === 'postgres';
+  // Each row's values, named by v's columns below; Postgres also carries the attempt row's own columns.
   const values = sql.join(
-    rows.map(
-      (r) =>
-        sql`(cast(${r.id} as text), cast(${r.attempts} as integer), cast(${r.status} as integer), cast(${r.ms} as integer), cast(${r.at} as bigint))`,
-    ),
+    rows.map(({ attempt: a, at }) => {
+      const delivery = sql`cast(${a.delivery_id} as text), cast(${a.attempt} as integer), cast(${a.status} as integer), cast(${a.duration_ms} as integer), cast(${at} as bigint)`;
+      return postgres
+        ? sql`(${delivery}, cast(${a.id} as text), cast(${a.attempted_at} as bigint), cast(${a.headers} as text))`
+        : sql`(${delivery})`;
+    }),
   );
-  const won = await sql<{ id: string }>`
-    update webhook_deliveries
-    set status = 'delivered', attempts = v.column2, last_status = v.column3, response_ms = v.column4, delivered_at = v.column5,
-      last_error = null, next_attempt_at = null, lease_holder = null, lease_expires_at = null
-    from (values ${values}) as v
-    where webhook_deliveries.id = v.column1 and webhook_deliveries.lease_holder = ${holder}
-    returning webhook_deliveries.id`.execute(db);
-  return new Set(won.rows.map((r) => r.id));
+  const delivered = sql`set status = 'delivered', attempts = v.attempt, last_status = v.status, response_ms = v.ms,
+      delivered_at = v.at, last_error = null, next_attempt_at = null, lease_holder = null, lease_expires_at = null
+    from v where webhook_deliveries.id = v.id and webhook_deliveries.lease_holder = ${holder}`;
+  if (postgres) {
+    const won = await sql<{ id: string }>`
+      with v (id, attempt, status, ms, at, attempt_id, attempted_at, headers) as (values ${values}),
+      won as (
+        update webhook_deliveries ${delivered}
+        returning webhook_deliveries.id, webhook_deliveries.webhook_id
+      ),
+      attempts as (
+        insert into webhook_attempts (id, delivery_id, attempt, attempted_at, status, error, duration_ms, headers)
+        select v.attempt_id, v.id, v.attempt, v.attempted_at, v.status, null, v.ms, v.headers from v join won on won.id = v.id
+      ),
+      streaks as (
+        update webhook_subscriptions set consecutive_dead = 0
+        where id in (select webhook_id from won) and consecutive_dead > 0
+      )
+      select id from won`.execute(db);
+    return new Set(won.rows.map((r) => r.id));
+  }
+  const won = await sql<{ id: string; webhook_id: string }>`
+    with v (id, attempt, status, ms, at) as (values ${values})
+    update webhook_deliveries ${delivered}
+    returning webhook_deliveries.id, webhook_deliveries.webhook_id`.execute(db);
+  const ids = new Set(won.rows.map((r) => r.id));
+  await insertAttempts(
+    db,
+    rows.filter((r) => ids.has(r.attempt.delivery_id)).map((r) => r.attempt),
+  );
+  await resetDeadStreaks(db, [...new Set(won.rows.map((r) => r.webhook_id))]);
+  return ids;
 }
 
 /** A delivery resets the webhook's dead-letter streak (writes nothing, so costs no commit, when it is 0). */
-export async function resetDeadStreaks(db: Kysely<Database>, webhookIds: string[]): Promise<void> {
+async function resetDeadStreaks(db: Kysely<Database>, webhookIds: string[]): Promise<void> {
   if (webhookIds.length === 0) return;
   await db
     .updateTable('webhook_subscriptions')

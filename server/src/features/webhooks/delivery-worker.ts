@@ -10,9 +10,11 @@ import { newHolderId, startWorkerLoop } from '../../platform/worker-loop';
 import {
   claimReadyAttempts,
   createDeliveredFinisher,
-  sendAttempt,
+  finishAttempt,
+  postAttempt,
   type AttemptOutcome,
   type DeliveryDeps,
+  type ReadyAttempt,
 } from './attempts';
 
 export interface DeliveryWorkerOptions extends Omit<DeliveryDeps, 'holder'> {
@@ -42,73 +44,70 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
 
   const finishDelivered = createDeliveredFinisher(options.db, holder);
   const free = () => concurrency - queue.size - queue.pending;
-  // Claim when a quarter of the slots are free: one claim per several attempts, and the pipeline never runs dry.
-  const claimAt = Math.max(1, Math.floor(concurrency / 4));
+  // Claim when half the slots are free: one claim (and, with the batched finishing, one commit or round trip) per
+  // several attempts, while the other half keeps the pipeline busy.
+  const claimAt = Math.max(1, Math.floor(concurrency / 2));
 
-  /**
-   * One claim round: claims only as many rows as there are free slots, so every claimed attempt starts at once
-   * (no waiting line: the secret read with the claim is the secret at attempt time). Returns the outcomes.
-   */
-  async function claimRound(): Promise<Promise<AttemptOutcome>[]> {
-    const room = free();
-    if (room <= 0) return [];
-    const { ready, settled } = await claimReadyAttempts(options.db, deps, room);
-    return [
-      ...settled.map((outcome) => Promise.resolve(outcome)),
-      ...ready.map(
-        (attempt) =>
-          queue.add(async () => {
-            try {
-              return await sendAttempt(options.db, deps, attempt, finishDelivered);
-            } catch (err) {
-              options.log?.error({ err, delivery: attempt.claim.id }, 'delivery attempt failed unexpectedly');
-              return 'lost' as const; // the lease expires and the row is claimed again
-            }
-          }) as Promise<AttemptOutcome>,
-      ),
-    ];
+  /** Resolves when an attempt ends (a slot is free); one listener however many wait. */
+  let freed: Promise<void> | undefined;
+  const slotFreed = () =>
+    (freed ??= new Promise<void>((resolve) =>
+      queue.once('next', () => {
+        freed = undefined;
+        resolve();
+      }),
+    ));
+
+  /** One attempt in a slot: its POST, then its outcome recorded under the lease. */
+  async function attempt(ready: ReadyAttempt): Promise<AttemptOutcome> {
+    try {
+      return await queue.add(async () =>
+        finishAttempt(options.db, deps, ready, await postAttempt(deps, ready), finishDelivered),
+      );
+    } catch (err) {
+      options.log?.error({ err, delivery: ready.claim.id }, 'delivery attempt failed unexpectedly');
+      return 'lost'; // the lease expires and the row is claimed again
+    }
   }
 
-  /** Resolves once `claimAt` slots are free (or everything finished). */
-  function room(): Promise<void> {
-    if (free() >= claimAt || queue.pending === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = () => {
-        if (free() >= claimAt || queue.pending === 0) {
-          queue.off('next', check);
-          resolve();
-        }
-      };
-      queue.on('next', check);
-    });
+  /**
+   * Claims until a claim finds nothing more due (or `signal` aborts: the worker is stopping), whenever `claimAt`
+   * slots are free, as many rows as there are free slots: every claimed attempt starts at once (no waiting line: the
+   * secret read with the claim is the secret at attempt time). Resolves once nothing more is due; the attempts may
+   * still be running.
+   */
+  async function fill(signal?: AbortSignal): Promise<Promise<AttemptOutcome>[]> {
+    const outcomes: Promise<AttemptOutcome>[] = [];
+    while (!signal?.aborted) {
+      const room = free();
+      if (room < claimAt) {
+        await slotFreed(); // an attempt always ends: its deadline bounds it
+        continue;
+      }
+      const { ready, settled, claimed } = await claimReadyAttempts(options.db, deps, room);
+      outcomes.push(...settled.map((outcome) => Promise.resolve(outcome)), ...ready.map(attempt));
+      if (claimed < room) break; // fewer rows than asked for: nothing more is due now
+    }
+    return outcomes;
   }
 
   async function runOnce(): Promise<AttemptOutcome[]> {
     const attempts: Promise<AttemptOutcome>[] = [];
     for (;;) {
-      const round = await claimRound();
+      const round = await fill();
       attempts.push(...round);
-      if (round.length > 0) {
-        // Keep the pipeline full: claim again as soon as there is room, not when the batch ends.
-        await room();
-        continue;
-      }
-      if (queue.size + queue.pending === 0) break;
+      if (round.length === 0 && queue.size + queue.pending === 0) break;
       await queue.onIdle();
     }
     return Promise.all(attempts);
   }
 
-  // A full round means more may be due: claim again once there is room instead of sleeping, so one process
-  // sustains more than one batch per poll interval.
+  // A pass that claimed anything means more may be due: the next pass starts at once instead of after the interval,
+  // so one process sustains more than one batch per poll interval.
   const worker = startWorkerLoop(
     {
       name: 'delivery',
-      pass: async () => {
-        const busy = (await claimRound()).length > 0;
-        if (busy) await room();
-        return busy;
-      },
+      pass: async ({ signal }) => (await fill(signal)).length > 0,
       again: (busy) => busy,
       intervalMs: options.intervalMs ?? 500,
       log: options.log,

@@ -4,7 +4,7 @@
 // of a chosen type. Both dialects, a real local HTTPS receiver.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PayEventSchema } from '@sigil/contract/pay-events';
-import { DISABLED_REASON } from '@sigil/contract/owner-webhooks';
+import { AttemptPageSchema, DeliveryDetailSchema, DISABLED_REASON } from '@sigil/contract/owner-webhooks';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
@@ -54,7 +54,7 @@ describeEachDialect('webhook owner verbs', (ctx) => {
       const [first, second] = receiver.requests.slice(before);
 
       const hooks = service();
-      const page = await hooks.attempts(caller, hook.id, deliveryId!, { limit: 50 });
+      const page = (await hooks.attempts(caller, hook.id, deliveryId!, { limit: 50 })).toJSON();
       expect(page.next_cursor).toBeNull();
       expect(page.attempts.map((a) => [a.attempt, a.status, a.error])).toEqual([
         [2, 204, null],
@@ -70,7 +70,7 @@ describeEachDialect('webhook owner verbs', (ctx) => {
       }
       expect(page.attempts[0]!.attempted_at).toBeGreaterThanOrEqual(page.attempts[1]!.attempted_at);
 
-      const detail = await hooks.deliveryDetail(caller, hook.id, deliveryId!);
+      const detail = (await hooks.deliveryDetail(caller, hook.id, deliveryId!)).toJSON();
       expect(Buffer.from(detail.body, 'utf8').equals(second!.body)).toBe(true);
       expect(detail.headers).toEqual(page.attempts[0]!.headers);
       expect(detail.delivery).toMatchObject({ id: deliveryId, status: 'delivered', attempts: 2, last_status: 204 });
@@ -78,21 +78,46 @@ describeEachDialect('webhook owner verbs', (ctx) => {
       // Redeliver: attempts count from one again; the history keeps all three.
       await hooks.redeliver(caller, hook.id, deliveryId!);
       expect(await worker().runOnce()).toEqual(['delivered']);
-      const all = await hooks.attempts(caller, hook.id, deliveryId!, { limit: 2 });
+      const all = (await hooks.attempts(caller, hook.id, deliveryId!, { limit: 2 })).toJSON();
       expect(all.attempts.map((a) => a.attempt)).toEqual([1, 2]);
-      const rest = await hooks.attempts(caller, hook.id, deliveryId!, { limit: 2, cursor: all.next_cursor! });
+      const rest = (
+        await hooks.attempts(caller, hook.id, deliveryId!, { limit: 2, cursor: all.next_cursor! })
+      ).toJSON();
       expect(rest).toMatchObject({ next_cursor: null });
       expect(rest.attempts.map((a) => a.attempt)).toEqual([1]);
+    });
+
+    it('detail and attempt pages are served as stored, byte for byte what validating and serializing them gave', async () => {
+      const hook = await seedWebhook(ctx.db, url());
+      const [deliveryId] = await queueEvents(ctx.db, hook.id, 1);
+      answers = [500, 502];
+      for (const outcome of ['retry', 'retry', 'delivered']) {
+        expect(await worker().runOnce()).toEqual([outcome]);
+        await dueNow(deliveryId!);
+      }
+      const hooks = service();
+      // The former answers: the route's output parser over the value, then JSON.stringify.
+      const former = (schema: { parse(v: unknown): unknown }, stored: { toJSON(): unknown }) =>
+        JSON.stringify(schema.parse(stored.toJSON()));
+      const detail = await hooks.deliveryDetail(caller, hook.id, deliveryId!);
+      expect(detail.text).toBe(former(DeliveryDetailSchema, detail));
+      const pages = [await hooks.attempts(caller, hook.id, deliveryId!, { limit: 2 })];
+      pages.push(
+        await hooks.attempts(caller, hook.id, deliveryId!, { limit: 2, cursor: pages[0]!.toJSON().next_cursor! }),
+      );
+      for (const page of pages) expect(page.text).toBe(former(AttemptPageSchema, page));
+      expect(pages.flatMap((p) => p.toJSON().attempts.map((a) => a.status))).toEqual([204, 502, 500]);
+      expect(detail.bytes().equals(Buffer.from(detail.text))).toBe(true);
     });
 
     it('before the first attempt: no headers, no attempts; unknown delivery and bad cursors are refused', async () => {
       const hook = await seedWebhook(ctx.db, url());
       const [deliveryId] = await queueEvents(ctx.db, hook.id, 1);
       const hooks = service();
-      const detail = await hooks.deliveryDetail(caller, hook.id, deliveryId!);
+      const detail = (await hooks.deliveryDetail(caller, hook.id, deliveryId!)).toJSON();
       expect(detail.headers).toBeNull();
       expect(PayEventSchema.parse(JSON.parse(detail.body)).type).toBe('payment.received');
-      expect(await hooks.attempts(caller, hook.id, deliveryId!, { limit: 50 })).toEqual({
+      expect((await hooks.attempts(caller, hook.id, deliveryId!, { limit: 50 })).toJSON()).toEqual({
         attempts: [],
         next_cursor: null,
       });
@@ -167,7 +192,7 @@ describeEachDialect('webhook owner verbs', (ctx) => {
       await expect(hooks.resume(caller, hook.id)).rejects.toMatchObject({ code: 'NOT_RESUMABLE' });
       expect(await hooks.enable(caller, hook.id)).toMatchObject({ status: 'active', paused_reason: null });
       expect(await worker().runOnce()).toEqual(['delivered']);
-      expect((await hooks.deliveryDetail(caller, hook.id, deliveryId!)).delivery.status).toBe('delivered');
+      expect((await hooks.deliveryDetail(caller, hook.id, deliveryId!)).toJSON().delivery.status).toBe('delivered');
       await expect(hooks.enable(caller, hook.id)).rejects.toMatchObject({
         code: 'NOT_DISABLED',
         message: 'webhook is active, not disabled',
@@ -232,7 +257,7 @@ describeEachDialect('webhook owner verbs', (ctx) => {
       const hooks = service();
       const queued = await hooks.sendTest(caller, hook.id, 'invoice.closed');
       expect(queued).toMatchObject({ event_type: 'invoice.closed', test: true, status: 'pending' });
-      const detail = await hooks.deliveryDetail(caller, hook.id, queued.id);
+      const detail = (await hooks.deliveryDetail(caller, hook.id, queued.id)).toJSON();
       const event = PayEventSchema.parse(JSON.parse(detail.body));
       expect(event).toMatchObject({
         type: 'invoice.closed',

@@ -8,6 +8,7 @@ import { ApiError } from '@sigil/contract/errors';
 import {
   AUTO_PAUSED_PREFIX,
   DeliveryListQuerySchema,
+  DeliveryRecordSchema,
   WEBHOOK_ID_PREFIX,
   WEBHOOK_LIMITS,
   WEBHOOK_SECRET_PREFIX,
@@ -23,6 +24,7 @@ import {
   type DeliveryPageQuery,
 } from '@sigil/contract/owner-webhooks';
 import type { Database } from '../../platform/db/index';
+import { storedAnswer, StoredJson } from '../../platform/stored-json';
 import { vetDestination, type Resolver } from '../../platform/outbound/destination-policy';
 import { prefixedId } from '../../platform/ids';
 import { newDeliveryRow } from './attempts';
@@ -387,32 +389,37 @@ async function ownDelivery(
 
 /**
  * One delivery in full: the record, the body every attempt sends (read as the worker reads it, so byte for byte),
- * and the headers of the newest attempt (null before the first).
+ * and the headers of the newest attempt (null before the first), written into the answer as stored: the worker
+ * stored them as JSON.stringify of the headers it sent.
  */
 export async function deliveryDetail(
   db: Kysely<Database>,
   stream: WebhookStream,
   caller: WebhookCaller,
   ids: { id: string; deliveryId: string },
-): Promise<DeliveryDetail> {
+): Promise<StoredJson<DeliveryDetail>> {
   const row = await ownDelivery(db, stream, caller, ids);
   const event = (await stream.loadEvents(db, [row.event_id])).get(row.event_id);
   const [latest] = await selectAttemptPage(db, row.id, { take: 1 });
-  return {
-    delivery: toDeliveryRecord(row),
+  return storedAnswer<DeliveryDetail>({
+    // The record is built here, not stored: parsed as the route's output parser parsed it (its keys in schema order).
+    delivery: DeliveryRecordSchema.parse(toDeliveryRecord(row)),
     body: event?.body ?? '',
-    headers: latest ? (JSON.parse(latest.headers) as Record<string, string>) : null,
-  };
+    headers: latest ? new StoredJson<Record<string, string>>(latest.headers) : null,
+  });
 }
 
-/** The delivery's attempts, newest first, paged by cursor. */
+/**
+ * The delivery's attempts, newest first, paged by cursor; each attempt's headers as stored (see deliveryDetail). The
+ * other fields are written in the schema's order, the order its parse gave them.
+ */
 export async function attemptPage(
   db: Kysely<Database>,
   stream: WebhookStream,
   caller: WebhookCaller,
   ids: { id: string; deliveryId: string },
   query: { limit: number; cursor?: string | undefined },
-): Promise<{ attempts: DeliveryAttempt[]; next_cursor: string | null }> {
+): Promise<StoredJson<{ attempts: DeliveryAttempt[]; next_cursor: string | null }>> {
   if (query.cursor !== undefined && !ATTEMPT_CURSOR.test(query.cursor)) throw badCursor();
   const row = await ownDelivery(db, stream, caller, ids);
   const rows = await selectAttemptPage(db, row.id, {
@@ -420,15 +427,15 @@ export async function attemptPage(
     take: query.limit + 1,
   });
   const page = rows.slice(0, query.limit);
-  return {
+  return storedAnswer<{ attempts: DeliveryAttempt[]; next_cursor: string | null }>({
     attempts: page.map((a) => ({
       attempt: a.attempt,
       attempted_at: Number(a.attempted_at),
       status: a.status,
       error: a.error as DeliveryErrorClass | null,
       duration_ms: a.duration_ms,
-      headers: JSON.parse(a.headers) as Record<string, string>,
+      headers: new StoredJson<Record<string, string>>(a.headers),
     })),
     next_cursor: rows.length > query.limit ? page[page.length - 1]!.id : null,
-  };
+  });
 }

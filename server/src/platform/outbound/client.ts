@@ -5,11 +5,11 @@
 // - Redirects are never followed (undici's request API does not follow them; a 3xx is a result).
 // - post() never reads a response body; getJson() caps it while streaming.
 import { performance } from 'node:perf_hooks';
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { checkUrl, DestinationError, systemResolver, type PolicyOptions, type Resolver } from './destination-policy';
 import { DeadlineWheel, type Deadline } from './deadlines';
 import { flatHeaders, readBodyCapped } from './capped-body';
-import { createVettedAgent } from './dispatcher';
+import { createVettedAgent, type VettedDispatcher } from './dispatcher';
 
 export type OutboundErrorKind =
   | 'timeout'
@@ -144,7 +144,7 @@ const JSON_CONTENT_TYPE = /^application\/(?:[a-z0-9.+-]+\+)?json\s*(?:;|$)/i;
 
 /** What the request functions of one client share. */
 interface ClientParts {
-  agent: Agent;
+  agent: VettedDispatcher;
   /** One sweep for every request deadline of this client (deadlines.ts): no timer and AbortSignal per attempt. */
   deadlines: DeadlineWheel;
   /** The URL's origin and path, or OutboundError blocked_destination (the destination policy, cached per URL). */
