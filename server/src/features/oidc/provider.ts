@@ -11,7 +11,7 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 type OidcLibrary = typeof import('oidc-provider');
 import { OIDC_SCOPE_CLAIMS, OIDC_SCOPES } from '@sigil/contract/oidc';
 import type { OutboundClient } from '../../platform/outbound/client';
-import { OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
+import { CODE_TTL_SECONDS, OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
 import { findAccountFor, loginStillValid } from './account';
 import { adapterFactory } from './adapter';
 import { hashClientSecret } from './clients';
@@ -101,7 +101,7 @@ export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: Provi
       policy: loginPolicy(deps, lib),
     },
     ttl: {
-      AuthorizationCode: 60,
+      AuthorizationCode: CODE_TTL_SECONDS,
       AccessToken: 3600,
       IdToken: 3600,
       Interaction: 600,

@@ -131,7 +131,15 @@ export async function deleteClientRow(db: Kysely<Database>, keyId: string): Prom
 
 export async function insertLogin(
   db: Kysely<Database>,
-  row: { grant_id: string; session_jti: string; client_id: string; address: string; amr: string; expires_at: number },
+  row: {
+    grant_id: string;
+    session_jti: string;
+    client_id: string;
+    address: string;
+    amr: string;
+    expires_at: number;
+    claims: string;
+  },
 ): Promise<void> {
   // Lost on a power cut, the grant has no sign-in behind it and gets no tokens: no fsync of its own.
   await withoutFsync(db, (conn) =>
@@ -160,4 +168,28 @@ export function findLogin(
   grantId: string,
 ): Promise<{ session_jti: string; amr: string } | undefined> {
   return db.selectFrom('oidc_logins').select(['session_jti', 'amr']).where('grant_id', '=', grantId).executeTakeFirst();
+}
+
+/**
+ * A grant's login with its Connect session, in one statement, when that session is active (unrevoked, unexpired:
+ * the rule of Connect's own session lookup); undefined otherwise. Read at every token issuance and userinfo call.
+ */
+export function findLoginSession(db: Kysely<Database>, grantId: string, now: number) {
+  return db
+    .selectFrom('oidc_logins')
+    .innerJoin('connect_sessions', 'connect_sessions.jti', 'oidc_logins.session_jti')
+    .select([
+      'connect_sessions.jti',
+      'connect_sessions.audience',
+      'connect_sessions.address',
+      'connect_sessions.handle',
+      'connect_sessions.source',
+      'connect_sessions.created_at',
+      'connect_sessions.expires_at',
+      'oidc_logins.claims',
+    ])
+    .where('oidc_logins.grant_id', '=', grantId)
+    .where('connect_sessions.revoked_at', 'is', null)
+    .where('connect_sessions.expires_at', '>', now)
+    .executeTakeFirst();
 }

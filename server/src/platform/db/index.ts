@@ -7,7 +7,7 @@ export {
   parseInt8,
   DEFAULT_SQLITE_FILE,
 } from './connect';
-export type { Dialect, DatabaseHandle } from './connect';
+export type { Dialect, DatabaseHandle, DatabaseOptions } from './connect';
 export { migrateToLatest } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
