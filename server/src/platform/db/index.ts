@@ -11,6 +11,7 @@ export type { Dialect, DatabaseHandle, DatabaseOptions } from './connect';
 export { migrateToLatest } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
+export { prepared, type Slots } from './prepared';
 export { createDurabilityBarrier, withoutFsync } from './durability';
 export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';
