@@ -99,7 +99,7 @@ const sections: Section[] = [
       return tables.join('\n\n');
     },
   },
-  { name: 'oidc', run: async () => (await benchOidc()).markdown },
+  { name: 'oidc', run: async () => (await benchOidc({ dialects })).markdown, dialects: true },
   { name: 'webhooks', run: async () => (await benchWebhooks()).markdown },
   { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
   { name: 'ingest', run: () => benchIngest() },
