@@ -76,11 +76,7 @@ const findPayloadByStatement = {
     db.selectFrom('oidc_payloads').select(payloadColumns).where('model', '=', v.model).where('uid', '=', v.value),
   ),
   user_code: prepared((db: Kysely<Database>, v: Slots<{ model: string; value: string }>) =>
-    db
-      .selectFrom('oidc_payloads')
-      .select(payloadColumns)
-      .where('model', '=', v.model)
-      .where('user_code', '=', v.value),
+    db.selectFrom('oidc_payloads').select(payloadColumns).where('model', '=', v.model).where('user_code', '=', v.value),
   ),
 };
 
