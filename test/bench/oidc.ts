@@ -12,8 +12,8 @@
  * (a fresh wallet each time, no primary) and for the handle @alice (live authority + attestations). Every key is a
  * partner key registered as a confidential OIDC client, used round-robin by both paths.
  *
- *   node --import tsx test/bench/oidc.ts            (standalone)
- *   import { benchOidc } from './oidc'             (the main bench runner: `npm run bench -- oidc`)
+ *   node --import tsx test/bench/oidc.ts            (standalone: SQLite and Postgres)
+ *   import { benchOidc } from './oidc'             (the main bench runner: `npm run bench -- oidc [--db both]`)
  */
 import { createHash, randomBytes, sign as nodeSign } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -131,7 +131,7 @@ async function benchDatabase(dialect: Dialect) {
 async function measureDialect(
   chain: Awaited<ReturnType<typeof startChainProcess>>,
   dialect: Dialect,
-  options: { durationMs: number; concurrency: number },
+  options: { roundMs: number; concurrency: number },
 ): Promise<Row[]> {
   const database = await benchDatabase(dialect);
   let service: Awaited<ReturnType<typeof startServiceProcess>> | undefined;
@@ -257,7 +257,8 @@ async function measureDialect(
       if ((userinfo.preferred_username ?? null) !== expectHandle) throw new Error(`userinfo: ${me.text}`);
     };
 
-    const loops = async (ms: number, signIn: () => Promise<void>): Promise<Measured> => {
+    /** Sign-ins done, wall ms and service CPU ms of `ms` of concurrent loops. */
+    const loops = async (ms: number, signIn: () => Promise<void>) => {
       let done = 0;
       const cpu0 = processCpuMs(service!.child.pid);
       const started = performance.now();
@@ -269,9 +270,13 @@ async function measureDialect(
           }
         }),
       );
+      return { done, wallMs: performance.now() - started, cpuMs: processCpuMs(service!.child.pid) - cpu0 };
+    };
+    const measured = (runs: Awaited<ReturnType<typeof loops>>[]): Measured => {
+      const sum = (key: 'done' | 'wallMs' | 'cpuMs') => runs.reduce((total, run) => total + run[key], 0);
       return {
-        perSec: Math.round(done / ((performance.now() - started) / 1000)),
-        serviceCpuMs: Math.round(((processCpuMs(service!.child.pid) - cpu0) / done) * 100) / 100,
+        perSec: Math.round(sum('done') / (sum('wallMs') / 1000)),
+        serviceCpuMs: Math.round((sum('cpuMs') / sum('done')) * 100) / 100,
       };
     };
 
@@ -294,15 +299,15 @@ async function measureDialect(
       ['address', address],
       ['handle', handle],
     ] as const) {
-      // Plain and OIDC alternate twice each and keep their best run, so a drift of the machine's speed during the
-      // run does not decide the ratio.
-      const runs: Record<'plain' | 'oidc', Measured[]> = { plain: [], oidc: [] };
-      for (let round = 0; round < 2; round++) {
-        runs.plain.push(await loops(options.durationMs, make(plain)));
-        runs.oidc.push(await loops(options.durationMs, make(oidc)));
+      // Plain and OIDC alternate in short rounds and each is the sum of its rounds: on a shared machine the load of
+      // other work drifts over seconds, and many short alternations expose both paths to the same drift (two
+      // long runs each, best kept, moved the ratio by ±0.3 between identical runs).
+      const runs: Record<'plain' | 'oidc', Awaited<ReturnType<typeof loops>>[]> = { plain: [], oidc: [] };
+      for (let round = 0; round < ROUNDS; round++) {
+        runs.plain.push(await loops(options.roundMs, make(plain)));
+        runs.oidc.push(await loops(options.roundMs, make(oidc)));
       }
-      const best = (ms: Measured[]) => ms.reduce((a, b) => (b.perSec > a.perSec ? b : a));
-      rows.push({ dialect, proof, plain: best(runs.plain), oidc: best(runs.oidc) });
+      rows.push({ dialect, proof, plain: measured(runs.plain), oidc: measured(runs.oidc) });
     }
     await pool.close();
     return rows;
@@ -313,18 +318,20 @@ async function measureDialect(
 }
 
 const WARM_UP_MS = 4000;
+const ROUNDS = 8;
 /** BENCH_PROFILE_DIR=<dir>: the service writes a V8 CPU profile there on exit (rank by self time). */
 const PROFILE = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
 
-export async function benchOidc(options: { durationMs?: number; concurrency?: number } = {}): Promise<OidcBench> {
-  const durationMs = options.durationMs ?? 3000;
+export async function benchOidc(
+  options: { dialects?: readonly Dialect[]; roundMs?: number; concurrency?: number } = {},
+): Promise<OidcBench> {
+  const roundMs = options.roundMs ?? 1500;
   const concurrency = options.concurrency ?? 32;
   const chain = await startChainProcess();
   try {
     const rows: Row[] = [];
-    // BENCH_DIALECTS=sqlite (or postgres): one dialect only, e.g. while profiling.
-    for (const dialect of (process.env.BENCH_DIALECTS?.split(',') ?? ['sqlite', 'postgres']) as Dialect[]) {
-      rows.push(...(await measureDialect(chain, dialect, { durationMs, concurrency })));
+    for (const dialect of options.dialects ?? ['sqlite', 'postgres']) {
+      rows.push(...(await measureDialect(chain, dialect, { roundMs, concurrency })));
     }
     return { rows, concurrency, markdown: oidcMarkdown(rows, concurrency) };
   } finally {

@@ -101,7 +101,7 @@ const sections: Section[] = [
     },
   },
   { name: 'keyed', dialects: true, run: async () => (await benchKeyed({ dialects })).markdown },
-  { name: 'oidc', run: async () => (await benchOidc()).markdown },
+  { name: 'oidc', run: async () => (await benchOidc({ dialects })).markdown, dialects: true },
   { name: 'webhooks', run: async () => (await benchWebhooks({ dialects })).markdown, dialects: true },
   { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
   { name: 'ingest', run: () => benchIngest({ dialects }), dialects: true },

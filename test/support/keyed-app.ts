@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify';
 import { composeTestApp, type TestAppDeps } from './compose-app';
 import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig, type Config } from '../../server/src/platform/config';
-import type { Dialect } from '../../server/src/platform/db/index';
+import { createDatabase, type DatabaseOptions, type Dialect } from '../../server/src/platform/db/index';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { createKey, ensurePortalKey, type ApiKey } from '../../server/src/features/keys/service';
 import { freshDatabase, type FreshDatabase } from './db';
@@ -76,6 +76,8 @@ export async function startKeyedApp(options: {
    * service must know its own URL (the OpenID Connect issuer). The port comes from the system (listen on 0).
    */
   ownPublicUrl?: boolean;
+  /** Called after every statement the service runs (its own handle on the same database): statement counts. */
+  onQuery?: DatabaseOptions['onQuery'];
 }): Promise<KeyedApp> {
   const ownChain = !options.chain;
   const fixedPort = options.ownPublicUrl ? await freePort() : 0;
@@ -95,10 +97,12 @@ export async function startKeyedApp(options: {
     programId: config.programId,
     timeoutMs: config.rpcTimeoutMs,
   });
+  // The counted handle is the service's only: setup and assertions through database.db stay out of the count.
+  const counted = options.onQuery ? createDatabase({ url: database.url, onQuery: options.onQuery }) : undefined;
   const app = await composeTestApp({
     config,
     chain: reader,
-    db: database.db,
+    db: counted?.db ?? database.db,
     outboundOptions: options.outboundOptions,
   });
   await app.listen({ port: fixedPort, host: '127.0.0.1' });
@@ -141,6 +145,7 @@ export async function startKeyedApp(options: {
     call,
     async close() {
       await app.close();
+      await counted?.close();
       await database.drop();
       if (ownChain) await chain.close();
     },

@@ -16,7 +16,10 @@ export interface OidcWorld {
   app: KeyedApp;
 }
 
-export function useOidcWorld(dialect: Dialect = 'sqlite'): OidcWorld {
+export function useOidcWorld(
+  dialect: Dialect = 'sqlite',
+  options: { onQuery?: Parameters<typeof startKeyedApp>[0]['onQuery'] } = {},
+): OidcWorld {
   const world = {} as OidcWorld;
   beforeAll(async () => {
     world.chain = await startLocalChain({ scenario: true });
@@ -27,6 +30,7 @@ export function useOidcWorld(dialect: Dialect = 'sqlite'): OidcWorld {
       ownPublicUrl: true,
       env: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true' },
       outboundOptions: { ca: selfSignedCert().cert },
+      onQuery: options.onQuery,
     });
   });
   afterAll(async () => {

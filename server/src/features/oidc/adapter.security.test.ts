@@ -1,7 +1,7 @@
 // The storage adapter's single-use and durability rules: a destroy and a grant's revocation are acted on only once
 // they are on disk (a failing durability barrier fails them; a grant's revocation still ends the sign-in behind it);
-// upserts and consumes do not wait for the barrier (a consume is a FULL commit of its own); and of two consumes of
-// one row exactly one wins.
+// upserts, consumes and an interaction's destroy do not wait for the barrier (a consume is a FULL commit of its
+// own); and of two consumes of one row exactly one wins.
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { adapterFactory, type AdapterHooks } from './adapter';
@@ -75,6 +75,19 @@ describeEachDialect('oidc adapter: durability before acting', (ctx) => {
     expect(order).toEqual(['barrier', 'barrier']);
     expect(revoked).toEqual(['grant-3']);
     expect(await tokens.find('at-1')).toBeUndefined();
+  });
+
+  it('an interaction is destroyed without the barrier (its loss takes the code stored after it along)', async () => {
+    let barriers = 0;
+    const { factory } = adapters(ctx.db, async () => {
+      barriers++;
+      throw new Error('fsync failed');
+    });
+    const interactions = factory('Interaction');
+    await interactions.upsert('interaction-1', { uid: 'uid-1' }, 60);
+    await interactions.destroy('interaction-1');
+    expect(barriers).toBe(0);
+    expect(await interactions.find('interaction-1')).toBeUndefined();
   });
 
   it('a failing barrier on a grant revocation fails it, yet the sign-in behind the grant is still ended', async () => {

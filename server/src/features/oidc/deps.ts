@@ -9,6 +9,9 @@ import type { ConnectService, SessionService } from '../connect/index';
 export const OIDC_PREFIX = '/oidc';
 export const INTERACTION_PATH = `${OIDC_PREFIX}/interaction`;
 
+/** An authorization code's lifetime. */
+export const CODE_TTL_SECONDS = 60;
+
 export interface ProviderDeps {
   db: Kysely<Database>;
   issuer: string;

@@ -20,6 +20,7 @@ import {
 } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
 import { OIDC_AMR, type OidcProofPath } from '@sigil/contract/oidc';
+import type { SignedInClaims } from './account';
 import type { ProviderDeps } from './deps';
 import { errorPage } from './provider';
 import { signInPage } from './page';
@@ -93,7 +94,6 @@ function requestedScopes(details: Details): string[] {
 async function finish(
   deps: ProviderDeps,
   provider: Provider,
-  req: IncomingMessage,
   res: ServerResponse,
   details: Details,
   path: OidcProofPath,
@@ -111,14 +111,21 @@ async function finish(
     address: session.address,
     amr: OIDC_AMR[path],
     expires_at: session.expires_at * 1000,
+    claims: JSON.stringify({
+      handle: session.handle,
+      source: session.source,
+      verified: session.verified,
+    } satisfies SignedInClaims),
   });
-  const redirectTo = await provider.interactionResult(
-    req,
-    res,
-    { login: { accountId: session.address, amr: [OIDC_AMR[path]], remember: true }, consent: { grantId } },
-    { mergeWithLastSubmission: false },
-  );
-  sendJson(res, 200, { redirect_to: redirectTo });
+  // What the library's interactionResult does, on the interaction this request already read (its cookie checked):
+  // it would read the same row again.
+  details.result = {
+    login: { accountId: session.address, amr: [OIDC_AMR[path]], remember: true },
+    consent: { grantId },
+  };
+  // The remaining lifetime, on the library's own clock.
+  await details.save(details.exp - Math.floor(Date.now() / 1000));
+  sendJson(res, 200, { redirect_to: details.returnTo });
 }
 
 const ACTIONS: Record<
@@ -149,7 +156,7 @@ const ACTIONS: Record<
       throw new ApiError('BAD_REQUEST', 'path must be verify, verify-tx or verify-signin');
     }
     const session = await VERIFIERS[path as OidcProofPath](deps, String(details.params.client_id), proof);
-    await finish(deps, provider, req, res, details, path as OidcProofPath, session);
+    await finish(deps, provider, res, details, path as OidcProofPath, session);
   },
   'POST abort': async (_deps, provider, req, res) => {
     const redirectTo = await provider.interactionResult(

@@ -11,10 +11,11 @@ import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
 type OidcLibrary = typeof import('oidc-provider');
 import { OIDC_SCOPE_CLAIMS, OIDC_SCOPES } from '@sigil/contract/oidc';
 import type { OutboundClient } from '../../platform/outbound/client';
-import { OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
+import { CODE_TTL_SECONDS, OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
 import { findAccountFor, loginStillValid } from './account';
 import { adapterFactory } from './adapter';
 import { hashClientSecret } from './clients';
+import { CookieKeys } from './cookie-keys';
 import { findLogin } from './queries';
 import type { ProviderKeys } from './signing-keys';
 import { OIDC_SIGNING_ALG } from './signing-keys';
@@ -66,7 +67,12 @@ export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: Provi
     }),
     findAccount: (_ctx, sub, token) => findAccountFor(deps, sub, token),
     jwks: keys.jwks as Configuration['jwks'],
-    cookies: { keys: keys.cookieKeys, long: { signed: true }, short: { signed: true } },
+    // One signer for every request, in Keygrip's format (cookie-keys.ts).
+    cookies: {
+      keys: new CookieKeys(keys.cookieKeys),
+      long: { signed: true },
+      short: { signed: true },
+    },
     scopes: [...OIDC_SCOPES],
     claims: Object.fromEntries(Object.entries(OIDC_SCOPE_CLAIMS).map(([scope, claims]) => [scope, [...claims]])),
     // Scope claims go into the id token too (Auth.js and most libraries read the profile from it).
@@ -101,7 +107,7 @@ export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: Provi
       policy: loginPolicy(deps, lib),
     },
     ttl: {
-      AuthorizationCode: 60,
+      AuthorizationCode: CODE_TTL_SECONDS,
       AccessToken: 3600,
       IdToken: 3600,
       Interaction: 600,

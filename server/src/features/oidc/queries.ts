@@ -1,12 +1,15 @@
 // OpenID Connect rows: the library's stored models, client registrations, and the Connect session behind each
-// grant. Queries only.
+// grant. Queries only. The statements of a sign-in (a dozen kinds, about thirty runs) are prepared once
+// (platform/db/prepared.ts): building each anew cost more than running it.
 import type { Kysely, Selectable } from 'kysely';
 import {
   affectedRows,
+  prepared,
   withoutFsync,
   type Database,
   type OidcClientsTable,
   type OidcLoginsTable,
+  type Slots,
 } from '../../platform/db/index';
 
 export type ClientRow = Selectable<OidcClientsTable>;
@@ -20,21 +23,29 @@ export interface PayloadRow {
   consumed_at: number | null;
 }
 
-export async function upsertPayload(
-  db: Kysely<Database>,
-  row: {
-    model: string;
-    id: string;
-    payload: string;
-    grant_id: string | null;
-    uid: string | null;
-    user_code: string | null;
-    expires_at: number | null;
-  },
-): Promise<void> {
-  await db
+interface PayloadUpsert {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  expires_at: number | null;
+}
+
+const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<PayloadUpsert>) =>
+  db
     .insertInto('oidc_payloads')
-    .values({ ...row, consumed_at: null })
+    .values({
+      model: row.model,
+      id: row.id,
+      payload: row.payload,
+      grant_id: row.grant_id,
+      uid: row.uid,
+      user_code: row.user_code,
+      expires_at: row.expires_at,
+      consumed_at: null,
+    })
     .onConflict((oc) =>
       oc.columns(['model', 'id']).doUpdateSet({
         payload: row.payload,
@@ -43,47 +54,62 @@ export async function upsertPayload(
         user_code: row.user_code,
         expires_at: row.expires_at,
       }),
-    )
-    .execute();
+    ),
+);
+
+export async function upsertPayload(db: Kysely<Database>, row: PayloadUpsert): Promise<void> {
+  await upsertPayloadStatement(db, row);
 }
 
-export function findPayload(db: Kysely<Database>, model: string, id: string): Promise<PayloadRow | undefined> {
-  return db
-    .selectFrom('oidc_payloads')
-    .select(['payload', 'grant_id', 'expires_at', 'consumed_at'])
-    .where('model', '=', model)
-    .where('id', '=', id)
-    .executeTakeFirst();
+const payloadColumns = ['payload', 'grant_id', 'expires_at', 'consumed_at'] as const;
+
+const findPayloadStatement = prepared((db: Kysely<Database>, v: Slots<{ model: string; id: string }>) =>
+  db.selectFrom('oidc_payloads').select(payloadColumns).where('model', '=', v.model).where('id', '=', v.id),
+);
+
+export async function findPayload(db: Kysely<Database>, model: string, id: string): Promise<PayloadRow | undefined> {
+  return (await findPayloadStatement(db, { model, id })).rows[0];
 }
 
-export function findPayloadBy(
+const findPayloadByStatement = {
+  uid: prepared((db: Kysely<Database>, v: Slots<{ model: string; value: string }>) =>
+    db.selectFrom('oidc_payloads').select(payloadColumns).where('model', '=', v.model).where('uid', '=', v.value),
+  ),
+  user_code: prepared((db: Kysely<Database>, v: Slots<{ model: string; value: string }>) =>
+    db.selectFrom('oidc_payloads').select(payloadColumns).where('model', '=', v.model).where('user_code', '=', v.value),
+  ),
+};
+
+export async function findPayloadBy(
   db: Kysely<Database>,
   model: string,
   column: 'uid' | 'user_code',
   value: string,
 ): Promise<PayloadRow | undefined> {
-  return db
-    .selectFrom('oidc_payloads')
-    .select(['payload', 'grant_id', 'expires_at', 'consumed_at'])
-    .where('model', '=', model)
-    .where(column, '=', value)
-    .executeTakeFirst();
+  return (await findPayloadByStatement[column](db, { model, value })).rows[0];
 }
+
+const consumePayloadStatement = prepared((db: Kysely<Database>, v: Slots<{ model: string; id: string; at: number }>) =>
+  db
+    .updateTable('oidc_payloads')
+    .set({ consumed_at: v.at })
+    .where('model', '=', v.model)
+    .where('id', '=', v.id)
+    .where('consumed_at', 'is', null),
+);
 
 /** Marks the row consumed at `at` with ONE conditional UPDATE; true only for the one caller that did it. */
 export async function consumePayload(db: Kysely<Database>, model: string, id: string, at: number): Promise<boolean> {
-  const result = await db
-    .updateTable('oidc_payloads')
-    .set({ consumed_at: at })
-    .where('model', '=', model)
-    .where('id', '=', id)
-    .where('consumed_at', 'is', null)
-    .executeTakeFirst();
-  return affectedRows(result) === 1;
+  const result = await consumePayloadStatement(db, { model, id, at });
+  return Number(result.numAffectedRows ?? 0) === 1;
 }
 
+const deletePayloadStatement = prepared((db: Kysely<Database>, v: Slots<{ model: string; id: string }>) =>
+  db.deleteFrom('oidc_payloads').where('model', '=', v.model).where('id', '=', v.id),
+);
+
 export async function deletePayload(db: Kysely<Database>, model: string, id: string): Promise<void> {
-  await db.deleteFrom('oidc_payloads').where('model', '=', model).where('id', '=', id).execute();
+  await deletePayloadStatement(db, { model, id });
 }
 
 /** Every token, code and session entry of a grant, in every model at once (revocation, replay). */
@@ -99,15 +125,18 @@ export async function deleteExpiredPayloads(db: Kysely<Database>, cutoff: number
 
 // ── clients ─────────────────────────────────────────────────────────────────────────────────────────
 
-/** The registration of an ACTIVE key: a revoked key's client is not found (so it gets no tokens). */
-export function findActiveClient(db: Kysely<Database>, keyId: string): Promise<ClientRow | undefined> {
-  return db
+const findActiveClientStatement = prepared((db: Kysely<Database>, v: Slots<{ keyId: string }>) =>
+  db
     .selectFrom('oidc_clients')
     .innerJoin('api_keys', 'api_keys.id', 'oidc_clients.key_id')
     .selectAll('oidc_clients')
-    .where('oidc_clients.key_id', '=', keyId)
-    .where('api_keys.revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('oidc_clients.key_id', '=', v.keyId)
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** The registration of an ACTIVE key: a revoked key's client is not found (so it gets no tokens). */
+export async function findActiveClient(db: Kysely<Database>, keyId: string): Promise<ClientRow | undefined> {
+  return (await findActiveClientStatement(db, { keyId })).rows[0];
 }
 
 /** The registrations of `account`'s active keys, oldest first. */
@@ -142,22 +171,41 @@ export async function deleteClientRow(db: Kysely<Database>, keyId: string): Prom
 
 // ── logins ──────────────────────────────────────────────────────────────────────────────────────────
 
-export async function insertLogin(
-  db: Kysely<Database>,
-  row: { grant_id: string; session_jti: string; client_id: string; address: string; amr: string; expires_at: number },
-): Promise<void> {
-  // Lost on a power cut, the grant has no sign-in behind it and gets no tokens: no fsync of its own.
-  await withoutFsync(db, (conn) =>
-    conn
-      .insertInto('oidc_logins')
-      .values({ ...row, sid: null })
-      .execute(),
-  );
+interface LoginInsert {
+  grant_id: string;
+  session_jti: string;
+  client_id: string;
+  address: string;
+  amr: string;
+  expires_at: number;
+  claims: string;
 }
+
+const insertLoginStatement = prepared((db: Kysely<Database>, row: Slots<LoginInsert>) =>
+  db.insertInto('oidc_logins').values({
+    grant_id: row.grant_id,
+    session_jti: row.session_jti,
+    client_id: row.client_id,
+    address: row.address,
+    amr: row.amr,
+    expires_at: row.expires_at,
+    claims: row.claims,
+    sid: null,
+  }),
+);
+
+export async function insertLogin(db: Kysely<Database>, row: LoginInsert): Promise<void> {
+  // Lost on a power cut, the grant has no sign-in behind it and gets no tokens: no fsync of its own.
+  await withoutFsync(db, (conn) => insertLoginStatement(conn, row));
+}
+
+const setLoginSidStatement = prepared((db: Kysely<Database>, v: Slots<{ grantId: string; sid: string }>) =>
+  db.updateTable('oidc_logins').set({ sid: v.sid }).where('grant_id', '=', v.grantId).where('sid', 'is', null),
+);
 
 /** Records the browser session's sid of a grant (from the library's Session model as it is saved). */
 export async function setLoginSid(db: Kysely<Database>, grantId: string, sid: string): Promise<void> {
-  await db.updateTable('oidc_logins').set({ sid }).where('grant_id', '=', grantId).where('sid', 'is', null).execute();
+  await setLoginSidStatement(db, { grantId, sid });
 }
 
 export type LoginRow = Selectable<OidcLoginsTable>;
@@ -174,3 +222,30 @@ export function findLogin(
 ): Promise<{ session_jti: string; amr: string } | undefined> {
   return db.selectFrom('oidc_logins').select(['session_jti', 'amr']).where('grant_id', '=', grantId).executeTakeFirst();
 }
+
+/**
+ * A grant's login with its Connect session, in one statement, when that session is active (unrevoked, unexpired:
+ * the rule of Connect's own session lookup); undefined otherwise. Read at every token issuance and userinfo call.
+ */
+export async function findLoginSession(db: Kysely<Database>, grantId: string, now: number) {
+  return (await findLoginSessionStatement(db, { grantId, now })).rows[0];
+}
+
+const findLoginSessionStatement = prepared((db: Kysely<Database>, v: Slots<{ grantId: string; now: number }>) =>
+  db
+    .selectFrom('oidc_logins')
+    .innerJoin('connect_sessions', 'connect_sessions.jti', 'oidc_logins.session_jti')
+    .select([
+      'connect_sessions.jti',
+      'connect_sessions.audience',
+      'connect_sessions.address',
+      'connect_sessions.handle',
+      'connect_sessions.source',
+      'connect_sessions.created_at',
+      'connect_sessions.expires_at',
+      'oidc_logins.claims',
+    ])
+    .where('oidc_logins.grant_id', '=', v.grantId)
+    .where('connect_sessions.revoked_at', 'is', null)
+    .where('connect_sessions.expires_at', '>', v.now),
+);

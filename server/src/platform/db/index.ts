@@ -7,10 +7,11 @@ export {
   parseInt8,
   DEFAULT_SQLITE_FILE,
 } from './connect';
-export type { Dialect, DatabaseHandle } from './connect';
+export type { Dialect, DatabaseHandle, DatabaseOptions } from './connect';
 export { migrateToLatest } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
+export { prepared, type Slots } from './prepared';
 export { createDurabilityBarrier, withoutFsync } from './durability';
 export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';

@@ -501,6 +501,8 @@ export interface OidcLoginsTable {
   sid: string | null;
   /** epoch ms */
   expires_at: number;
+  /** JSON `{handle, source, verified}` as the sign-in proved them; null for logins older than the column */
+  claims: string | null;
 }
 
 export interface Database {

@@ -1,0 +1,142 @@
+// The statements each request of an OpenID Connect sign-in runs, counted (not assumed), on SQLite and Postgres:
+// authorize → sign-in page → challenge → verify → resume → token → userinfo. A change that adds a read or a write
+// to a step shows here first (docs/benchmarks.md, OIDC: the sign-in's cost is mostly these statements and the
+// library's own work around them).
+import { createHash, randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { signChallenge } from '@sigil/client-sdk/connect';
+import type { Dialect } from '../../platform/db/index';
+import { demoWallet } from '../../localchain/scenario';
+import { postgresReachable } from '@sigil/test/support/db';
+import { CookieBrowser, registerClient, useOidcWorld, type OidcWorld } from '@sigil/test/support/oidc-world';
+
+/** Per step, in order: what the step's statements touch. */
+const EXPECTED: Record<string, string[]> = {
+  authorize: ['client', 'upsert Interaction'],
+  page: ['find Interaction', 'client'],
+  challenge: ['find Interaction', 'insert connect_challenges'],
+  verify: [
+    'find Interaction',
+    'select connect_challenges',
+    'update connect_challenges',
+    'insert connect_sessions',
+    'upsert Grant',
+    'insert oidc_logins',
+    'upsert Interaction',
+  ],
+  resume: [
+    'find Interaction',
+    'delete Interaction',
+    'client',
+    'find Grant',
+    'upsert Session',
+    'update oidc_logins',
+    'upsert AuthorizationCode',
+  ],
+  token: [
+    'client',
+    'find AuthorizationCode',
+    'find Grant',
+    'consume AuthorizationCode',
+    'login + Connect session',
+    'upsert AccessToken',
+  ],
+  userinfo: ['find AccessToken', 'client', 'login + Connect session', 'find Grant'],
+};
+
+/** A statement, named by what it does; the model of a payload statement is its first parameter. */
+function describeStatement(sql: string, parameters: readonly unknown[]): string {
+  const model = String(parameters[0]);
+  if (sql.includes('from "oidc_clients"')) return 'client';
+  if (sql.includes('from "oidc_logins" inner join "connect_sessions"')) return 'login + Connect session';
+  if (sql.startsWith('insert into "oidc_payloads"')) return `upsert ${model}`;
+  if (sql.startsWith('select') && sql.includes('from "oidc_payloads"')) return `find ${model}`;
+  if (sql.startsWith('update "oidc_payloads"')) return `consume ${String(parameters[1])}`;
+  if (sql.startsWith('delete from "oidc_payloads"')) return `delete ${model}`;
+  return `${sql.split(' ')[0]} ${/(?:from|into|update) "(\w+)"/.exec(sql)?.[1]}`;
+}
+
+function countedWorld(dialect: Dialect) {
+  const statements: string[] = [];
+  const world = useOidcWorld(dialect, {
+    onQuery: (event) => {
+      // The usage recorder's periodic flush is not part of any request.
+      if (/"(request_log|usage_history)"/.test(event.query.sql)) return;
+      statements.push(describeStatement(event.query.sql, event.query.parameters));
+    },
+  });
+  return { world, statements };
+}
+
+async function signInCounted({ world, statements }: { world: OidcWorld; statements: string[] }) {
+  const registered = await registerClient(world.app, { type: 'confidential' });
+  const wallet = await demoWallet('alice');
+  const base = world.app.base;
+  const steps: Record<string, string[]> = {};
+  const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
+    statements.length = 0;
+    const result = await run();
+    steps[name] = [...statements].sort();
+    return result;
+  };
+  const browser = new CookieBrowser();
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URLSearchParams({
+    client_id: registered.clientId,
+    redirect_uri: registered.redirectUri,
+    response_type: 'code',
+    scope: 'openid profile wallet attestations',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  const start = await step('authorize', () => browser.fetch(`${base}/oidc/auth?${authorize}`));
+  const page = new URL(start.headers.get('location')!, base).href;
+  await step('page', async () => expect((await browser.fetch(page)).status).toBe(200));
+  const challenge = await step('challenge', () => browser.postJson(`${page}/challenge`, { handle: 'alice' }));
+  const proof = await signChallenge(challenge.body, wallet, registered.clientId);
+  const verified = await step('verify', () => browser.postJson(`${page}/verify`, { path: 'verify', ...proof }));
+  const resume = await step('resume', () => browser.fetch(new URL(verified.body.redirect_to, base).href));
+  const code = new URL(resume.headers.get('location')!).searchParams.get('code')!;
+  const tokens = await step('token', async () => {
+    const res = await fetch(`${base}/oidc/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${registered.clientId}:${registered.clientSecret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: registered.redirectUri,
+        code_verifier: verifier,
+      }),
+    });
+    expect(res.status).toBe(200);
+    return res.json();
+  });
+  await step('userinfo', async () => {
+    const res = await fetch(`${base}/oidc/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(await res.json()).toMatchObject({ preferred_username: 'alice' });
+  });
+  return steps;
+}
+
+const expected = Object.fromEntries(Object.entries(EXPECTED).map(([step, list]) => [step, [...list].sort()]));
+
+describe('statements per request of a sign-in, SQLite', () => {
+  const counted = countedWorld('sqlite');
+  it('30 in all, each step exactly these', async () => {
+    await signInCounted(counted); // the first one also loads the provider's keys
+    const steps = await signInCounted(counted);
+    expect(steps).toStrictEqual(expected);
+    expect(Object.values(steps).flat()).toHaveLength(30);
+  });
+});
+
+describe.skipIf(!postgresReachable)('statements per request of a sign-in, Postgres', () => {
+  const counted = countedWorld('postgres');
+  it('the same 30', async () => {
+    await signInCounted(counted);
+    expect(await signInCounted(counted)).toStrictEqual(expected);
+  });
+});

@@ -1,0 +1,47 @@
+import type { Kysely } from 'kysely';
+import { expect, it } from 'vitest';
+import { describeEachDialect } from '@sigil/test/support/db';
+import { withoutFsync } from './durability';
+import { prepared, type Slots } from './prepared';
+import type { Database } from './schema';
+
+// A prepared statement is compiled once and filled with each call's values: a slot used twice gets its value
+// twice, constants stay, and a derived handle (a group commit's connection) runs it too.
+const upsert = prepared((db: Kysely<Database>, v: Slots<{ key: string; value: string; at: number }>) =>
+  db
+    .insertInto('kv')
+    .values({ key: v.key, value: v.value, updated_at: v.at })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: v.value, updated_at: v.at })),
+);
+const find = prepared((db: Kysely<Database>, v: Slots<{ key: string }>) =>
+  db.selectFrom('kv').select(['value', 'updated_at']).where('key', '=', v.key).where('value', '<>', 'hidden'),
+);
+
+describeEachDialect('prepared statements', (ctx) => {
+  it('runs with each call’s values, the same slot filled everywhere it is used', async () => {
+    await upsert(ctx.db, { key: 'p1', value: 'one', at: 1 });
+    await upsert(ctx.db, { key: 'p2', value: 'two', at: 2 });
+    await upsert(ctx.db, { key: 'p1', value: 'uno', at: 3 });
+    expect((await find(ctx.db, { key: 'p1' })).rows).toEqual([{ value: 'uno', updated_at: 3 }]);
+    expect((await find(ctx.db, { key: 'p2' })).rows).toEqual([{ value: 'two', updated_at: 2 }]);
+    expect((await find(ctx.db, { key: 'absent' })).rows).toEqual([]);
+  });
+
+  it('keeps the constants of the statement', async () => {
+    await upsert(ctx.db, { key: 'p3', value: 'hidden', at: 4 });
+    expect((await find(ctx.db, { key: 'p3' })).rows).toEqual([]);
+  });
+
+  it('runs on a group commit’s connection', async () => {
+    await withoutFsync(ctx.db, (conn) => upsert(conn, { key: 'p4', value: 'four', at: 5 }));
+    expect((await find(ctx.db, { key: 'p4' })).rows).toEqual([{ value: 'four', updated_at: 5 }]);
+  });
+
+  it('refuses a call without a value for a slot, and a builder that spreads the slots', async () => {
+    await expect(find(ctx.db, {} as { key: string })).rejects.toThrow('no value for key');
+    const spread = prepared((db: Kysely<Database>, v: Slots<{ key: string; value: string; at: number }>) =>
+      db.insertInto('kv').values({ ...v, updated_at: 0 }),
+    );
+    await expect(spread(ctx.db, { key: 'p5', value: 'five', at: 6 })).rejects.toThrow('cannot be spread');
+  });
+});
