@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Transaction } from '@solana/kit';
+import type { LogEvent } from 'kysely';
 import pg from 'pg';
 import { createDatabase, migrateToLatest, type DatabaseHandle, type Dialect } from '../../server/src/platform/db/index';
 import { POSTGRES_ADMIN_URL } from '../support/postgres';
@@ -329,7 +330,7 @@ async function adminQuery(text: string): Promise<void> {
  */
 export async function benchDb(
   dialect: Dialect = 'sqlite',
-  options: { onQuery?: () => void } = {},
+  options: { onQuery?: (event: LogEvent) => void } = {},
 ): Promise<DatabaseHandle & { url: string; drop(): Promise<void> }> {
   if (dialect === 'postgres') {
     const name = `sigil_bench_${randomBytes(6).toString('hex')}`; // [0-9a-f] only: safe as an identifier

@@ -23,6 +23,9 @@ import { migrateToLatest, type Dialect } from '../../server/src/platform/db/inde
 import { createKey } from '../../server/src/features/keys/service';
 import { benchDb, table } from './support';
 
+/** Keyed and paid requests alternate in this many rounds (n / ROUNDS requests each). */
+const ROUNDS = 4;
+
 export interface X402BenchResult {
   paidPerSec: number;
   paidMicros: number;
@@ -52,7 +55,16 @@ export async function benchX402(
   });
   const rail = await startLocalFacilitatorRail(chain);
   const dialect = opts.dialect ?? 'sqlite';
-  const database = await benchDb(dialect);
+  // What each timed phase costs besides its own work: SQL statements and RPC calls, counted and timed.
+  const io = { statements: 0, sqlMs: 0, writeMs: 0, rpc: {} as Record<string, number>, rpcMs: 0 };
+  const database = await benchDb(dialect, {
+    onQuery: (event) => {
+      io.statements++;
+      io.sqlMs += event.queryDurationMillis;
+      // The paid request's one write: the payment record, committed durably (docs/data.md "Durability").
+      if (/^insert into "x402_payments"/i.test(event.query.sql)) io.writeMs += event.queryDurationMillis;
+    },
+  });
   try {
     await migrateToLatest(database.db);
     const payer = await createKeyPairSignerFromBytes(base58.decode(chain.scenario!.wallets.payer1!.secretKey));
@@ -67,7 +79,15 @@ export async function benchX402(
       SIGIL_X402_DOMAIN_TAG: 'bench.sigil.test',
       SIGIL_X402_IP_LIMIT_PER_MINUTE: '1000000',
     });
-    const reader = createChainReader({ rpcUrl: config.rpcUrl, programId: config.programId, timeoutMs: 5_000 });
+    const reader = createChainReader({
+      rpcUrl: config.rpcUrl,
+      programId: config.programId,
+      timeoutMs: 5_000,
+      onRpcCall: ({ method, durationMs }) => {
+        io.rpc[method] = (io.rpc[method] ?? 0) + 1;
+        io.rpcMs += durationMs;
+      },
+    });
     const app = await composeTestApp({ config, chain: reader, db: database.db });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
@@ -104,26 +124,54 @@ export async function benchX402(
         built.push({ header: encodePaymentHeader({ network: entry.network, signature, payerSig }) });
       }
 
-      const time = async (run: (i: number) => Promise<number>) => {
+      // Keyed and paid requests alternate in rounds, so that a change in the machine's speed during the run
+      // touches both alike; each phase sums its rounds.
+      const totals = () => ({
+        ms: 0,
+        cpuMs: 0,
+        statements: 0,
+        sqlMs: 0,
+        writeMs: 0,
+        rpc: {} as Record<string, number>,
+        rpcMs: 0,
+      });
+      const phases = { keyed: totals(), paid: totals() };
+      if (n % ROUNDS !== 0) throw new Error(`requests (${n}) must be a multiple of ${ROUNDS}`);
+      const perRound = n / ROUNDS;
+      const round = async (phase: keyof typeof phases, first: number, run: (i: number) => Promise<number>) => {
+        Object.assign(io, { statements: 0, sqlMs: 0, writeMs: 0, rpc: {}, rpcMs: 0 });
+        const cpu0 = process.cpuUsage();
         const t0 = performance.now();
-        for (let i = 0; i < n; i++) {
+        for (let i = first; i < first + perRound; i++) {
           const status = await run(i);
           if (status !== 200) throw new Error(`bench request ${i} answered ${status}`);
         }
-        return (performance.now() - t0) / n;
+        const t = phases[phase];
+        t.ms += performance.now() - t0;
+        const cpu = process.cpuUsage(cpu0);
+        t.cpuMs += (cpu.user + cpu.system) / 1000;
+        t.statements += io.statements;
+        t.sqlMs += io.sqlMs;
+        t.writeMs += io.writeMs;
+        t.rpcMs += io.rpcMs;
+        for (const [m, c] of Object.entries(io.rpc)) t.rpc[m] = (t.rpc[m] ?? 0) + c;
       };
-      const keyedMs = await time(async () => {
-        const r = await fetch(base + path, { headers: { 'x-api-key': key.secret } });
-        await r.text();
-        return r.status;
-      });
-      const paidMs = await time(async (i) => {
-        const r = await fetch(base + path, {
-          headers: { [X402_HEADERS.payer]: payer.address, [X402_HEADERS.payment]: built[i]!.header },
+      for (let r = 0; r < ROUNDS; r++) {
+        await round('keyed', r * perRound, async () => {
+          const res = await fetch(base + path, { headers: { 'x-api-key': key.secret } });
+          await res.text();
+          return res.status;
         });
-        await r.text();
-        return r.status;
-      });
+        await round('paid', r * perRound, async (i) => {
+          const res = await fetch(base + path, {
+            headers: { [X402_HEADERS.payer]: payer.address, [X402_HEADERS.payment]: built[i]!.header },
+          });
+          await res.text();
+          return res.status;
+        });
+      }
+      const keyedMs = phases.keyed.ms / n;
+      const paidMs = phases.paid.ms / n;
 
       // Facilitator rail: the stock client builds each payment from a fresh challenge (untimed), then the paid
       // request is timed alone.
@@ -183,7 +231,60 @@ export async function benchX402(
           ],
         ],
       );
-      return { ...result, markdown };
+      const us = (ms: number) => (ms * 1000).toFixed(0);
+      const perRequest = (t: ReturnType<typeof totals>) => ({
+        ms: t.ms / n,
+        cpuMs: t.cpuMs / n,
+        statements: t.statements / n,
+        readMs: (t.sqlMs - t.writeMs) / n,
+        writeMs: t.writeMs / n,
+        rpcCalls: Object.values(t.rpc).reduce((a, b) => a + b, 0) / n,
+        rpcMethods: Object.entries(t.rpc)
+          .map(([m, c]) => `${m} ${+(c / n).toFixed(2)}`)
+          .join(', '),
+        rpcMs: t.rpcMs / n,
+      });
+      const [k, p] = [perRequest(phases.keyed), perRequest(phases.paid)];
+      const rest = (c: typeof k) => c.ms - c.readMs - c.writeMs - c.rpcMs;
+      const row = (c: typeof k) => [
+        us(c.ms),
+        us(c.cpuMs),
+        +c.statements.toFixed(2),
+        us(c.readMs),
+        us(c.writeMs),
+        c.rpcMethods || '0',
+        us(c.rpcMs),
+        us(rest(c)),
+      ];
+      const breakdown = table(
+        [
+          `where a request's time goes (${dialect}; ${ROUNDS} alternated rounds)`,
+          'µs',
+          'CPU µs (client, service and chain: one process)',
+          'SQL statements',
+          'SQL µs (other statements)',
+          'SQL µs (payment record, durable)',
+          'RPC calls',
+          'RPC µs',
+          'rest µs (service code, HTTP)',
+        ],
+        [
+          ['with X-API-Key', ...row(k)],
+          ['paid, native rail', ...row(p)],
+          [
+            'paid − keyed',
+            us(p.ms - k.ms),
+            us(p.cpuMs - k.cpuMs),
+            +(p.statements - k.statements).toFixed(2),
+            us(p.readMs - k.readMs),
+            us(p.writeMs - k.writeMs),
+            +(p.rpcCalls - k.rpcCalls).toFixed(2),
+            us(p.rpcMs - k.rpcMs),
+            us(rest(p) - rest(k)),
+          ],
+        ],
+      );
+      return { ...result, markdown: `${markdown}\n\n${breakdown}` };
     } finally {
       await app.close();
     }
