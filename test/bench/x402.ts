@@ -8,10 +8,17 @@
 // latency sum, not a throughput under load; the keyed row is the baseline the overheads are measured against.
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
-import { createKeyPairSignerFromBytes } from '@solana/kit';
+import { createKeyPairSignerFromBytes, type Address } from '@solana/kit';
 import { x402Client, x402HTTPClient } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import { X402_HEADERS, encodePaymentHeader } from '@sigil/contract/x402';
+import {
+  X402_HEADERS,
+  decodeBase64Json,
+  encodePaymentHeader,
+  parsePaymentJson,
+  redeemMessage,
+  type X402AcceptEntry,
+} from '@sigil/contract/x402';
 import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '../../client-sdk/src/x402';
 import { composeTestApp } from '../support/compose-app';
 import { SOLANA_DEVNET_GENESIS_HASH, startLocalChain } from '../../server/src/localchain/index';
@@ -21,6 +28,17 @@ import { createChainReader } from '../../server/src/platform/chain/reader';
 import { testConfig } from '../../server/src/platform/config';
 import { migrateToLatest, type Dialect } from '../../server/src/platform/db/index';
 import { createKey } from '../../server/src/features/keys/service';
+import type { Kysely } from 'kysely';
+import {
+  appendedTransferAccounts,
+  checkPaymentTransaction,
+  type PaymentQuote,
+} from '../../server/src/features/x402/payment-tx';
+import { findReference, findReferences, signatureConsumed } from '../../server/src/features/x402/queries';
+import { decodeSignature, verifyWalletMessage } from '../../server/src/platform/crypto/wallet-signature';
+import type { ChainReader } from '../../server/src/platform/chain/types';
+import type { X402Settings } from '../../server/src/platform/config';
+import type { Database } from '../../server/src/platform/db/index';
 import { benchDb, table } from './support';
 
 /** Keyed and paid requests alternate in this many rounds (n / ROUNDS requests each). */
@@ -38,6 +56,71 @@ export interface X402BenchResult {
   /** facilitator-rail paid − keyed, per request. */
   facilitatorOverheadMicros: number;
   markdown: string;
+}
+
+/** Repeats of each step in redemptionSteps. */
+const STEP_REPEATS = 2000;
+
+interface StepCost {
+  cpuMs: number;
+  wallMs: number;
+}
+
+/** CPU and wall ms per call of `work`, over STEP_REPEATS calls after a warm-up. */
+async function perCall(work: () => unknown): Promise<StepCost> {
+  for (let i = 0; i < STEP_REPEATS / 10; i++) await work();
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  for (let i = 0; i < STEP_REPEATS; i++) await work();
+  const wallMs = (performance.now() - t0) / STEP_REPEATS;
+  const cpu = process.cpuUsage(cpu0);
+  return { cpuMs: (cpu.user + cpu.system) / 1000 / STEP_REPEATS, wallMs };
+}
+
+/**
+ * What the native rail does with one payment (redeem.ts, in its order), step by step: CPU and wall ms per step. The payment
+ * must not be consumed yet. Each decode gets its own copy of the getTransaction answer (redemption decodes each
+ * answer once).
+ */
+async function redemptionSteps(
+  db: Kysely<Database>,
+  settings: X402Settings,
+  reader: ChainReader,
+  payer: string,
+  payment: { header: string; signature: string },
+  entry: X402AcceptEntry,
+): Promise<Record<string, StepCost>> {
+  const tx = (await reader.getTransactionWire(payment.signature, 'finalized'))!;
+  const reference = entry.extra.reference!;
+  const row = (await findReference(db, reference))!;
+  const parsed = parsePaymentJson(decodeBase64Json(payment.header));
+  if (!parsed.ok) throw new Error(parsed.message);
+  const quote: PaymentQuote = {
+    payTo: settings.payTo as Address,
+    asset: settings.asset as Address,
+    amount: BigInt(row.amount),
+    reference: reference as Address,
+    payer: payer as Address,
+    issuedAt: Math.floor(row.issued_at / 1000),
+  };
+  const message = redeemMessage(settings.domainTag, reference);
+  const now = Math.floor(Date.now() / 1000);
+  if (!(await checkPaymentTransaction(tx, quote, { now })).ok) throw new Error('the bench payment does not check');
+  return {
+    'payment header: base64, JSON, schema': await perCall(() => parsePaymentJson(decodeBase64Json(payment.header))),
+    'SQL: is the signature consumed?': await perCall(() => signatureConsumed(db, payment.signature)),
+    'the transaction: decode (once per request)': await perCall(() => appendedTransferAccounts({ ...tx })),
+    'SQL: the references it carries, and whether spent': await perCall(() =>
+      findReferences(db, appendedTransferAccounts(tx)),
+    ),
+    'payerSig: base58 and one ed25519 verify': await perCall(() => {
+      const sig = decodeSignature(parsed.payment.payerSig!);
+      return sig.ok && verifyWalletMessage({ message, signature: sig.bytes, signer: payer });
+    }),
+    'the payment rules (checkPaymentTransaction on the decoded answer)': await perCall(() =>
+      checkPaymentTransaction(tx, quote, { now }),
+    ),
+  };
 }
 
 export async function benchX402(
@@ -102,7 +185,7 @@ export async function benchX402(
       await fetch(base + path, { headers: { 'x-api-key': key.secret } }).then((r) => r.text());
 
       // Pre-build n payments: challenge → pay → (finalize all) → sign. Not timed, except the challenges.
-      const built: { header: string }[] = [];
+      const built: { header: string; signature: string }[] = [];
       let challengeTotal = 0;
       const entries = [];
       for (let i = 0; i < n; i++) {
@@ -121,8 +204,24 @@ export async function benchX402(
       await chain.waitForFinalized(entries.at(-1)!.signature);
       for (const { entry, signature } of entries) {
         const payerSig = await signRedeemMessage(payer, entry.extra.redeemMessage!);
-        built.push({ header: encodePaymentHeader({ network: entry.network, signature, payerSig }) });
+        built.push({ signature, header: encodePaymentHeader({ network: entry.network, signature, payerSig }) });
       }
+
+      // The native rail's steps one at a time, on the first payment (before any is consumed), each repeated in a
+      // loop: CPU per step, what the service does for a paid request besides the RPC and the durable write. The loops
+      // do not yield to timers, so the chain's slot clock (same process) stays out of them. The RPC alone: the same
+      // getTransaction for every payment's signature, wall time (the chain answers in this process).
+      const steps = await redemptionSteps(
+        database.db,
+        config.x402!,
+        reader,
+        payer.address,
+        built[0]!,
+        entries[0]!.entry,
+      );
+      const rpcT0 = performance.now();
+      for (const { signature } of built) await reader.getTransactionWire(signature, 'finalized');
+      const rpcAloneMs = (performance.now() - rpcT0) / n;
 
       // Keyed and paid requests alternate in rounds, so that a change in the machine's speed during the run
       // touches both alike; each phase sums its rounds.
@@ -284,7 +383,25 @@ export async function benchX402(
           ],
         ],
       );
-      return { ...result, markdown: `${markdown}\n\n${breakdown}` };
+      const sum = (f: (c: StepCost) => number) => Object.values(steps).reduce((a, c) => a + f(c), 0);
+      const verification = table(
+        [
+          `a paid request's steps besides the handler (${dialect}; each step ${STEP_REPEATS} times)`,
+          'CPU µs',
+          'wall µs',
+        ],
+        [
+          ...Object.entries(steps).map(([step, c]) => [step, us(c.cpuMs), us(c.wallMs)]),
+          ["the service's own work (sum of the above)", us(sum((c) => c.cpuMs)), us(sum((c) => c.wallMs))],
+          [
+            `getTransaction, the one RPC (the local chain answers in this process; ${n} signatures)`,
+            '',
+            us(rpcAloneMs),
+          ],
+          ['the payment record: one INSERT, committed durably (in the paid rounds)', '', us(p.writeMs)],
+        ],
+      );
+      return { ...result, markdown: `${markdown}\n\n${breakdown}\n\n${verification}` };
     } finally {
       await app.close();
     }
