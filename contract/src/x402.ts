@@ -433,7 +433,11 @@ function firstIssue(error: z.ZodError): string {
 
 /** Parses a PAYMENT-SIGNATURE / X-PAYMENT header value (base64 JSON, v1 or v2 form). */
 export function parsePaymentHeader(headerValue: string): ParsePaymentResult {
-  const json = decodeBase64Json(headerValue);
+  return parsePaymentJson(decodeBase64Json(headerValue));
+}
+
+/** parsePaymentHeader for a header already decoded with decodeBase64Json (undefined: it did not decode). */
+export function parsePaymentJson(json: unknown): ParsePaymentResult {
   if (json === undefined) return payloadInvalid('payment header is not base64 of a JSON object');
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     return payloadInvalid('payment header is not base64 of a JSON object');

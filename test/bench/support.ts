@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import type { Transaction } from '@solana/kit';
+import type { LogEvent } from 'kysely';
 import pg from 'pg';
 import { createDatabase, migrateToLatest, type DatabaseHandle, type Dialect } from '../../server/src/platform/db/index';
 import { POSTGRES_ADMIN_URL } from '../support/postgres';
@@ -28,6 +29,8 @@ export interface LoadRow {
   p99Ms: number;
   errors: number;
   non2xx: number;
+  /** With `load`'s `cpuOf`: each of those processes' CPU ms per request over the measured run. */
+  cpuMsPerRequest?: number[];
 }
 
 export async function freePort(): Promise<number> {
@@ -191,6 +194,8 @@ export async function load(
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Processes whose CPU (user + system) per request to report, e.g. the server under test. */
+    cpuOf?: ChildProcess[];
   } = {},
 ): Promise<LoadRow> {
   const base: autocannon.Options = { url, connections: opts.connections ?? 32 };
@@ -198,8 +203,11 @@ export async function load(
   if (opts.headers) base.headers = opts.headers;
   if (opts.body !== undefined) base.body = opts.body;
   await autocannon({ ...base, duration: opts.warmupSeconds ?? 1 });
+  const cpu0 = opts.cpuOf?.map((c) => processCpuMs(c.pid));
   const r = await autocannon({ ...base, duration: opts.seconds ?? 5 });
+  const cpuMsPerRequest = opts.cpuOf?.map((c, i) => (processCpuMs(c.pid) - cpu0![i]!) / r.requests.total);
   return {
+    ...(cpuMsPerRequest ? { cpuMsPerRequest } : {}),
     name,
     requestsPerSec: Math.round(r.requests.average),
     p50Ms: r.latency.p50,
@@ -322,7 +330,7 @@ async function adminQuery(text: string): Promise<void> {
  */
 export async function benchDb(
   dialect: Dialect = 'sqlite',
-  options: { onQuery?: () => void } = {},
+  options: { onQuery?: (event: LogEvent) => void } = {},
 ): Promise<DatabaseHandle & { url: string; drop(): Promise<void> }> {
   if (dialect === 'postgres') {
     const name = `sigil_bench_${randomBytes(6).toString('hex')}`; // [0-9a-f] only: safe as an identifier

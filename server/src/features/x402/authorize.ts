@@ -44,11 +44,11 @@ export async function authorize(
     const header = preferred ?? legacy;
     if (header === undefined) throw await challengeError(deps, facts);
     // A partially signed transaction is the facilitator rail's payment; anything else is judged by the native rail.
-    const json = deps.facilitator ? decodeBase64Json(header) : undefined;
+    const json = decodeBase64Json(header);
     if (deps.facilitator && isFacilitatorPayment(json)) {
       return await authorizeFacilitator(deps, deps.facilitator, facts, json);
     }
-    return await redeem(deps, facts, header);
+    return await redeem(deps, facts, json);
   } catch (err) {
     if (err instanceof StoreDown) {
       throw new X402Error(

@@ -2,17 +2,18 @@
 // transaction with getTransaction(signature, {encoding: 'base64', maxSupportedTransactionVersion: 0,
 // commitment: 'finalized'}) and hands the answer here). Every rule and its code are in docs/x402.md.
 import {
-  decodeTransactionFromRpcResponse,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
   getInstructionsFromCompiledTransactionMessage,
   getSignatureFromTransaction,
+  getTransactionDecoder,
   getU32Decoder,
   getU64Decoder,
   isSignerRole,
   isWritableRole,
   type AccountMeta,
   type Address,
-  type Base64EncodedDataResponse,
-  type DecodedRpcTransaction,
+  type CompiledTransactionMessage,
   type Signature,
   type Transaction,
 } from '@solana/kit';
@@ -155,26 +156,71 @@ interface OpenedPayment {
   tokenProgram: Address;
 }
 
-/** Decodes the transaction and checks what comes before its parties: on-chain success and the fixed layout. */
-function openPayment(tx: PaymentTransactionResponse): OpenedPayment | PaymentFailure {
-  let decoded: DecodedRpcTransaction & { transaction: Transaction };
-  let signature: Signature;
+interface DecodedAnswer {
+  message: CompiledTransactionMessage;
+  /** Null when the transaction carries no fee-payer signature. */
+  signature: Signature | null;
+  /** Null when they do not decode, and for version 1 messages (refused before their instructions matter). */
+  instructions: ResolvedInstruction[] | null;
+}
+
+/**
+ * getTransaction answers decoded, per answer object: redemption by signature reads the references a transaction
+ * carries (appendedTransferAccounts) and then judges the same answer (checkPaymentTransaction), and the decode
+ * (base58 of every account, the message, its instructions) is the largest part of both. Weak: an answer is
+ * forgotten with the request that read it.
+ */
+const decodedAnswers = new WeakMap<PaymentTransactionResponse, DecodedAnswer | null>();
+
+// What kit's decodeTransactionFromRpcResponse does for a base64 answer, with its decoders built once: it builds
+// them on every call, about a quarter of the cost of a decode (measured on the bench's payments).
+const base64Bytes = getBase64Encoder();
+const wireDecoder = getTransactionDecoder();
+const messageDecoder = getCompiledTransactionMessageDecoder();
+
+function decodeAnswer(tx: PaymentTransactionResponse): DecodedAnswer | null {
+  if (decodedAnswers.has(tx)) return decodedAnswers.get(tx)!;
+  let answer: DecodedAnswer | null = null;
   try {
     if (!Array.isArray(tx.transaction) || tx.transaction[1] !== 'base64') throw new Error('not base64');
-    // The kit type brands the string; the shape was just checked, the decoder checks the bytes.
-    const transaction = tx.transaction as unknown as Base64EncodedDataResponse;
-    decoded = decodeTransactionFromRpcResponse({ transaction, version: tx.version });
-    signature = getSignatureFromTransaction(decoded.transaction);
+    const transaction = wireDecoder.decode(base64Bytes.encode(tx.transaction[0]));
+    const message = messageDecoder.decode(transaction.messageBytes);
+    answer = { message, signature: signatureOf(transaction), instructions: instructionsOf(message) };
   } catch {
-    return fail('PAYMENT_UNVERIFIABLE', 'payment transaction does not decode');
+    answer = null;
   }
+  decodedAnswers.set(tx, answer);
+  return answer;
+}
+
+function signatureOf(transaction: Transaction): Signature | null {
+  try {
+    return getSignatureFromTransaction(transaction);
+  } catch {
+    return null;
+  }
+}
+
+function instructionsOf(message: CompiledTransactionMessage): ResolvedInstruction[] | null {
+  if (message.version === 1) return null;
+  try {
+    return getInstructionsFromCompiledTransactionMessage(message);
+  } catch {
+    return null;
+  }
+}
+
+/** Checks what comes before the parties of a decoded transaction: on-chain success and the fixed layout. */
+function openPayment(tx: PaymentTransactionResponse): OpenedPayment | PaymentFailure {
+  const decoded = decodeAnswer(tx);
+  if (!decoded?.signature) return fail('PAYMENT_UNVERIFIABLE', 'payment transaction does not decode');
   const meta = tx.meta;
   if (!meta) return fail('PAYMENT_UNVERIFIABLE', 'payment transaction has no status metadata');
   if (meta.err !== null && meta.err !== undefined) {
     return fail('PAYMENT_FAILED', 'payment transaction failed on chain; pay again');
   }
 
-  const message = decoded.compiledMessage;
+  const { message, signature, instructions } = decoded;
   // v1 messages carry their own compute configuration: not the fixed shape.
   if (message.version === 1) return fail('PAYMENT_LAYOUT_INVALID', 'version 1 transactions are not accepted');
   const loaded = meta.loadedAddresses;
@@ -185,15 +231,31 @@ function openPayment(tx: PaymentTransactionResponse): OpenedPayment | PaymentFai
     return fail('PAYMENT_LAYOUT_INVALID', 'address lookup tables are not accepted');
   }
 
-  let instructions: ResolvedInstruction[];
-  try {
-    instructions = getInstructionsFromCompiledTransactionMessage(message);
-  } catch {
-    return fail('PAYMENT_UNVERIFIABLE', 'payment transaction instructions do not decode');
-  }
+  if (!instructions) return fail('PAYMENT_UNVERIFIABLE', 'payment transaction instructions do not decode');
   const layout = checkLayout(instructions);
   if (typeof layout === 'string') return fail('PAYMENT_LAYOUT_INVALID', layout);
   return { ok: true, meta, staticAccounts: message.staticAccounts, signature, instructions, ...layout };
+}
+
+/** Entries kept by associatedTokenAccount; more means the quotes come from many challenges (the MCP tool's). */
+const TOKEN_ACCOUNTS_KEPT = 64;
+const tokenAccounts = new Map<string, Promise<Address>>();
+
+/**
+ * payTo's associated token account for a mint and token program. The same three give the same account forever,
+ * and the derivation (SHA-256 rounds, each checked off the curve) cost as much as the rest of the rules together,
+ * so it is derived once per triple (a service has one or two: its payTo, its asset).
+ */
+function associatedTokenAccount(owner: Address, mint: Address, tokenProgram: Address): Promise<Address> {
+  const key = `${owner} ${mint} ${tokenProgram}`;
+  let account = tokenAccounts.get(key);
+  if (!account) {
+    if (tokenAccounts.size >= TOKEN_ACCOUNTS_KEPT) tokenAccounts.clear();
+    account = findAssociatedTokenPda({ owner, mint, tokenProgram }).then(([address]) => address);
+    tokenAccounts.set(key, account);
+    account.catch(() => tokenAccounts.delete(key));
+  }
+  return account;
 }
 
 /**
@@ -218,8 +280,7 @@ async function checkParties(
     return fail('PAYMENT_WRONG_ASSET', 'payment uses a different token program than the quoted asset');
   }
   if (mint.address !== quote.asset) return fail('PAYMENT_WRONG_ASSET', 'payment transfers a different mint');
-  const [expectedDestination] = await findAssociatedTokenPda({ owner: quote.payTo, mint: quote.asset, tokenProgram });
-  if (destination.address !== expectedDestination) {
+  if (destination.address !== (await associatedTokenAccount(quote.payTo, quote.asset, tokenProgram))) {
     return fail('PAYMENT_WRONG_DESTINATION', 'payment is not to the associated token account of payTo');
   }
   return null;
@@ -341,19 +402,12 @@ function checkReference(
  * claims (then checkPaymentTransaction judges it). Empty when the transaction does not decode.
  */
 export function appendedTransferAccounts(tx: PaymentTransactionResponse): Address[] {
-  try {
-    const transaction = tx.transaction as unknown as Base64EncodedDataResponse;
-    const decoded = decodeTransactionFromRpcResponse({ transaction, version: tx.version });
-    if (decoded.compiledMessage.version === 1) return [];
-    const out: Address[] = [];
-    for (const ix of getInstructionsFromCompiledTransactionMessage(decoded.compiledMessage)) {
-      const isToken = ix.programAddress === TOKEN_PROGRAM_ADDRESS || ix.programAddress === TOKEN_2022_PROGRAM_ADDRESS;
-      if (isToken && ix.data?.[0] === TRANSFER_CHECKED) {
-        for (const meta of ix.accounts?.slice(4) ?? []) if (!out.includes(meta.address)) out.push(meta.address);
-      }
+  const out: Address[] = [];
+  for (const ix of decodeAnswer(tx)?.instructions ?? []) {
+    const isToken = ix.programAddress === TOKEN_PROGRAM_ADDRESS || ix.programAddress === TOKEN_2022_PROGRAM_ADDRESS;
+    if (isToken && ix.data?.[0] === TRANSFER_CHECKED) {
+      for (const meta of ix.accounts?.slice(4) ?? []) if (!out.includes(meta.address)) out.push(meta.address);
     }
-    return out;
-  } catch {
-    return [];
   }
+  return out;
 }

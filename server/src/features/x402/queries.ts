@@ -27,36 +27,51 @@ export async function insertReference(db: Kysely<Database>, row: IssuedReference
   await db.insertInto('x402_references').values(row).execute();
 }
 
-export async function findReference(db: Kysely<Database>, reference: string): Promise<IssuedReference | undefined> {
-  return db.selectFrom('x402_references').selectAll().where('reference', '=', reference).executeTakeFirst();
+/** An issued reference, and whether a payment has consumed it already (read with it: one statement). */
+export type ReferenceState = IssuedReference & { spent: boolean };
+
+function referencesWithState(db: Kysely<Database>) {
+  return db
+    .selectFrom('x402_references')
+    .selectAll('x402_references')
+    .select((eb) =>
+      eb
+        .exists(
+          eb
+            .selectFrom('x402_payments')
+            .select('x402_payments.signature')
+            .whereRef('x402_payments.reference', '=', 'x402_references.reference'),
+        )
+        .as('spent'),
+    );
+}
+
+/** SQLite answers EXISTS with 0 or 1, Postgres with a boolean. */
+const withState = ({ spent, ...row }: IssuedReference & { spent: unknown }): ReferenceState => ({
+  ...row,
+  spent: Boolean(spent),
+});
+
+export async function findReference(db: Kysely<Database>, reference: string): Promise<ReferenceState | undefined> {
+  const row = await referencesWithState(db).where('x402_references.reference', '=', reference).executeTakeFirst();
+  return row && withState(row);
 }
 
 /** Issued references among `references` (e.g. the accounts a payment appended to its transfer). */
-export async function findReferences(db: Kysely<Database>, references: readonly string[]): Promise<IssuedReference[]> {
+export async function findReferences(db: Kysely<Database>, references: readonly string[]): Promise<ReferenceState[]> {
   if (references.length === 0) return [];
-  return db.selectFrom('x402_references').selectAll().where('reference', 'in', references).execute();
+  const rows = await referencesWithState(db).where('x402_references.reference', 'in', references).execute();
+  return rows.map(withState);
 }
 
-/** What is already consumed: by this transaction signature, and/or this reference. */
-export async function consumedPayments(
-  db: Kysely<Database>,
-  by: { signature?: string; reference?: string },
-): Promise<{ signatureUsed: boolean; referenceUsed: boolean }> {
-  if (by.signature === undefined && by.reference === undefined) return { signatureUsed: false, referenceUsed: false };
-  const rows = await db
+/** Whether a payment with this transaction signature was consumed already. */
+export async function signatureConsumed(db: Kysely<Database>, signature: string): Promise<boolean> {
+  const row = await db
     .selectFrom('x402_payments')
-    .select(['signature', 'reference'])
-    .where((eb) =>
-      eb.or([
-        ...(by.signature !== undefined ? [eb('signature', '=', by.signature)] : []),
-        ...(by.reference !== undefined ? [eb('reference', '=', by.reference)] : []),
-      ]),
-    )
-    .execute();
-  return {
-    signatureUsed: rows.some((r) => r.signature === by.signature),
-    referenceUsed: rows.some((r) => r.reference === by.reference),
-  };
+    .select('signature')
+    .where('signature', '=', signature)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export type ConsumeOutcome = 'consumed' | 'signature-used' | 'reference-used';
@@ -73,8 +88,7 @@ export async function consumePayment(db: Kysely<Database>, row: ConsumedPayment)
     .onConflict((oc) => oc.doNothing())
     .executeTakeFirst();
   if (affectedRows(result) === 1) return 'consumed';
-  const taken = await consumedPayments(db, { signature: row.signature });
-  return taken.signatureUsed ? 'signature-used' : 'reference-used';
+  return (await signatureConsumed(db, row.signature)) ? 'signature-used' : 'reference-used';
 }
 
 /** Housekeeping: issued references past their window that never bought anything. */

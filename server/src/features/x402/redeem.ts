@@ -2,10 +2,12 @@
 // consumed (settle.ts does that after the handler succeeded). Steps, in order: parse the header and match the
 // network and bound payer; (1) find the reference the payment claims and check nothing is spent yet; (2) check
 // the payer's signature over the redeem message; (3) check the finalized payment against the reference's quote.
+// A payment by signature costs two store reads (is the signature spent; the references its transaction carries, each
+// with whether it is spent), one getTransaction sent alongside the first read, one decode of that transaction.
 import type { Address } from '@solana/kit';
 import {
   X402_REDEEM_WINDOW_SECONDS,
-  parsePaymentHeader,
+  parsePaymentJson,
   redeemMessage,
   type X402ChallengeCode,
   type X402Payment,
@@ -21,7 +23,7 @@ import {
   type PaymentQuote,
   type PaymentTransactionResponse,
 } from './payment-tx';
-import { consumedPayments, findReference, findReferences, type IssuedReference } from './queries';
+import { findReference, findReferences, type IssuedReference, type ReferenceState, signatureConsumed } from './queries';
 import { guarded } from './store-guard';
 
 /** How many finalized transactions listing a reference are examined (a fresh reference has one or two). */
@@ -64,12 +66,13 @@ interface Redemption {
   chainRead: ChainRead;
 }
 
-export async function redeem(deps: X402Deps, facts: RequestFacts, header: string): Promise<VerifiedPayment> {
+/** `header`: the payment header as decodeBase64Json decoded it (authorize decodes it once, for both rails). */
+export async function redeem(deps: X402Deps, facts: RequestFacts, header: unknown): Promise<VerifiedPayment> {
   const reject: Reject = async (code, message, reuse) => {
     const keep = reuse && SAME_REFERENCE_RETRY.has(code) ? reuse : undefined;
     throw await challengeError(deps, facts, { code, message }, keep);
   };
-  const parsed = parsePaymentHeader(header);
+  const parsed = parsePaymentJson(header);
   if (!parsed.ok) return reject(parsed.code, parsed.message);
   const payment: X402Payment = parsed.payment;
   const net = await deps.network();
@@ -129,10 +132,14 @@ async function claimedReference(
   payment: X402Payment,
 ): Promise<{ reference: IssuedReference; tx: PaymentTransactionResponse | null }> {
   const { deps, facts, payer, reject } = r;
-  let row: IssuedReference | undefined;
+  let row: ReferenceState | undefined;
+  // The transaction is fetched while the store is asked about the signature: the read costs the request no time of
+  // its own. Its failure is judged (chainRead) only if the redemption gets that far.
+  const fetched =
+    payment.signature === undefined ? undefined : deps.chain.getTransactionWire(payment.signature, 'finalized');
+  fetched?.catch(() => undefined);
   if (payment.signature !== undefined) {
-    const used = await guarded(deps, () => consumedPayments(deps.db, { signature: payment.signature }));
-    if (used.signatureUsed) {
+    if (await guarded(deps, () => signatureConsumed(deps.db, payment.signature!))) {
       return reject('PAYMENT_ALREADY_USED', 'this payment already bought a successful response; pay again');
     }
   }
@@ -145,7 +152,7 @@ async function claimedReference(
   }
   let tx: PaymentTransactionResponse | null = null;
   if (payment.signature !== undefined) {
-    ({ tx, row } = await referenceOnTransaction(r, payment.signature, row));
+    ({ tx, row } = await referenceOnTransaction(r, payment.signature, fetched!, row));
   }
   const reference = row!;
   if (deps.now() > reference.expires_at) {
@@ -154,27 +161,27 @@ async function claimedReference(
       `the reference's ${X402_REDEEM_WINDOW_SECONDS} s redeem window has passed; request a fresh challenge`,
     );
   }
-  const spent = await guarded(deps, () => consumedPayments(deps.db, { reference: reference.reference }));
-  if (spent.referenceUsed) {
+  if (reference.spent) {
     return reject('REFERENCE_REUSED', 'this reference already bought a successful response; request a fresh challenge');
   }
   return { reference, tx };
 }
 
 /**
- * `payload.signature`: its finalized transaction, and the reference it carries that was issued for this request
- * and payer (`row` when `payload.reference` named it already).
+ * `payload.signature`: its finalized transaction (`fetched`: its getTransaction, already sent), and the reference
+ * it carries that was issued for this request and payer (`row` when `payload.reference` named it already).
  */
 async function referenceOnTransaction(
   r: Redemption,
   signature: string,
-  row: IssuedReference | undefined,
-): Promise<{ tx: PaymentTransactionResponse; row: IssuedReference }> {
+  fetched: Promise<PaymentTransactionResponse | null>,
+  row: ReferenceState | undefined,
+): Promise<{ tx: PaymentTransactionResponse; row: ReferenceState }> {
   const { deps, facts, payer, reject, chainRead } = r;
-  const tx = await chainRead(() => deps.chain.getTransactionWire(signature, 'finalized'), row);
+  const tx = await chainRead(() => fetched, row);
   const issuedOn = (t: PaymentTransactionResponse) =>
     guarded(deps, () => findReferences(deps.db, appendedTransferAccounts(t)));
-  const forThisRequest = (issued: IssuedReference) =>
+  const forThisRequest = (issued: ReferenceState) =>
     issued.request_hash === facts.requestHash && issued.payer === payer;
   if (!tx) {
     // Landed but not final yet? Its reference (read at confirmed) lets the challenge keep pointing at it.
