@@ -45,8 +45,13 @@ export interface ConnectBench {
   dialect: Dialect;
   signins: { addressControl: SigninCost; handleControl: SigninCost };
   concurrency: number;
-  /** verifyWalletMessage (raw form: decode signer, small-order check, key import, verify) per second. */
+  /** verifyWalletMessage (raw form) per second, one signer again and again (its key imported once). */
   walletVerifyPerSec: number;
+  /** The same with a new signer every call: decode signer, small-order check, key import, verify. */
+  freshSignerVerifyPerSec: number;
+  /** Median per-round cost of each, in bare verifies (alternated rounds). */
+  walletVerifyCost: number;
+  freshSignerVerifyCost: number;
   /** Bare node:crypto ed25519 verify with a pre-imported key, per second (the floor). */
   bareVerifyPerSec: number;
   /** The same cheap refusal over HTTP, sequential: public route vs keyed route (key lookup + limiter). */
@@ -54,16 +59,43 @@ export interface ConnectBench {
   markdown: string;
 }
 
-function loopPerSec(durationMs: number, op: () => unknown): number {
-  for (let i = 0; i < 500; i++) op();
-  let n = 0;
-  const start = performance.now();
-  while (performance.now() - start < durationMs) {
-    for (let i = 0; i < 50; i++) op();
-    n += 50;
+/**
+ * Operations per second of each of `ops`, measured in alternated rounds (ROUNDS of ROUND_MS each, after a warm-up),
+ * so a change in the machine's speed during the run hits every variant alike; `cost` is each variant's median over
+ * the rounds of its time per operation divided by the first variant's in the same round.
+ */
+function alternatedPerSec<K extends string>(
+  ops: Record<K, () => unknown>,
+): { perSec: Record<K, number>; cost: Record<K, number> } {
+  const names = Object.keys(ops) as K[];
+  const micros = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<K, number[]>;
+  for (const name of names) for (let i = 0; i < 500; i++) ops[name]();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of names) {
+      let n = 0;
+      const start = performance.now();
+      while (performance.now() - start < ROUND_MS) {
+        for (let i = 0; i < 20; i++) ops[name]();
+        n += 20;
+      }
+      micros[name].push(((performance.now() - start) * 1000) / n);
+    }
   }
-  return n / ((performance.now() - start) / 1000);
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
+  const first = micros[names[0]!];
+  const perSec = {} as Record<K, number>;
+  const cost = {} as Record<K, number>;
+  for (const name of names) {
+    perSec[name] = 1e6 / median(micros[name]);
+    cost[name] = median(micros[name].map((us, i) => us / first[i]!));
+  }
+  return { perSec, cost };
 }
+
+const ROUNDS = 9;
+const ROUND_MS = 250;
+/** More signers than wallet-signature.ts keeps imported: each call of the fresh-signer row imports its key. */
+const FRESH_SIGNERS = 5000;
 
 const ownCpuMs = () => {
   const { user, system } = process.cpuUsage();
@@ -276,24 +308,43 @@ export async function benchConnect(
       throw new Error('the refusal read the chain: not a cheap route');
     await app.close();
 
-    // The signature check alone, next to the bare primitive, same message and key.
+    // The signature check alone, next to the bare primitive, same message and key; then a new signer every call
+    // (more signers than the verifier keeps imported), each with its own signature over its own message.
     const message = walletControlString('key_bench', heidi.address, 'nonce123');
     const signature = base58.decode(await signMessage(heidi, message));
     const bytes = new TextEncoder().encode(message);
     const x = Buffer.from(getAddressEncoder().encode(heidi.address)).toString('base64url');
     const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
-    const walletVerifyPerSec = loopPerSec(1000, () => {
-      if (!verifyWalletMessage({ message, signature, signer: heidi.address }).ok) throw new Error('verify failed');
+    const strangers = Array.from({ length: FRESH_SIGNERS }, () => {
+      const wallet = randomWallet();
+      const text = walletControlString('key_bench', wallet.address, 'nonce123');
+      return {
+        message: text,
+        signature: nodeSign(null, Buffer.from(text, 'utf8'), wallet.privateKey),
+        signer: wallet.address,
+      };
     });
-    const bareVerifyPerSec = loopPerSec(1000, () => {
-      if (!nodeVerify(null, bytes, key, signature)) throw new Error('verify failed');
+    let nextStranger = 0;
+    const verifies = alternatedPerSec({
+      bare: () => {
+        if (!nodeVerify(null, bytes, key, signature)) throw new Error('verify failed');
+      },
+      wallet: () => {
+        if (!verifyWalletMessage({ message, signature, signer: heidi.address }).ok) throw new Error('verify failed');
+      },
+      fresh: () => {
+        if (!verifyWalletMessage(strangers[nextStranger++ % strangers.length]!).ok) throw new Error('verify failed');
+      },
     });
     const result = {
       dialect,
       signins: { addressControl, handleControl },
       concurrency,
-      walletVerifyPerSec: Math.round(walletVerifyPerSec),
-      bareVerifyPerSec: Math.round(bareVerifyPerSec),
+      walletVerifyPerSec: Math.round(verifies.perSec.wallet),
+      freshSignerVerifyPerSec: Math.round(verifies.perSec.fresh),
+      bareVerifyPerSec: Math.round(verifies.perSec.bare),
+      walletVerifyCost: verifies.cost.wallet,
+      freshSignerVerifyCost: verifies.cost.fresh,
       keyedOverhead: { publicMicros: Math.round(publicMicros), keyedMicros: Math.round(keyedMicros), keyedStatements },
     };
     return { ...result, markdown: connectMarkdown(result) };
@@ -343,13 +394,18 @@ function connectMarkdown(r: Omit<ConnectBench, 'markdown'>): string {
     ],
   );
   const verify = table(
-    ['signature check', 'verifies/s', 'vs bare'],
+    ['signature check (alternated rounds, median)', 'verifies/s', 'vs bare'],
     [
       ['bare node:crypto ed25519 verify, pre-imported key (baseline)', r.bareVerifyPerSec, '1.00'],
       [
-        'verifyWalletMessage (decode signer, small-order check, key import, verify)',
+        'verifyWalletMessage, a signer seen before (its key already imported)',
         r.walletVerifyPerSec,
-        (r.bareVerifyPerSec / r.walletVerifyPerSec).toFixed(2) + '× the cost',
+        r.walletVerifyCost.toFixed(2) + '× the cost',
+      ],
+      [
+        'verifyWalletMessage, a new signer every call (decode signer, small-order check, key import, verify)',
+        r.freshSignerVerifyPerSec,
+        r.freshSignerVerifyCost.toFixed(2) + '× the cost',
       ],
     ],
   );
