@@ -12,5 +12,6 @@ export { migrateToLatest } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
 export { createDurabilityBarrier, withoutFsync } from './durability';
+export { nativeStatement, withoutFsyncNative, type NativeQuery } from './native';
 export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';
