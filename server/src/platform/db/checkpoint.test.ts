@@ -20,7 +20,8 @@ it("moves committed pages into the database file without the connection's own ch
   // worker's checkpoint can bring these pages into the database file.
   for (let i = 0; i < 64; i++) await sql`INSERT INTO filler (body) VALUES (${'x'.repeat(16_000)})`.execute(db);
   const deadline = Date.now() + 50 * CHECKPOINT_INTERVAL_MS;
-  while (statSync(file).size === settled && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  while (statSync(file).size < settled + 1_000_000 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
   expect(statSync(file).size).toBeGreaterThan(settled + 1_000_000);
   await handle.close();
   // The service connection closed last: SQLite's last-close checkpoint removed the WAL, as without the worker.
