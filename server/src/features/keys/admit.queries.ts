@@ -62,7 +62,8 @@ function admitOnSqlite(
   const byHash = keyByHashNative(db, hash);
   const key = query<Selectable<ApiKeysTable>>(byHash.text, byHash.parameters)[0];
   if (!key) return undefined;
-  const limits = TIER_LIMITS[key.tier as KeyTier] as { minute: number; day: number } | undefined;
+  // As the CASE on Postgres: a tier the table does not list has no limits and counts nothing.
+  const limits = Object.hasOwn(TIER_LIMITS, key.tier) ? TIER_LIMITS[key.tier as KeyTier] : undefined;
   let counted: { minute_count: number; day_count: number } | undefined;
   if (key.revoked_at === null && limits && cost <= limits.minute && cost <= limits.day) {
     const count = countStatementNative(db, key.id, windows, cost, limits);
