@@ -5,8 +5,8 @@
 // prepared once (the cache Kysely's statements use) and reported to `onQuery` like Kysely's own.
 import { isDeepStrictEqual } from 'node:util';
 import type { CompiledQuery, Kysely } from 'kysely';
-import { dialectOf, sqliteControlOf } from './connect';
-import { withoutFsync } from './durability';
+import { dialectOf } from './connect';
+import { withoutFsync, withoutFsyncNativeWrite } from './durability';
 
 /** Runs one statement (SQLite text, `?` parameters) on the connection the group commit holds; its rows. */
 export type NativeQuery = <R>(source: string, parameters: readonly unknown[]) => R[];
@@ -22,9 +22,7 @@ export function withoutFsyncNative<DB, T>(
   portable: (db: Kysely<DB>) => Promise<T>,
 ): Promise<T> {
   if (dialectOf(db) !== 'sqlite') return withoutFsync(db, portable);
-  const control = sqliteControlOf(db);
-  // Without control (a handle createDatabase did not return) withoutFsync refuses before any work runs.
-  return withoutFsync(db, async () => native((source, parameters) => control!.query(source, parameters)));
+  return withoutFsyncNativeWrite(db, native);
 }
 
 /**
