@@ -15,7 +15,8 @@ import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedE
 import { registerIndex } from './platform/http/index-page';
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
-import { pathOf, registerRest, type RestRoute } from './platform/http/rest';
+import { registerFastReplay } from './platform/http/fast-replay';
+import { pathOf, registerRest, type RestFace, type RestRoute } from './platform/http/rest';
 import { registerRawMount } from './platform/http/raw-mount';
 import { registerReadiness } from './platform/http/readiness';
 import { registerTransport, transportOptions } from './platform/http/transport';
@@ -123,10 +124,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   const metrics = deps.metrics ?? createMetrics();
   const router = deps.router ?? appRouter;
 
-  let decideRest: ReturnType<typeof registerRest> = () => ({
-    routeLabel: 'unmatched',
-    error: genericError('public', 404),
-  });
+  let rest: RestFace | undefined;
+  const decideRest: RestFace['decide'] = (method, url) =>
+    rest ? rest.decide(method, url) : { routeLabel: 'unmatched', error: genericError('public', 404) };
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     genReqId: requestIdFor,
@@ -150,8 +150,16 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     ...transportOptions(config),
   });
 
+  // First, while Fastify's handler is the server's only request listener (platform/http/fast-replay.ts).
+  registerFastReplay(app, {
+    replay: () => rest?.replay,
+    metrics,
+    logger,
+    drain: () => drain,
+  });
+  const drain = registerDrain(app);
   app.decorate('services', services);
-  app.decorate('drain', registerDrain(app));
+  app.decorate('drain', drain);
   registerBodyParsers(app);
 
   registerHooks(app, metrics, services);
@@ -159,7 +167,7 @@ export function buildApp(deps: AppDeps): FastifyInstance {
 
   const contextFor = requestContextFor(services);
   registerTrpc(app, { router, createContext: (request) => contextFor(request, 'trpc') });
-  decideRest = registerRest(app, {
+  rest = registerRest(app, {
     router,
     createContext: (request, route) => contextFor(request, 'rest', route),
     responseCacheMs: config.resolveCacheMs,

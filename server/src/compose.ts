@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { ChainReader } from './platform/chain/types';
 import type { Config } from './platform/config';
-import { dialectOf, type Database } from './platform/db/index';
+import type { Database } from './platform/db/index';
 import type { Lifecycle } from './platform/lifecycle';
 import type { Logger } from './platform/log';
 import { createOutboundClient, type OutboundClient, type OutboundClientOptions } from './platform/outbound/client';
@@ -92,7 +92,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     db,
     outbound,
     ingest,
-    keyGate: createKeyGate({ keys, limiter: createRateLimiter(db), oneStatement: dialectOf(db) === 'postgres' }),
+    keyGate: createKeyGate({ keys }),
     // The Connect session service is the session step of sessionProcedure as it is.
     sessionGate: sessions,
     meter: config.x402 ? createX402Service({ settings: config.x402, chain, db, log }) : meteringOff,

@@ -31,6 +31,7 @@ export function fakeChain(overrides: Partial<ChainReader> = {}): ChainReader {
     getHandleAuthority: unsupported,
     getPrimary: unsupported,
     getPrimaries: unsupported,
+    getHandles: unsupported,
     getHandlesByAddress: unsupported,
     getTokenBalance: unsupported,
     getHandleAccounts: unsupported,

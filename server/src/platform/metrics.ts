@@ -58,12 +58,28 @@ export function createMetrics(opts: { defaultMetrics?: boolean } = {}): Metrics 
     registers: [registry],
   });
 
+  // Each request's series, bound once: labelling by object hashes the labels on every observation (a measurable part
+  // of a replayed public answer's cost). Bounded: methods × statuses × route templates (never raw paths).
+  const httpSeries = new Map<
+    string,
+    { requests: ReturnType<typeof requests.labels>; duration: ReturnType<typeof duration.labels> }
+  >();
+
   return {
     registry,
     contentType: registry.contentType,
     observeHttp(method, route, status, seconds) {
-      requests.inc({ method, route, status: String(status) });
-      duration.observe({ method, route }, seconds);
+      const key = `${method} ${status} ${route}`;
+      let series = httpSeries.get(key);
+      if (!series) {
+        series = {
+          requests: requests.labels({ method, route, status: String(status) }),
+          duration: duration.labels({ method, route }),
+        };
+        httpSeries.set(key, series);
+      }
+      series.requests.inc();
+      series.duration.observe(seconds);
       if (status === 429) rateLimited.inc({ route });
     },
     recordRpcCall(event) {

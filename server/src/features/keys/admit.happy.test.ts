@@ -1,6 +1,7 @@
 // The key step of a keyed request: on Postgres one statement (key lookup + both windows counted or refused + the
-// refusal's usage), on SQLite the lookup then the limiter. Same answers on both; exact under concurrency; the number
-// of statements per request counted, not assumed.
+// refusal's usage), on SQLite the lookup then the limiter's upsert in one group-committed transaction on the native
+// connection. Same answers on both; exact under concurrency; the number of statements per request counted, not
+// assumed.
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { expect, it } from 'vitest';
@@ -8,9 +9,9 @@ import { describeEachDialect } from '@sigil/test/support/db';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
 import { createDatabase } from '../../platform/db/index';
 import { createLogger } from '../../platform/log';
-import { createRateLimiter, readUsage } from '../ratelimit/index';
+import { readUsage } from '../ratelimit/index';
 import { createKeyGate } from './gate';
-import { admitKeyInOneStatement, createKey, createKeysService, revokeKey } from './service';
+import { admitKeyRequest, createKey, createKeysService, revokeKey } from './service';
 
 const NOW = Date.UTC(2030, 0, 15, 12, 30, 20, 250);
 const MINUTE_RESET = Date.UTC(2030, 0, 15, 12, 31);
@@ -19,13 +20,7 @@ const account = () => base58.encode(randomBytes(32));
 const log = createLogger({ logLevel: 'silent' });
 
 describeEachDialect('the keyed request key step', (ctx) => {
-  /** The dialect's own path: one statement on Postgres, lookup + limiter on SQLite. */
-  const admit = async (secret: string, cost: number, now = NOW) => {
-    if (ctx.dialect === 'postgres') return admitKeyInOneStatement(ctx.db, secret, cost, now);
-    const keys = createKeysService({ db: ctx.db });
-    const key = await keys.authenticate(secret);
-    return key && { key, result: await createRateLimiter(ctx.db).limit(key.id, key.tier, cost, now) };
-  };
+  const admit = (secret: string, cost: number, now = NOW) => admitKeyRequest(ctx.db, secret, cost, now);
 
   it('counts the request against both windows and answers what is left', async () => {
     const { key, secret } = await createKey(ctx.db, { account: account() });
@@ -97,11 +92,7 @@ describeEachDialect('the keyed request key step', (ctx) => {
     try {
       const { key, secret } = await createKey(ctx.db, { account: account() });
       const keys = createKeysService({ db: counted.db });
-      const gate = createKeyGate({
-        keys,
-        limiter: createRateLimiter(counted.db),
-        oneStatement: ctx.dialect === 'postgres',
-      });
+      const gate = createKeyGate({ keys });
       // Marked used just now, so the throttled last-used write does not run: the request's own statements only.
       await keys.touch({ id: key.id, last_used_at: null });
       statements.length = 0;

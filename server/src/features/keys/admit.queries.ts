@@ -1,11 +1,13 @@
-// The keyed request's key step on Postgres in ONE statement: the key by its secret's hash, both rate windows counted
-// (or refused) and, when refused, the usage for the headers — one round trip, no transaction held across the request.
-// The limiter's own upsert arm is reused (countIfRoom), with the limits taken from the key's tier inside the
-// statement. docs/rate-limits.md "One round trip on Postgres".
+// The keyed request's key step: the key by its secret's hash, both rate windows counted (or refused) and, when
+// refused, the usage for the headers. On Postgres in ONE statement — one round trip, no transaction held across the
+// request — with the limiter's own upsert arm (countIfRoom) and the limits taken from the key's tier inside it. On
+// SQLite the same statements one after another in one group-committed transaction, on the native connection.
+// docs/rate-limits.md "The key step".
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { TIER_LIMITS, type KeyTier } from '@sigil/contract/keys';
-import { withoutFsync, type ApiKeysTable, type Database } from '../../platform/db/index';
-import { countIfRoom, windowsAt } from '../ratelimit/index';
+import { withoutFsyncNative, type ApiKeysTable, type Database, type NativeQuery } from '../../platform/db/index';
+import { countIfRoom, countStatementNative, windowsAt, windowsStatementNative } from '../ratelimit/index';
+import { keyByHashNative } from './queries';
 
 export type AdmitRow = Selectable<ApiKeysTable> & {
   /** The new counts when this request was counted; null when refused (or revoked: nothing is counted). */
@@ -28,8 +30,8 @@ function limitByTier(window: 'minute' | 'day') {
 
 /**
  * The row of the key whose secret hashes to `hash` (undefined: no such key), with this request counted against its
- * windows unless the key is revoked or a window has no room. Runs with synchronous_commit=off (withoutFsync): the
- * counter row's lock lasts as long as the statement, not a WAL flush.
+ * windows unless the key is revoked or a window has no room. Runs without fsync (withoutFsyncNative): on Postgres
+ * the counter row's lock lasts as long as the statement, not a WAL flush.
  */
 export async function admitByHash(
   db: Kysely<Database>,
@@ -38,8 +40,58 @@ export async function admitByHash(
   now: number,
 ): Promise<AdmitRow | undefined> {
   const windows = windowsAt(now);
-  const { rows } = await withoutFsync(db, (relaxed) =>
-    sql<AdmitRow>`
+  return withoutFsyncNative(
+    db,
+    (query) => admitOnSqlite(db, query, hash, cost, windows),
+    async (relaxed) => (await admitStatement(hash, cost, windows).execute(relaxed)).rows[0],
+  );
+}
+
+/**
+ * SQLite: the same answer from the key's row, the limiter's own upsert and (when it counted nothing) the stored
+ * windows, run one after another inside the group commit's transaction (no data-modifying CTE in SQLite; in process
+ * each statement costs microseconds). The limits come from the key's tier here, as the CASE does on Postgres.
+ */
+function admitOnSqlite(
+  db: Kysely<Database>,
+  query: NativeQuery,
+  hash: string,
+  cost: number,
+  windows: { minute: number; day: number },
+): AdmitRow | undefined {
+  const byHash = keyByHashNative(db, hash);
+  const key = query<Selectable<ApiKeysTable>>(byHash.text, byHash.parameters)[0];
+  if (!key) return undefined;
+  // As the CASE on Postgres: a tier the table does not list has no limits and counts nothing.
+  const limits = Object.hasOwn(TIER_LIMITS, key.tier) ? TIER_LIMITS[key.tier as KeyTier] : undefined;
+  let counted: { minute_count: number; day_count: number } | undefined;
+  if (key.revoked_at === null && limits && cost <= limits.minute && cost <= limits.day) {
+    const count = countStatementNative(db, key.id, windows, cost, limits);
+    counted = query<{ minute_count: number; day_count: number }>(count.text, count.parameters)[0];
+  }
+  const used = counted ? undefined : readWindows(db, query, key.id);
+  return {
+    ...key,
+    counted_minute: counted?.minute_count ?? null,
+    counted_day: counted?.day_count ?? null,
+    used_minute_start: used?.minute_start ?? null,
+    used_minute_count: used?.minute_count ?? null,
+    used_day_start: used?.day_start ?? null,
+    used_day_count: used?.day_count ?? null,
+  };
+}
+
+function readWindows(db: Kysely<Database>, query: NativeQuery, keyId: string) {
+  const windows = windowsStatementNative(db, keyId);
+  return query<{ minute_start: number; minute_count: number; day_start: number; day_count: number }>(
+    windows.text,
+    windows.parameters,
+  )[0];
+}
+
+/** Postgres: the one statement. */
+function admitStatement(hash: string, cost: number, windows: { minute: number; day: number }) {
+  return sql<AdmitRow>`
       WITH k AS (SELECT * FROM api_keys WHERE secret_hash = ${hash}),
       lim AS (
         SELECT k.id, ${limitByTier('minute')} AS minute_limit, ${limitByTier('day')} AS day_limit
@@ -55,7 +107,5 @@ export async function admitByHash(
         counted.minute_count AS counted_minute, counted.day_count AS counted_day,
         used.minute_start AS used_minute_start, used.minute_count AS used_minute_count,
         used.day_start AS used_day_start, used.day_count AS used_day_count
-      FROM k LEFT JOIN counted ON true LEFT JOIN rate_limits used ON used.key_id = k.id`.execute(relaxed),
-  );
-  return rows[0];
+      FROM k LEFT JOIN counted ON true LEFT JOIN rate_limits used ON used.key_id = k.id`;
 }

@@ -2,7 +2,7 @@
 // rows mean (docs/keys.md).
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { KeyTier } from '@sigil/contract/keys';
-import { affectedRows, dialectOf, type ApiKeysTable, type Database } from '../../platform/db/index';
+import { affectedRows, dialectOf, nativeStatement, type ApiKeysTable, type Database } from '../../platform/db/index';
 
 export type KeyRow = Selectable<ApiKeysTable>;
 
@@ -86,10 +86,19 @@ export async function setKeyName(
   await db.updateTable('api_keys').set({ name }).where('id', '=', keyId).where('account', '=', account).execute();
 }
 
+const keyByHash = (db: Kysely<Database>, hash: string) =>
+  db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash);
+
 /** The key whose secret hashes to `hash` (one indexed equality), or undefined. */
 export function selectKeyByHash(db: Kysely<Database>, hash: string): Promise<KeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('secret_hash', '=', hash).executeTakeFirst();
+  return keyByHash(db, hash).executeTakeFirst();
 }
+
+/** The same lookup for a NativeQuery (SQLite; keys/admit.queries.ts). */
+export const keyByHashNative = nativeStatement(
+  (db, hash: string) => keyByHash(db, hash).compile(),
+  (hash) => [hash],
+);
 
 /** Sets last_used_at unless it is already after `threshold` (a concurrent writer won); whether it wrote. */
 export async function markKeyUsed(

@@ -145,10 +145,11 @@ export async function authenticateKey(db: Kysely<Database>, secret: string): Pro
 }
 
 /**
- * Postgres: the key step of a keyed request in one statement (admit.queries.ts): the key a secret belongs to and this
- * request counted against its windows. Null exactly where authenticateKey answers null (nothing is counted then).
+ * The key step of a keyed request (admit.queries.ts): the key a secret belongs to and this request counted against
+ * its windows, in one statement on Postgres and one group-committed transaction on SQLite. Null exactly where
+ * authenticateKey answers null (nothing is counted then).
  */
-export async function admitKeyInOneStatement(
+export async function admitKeyRequest(
   db: Kysely<Database>,
   secret: string,
   cost: number,
@@ -327,11 +328,8 @@ export interface KeysService {
   revoke(account: string, keyId: string, now?: number): Promise<ApiKey | null>;
   rename(account: string, keyId: string, name: string | null): Promise<ApiKey | null>;
   authenticate(secret: string): Promise<ApiKey | null>;
-  admitInOneStatement(
-    secret: string,
-    cost: number,
-    now?: number,
-  ): Promise<{ key: ApiKey; result: RateLimitResult } | null>;
+  /** The key step of a keyed request: the secret's key and this request counted (admitKeyRequest). */
+  admit(secret: string, cost: number, now?: number): Promise<{ key: ApiKey; result: RateLimitResult } | null>;
   touch(key: Pick<ApiKey, 'id' | 'last_used_at'>, now?: number): Promise<boolean>;
   ensurePortalKey(
     options: { domain: string; secret?: string | null; rotate?: boolean },
@@ -349,7 +347,7 @@ export function createKeysService(deps: { db: Kysely<Database> }): KeysService {
     revoke: (account, keyId, now) => revokeKey(db, account, keyId, now),
     rename: (account, keyId, name) => renameKey(db, account, keyId, name),
     authenticate: (secret) => authenticateKey(db, secret),
-    admitInOneStatement: (secret, cost, now) => admitKeyInOneStatement(db, secret, cost, now),
+    admit: (secret, cost, now) => admitKeyRequest(db, secret, cost, now),
     touch: (key, now) => touchLastUsed(db, key, now),
     ensurePortalKey: (options, now) => ensurePortalKey(db, options, now),
   };

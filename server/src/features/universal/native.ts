@@ -4,7 +4,7 @@ import { ApiError } from '@sigil/contract/errors';
 import type { AddressRecord } from '@sigil/contract/universal';
 import type { Address } from '@solana/kit';
 import { isHandleReleased, isRecordLive, isRecordVerified, ZERO_ADDRESS } from '../../platform/chain/trust-rules';
-import { ChainError, type ChainReader, type HandleAccount } from '../../platform/chain/types';
+import { ChainError, type AtSlot, type ChainReader, type HandleAccount } from '../../platform/chain/types';
 
 export interface NativeName {
   name: string;
@@ -34,9 +34,17 @@ export async function withRpcErrors<T>(read: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function readNativeHandle(chain: ChainReader, name: string, withRecords: boolean): Promise<NativeName> {
+/** A handle account read ahead (a batch's one multi-account read): what getHandle would answer for the name. */
+export type HandleRead = Promise<AtSlot<HandleAccount | null>>;
+
+export async function readNativeHandle(
+  chain: ChainReader,
+  name: string,
+  withRecords: boolean,
+  readAhead?: HandleRead,
+): Promise<NativeName> {
   return withRpcErrors(async () => {
-    const { value: handle, slot } = await chain.getHandle(name, 'confirmed');
+    const { value: handle, slot } = await (readAhead ?? chain.getHandle(name, 'confirmed'));
     if (!handle || isHandleReleased(handle)) throw new ApiError('HANDLE_NOT_REGISTERED', `@${name} is not registered`);
     const [authority, records] = await Promise.all([
       chain.getHandleAuthority(handle, 'confirmed'),

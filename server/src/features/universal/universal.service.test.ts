@@ -381,4 +381,29 @@ describe('batch', () => {
     });
     expect(await failure(universal.resolveBatch(['alice'], 'LTC'))).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
   });
+
+  it("reads a batch's handles in one getMultipleAccounts and answers each name as the single endpoint does", async () => {
+    const calls: string[] = [];
+    const reader = createChainReader({
+      rpcUrl: chain.url,
+      programId: chain.programId,
+      timeoutMs: 2000,
+      onRpcCall: ({ method }) => void calls.push(method),
+    });
+    const counted = createUniversalService({ chain: reader, suffixes: ['x1', 'xnt', 'xen'] });
+    const names = ['alice', 'bob', 'Alice', '@bob', 'satoshi', ...Array.from({ length: 40 }, (_, i) => `nobody${i}`)];
+    for (const chainParam of [undefined, 'SOL']) {
+      calls.length = 0;
+      const { results } = await counted.resolveBatch(names, chainParam);
+      const handleReads = calls.filter((m) => m === 'getAccountInfo' || m === 'getMultipleAccounts');
+      expect(handleReads).toEqual(['getMultipleAccounts']);
+      for (const [i, name] of names.entries()) {
+        const single = await counted.resolveUniversal(name, chainParam).then(
+          (result) => ({ input: name, ok: true, result }),
+          (err) => ({ input: name, ok: false, error: { status: err.status, code: err.code, message: err.message } }),
+        );
+        expect(results[i]).toStrictEqual(single);
+      }
+    }
+  });
 });

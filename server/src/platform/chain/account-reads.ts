@@ -54,6 +54,7 @@ export type AccountReads = Pick<
   | 'getHandleAuthority'
   | 'getPrimary'
   | 'getPrimaries'
+  | 'getHandles'
   | 'getHandlesByAddress'
   | 'getTokenBalance'
   | 'getHandleAccounts'
@@ -93,6 +94,7 @@ export function createAccountReads(chain: ChainRpc, programId: Address): Account
     getHandleAuthority: (handle, commitment = resolution) => getHandleAuthority(ctx, handle, commitment),
     getPrimary: (wallet, commitment = resolution) => getPrimary(ctx, wallet, commitment),
     getPrimaries: (wallets, options = {}) => getPrimaries(ctx, wallets, { commitment: resolution, ...options }),
+    getHandles: (names, options = {}) => getHandles(ctx, names, { commitment: resolution, ...options }),
     getHandlesByAddress: (handles, options = {}) =>
       getHandlesByAddress(ctx, handles, { commitment: resolution, ...options }),
     getHandleAccounts: (handle, wanted, options = {}) =>
@@ -534,6 +536,20 @@ async function getPrimaries(ctx: AccountReadContext, wallets: readonly Address[]
     if (pointer.wallet !== wallet)
       throw new ChainError('malformed', `account ${pda}: stores wallet ${pointer.wallet}`, pda);
     return pointer;
+  });
+}
+
+async function getHandles(ctx: AccountReadContext, names: readonly string[], options: ManyOptions) {
+  const pdas = await Promise.all(names.map((name) => handlePda(ctx, name)));
+  const nameOf = new Map(pdas.map((pda, i) => [pda, names[i]!]));
+  return readMany(ctx, pdas, options, (at, account): HandleAccount | null => {
+    const bytes = programAccountBytes(ctx, at, account);
+    if (!bytes) return null;
+    const handle = stripBump(decodeAs(at, () => decodeHandle(at, bytes)));
+    // As getHandle: the PDA commits to the name; a different stored name means the account is not what it claims.
+    if (handle.name !== nameOf.get(at))
+      throw new ChainError('malformed', `account ${at}: stores name "${handle.name}"`, at);
+    return handle;
   });
 }
 

@@ -252,6 +252,11 @@ export interface ChainReader {
     wallets: readonly Address[],
     options?: ManyAccountsOptions,
   ): Promise<AtSlot<Many<PrimaryPointerAccount>>>;
+  /**
+   * Handles by normalized name, up to 100 in ONE getMultipleAccounts (a batch resolve): each entry as getHandle would
+   * answer it (null when absent; its ChainError when it does not decode or stores another name), one slot for all.
+   */
+  getHandles(names: readonly string[], options?: ManyAccountsOptions): Promise<AtSlot<Many<HandleAccount>>>;
   /** Handles by account address, up to 100 in ONE getMultipleAccounts; same per-entry rule as getPrimaries. */
   getHandlesByAddress(handles: readonly Address[], options?: ManyAccountsOptions): Promise<AtSlot<Many<HandleAccount>>>;
   /**

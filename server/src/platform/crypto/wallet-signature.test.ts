@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ed25519 } from '@noble/curves/ed25519.js';
+import { ED25519_TORSION_SUBGROUP, ed25519 } from '@noble/curves/ed25519.js';
 import { base58, base64, base64nopad } from '@scure/base';
 import type { Address } from '@solana/kit';
 import {
@@ -229,6 +229,40 @@ describe.each([
     const nonCanonicalIdentity = Buffer.from('eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f', 'hex');
     expect(isSmallOrderPublicKey(nonCanonicalIdentity)).toBe(true);
     expect(isSmallOrderPublicKey(alice.publicKey)).toBe(false);
+  });
+
+  it('refuses every small-order point, whichever sign bit it carries', async () => {
+    for (const hex of ED25519_TORSION_SUBGROUP) {
+      const point = Buffer.from(hex, 'hex');
+      const flipped = Buffer.from(point);
+      flipped[31]! ^= 0x80;
+      for (const key of [point, flipped]) {
+        expect(isSmallOrderPublicKey(key)).toBe(true);
+        const signer = base58.encode(key);
+        expect(await verify({ message: MESSAGE, signature: sign(enc.encode(MESSAGE)), signer })).toEqual({
+          ok: false,
+          reason: 'weak-signer',
+        });
+      }
+    }
+  });
+
+  it('checks a signer seen before as strictly as a new one (its imported key is kept)', async () => {
+    const carol = keypair(3);
+    const signature = sign(enc.encode(MESSAGE), carol);
+    expect(await verify({ message: MESSAGE, signature, signer: carol.address })).toEqual({ ok: true, form: 'raw' });
+    expect(await verify({ message: MESSAGE + '.', signature, signer: carol.address })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
+    expect(await verify({ message: MESSAGE, signature: sign(enc.encode(MESSAGE)), signer: carol.address })).toEqual({
+      ok: false,
+      reason: 'mismatch',
+    });
+    expect(await verify({ message: MESSAGE, signature: signature.subarray(0, 63), signer: carol.address })).toEqual({
+      ok: false,
+      reason: 'invalid-signature-length',
+    });
   });
 });
 

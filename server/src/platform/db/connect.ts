@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
 import BetterSqlite3Napi from 'better-sqlite3-napi';
 import {
+  CompiledQuery,
   Kysely,
   PostgresAdapter,
   PostgresDialect,
@@ -14,6 +15,7 @@ import {
   type SqliteDatabase,
 } from 'kysely';
 import pg from 'pg';
+import { checkpointInBackground, SAFETY_NET_PAGES } from './checkpoint';
 import type { Database } from './schema';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -44,8 +46,10 @@ export interface DatabaseOptions {
  * Node 20). Both are installed, 13 under the alias `better-sqlite3-napi`, and each loads its addon only when a
  * database is opened; same API, same SQLite file format.
  */
-export const SqliteDriver: typeof BetterSqlite3 =
-  Number(process.versions.node.split('.')[0]) >= 22 ? BetterSqlite3Napi : BetterSqlite3;
+const NAPI_DRIVER = Number(process.versions.node.split('.')[0]) >= 22;
+export const SqliteDriver: typeof BetterSqlite3 = NAPI_DRIVER ? BetterSqlite3Napi : BetterSqlite3;
+/** The module SqliteDriver comes from (the checkpoint worker opens its connections with the same one). */
+const SQLITE_DRIVER_MODULE = NAPI_DRIVER ? 'better-sqlite3-napi' : 'better-sqlite3';
 
 /** Where the SQLite file lives when nothing is configured: `data/` at the repository root. */
 export const DEFAULT_SQLITE_FILE = fileURLToPath(new URL('../../../../data/sigil.sqlite', import.meta.url));
@@ -102,6 +106,7 @@ export function resolveDatabaseTarget(options: DatabaseOptions = {}): DatabaseTa
 export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
   const target = resolveDatabaseTarget(options);
   let db: Kysely<Database>;
+  let stopCheckpoints: (() => Promise<void>) | undefined;
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: options.poolSize ?? 10, types: pgTypes });
     // An idle client losing its server (restart, failover) emits 'error' on the pool; without a listener that
@@ -137,20 +142,30 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`); // other processes' writes: wait, don't fail
     sqlite.pragma('synchronous = FULL'); // every commit fsynced; withoutFsync (durability.ts) relaxes chosen writes
     sqlite.pragma('foreign_keys = ON'); // off by default in SQLite; Postgres always enforces them
+    if (target.file !== ':memory:') {
+      // Checkpoints run in a worker thread (checkpoint.ts); this connection's own only past a far larger WAL.
+      sqlite.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+      stopCheckpoints = checkpointInBackground(mainFileOf(sqlite), SQLITE_DRIVER_MODULE);
+    }
+    const statements = statementCache(sqlite);
     db = new Kysely<Database>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: new SqliteDialect({ database: { prepare: statements, close: () => void sqlite.close() } }),
       ...(options.onQuery ? { log: options.onQuery } : {}),
     });
     sqliteHandles.set(db, {
       file: target.file === ':memory:' ? target.file : mainFileOf(sqlite),
-      control: controlFor(sqlite),
+      control: controlFor(sqlite, statements, options.onQuery),
     });
   }
   let closing: Promise<void> | undefined;
   return {
     db,
     dialect: target.dialect,
-    close: () => (closing ??= Promise.all([db.destroy(), relaxedHandles.get(db)?.destroy()]).then(() => {})),
+    close: () =>
+      (closing ??= (async () => {
+        await stopCheckpoints?.();
+        await Promise.all([db.destroy(), relaxedHandles.get(db)?.destroy()]);
+      })()),
   };
 }
 
@@ -161,21 +176,18 @@ const STATEMENT_CACHE_SIZE = 500;
  * Kysely's SQLite driver calls `prepare(sql)` for every statement, and compiling a statement costs about as much
  * as running it: keep the prepared statements by SQL text. Safe because Kysely runs one statement at a time on
  * the single connection (a cached statement is never in use twice at once), and SQLite re-prepares a statement
- * by itself after a schema change.
+ * by itself after a schema change. SqliteControl.query shares the cache, under the same connection lock.
  */
-function withStatementCache(sqlite: BetterSqlite3.Database): SqliteDatabase {
+function statementCache(sqlite: BetterSqlite3.Database): (source: string) => ReturnType<SqliteDatabase['prepare']> {
   const cache = new Map<string, BetterSqlite3.Statement>();
-  return {
-    prepare(source: string) {
-      let statement = cache.get(source);
-      if (!statement) {
-        statement = sqlite.prepare(source);
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(source, statement);
-      }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
-    },
-    close: () => void sqlite.close(),
+  return (source: string) => {
+    let statement = cache.get(source);
+    if (!statement) {
+      statement = sqlite.prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(source, statement);
+    }
+    return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
   };
 }
 
@@ -191,9 +203,19 @@ export interface SqliteControl {
   release(): void;
   rollbackToSavepoint(): void;
   inTransaction(): boolean;
+  /**
+   * Runs one statement (SQLite text, `?` parameters) straight on the native connection and returns its rows, without
+   * Kysely's per-statement work (building, compiling, a promise per step): for the few statements every keyed request
+   * runs. Prepared once per text (the cache Kysely's statements use) and reported to `onQuery` like Kysely's own.
+   */
+  query<R>(source: string, parameters: readonly unknown[]): R[];
 }
 
-function controlFor(sqlite: BetterSqlite3.Database): SqliteControl {
+function controlFor(
+  sqlite: BetterSqlite3.Database,
+  prepare: (source: string) => ReturnType<SqliteDatabase['prepare']>,
+  onQuery: DatabaseOptions['onQuery'],
+): SqliteControl {
   const prepared = (source: string) => {
     const statement = sqlite.prepare(source);
     return () => void statement.run();
@@ -207,6 +229,17 @@ function controlFor(sqlite: BetterSqlite3.Database): SqliteControl {
     release: prepared('RELEASE without_fsync_write'),
     rollbackToSavepoint: prepared('ROLLBACK TO without_fsync_write'),
     inTransaction: () => sqlite.inTransaction,
+    query<R>(source: string, parameters: readonly unknown[]): R[] {
+      const started = onQuery ? performance.now() : 0;
+      const statement = prepare(source) as unknown as BetterSqlite3.Statement;
+      const rows = statement.reader ? (statement.all(...parameters) as R[]) : (statement.run(...parameters), []);
+      onQuery?.({
+        level: 'query',
+        query: CompiledQuery.raw(source, [...parameters]),
+        queryDurationMillis: performance.now() - started,
+      });
+      return rows;
+    },
   };
 }
 

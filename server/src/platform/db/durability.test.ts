@@ -6,6 +6,7 @@ import { afterEach, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
 import { createDatabase, sqliteFileOf } from './connect';
 import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
+import { withoutFsyncNative } from './native';
 
 const synchronous = async (db: FreshDatabase['db']) =>
   (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db)).rows[0]!.synchronous;
@@ -65,6 +66,62 @@ it('SQLite: a write that throws in a group is undone and rejected alone; the oth
   ).map((r) => r.key);
   expect(keys).toEqual(['a', 'b', 'dup']); // the failed savepoint's first statement ('half') is gone too
   expect(await synchronous(db)).toBe(2);
+});
+
+it('SQLite: native writes (withoutFsyncNative) keep the same rules: one batch, each in its own savepoint, NORMAL then FULL', async () => {
+  open = await freshDatabase('sqlite');
+  const { db } = open;
+  const insertKv = 'INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?)';
+  const insert = (key: string) =>
+    withoutFsyncNative(
+      db,
+      (query) => query(insertKv, [key, 'v', 1]),
+      () => Promise.reject(new Error('SQLite only')),
+    );
+  const halfDone = withoutFsyncNative(
+    db,
+    (query) => {
+      query(insertKv, ['half', 'v', 1]);
+      throw new Error('fails after its first statement');
+    },
+    () => Promise.reject(new Error('SQLite only')),
+  );
+  const mode = withoutFsyncNative(
+    db,
+    (query) => query<{ synchronous: number }>('PRAGMA synchronous', [])[0]!.synchronous,
+    () => Promise.reject(new Error('SQLite only')),
+  );
+  const results = await Promise.allSettled([insert('na'), insert('ndup'), insert('ndup'), halfDone, mode]);
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  expect((results[4] as PromiseFulfilledResult<number>).value).toBe(1);
+  const keys = (
+    await db.selectFrom('kv').select('key').where('key', 'in', ['na', 'ndup', 'half']).orderBy('key').execute()
+  ).map((r) => r.key);
+  expect(keys).toEqual(['na', 'ndup']);
+  expect(await synchronous(db)).toBe(2);
+});
+
+it('SQLite: a native write never lands inside a Kysely transaction that is open across an await', async () => {
+  open = await freshDatabase('sqlite');
+  const { db } = open;
+  let native: Promise<unknown> | undefined;
+  await expect(
+    db.transaction().execute(async (trx) => {
+      await trx.insertInto('kv').values({ key: 'in-trx', value: 'v', updated_at: 1 }).execute();
+      native = withoutFsyncNative(
+        db,
+        (query) => query('INSERT INTO kv (key, value, updated_at) VALUES (?, ?, ?)', ['native', 'v', 1]),
+        () => Promise.reject(new Error('SQLite only')),
+      );
+      await new Promise((r) => setTimeout(r, 30)); // the native write's turn comes while this transaction is open
+      throw new Error('roll the transaction back');
+    }),
+  ).rejects.toThrow('roll the transaction back');
+  await native;
+  const keys = (await db.selectFrom('kv').select('key').where('key', 'in', ['in-trx', 'native']).execute()).map(
+    (r) => r.key,
+  );
+  expect(keys).toEqual(['native']); // committed on its own, after the rolled-back transaction
 });
 
 it('SQLite: on a reopened, already-migrated file the FIRST group commit runs with NORMAL and restores FULL', async () => {

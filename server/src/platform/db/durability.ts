@@ -43,8 +43,29 @@ export function withoutFsync<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Pr
 
 interface PendingWrite {
   work: (db: Kysely<any>) => Promise<unknown>;
+  /** A write made only of native statements (native.ts): it can run without Kysely's connection, synchronously. */
+  native?: (query: SqliteControl['query']) => unknown;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
+}
+
+/**
+ * `withoutFsync` for a write made only of native statements (native.ts's `withoutFsyncNative`): the same batch, the
+ * same rules. A batch of such writes alone runs synchronously, without taking Kysely's connection (see commitBatch).
+ */
+export function withoutFsyncNativeWrite<T>(db: Kysely<any>, native: (query: SqliteControl['query']) => T): Promise<T> {
+  const control = sqliteControlOf(db);
+  if (!control) return Promise.reject(new Error('withoutFsync needs the SQLite handle createDatabase returned'));
+  return new Promise<T>((resolve, reject) => {
+    let batch = pendingWrites.get(db);
+    if (!batch) {
+      batch = [];
+      pendingWrites.set(db, batch);
+      setImmediate(() => void commitBatch(db, control));
+    }
+    const work = async () => native(control.query);
+    batch.push({ work, native, resolve: resolve as PendingWrite['resolve'], reject });
+  });
 }
 
 /** Writes waiting for the next group commit, per handle. */
@@ -55,56 +76,114 @@ const brokenHandles = new WeakMap<Kysely<any>, Error>();
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** Opens the batch's transaction: synchronous=NORMAL, then BEGIN IMMEDIATE. */
+function openBatch(control: SqliteControl): void {
+  control.setSynchronous('NORMAL');
+  control.begin();
+}
+
+/**
+ * After one write of the batch ran inside its savepoint: keeps it or undoes it alone. Some errors end the whole
+ * transaction (disk full, I/O error, a trigger's RAISE(ROLLBACK)): then nothing of this batch is stored, and every
+ * write of it fails with that error (thrown here).
+ */
+function settleWrite(control: SqliteControl, outcome: Outcome): void {
+  if (!control.inTransaction()) throw outcome.ok ? new Error('the transaction ended during a write') : outcome.error;
+  if (!outcome.ok) control.rollbackToSavepoint();
+  control.release();
+}
+
+/** After the batch's transaction failed: rolls it back if it can. */
+function abandonBatch(control: SqliteControl): void {
+  try {
+    if (control.inTransaction()) control.rollback();
+  } catch {
+    // still inside the transaction: handled by closeBatch
+  }
+}
+
+/** Whatever happened: back to synchronous=FULL, or, if the transaction could not be ended, the handle refused. */
+function closeBatch(db: Kysely<any>, control: SqliteControl): void {
+  if (control.inTransaction()) {
+    // COMMIT and ROLLBACK both failed: every later statement would run inside this transaction and never
+    // commit. Refuse all further group-committed writes instead of losing them silently.
+    brokenHandles.set(
+      db,
+      new Error('SQLite connection left inside a transaction that could not be ended; restart the process'),
+    );
+  } else {
+    control.setSynchronous('FULL');
+  }
+}
+
+/**
+ * A batch of native writes only, while no transaction is open on the connection: run from BEGIN to COMMIT without
+ * one await, so nothing else (no Kysely statement of another caller) can run in between, and Kysely's connection
+ * need not be taken — which costs several promise hops per batch. A Kysely caller between two of its statements
+ * holds no transaction (else `inTransaction` would be true and the batch would wait for the connection as usual).
+ */
+function commitNativeBatch(db: Kysely<any>, control: SqliteControl, batch: PendingWrite[]): Outcome[] {
+  const outcomes: Outcome[] = [];
+  try {
+    openBatch(control);
+    try {
+      for (const write of batch) {
+        control.savepoint();
+        let outcome: Outcome;
+        try {
+          outcome = { ok: true, value: write.native!(control.query) };
+        } catch (error) {
+          outcome = { ok: false, error };
+        }
+        settleWrite(control, outcome);
+        outcomes.push(outcome);
+      }
+      control.commit();
+    } catch (error) {
+      abandonBatch(control);
+      throw error;
+    }
+  } finally {
+    closeBatch(db, control);
+  }
+  return outcomes;
+}
+
 async function commitBatch(db: Kysely<any>, control: SqliteControl): Promise<void> {
   const batch = pendingWrites.get(db)!;
   pendingWrites.delete(db); // writes requested from now on form the next batch
-  const outcomes: Outcome[] = [];
+  let outcomes: Outcome[] = [];
   try {
     const broken = brokenHandles.get(db);
     if (broken) throw broken;
-    await db.connection().execute(async (conn) => {
-      control.setSynchronous('NORMAL');
-      try {
-        control.begin();
+    if (batch.every((write) => write.native) && !control.inTransaction()) {
+      outcomes = commitNativeBatch(db, control, batch);
+    } else {
+      await db.connection().execute(async (conn) => {
         try {
-          for (const write of batch) {
-            control.savepoint();
-            let outcome: Outcome;
-            try {
-              outcome = { ok: true, value: await write.work(conn) };
-            } catch (error) {
-              outcome = { ok: false, error };
-            }
-            // Some errors end the whole transaction (disk full, I/O error, a trigger's RAISE(ROLLBACK)): then
-            // nothing of this batch is stored, and every write of it fails with that error.
-            if (!control.inTransaction())
-              throw outcome.ok ? new Error('the transaction ended during a write') : outcome.error;
-            if (!outcome.ok) control.rollbackToSavepoint();
-            control.release();
-            outcomes.push(outcome);
-          }
-          control.commit();
-        } catch (error) {
+          openBatch(control);
           try {
-            if (control.inTransaction()) control.rollback();
-          } catch {
-            // still inside the transaction: handled below
+            for (const write of batch) {
+              control.savepoint();
+              let outcome: Outcome;
+              try {
+                outcome = { ok: true, value: await write.work(conn) };
+              } catch (error) {
+                outcome = { ok: false, error };
+              }
+              settleWrite(control, outcome);
+              outcomes.push(outcome);
+            }
+            control.commit();
+          } catch (error) {
+            abandonBatch(control);
+            throw error;
           }
-          throw error;
+        } finally {
+          closeBatch(db, control);
         }
-      } finally {
-        if (control.inTransaction()) {
-          // COMMIT and ROLLBACK both failed: every later statement would run inside this transaction and never
-          // commit. Refuse all further group-committed writes instead of losing them silently.
-          brokenHandles.set(
-            db,
-            new Error('SQLite connection left inside a transaction that could not be ended; restart the process'),
-          );
-        } else {
-          control.setSynchronous('FULL');
-        }
-      }
-    });
+      });
+    }
   } catch (error) {
     // The transaction itself failed (BEGIN/COMMIT, e.g. a full disk, or the connection is broken): nothing of this
     // batch is stored.

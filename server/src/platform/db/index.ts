@@ -13,5 +13,6 @@ export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
 export { prepared, type Slots } from './prepared';
 export { createDurabilityBarrier, withoutFsync } from './durability';
+export { nativeStatement, withoutFsyncNative, type NativeQuery } from './native';
 export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';

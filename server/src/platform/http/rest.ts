@@ -236,11 +236,26 @@ function cacheControl(remainingMs: number): string {
   return `public, max-age=${Math.max(0, Math.floor(remainingMs / 1000))}`;
 }
 
-/** Registers the REST face; returns its routing decision function (app.ts reuses it for URLs Fastify rejects). */
-export function registerRest(
-  app: FastifyInstance,
-  opts: RestOptions,
-): (method: string, rawUrl: string) => RestDecision {
+/** A replayable answer: what the route sent, and the Cache-Control a replay carries now. */
+export interface Replay {
+  status: number;
+  body: string | Buffer;
+  routeLabel: string;
+  cacheControl: string;
+}
+
+/** The Content-Type of every replayed answer (all are JSON). */
+export const REPLAY_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export interface RestFace {
+  /** The routing decision function (app.ts reuses it for URLs Fastify rejects). */
+  decide: (method: string, rawUrl: string) => RestDecision;
+  /** The answer cache's replay of a raw URL, if any (platform/http/fast-replay.ts serves it below Fastify). */
+  replay: (rawUrl: string) => Replay | undefined;
+}
+
+/** Registers the REST face. */
+export function registerRest(app: FastifyInstance, opts: RestOptions): RestFace {
   const router = opts.router as unknown as OpenApiRouter;
   const lookup = createProcedureCache(router);
   const createCaller = (opts.router as unknown as { createCaller: (ctx: unknown) => unknown }).createCaller;
@@ -259,16 +274,23 @@ export function registerRest(
         })
       : null;
 
+  /** A sharedCache answer this service may still replay for the raw URL, with its Cache-Control now. */
+  function replay(rawUrl: string): Replay | undefined {
+    const hit = answers?.get(rawUrl);
+    if (!hit) return undefined;
+    return { ...hit, cacheControl: cacheControl(answers!.getRemainingTTL(rawUrl)) };
+  }
+
   /** Before the body is read: answer 404 / 405 / 400 now, or record the matched route for the handler. */
   async function route(request: FastifyRequest, reply: FastifyReply) {
     if (answers && (request.method === 'GET' || request.method === 'HEAD')) {
-      const hit = answers.get(request.url);
+      const hit = replay(request.url);
       if (hit) {
         request.routeLabel = hit.routeLabel;
         return reply
           .code(hit.status)
-          .header('cache-control', cacheControl(answers.getRemainingTTL(request.url)))
-          .type('application/json; charset=utf-8')
+          .header('cache-control', hit.cacheControl)
+          .type(REPLAY_CONTENT_TYPE)
           .send(hit.body);
       }
     }
@@ -335,5 +357,5 @@ export function registerRest(
   }
 
   app.route({ method: app.supportedMethods, url: '/*', onRequest: route, handler: serve });
-  return decide;
+  return { decide, replay };
 }
