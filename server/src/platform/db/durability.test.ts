@@ -2,8 +2,8 @@ import { mkdtempSync, realpathSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, expect, it } from 'vitest';
-import { describeEachDialect, freshDatabase, type FreshDatabase } from '@sigil/test/support/db';
+import { afterEach, describe, expect, it } from 'vitest';
+import { describeEachDialect, freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
 import { createDatabase, sqliteFileOf } from './connect';
 import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
 import { withoutFsyncNative } from './native';
@@ -255,5 +255,34 @@ describeEachDialect('durability helpers on every dialect', (ctx) => {
     expect(await ctx.db.selectFrom('kv').select('value').where('key', '=', 'k').executeTakeFirst()).toEqual({
       value: 'v',
     });
+  });
+});
+
+describe.skipIf(!postgresReachable)('Postgres: the barrier flushes what withoutFsync committed without waiting', () => {
+  it('one committing statement on the synchronous pool, shared by the callers of a moment', async () => {
+    const fresh = await freshDatabase('postgres');
+    const statements: string[] = [];
+    const counted = createDatabase({ url: fresh.url, onQuery: (e) => void statements.push(e.query.sql) });
+    try {
+      // The relaxed writes really skip the flush, and the barrier's own connection really waits for it.
+      const relaxed = await withoutFsync(counted.db, (conn) =>
+        sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(conn),
+      );
+      expect(relaxed.rows[0]!.synchronous_commit).toBe('off');
+      const main = await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(counted.db);
+      expect(main.rows[0]!.synchronous_commit).toBe('on');
+      await withoutFsync(counted.db, (conn) =>
+        conn.insertInto('kv').values({ key: 'flushed', value: 'v', updated_at: 1 }).execute(),
+      );
+      const barrier = createDurabilityBarrier(counted.db);
+      statements.length = 0;
+      await Promise.all(Array.from({ length: 5 }, () => barrier()));
+      // txid_current() takes a transaction id: the commit writes a record and, synchronous_commit on, waits for the
+      // WAL flush up to it, which covers every earlier commit.
+      expect(statements).toStrictEqual(['select txid_current()']);
+    } finally {
+      await counted.close();
+      await fresh.drop();
+    }
   });
 });

@@ -8,7 +8,7 @@
 // last moment's counts), a new challenge row (lost: CHALLENGE_NOT_FOUND), a new session row (lost: the token is
 // refused). Never for a write whose loss re-opens something: a consumed nonce, a revocation, a payment.
 import { open } from 'node:fs/promises';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { dialectOf, postgresRelaxedOf, sqliteControlOf, sqliteFileOf, type SqliteControl } from './connect';
 
 /**
@@ -219,22 +219,40 @@ export async function syncFile(path: string): Promise<void> {
  * the WAL before it and the database file after it (NORMAL does both), so the commit is durable there; a WAL
  * restart reuses the same file. At most one fsync runs at a time: callers arriving meanwhile share the next one.
  *
- * Postgres commits are durable already (synchronous_commit on), and an in-memory SQLite database has no disk to
- * reach: the barrier is a no-op for both. `sync` is injectable for tests.
+ * Postgres: `withoutFsync` commits with synchronous_commit=off, so such a commit may not be flushed yet when the
+ * caller acts on it. The barrier there runs one committing transaction on the main pool (synchronous_commit on):
+ * `select txid_current()` takes a transaction id, so its commit writes a commit record and waits for the WAL to be
+ * flushed up to it. The WAL is one sequence, so every commit made before that record, relaxed ones included, is
+ * flushed with it. Callers share it as they share the SQLite fsync.
+ *
+ * An in-memory SQLite database has no disk to reach: the barrier is a no-op there. `sync` is injectable for tests.
  */
 export function createDurabilityBarrier<DB>(
   db: Kysely<DB>,
   sync: (path: string) => Promise<void> = syncFile,
 ): () => Promise<void> {
-  if (dialectOf(db) !== 'sqlite') return () => Promise.resolve();
+  if (dialectOf(db) !== 'sqlite') return sharedFlush(() => flushPostgresWal(db));
   const file = sqliteFileOf(db);
   // Fail closed: a handle we cannot trace to its file (a transaction, a derived instance) must not skip the fsync.
   if (file === undefined) throw new Error('createDurabilityBarrier needs the SQLite handle createDatabase returned');
   if (file === ':memory:') return () => Promise.resolve();
   const wal = `${file}-wal`;
-  /** The next fsync, not started yet: new callers join it. */
+  return sharedFlush(() => sync(wal));
+}
+
+/** One committing transaction on a synchronous connection: its flush covers every commit before it. */
+async function flushPostgresWal(db: Kysely<any>): Promise<void> {
+  await sql`select txid_current()`.execute(db);
+}
+
+/**
+ * `flush`, shared: a caller joins the flush that has not started yet, or starts the next one once the running one
+ * is done (a flush that already started may have missed the caller's commit). At most one runs at a time.
+ */
+function sharedFlush(flush: () => Promise<void>): () => Promise<void> {
+  /** The next flush, not started yet: new callers join it. */
   let pending: Promise<void> | undefined;
-  /** The latest fsync (running or pending): the next one starts after it. */
+  /** The latest flush (running or pending): the next one starts after it. */
   let latest: Promise<void> = Promise.resolve();
   return () => {
     if (pending) return pending;
@@ -242,8 +260,8 @@ export function createDurabilityBarrier<DB>(
     const barrier = (async () => {
       await new Promise<void>((resolve) => setImmediate(resolve)); // gather the callers of this event-loop turn
       await previous.catch(() => undefined);
-      pending = undefined; // from here on, a new caller's commit may be later than this fsync's start
-      await sync(wal);
+      pending = undefined; // from here on, a new caller's commit may be later than this flush's start
+      await flush();
     })();
     pending = latest = barrier;
     return barrier;
