@@ -5,8 +5,7 @@
 // minute, it is not a failure). The bodies come from the stream the webhook belongs to (stream.ts).
 // Throughput (docs/webhooks.md "Benchmarks"): the db work is per BATCH, not per delivery — one claim that also reads
 // the claimed rows' webhooks, one budget statement for the batch's webhooks, one read of its events per stream, and
-// one finishing statement (Postgres; three in one transaction on SQLite) for every delivered attempt that completed
-// in the same event-loop turn.
+// one finishing statement (Postgres; three in one transaction on SQLite) for each batch of delivered attempts.
 import type { Kysely } from 'kysely';
 import { WEBHOOK_HEADERS } from '@sigil/contract/http-headers';
 import {
@@ -240,7 +239,7 @@ const FINISH_BATCH = 100;
 export function createDeliveredFinisher(
   db: Kysely<Database>,
   holder: string,
-): (claim: ClaimedDelivery, attempt: WebhookAttemptsTable, at: number) => Promise<boolean> {
+): (attempt: WebhookAttemptsTable, at: number) => Promise<boolean> {
   let pending: PendingDelivered[] = [];
   let flushing = false;
   const flush = async () => {
@@ -260,10 +259,10 @@ export function createDeliveredFinisher(
     flushing = false;
     if (pending.length > 0) void flush();
   };
-  return (claim, attempt, at) =>
+  return (attempt, at) =>
     new Promise<boolean>((done, fail) => {
       if (pending.length === 0 && !flushing) setImmediate(() => void flush());
-      pending.push({ attempt, webhookId: claim.webhookId, at, done, fail });
+      pending.push({ attempt, at, done, fail });
     });
 }
 
@@ -325,7 +324,7 @@ export async function finishAttempt(
   const { status, error, ms, endedAt: finished } = posted;
   const attempts = claim.attempts + 1;
   const record = attemptRow(attempt, attempts, { status, error, ms });
-  if (error === null) return (await finishDeliveredAttempt(claim, record, finished)) ? 'delivered' : 'lost';
+  if (error === null) return (await finishDeliveredAttempt(record, finished)) ? 'delivered' : 'lost';
 
   const failed = { attempts, last_status: status, response_ms: ms, last_error: error };
   const next = afterFailedAttempt(attempts, deps.rand);

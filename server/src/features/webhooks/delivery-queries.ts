@@ -143,10 +143,9 @@ export async function releaseClaims(
     .execute();
 }
 
-/** A delivered attempt to record: its row in webhook_attempts, its webhook, when it finished. */
+/** A delivered attempt to record: its row in webhook_attempts and when it finished. */
 export interface DeliveredAttempt {
   attempt: WebhookAttemptsTable;
-  webhookId: string;
   at: number;
 }
 

@@ -3,7 +3,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, postgresReachable } from '@sigil/test/support/db';
-import { createDatabase } from '../../platform/db/index';
+import { createDatabase, withoutFsync } from '../../platform/db/index';
 import { createOutboundClient, type OutboundClient } from '../../platform/outbound/client';
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { startDeliveryWorker } from './delivery-worker';
@@ -67,9 +67,11 @@ it.runIf(postgresReachable)(
       const hooks = [];
       for (let i = 0; i < 3; i++) hooks.push(await seedWebhook(database.db, `https://127.0.0.1:${receiver.port}/two`));
       const ids = (await Promise.all(hooks.map((h) => queueEvents(database.db, h.id, 40)))).flat();
-      // Warm both pools so that neither worker starts late.
-      await sql`select 1`.execute(database.db);
-      await sql`select 1`.execute(second.db);
+      // Warm both handles' pools, the relaxed one the claims use included, so that neither worker starts late.
+      for (const db of [database.db, second.db]) {
+        await sql`select 1`.execute(db);
+        await withoutFsync(db, (relaxed) => sql`select 1`.execute(relaxed));
+      }
       const before = receiver.requests.length;
       const a = startDeliveryWorker(
         { db: database.db, client, streams: [payWebhookStream], holder: 'a', concurrency: 8 },
