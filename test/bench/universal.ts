@@ -118,7 +118,8 @@ export async function benchUniversal(
       '',
       `Service database: ${dialect}. ` +
         "Resolve cache off (SIGIL_RESOLVE_CACHE_MS=0): every name reads the chain. The key's rate limit is counted but not " +
-        'enforced in this run. A batch resolves duplicates once and at most 8 names at a time.',
+        'enforced in this run. A batch resolves duplicates once and at most 8 names at a time, its handle accounts read ' +
+        'in one getMultipleAccounts.',
     ].join('\n');
     return { rows: [...rows, batch, batchDistinct], markdown };
   } finally {
