@@ -50,6 +50,7 @@ const config: KnipConfig = {
       entry: [
         // Spawned by path, or run by hand (see their header comments).
         'bench/universal-child.ts',
+        'bench/mcp-child.ts',
         'bench/localchain-reads.ts',
         // Bundled by test-wallet.ts with esbuild and run in the browser page.
         'browser/test-wallet.page.ts',
