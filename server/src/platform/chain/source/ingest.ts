@@ -7,7 +7,7 @@
 // scheduled pass may stay at the tip for a while (`followMs`), handing each new finalized block over as soon as the
 // source has it: latency is then the source's (one getBlocks poll, or a Geyser push), not the pause between passes.
 import type { Kysely } from 'kysely';
-import { readKv, withoutFsync, writeKv, type Database } from '../../db/index';
+import { readKv, writeKv, type Database } from '../../db/index';
 import type { ChainReader } from '../types';
 import { createBlockSource } from './blocks';
 import type { ChainSource, SourceBlock } from './types';
@@ -113,11 +113,7 @@ export async function runIngestPass(db: Kysely<Database>, options: IngestPassOpt
       }
       for (const consumer of consumers) if (from.get(consumer.name)! < block.slot) from.set(consumer.name, block.slot);
       const positions = { ...stored, ...Object.fromEntries([...from].map(([name, slot]) => [name, String(slot)])) };
-      // Without its own fsync (a FULL commit blocks the event loop for it, several times a second while following the
-      // tip): a power cut can only take the cursor back to a block the consumers already persisted, which is what a
-      // crash between their writes and this one does anyway, and they consume a block again safely.
-      const at = options.now?.() ?? Date.now();
-      await withoutFsync(db, (conn) => writeKv(conn, INGEST_CURSOR_KEY, JSON.stringify(positions), at));
+      await writeKv(db, INGEST_CURSOR_KEY, JSON.stringify(positions), options.now?.() ?? Date.now());
       result.blocks++;
       result.slot = block.slot;
       atTip ||= block.slot >= tip;
