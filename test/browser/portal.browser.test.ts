@@ -254,8 +254,10 @@ describe('sign-in in the browser, one flow per proof path', () => {
   });
 });
 
-/** Waits until the delivery log's newest row matching `match` satisfies `done` (the page re-reads while pending). */
-/** Waits until the delivery log's newest row (or the row of delivery `id`, wherever it is) satisfies `done`. */
+/**
+ * Waits until a row of the delivery log satisfies `done` (the newest such row), or the row of delivery `id`. Every row
+ * is looked at: a real event for the watched wallet may be delivered in the middle of a flow and sit on top.
+ */
 async function waitForDelivery(
   page: Page,
   done: (row: { id: string; status: string; attempts: number; text: string }) => boolean,
@@ -265,20 +267,24 @@ async function waitForDelivery(
   let last = '';
   while (Date.now() < deadline) {
     const rows = page.locator('[data-testid=delivery-log] tbody tr');
-    const row = options.id === undefined ? rows.first() : rows.and(page.locator(`[data-delivery-id="${options.id}"]`));
-    if ((await row.count()) > 0) {
+    const candidates =
+      options.id === undefined ? await rows.all() : [rows.and(page.locator(`[data-delivery-id="${options.id}"]`))];
+    const seenRows: string[] = [];
+    for (const row of candidates) {
+      if ((await row.count()) === 0) continue;
       const seen = {
         id: (await row.getAttribute('data-delivery-id'))!,
         status: (await row.getAttribute('data-status'))!,
         attempts: Number(await row.getAttribute('data-attempts')),
         text: (await row.innerText()).replace(/\s+/g, ' '),
       };
-      last = JSON.stringify(seen);
+      seenRows.push(JSON.stringify(seen));
       if (done(seen)) return seen;
     }
+    last = seenRows.join('; ');
     await page.waitForTimeout(250);
   }
-  throw new Error(`the delivery log did not reach the expected state; last row: ${last}`);
+  throw new Error(`the delivery log did not reach the expected state; rows: ${last}`);
 }
 
 describe('the developer flow, in the browser', () => {
@@ -413,7 +419,10 @@ describe('the developer flow, in the browser', () => {
     // A test event of a chosen type, then the delivery in full: the body as received, the headers, the attempts.
     await page.getByRole('combobox', { name: 'Test event of type' }).selectOption('invoice.paid');
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    const typed = await waitForDelivery(page, (d) => d.status === 'delivered' && d.text.includes('invoice.paid'));
+    const typed = await waitForDelivery(
+      page,
+      (d) => d.status === 'delivered' && d.text.includes('invoice.paid (test)'),
+    );
     const typedRequest = stack.receiver.requests.find((r) => r.headers['sigil-delivery-id'] === typed.id)!;
     expect(typedRequest.url).toBe(new URL(newUrl).pathname);
     await page
@@ -438,7 +447,7 @@ describe('the developer flow, in the browser', () => {
     await page.getByRole('button', { name: 'Send a test event' }).click();
     const delivered = await waitForDelivery(
       page,
-      (d) => d.status === 'delivered' && d.text.includes('payment.received'),
+      (d) => d.status === 'delivered' && d.text.includes('payment.received (test)') && d.id !== typed.id,
     );
     expect(delivered.text).toContain('payment.received (test)');
     expect(delivered.text).toContain('HTTP 200');
@@ -450,7 +459,10 @@ describe('the developer flow, in the browser', () => {
     // The receiver fails: the failure shows, then its retry (a second attempt), both answered 500.
     stack.receiver.status = 500;
     await page.getByRole('button', { name: 'Send a test event' }).click();
-    const failing = await waitForDelivery(page, (d) => d.id !== delivered.id && d.id !== typed.id && d.attempts >= 1);
+    const failing = await waitForDelivery(
+      page,
+      (d) => d.id !== delivered.id && d.id !== typed.id && d.text.includes('(test)') && d.attempts >= 1,
+    );
     expect(failing.status).toBe('pending');
     expect(failing.text).toContain('HTTP 500');
     const retried = await waitForDelivery(page, (d) => d.attempts >= 2, { id: failing.id });
@@ -593,7 +605,7 @@ describe('identity events, in the browser', () => {
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.getByText('Test event (handle.registered) queued.').waitFor();
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('log-heading');
-    const delivered = await waitForDelivery(page, (d) => d.status === 'delivered');
+    const delivered = await waitForDelivery(page, (d) => d.status === 'delivered' && d.text.includes('(test)'));
     expect(delivered.text).toContain('handle.registered (test)');
     expect(delivered.text).toContain('HTTP 200');
     const received = stack.receiver.requests.find((r) => r.headers['sigil-delivery-id'] === delivered.id)!;
