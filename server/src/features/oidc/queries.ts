@@ -9,6 +9,7 @@ import {
   type Database,
   type OidcClientsTable,
   type OidcLoginsTable,
+  type OidcPayloadsTable,
   type Slots,
 } from '../../platform/db/index';
 
@@ -23,15 +24,8 @@ export interface PayloadRow {
   consumed_at: number | null;
 }
 
-interface PayloadUpsert {
-  model: string;
-  id: string;
-  payload: string;
-  grant_id: string | null;
-  uid: string | null;
-  user_code: string | null;
-  expires_at: number | null;
-}
+/** A stored model as written: every column but the consume mark, which only a consume sets. */
+type PayloadUpsert = Omit<OidcPayloadsTable, 'consumed_at'>;
 
 const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<PayloadUpsert>) =>
   db
