@@ -1,6 +1,7 @@
 // Transport-level limits over a real socket: whole-request receive deadline, the body limit before routing, shaped
 // refusals of malformed HTTP, a 413 that reaches a client that writes before it reads, and one deadline budget
 // across all chain reads of a request.
+import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '@sigil/test/support/http-app';
@@ -350,5 +351,40 @@ describe('one deadline budget per request across its chain reads', () => {
     const res = await exchange(tight.base, version);
     expect(res.status, res.text).toBe(502);
     expect(JSON.parse(res.body)).toEqual({ error: 'rpc unreachable' });
+  });
+});
+
+describe('connections are parsed natively', () => {
+  // A `data` listener on a socket makes node read that connection through JS streams for good, about a third more
+  // CPU per request; remembering each connection's last request target must not add one. Node's own server keeps
+  // one listener of its own (idle while it parses natively): a bare node:http server tells how many that is.
+  async function dataListenersOf(server: http.Server, listen: () => Promise<string>): Promise<number[]> {
+    const counts: number[] = [];
+    server.on('request', (req: http.IncomingMessage) => void counts.push(req.socket.listenerCount('data')));
+    const base = await listen();
+    const res = await exchange(
+      base,
+      'GET /health HTTP/1.1\r\nHost: a\r\n\r\nGET /health HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n',
+    );
+    expect(res.text.split(/(?=HTTP\/1\.1 )/)).toHaveLength(2);
+    return counts;
+  }
+
+  it("a keep-alive connection's sockets carry no data listener beyond node's own", async () => {
+    const bare = http.createServer((_req, res) => res.end('{}'));
+    const nodeOwn = await dataListenersOf(bare, async () => {
+      await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(bare.address() as net.AddressInfo).port}`;
+    });
+    bare.close();
+    let server: http.Server | undefined;
+    const t = await startTestApp({ beforeListen: (app) => void (server = app.server) });
+    try {
+      const ours = await dataListenersOf(server!, async () => t.base);
+      expect(ours).toHaveLength(2);
+      expect(ours).toStrictEqual(nodeOwn);
+    } finally {
+      await t.close();
+    }
   });
 });
