@@ -216,4 +216,23 @@ describeEachDialect('the keyed request key step', (ctx) => {
     );
     expect((await readUsage(ctx.db, [key.id], NOW)).get(key.id)).toStrictEqual({ minute: 300, day: 300 });
   });
+
+  it('a turn with more keys than one statement takes (64) is split between statements, each key whole in one', async () => {
+    const statements: string[] = [];
+    const counted = createDatabase({
+      ...(ctx.dialect === 'postgres' ? { url: ctx.url } : { sqliteFile: ctx.database.sqliteFile }),
+      onQuery: (event) => void statements.push(event.query.sql),
+    });
+    try {
+      const keys = await Promise.all(Array.from({ length: 70 }, () => createKey(ctx.db, { account: account() })));
+      statements.length = 0;
+      const answers = await Promise.all(
+        keys.flatMap(({ secret }) => [1, 2].map((cost) => admitKeyRequest(counted.db, secret, cost, NOW))),
+      );
+      if (ctx.dialect === 'postgres') expect(statements).toHaveLength(2);
+      expect(answers.map((a) => a?.result.minute.remaining)).toStrictEqual(keys.flatMap(() => [299, 297]));
+    } finally {
+      await counted.close();
+    }
+  });
 });
