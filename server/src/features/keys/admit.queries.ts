@@ -1,24 +1,15 @@
 // The keyed request's key step: the key by its secret's hash, both rate windows counted (or refused) and, when
-// refused, the usage for the headers. On Postgres in ONE statement — one round trip, no transaction held across the
-// request — with the limiter's own upsert arm (countIfRoom) and the limits taken from the key's tier inside it. On
-// SQLite the same statements one after another in one group-committed transaction, on the native connection.
-// docs/rate-limits.md "The key step".
+// refused, the usage for the headers. On Postgres the key steps of one event-loop turn go together in ONE statement
+// per window pair (admit-batch.ts): the keys by their hashes, the limits from each key's tier, the limiter's
+// upsert for many requests (countPrefixes) and the stored windows for the refusals' headers — one round trip for the
+// batch, no transaction held across a request. On SQLite the statements one after another in one group-committed
+// transaction, on the native connection. docs/rate-limits.md "The key step".
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { TIER_LIMITS, type KeyTier } from '@sigil/contract/keys';
 import { withoutFsyncNative, type ApiKeysTable, type Database, type NativeQuery } from '../../platform/db/index';
-import { countIfRoom, countStatementNative, windowsAt, windowsStatementNative } from '../ratelimit/index';
+import { countPrefixes, countStatementNative, windowsAt, windowsStatementNative } from '../ratelimit/index';
+import { keyStepBatcher, type AdmitRow, type BatchKey, type BatchRow } from './admit-batch';
 import { keyByHashNative } from './queries';
-
-export type AdmitRow = Selectable<ApiKeysTable> & {
-  /** The new counts when this request was counted; null when refused (or revoked: nothing is counted). */
-  counted_minute: number | null;
-  counted_day: number | null;
-  /** The key's stored windows as the statement found them (for a refusal's headers); null without a row. */
-  used_minute_start: number | null;
-  used_minute_count: number | null;
-  used_day_start: number | null;
-  used_day_count: number | null;
-};
 
 /** `CASE k.tier WHEN 'free' THEN 300 … END` from the tier table: an unknown tier has no limit and counts nothing. */
 function limitByTier(window: 'minute' | 'day') {
@@ -31,7 +22,7 @@ function limitByTier(window: 'minute' | 'day') {
 /**
  * The row of the key whose secret hashes to `hash` (undefined: no such key), with this request counted against its
  * windows unless the key is revoked or a window has no room. Runs without fsync (withoutFsyncNative): on Postgres
- * the counter row's lock lasts as long as the statement, not a WAL flush.
+ * the counter rows' locks last as long as the batch's statement, not a WAL flush.
  */
 export async function admitByHash(
   db: Kysely<Database>,
@@ -43,7 +34,7 @@ export async function admitByHash(
   return withoutFsyncNative(
     db,
     (query) => admitOnSqlite(db, query, hash, cost, windows),
-    async (relaxed) => (await admitStatement(hash, cost, windows).execute(relaxed)).rows[0],
+    (relaxed) => admitInBatch(relaxed, hash, cost, windows),
   );
 }
 
@@ -89,23 +80,48 @@ function readWindows(db: Kysely<Database>, query: NativeQuery, keyId: string) {
   )[0];
 }
 
-/** Postgres: the one statement. */
-function admitStatement(hash: string, cost: number, windows: { minute: number; day: number }) {
-  return sql<AdmitRow>`
-      WITH k AS (SELECT * FROM api_keys WHERE secret_hash = ${hash}),
-      lim AS (
-        SELECT k.id, ${limitByTier('minute')} AS minute_limit, ${limitByTier('day')} AS day_limit
-        FROM k WHERE k.revoked_at IS NULL
+/** Postgres: the request joins its turn's batch. */
+const admitInBatch = keyStepBatcher<Kysely<Database>>(runBatch);
+
+/** Postgres's deadlock_detected: the statement was rolled back whole, so running it again is running it later. */
+const DEADLOCK = '40P01';
+
+/**
+ * One batch's statement. Batches lock their keys' rows in key order, so they cannot deadlock one another;
+ * housekeeping's delete of long-idle rows can (it locks in its own order), and then Postgres undoes one of the two:
+ * ours is run again.
+ */
+async function runBatch(db: Kysely<Database>, windows: { minute: number; day: number }, keys: BatchKey[]) {
+  const hashes = keys.map((k) => k.hash);
+  const cums = keys.map((k) => `{${k.cums.join(',')}}`);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await batchStatement(hashes, cums, windows).execute(db)).rows;
+    } catch (error) {
+      if (attempt >= 3 || (error as { code?: unknown }).code !== DEADLOCK) throw error;
+    }
+  }
+}
+
+/**
+ * Postgres: the batch's one statement. `hashes[i]` is a key's secret hash, `cums[i]` the running sums of its requests'
+ * costs as an array literal (arrays of different lengths cannot form one 2-D array parameter).
+ */
+function batchStatement(hashes: string[], cums: string[], windows: { minute: number; day: number }) {
+  return sql<BatchRow>`
+      WITH req AS (
+        SELECT t.hash, t.cums::integer[] AS cums FROM unnest(${hashes}::text[], ${cums}::text[]) AS t(hash, cums)
       ),
-      counted AS (
-        INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start, day_count)
-        SELECT lim.id, ${windows.minute}::bigint, ${cost}::integer, ${windows.day}::bigint, ${cost}::integer
-        FROM lim WHERE ${cost}::integer <= lim.minute_limit AND ${cost}::integer <= lim.day_limit
-        ${countIfRoom(sql`(SELECT minute_limit FROM lim)`, sql`(SELECT day_limit FROM lim)`)}
-      )
+      k AS (SELECT * FROM api_keys WHERE secret_hash = ANY(${hashes}::text[])),
+      lim AS (
+        SELECT k.id AS key_id, req.cums, ${limitByTier('minute')} AS minute_limit, ${limitByTier('day')} AS day_limit
+        FROM k JOIN req ON req.hash = k.secret_hash WHERE k.revoked_at IS NULL
+      ),
+      counted AS (${countPrefixes(sql`lim`, windows)})
       SELECT k.*,
-        counted.minute_count AS counted_minute, counted.day_count AS counted_day,
+        counted.minute_start AS new_minute_start, counted.minute_count AS new_minute_count,
+        counted.day_start AS new_day_start, counted.day_count AS new_day_count, counted.last_counted AS counted,
         used.minute_start AS used_minute_start, used.minute_count AS used_minute_count,
         used.day_start AS used_day_start, used.day_count AS used_day_count
-      FROM k LEFT JOIN counted ON true LEFT JOIN rate_limits used ON used.key_id = k.id`;
+      FROM k LEFT JOIN counted ON counted.key_id = k.id LEFT JOIN rate_limits used ON used.key_id = k.id`;
 }

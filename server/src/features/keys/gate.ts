@@ -1,6 +1,6 @@
 // The key step every keyed request takes (trpc/procedures.ts authenticateApiKey → KeyGate.admit): the secret's
-// key and one atomic count against its windows, in one statement on Postgres and one group-committed transaction
-// on SQLite (keys/admit.queries.ts; docs/rate-limits.md).
+// key and one atomic count against its windows, in the statement its event-loop turn's key steps share on Postgres
+// and one group-committed transaction on SQLite (keys/admit.queries.ts; docs/rate-limits.md).
 import type { Logger } from '../../platform/log';
 import type { KeyAdmission, KeyGate } from '../../trpc/context';
 import { rateLimitHeaders } from '../ratelimit/index';

@@ -146,8 +146,9 @@ export async function authenticateKey(db: Kysely<Database>, secret: string): Pro
 
 /**
  * The key step of a keyed request (admit.queries.ts): the key a secret belongs to and this request counted against
- * its windows, in one statement on Postgres and one group-committed transaction on SQLite. Null exactly where
- * authenticateKey answers null (nothing is counted then).
+ * its windows, in the one statement its turn's key steps share on Postgres (admit-batch.ts) and one group-committed
+ * transaction on SQLite; answered as if it ran alone. Null exactly where authenticateKey answers null (nothing is
+ * counted then).
  */
 export async function admitKeyRequest(
   db: Kysely<Database>,

@@ -1,5 +1,5 @@
 // The rate limiter: per-key minute and UTC-day windows in the shared store (docs/rate-limits.md).
-export { countIfRoom, countStatementNative, windowsStatementNative } from './queries';
+export { countPrefixes, countStatementNative, windowsStatementNative } from './queries';
 export {
   createRateLimiter,
   deleteExpiredWindows,

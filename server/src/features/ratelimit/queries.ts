@@ -54,17 +54,61 @@ export async function countInWindows(
  * The upsert's conflict arm, after `INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start,
  * day_count) <one row>`: in the same window → count + cost, in a newer one → cost; only when both new counts fit
  * their limits; RETURNING the new counts (no row back = refused, nothing counted). The limits are SQL expressions
- * so the keyed request's single statement (keys/admit.queries.ts) can take them from the key's tier.
+ * so a statement can take them from the key's tier.
  */
-export function countIfRoom(minuteLimit: RawBuilder<unknown>, dayLimit: RawBuilder<unknown>): RawBuilder<unknown> {
+function countIfRoom(minuteLimit: RawBuilder<unknown>, dayLimit: RawBuilder<unknown>): RawBuilder<unknown> {
   return sql`ON CONFLICT (key_id) DO UPDATE SET
-          minute_count = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count + excluded.minute_count ELSE excluded.minute_count END,
-          minute_start = CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_start ELSE excluded.minute_start END,
-          day_count = CASE WHEN r.day_start >= excluded.day_start THEN r.day_count + excluded.day_count ELSE excluded.day_count END,
-          day_start = CASE WHEN r.day_start >= excluded.day_start THEN r.day_start ELSE excluded.day_start END
-        WHERE (CASE WHEN r.minute_start >= excluded.minute_start THEN r.minute_count ELSE 0 END) + excluded.minute_count <= ${minuteLimit}
-          AND (CASE WHEN r.day_start >= excluded.day_start THEN r.day_count ELSE 0 END) + excluded.day_count <= ${dayLimit}
+          minute_count = ${storedCount('minute')} + excluded.minute_count,
+          minute_start = ${laterStart('minute')},
+          day_count = ${storedCount('day')} + excluded.day_count,
+          day_start = ${laterStart('day')}
+        WHERE ${storedCount('minute')} + excluded.minute_count <= ${minuteLimit}
+          AND ${storedCount('day')} + excluded.day_count <= ${dayLimit}
         RETURNING minute_count, day_count`;
+}
+
+/**
+ * Postgres only: the limiter's upsert for many keys and many requests at once (the keyed request's batched key step,
+ * keys/admit.queries.ts). `requests` names a relation of `(key_id, cums, minute_limit, day_limit)`, one row per key:
+ * `cums` the running sums of that key's request costs in ascending order. Each key's row counts the largest of its
+ * sums that fits both windows' room — as the row stands under the upsert's lock, the latest committed version — so
+ * the admitted requests are a prefix of the ascending order, and every request after it would not fit after them.
+ * A key whose smallest request does not fit is not touched. RETURNING gives the new counts and, in `last_counted`,
+ * the sum counted (Postgres 15 cannot return the old row): old = new − last_counted. Rows are written in key order,
+ * so two such statements lock shared rows in the same order.
+ */
+export function countPrefixes(requests: RawBuilder<unknown>, windows: Windows): RawBuilder<unknown> {
+  const room = sql`least(q.minute_limit - ${storedCount('minute')}, q.day_limit - ${storedCount('day')})`;
+  return sql`INSERT INTO rate_limits AS r (key_id, minute_start, minute_count, day_start, day_count, last_counted)
+        SELECT q.key_id, ${windows.minute}::bigint, fit.n, ${windows.day}::bigint, fit.n, fit.n
+        FROM ${requests} AS q
+        CROSS JOIN LATERAL (SELECT max(c) AS n FROM unnest(q.cums) AS c WHERE c <= least(q.minute_limit, q.day_limit)) AS fit
+        WHERE fit.n IS NOT NULL
+        ORDER BY q.key_id
+        ON CONFLICT (key_id) DO UPDATE SET
+          (minute_count, day_count, last_counted) = (
+            SELECT ${storedCount('minute')} + max(c), ${storedCount('day')} + max(c), max(c)
+            FROM ${requests} AS q, unnest(q.cums) AS c
+            WHERE q.key_id = excluded.key_id AND c <= ${room}),
+          minute_start = ${laterStart('minute')},
+          day_start = ${laterStart('day')}
+        WHERE EXISTS (SELECT FROM ${requests} AS q WHERE q.key_id = excluded.key_id AND q.cums[1] <= ${room})
+        RETURNING key_id, minute_start, minute_count, day_start, day_count, last_counted`;
+}
+
+/**
+ * In a conflict arm: the stored count of a window as the request sees it — the stored window's count when it is the
+ * request's window or a newer one (a replica whose clock lags counts into it), 0 when it has ended.
+ */
+function storedCount(window: 'minute' | 'day'): RawBuilder<unknown> {
+  const start = sql.ref(`${window}_start`);
+  return sql`(CASE WHEN r.${start} >= excluded.${start} THEN r.${sql.ref(`${window}_count`)} ELSE 0 END)`;
+}
+
+/** In a conflict arm: the window the row keeps — the stored one unless the request's is newer. */
+function laterStart(window: 'minute' | 'day'): RawBuilder<unknown> {
+  const start = sql.ref(`${window}_start`);
+  return sql`CASE WHEN r.${start} >= excluded.${start} THEN r.${start} ELSE excluded.${start} END`;
 }
 
 function selectWindowsQuery(db: Kysely<Database>, keyIds: readonly string[]) {

@@ -61,6 +61,11 @@ export interface RateLimitsTable {
   /** epoch ms, start of the UTC day the count belongs to */
   day_start: number;
   day_count: number;
+  /**
+   * What the keyed request's batched upsert added to both counts when it last wrote the row (default 0); read only by
+   * that statement's own RETURNING (features/keys/admit.queries.ts), so other writers leave it as it was.
+   */
+  last_counted: Generated<number>;
 }
 
 // ── pay webhooks ───────────────────────────────────────────────────────────────────────────────────

@@ -17,6 +17,7 @@ import * as m0018 from './0018_identity_handle_mint';
 import * as m0019 from './0019_webhook_attempts';
 import * as m0020 from './0020_webhook_watched_wallets';
 import * as m0021 from './0021_oidc_login_claims';
+import * as m0022 from './0022_rate_limits_last_counted';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -42,4 +43,5 @@ export const migrations: Record<string, Migration> = {
   '0019_webhook_attempts': m0019,
   '0020_webhook_watched_wallets': m0020,
   '0021_oidc_login_claims': m0021,
+  '0022_rate_limits_last_counted': m0022,
 };
