@@ -8,6 +8,8 @@ export interface KeyedProbe {
   admits: string[];
   /** The name of every universal.resolve call (the GET /v1/resolve/{name} procedure), in order. */
   resolves: string[];
+  /** Called once the gate answered, before the caller sees the answer (e.g. to begin a drain meanwhile). */
+  onAdmitted?: (secret: string) => void;
 }
 
 export function instrumentKeyedApp(app: KeyedApp): KeyedProbe {
@@ -16,7 +18,10 @@ export function instrumentKeyedApp(app: KeyedApp): KeyedProbe {
   const admit = keyGate.admit.bind(keyGate);
   keyGate.admit = (secret, cost, log) => {
     probe.admits.push(secret);
-    return admit(secret, cost, log);
+    return admit(secret, cost, log).then((admission) => {
+      probe.onAdmitted?.(secret);
+      return admission;
+    });
   };
   const resolve = universal.resolve.bind(universal);
   universal.resolve = (name, replay) => {

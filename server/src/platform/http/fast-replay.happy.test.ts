@@ -24,7 +24,6 @@ afterAll(async () => {
   await logged.close();
 });
 
-
 const get = (path: string, extra = '') =>
   `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: req-fast-1\r\n${extra}\r\n`;
 
