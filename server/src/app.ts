@@ -15,7 +15,7 @@ import { faceOf, genericError, shapeFrameworkError, shapeRestError, type ShapedE
 import { registerIndex } from './platform/http/index-page';
 import { buildOpenApiDocument, registerDocs } from './platform/http/openapi';
 import { REQUEST_ID_HEADER, requestIdFor } from './platform/http/request-id';
-import { registerFastReplay } from './platform/http/fast-replay';
+import { handedOver, registerFastReplay } from './platform/http/fast-replay';
 import { pathOf, registerRest, type RestFace, type RestRoute } from './platform/http/rest';
 import { registerRawMount } from './platform/http/raw-mount';
 import { registerReadiness } from './platform/http/readiness';
@@ -23,7 +23,7 @@ import { registerTransport, transportOptions } from './platform/http/transport';
 import { registerTrpc } from './platform/http/trpc';
 import { createLogger, type Logger } from './platform/log';
 import { createMetrics, type Metrics } from './platform/metrics';
-import type { RequestContext, UsageMark } from './trpc/context';
+import type { KeyAdmission, ReplayFacts, RequestContext, UsageMark } from './trpc/context';
 import type { AppServices } from './compose';
 import { appRouter } from './router';
 
@@ -97,6 +97,11 @@ function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServ
   });
 }
 
+/** A request's replay facts: at first, the key step the replay path below Fastify took for it, if it did. */
+function replayFactsOf(request: FastifyRequest): ReplayFacts {
+  return { keyStep: handedOver<KeyAdmission>(request.raw)?.keyStep };
+}
+
 /** The per-request context of both faces, over the one services object. */
 function requestContextFor(services: AppServices) {
   return (request: FastifyRequest, face: RequestContext['face'], route?: RestRoute): RequestContext => ({
@@ -104,7 +109,7 @@ function requestContextFor(services: AppServices) {
     // One bag per request, shared with the onSend hook of registerHooks.
     responseHeaders: (request.responseHeaders ??= {}),
     usage: (request.usageMark ??= {}),
-    replay: (request.replay ??= {}),
+    replay: (request.replay ??= replayFactsOf(request)),
     requestId: request.id,
     face,
     method: request.method,
@@ -129,7 +134,8 @@ export function buildApp(deps: AppDeps): FastifyInstance {
     rest ? rest.decide(method, url) : { routeLabel: 'unmatched', error: genericError('public', 404) };
   const app: FastifyInstance = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    genReqId: requestIdFor,
+    // A request the replay path below Fastify handed on keeps the id that path gave it (its key step logged it).
+    genReqId: (req) => handedOver(req)?.requestId ?? requestIdFor(req),
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
     // Draining: a request that still arrives on a connection this replica already had (sent just before the
@@ -153,6 +159,9 @@ export function buildApp(deps: AppDeps): FastifyInstance {
   // First, while Fastify's handler is the server's only request listener (platform/http/fast-replay.ts).
   registerFastReplay(app, {
     replay: () => rest?.replay,
+    keyedReplay: () => rest?.keyedReplay,
+    admit: (secret, cost, log) => services.keyGate.admit(secret, cost, log),
+    recordUsage: (mark, status, answered) => services.usageHistory.recordResponse(mark, status, answered),
     metrics,
     logger,
     drain: () => drain,

@@ -1,6 +1,7 @@
 // Test fixtures for the HTTP layer: an app on a real loopback port with captured log lines, a fake ChainReader,
 // and a probe router whose procedures exercise every error-shaping path. Used by tests only.
 import http from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { TRPCError } from '@trpc/server';
 import { z } from 'zod';
@@ -246,3 +247,26 @@ export function rawRequest(
     else req.end();
   });
 }
+
+/** One request written byte for byte on a fresh connection; the whole raw response (head and body) as text. */
+export function exchange(base: string, request: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    let raw = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      raw += chunk;
+      const end = raw.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)\r\n/i.exec(raw);
+      if (end >= 0 && length && raw.length >= end + 4 + Number(length[1])) {
+        socket.end();
+        resolve(raw);
+      }
+    });
+    socket.on('error', reject);
+  });
+}
+
+/** The Date header moves with the clock: the one part of two answers that may differ. */
+export const withoutDate = (raw: string) => raw.replace(/\r\ndate: [^\r]*\r\n/i, '\r\ndate: -\r\n');

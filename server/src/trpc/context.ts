@@ -123,10 +123,34 @@ export interface RequestContext {
   responseHeaders: Record<string, string>;
   /** Filled by the key or payment step; the HTTP layer records it after the response (usage history). */
   usage: UsageMark;
+  /** What the REST face needs to replay this request's answer, and what a replay below Fastify handed on. */
+  replay: ReplayFacts;
+}
+
+/** The key step already taken for a request below Fastify (platform/http/fast-replay.ts), handed on to Fastify. */
+export interface PriorKeyStep {
+  secret: string;
+  cost: number;
+  /** What KeyGate.admit answered for that secret and cost. */
+  admission: KeyAdmission | null;
+}
+
+export interface ReplayFacts {
   /**
    * A procedure that answers from data already cached sets `until` (a `performance.now()` time) to when that data
-   * leaves its staleness bound; the REST face then replays the answer (sharedCache routes) no longer than that, so an
-   * answer and the cached data it was built from never add up to more than one bound.
+   * leaves its staleness bound; the REST face then replays the answer (sharedCache and keyedReplay routes) no longer
+   * than that, so an answer and the cached data it was built from never add up to more than one bound.
    */
-  replay: { until?: number };
+  until?: number;
+  /**
+   * Set by the key step when it admitted this request's key (not over a limit): the units it counted. Only then is a
+   * keyedReplay route's answer kept for keyed replay (an x402-paid answer never is), and a replay counts as many.
+   */
+  keyCost?: number;
+  /**
+   * The key step the replay path below Fastify already took before handing the request on (not admitted, or its
+   * answer expired meanwhile): the key step uses its outcome instead of asking the gate again, once, when the secret
+   * and cost are the same, so a window is never counted twice for one request.
+   */
+  keyStep?: PriorKeyStep;
 }

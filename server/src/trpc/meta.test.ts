@@ -21,6 +21,17 @@ describe('rest() error codes', () => {
   });
 });
 
+describe('rest() replay declarations', () => {
+  it('keyedReplay only on a keyed GET answering 200', () => {
+    expect(rest('GET', '/v1/x', { summary: 'x', protect: true, keyedReplay: true }).keyedReplay).toBe(true);
+    expect(() => rest('GET', '/v1/x', { summary: 'x', keyedReplay: true })).toThrow(/keyedReplay/);
+    expect(() => rest('POST', '/v1/x', { summary: 'x', protect: true, keyedReplay: true })).toThrow(/keyedReplay/);
+    expect(() => rest('GET', '/v1/x', { summary: 'x', protect: true, keyedReplay: true, successStatus: 204 })).toThrow(
+      /keyedReplay/,
+    );
+  });
+});
+
 describe('/openapi.json error responses', () => {
   let app: TestApp;
   beforeAll(async () => {

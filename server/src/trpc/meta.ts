@@ -29,6 +29,13 @@ export interface ProcedureMeta extends OpenApiMeta {
    * memory for SIGIL_RESOLVE_CACHE_MS (platform/http/rest.ts). Never set it on a keyed or metered route.
    */
   sharedCache?: boolean;
+  /**
+   * Keyed GET whose successful answer, once the caller's key is admitted, depends on the URL alone (not on the key,
+   * its account or tier): the REST face keeps its 200 answers, served to an admitted key, for replay to any admitted
+   * key below Fastify (platform/http/fast-replay.ts), for the staleness bound at most. Never on an answer that names
+   * or depends on the caller.
+   */
+  keyedReplay?: boolean;
   /** REST status of a success: 200 by default; 201 for a creation; 204 sends no body (whatever the procedure returns). */
   successStatus?: 200 | 201 | 204;
   /** The error codes this route may answer (platform/http/openapi.ts documents each status with its codes). */
@@ -52,6 +59,8 @@ export interface RestOptions<Path extends string> {
   cost?: RateLimitCost;
   /** Public GET routes only: see ProcedureMeta.sharedCache. */
   sharedCache?: boolean;
+  /** Keyed GET routes only: see ProcedureMeta.keyedReplay. */
+  keyedReplay?: boolean;
   /** See ProcedureMeta.successStatus. */
   successStatus?: 200 | 201 | 204;
   /**
@@ -88,6 +97,11 @@ export function rest<Path extends `/${string}`>(
     if (method !== 'GET' || opts.protect)
       throw new Error(`sharedCache is for public GET routes only (${method} ${path})`);
     meta.sharedCache = true;
+  }
+  if (opts.keyedReplay) {
+    if (method !== 'GET' || !opts.protect || (opts.successStatus ?? 200) !== 200)
+      throw new Error(`keyedReplay is for keyed GET routes answering 200 only (${method} ${path})`);
+    meta.keyedReplay = true;
   }
   return meta;
 }

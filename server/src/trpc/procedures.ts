@@ -15,7 +15,8 @@ import { ApiError } from '@sigil/contract/errors';
 import { API_KEY_HEADER } from '@sigil/contract/http-headers';
 import { X402_CHALLENGE_CODES, type X402ChallengeCode } from '@sigil/contract/x402';
 import type { PriceClass } from '../platform/config';
-import type { ApiKeyIdentity, RequestContext, SessionIdentity } from './context';
+import { apiKeySecretOf } from '../platform/http/api-key';
+import type { ApiKeyIdentity, KeyAdmission, RequestContext, SessionIdentity } from './context';
 import { baseProcedure, middleware } from './init';
 import type { ErrorRows, ProcedureMeta } from './meta';
 
@@ -84,12 +85,10 @@ export function costOf(meta: ProcedureMeta | undefined, rawInput: unknown): numb
  * Puts the four X-RateLimit-* headers in ctx.responseHeaders (on the 429 too).
  */
 export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise<ApiKeyIdentity> {
-  const header = ctx.headers[API_KEY];
-  const secret = Array.isArray(header) ? undefined : header?.trim();
-  if (header === undefined || secret === '')
-    throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
+  const secret = apiKeySecretOf(ctx.headers);
+  if (secret === '') throw new ApiError('API_KEY_REQUIRED', 'send your API key in the X-API-Key header');
   // A repeated header is ambiguous: refuse rather than guess which one counts.
-  const admission = secret === undefined ? null : await ctx.services.keyGate.admit(secret, cost, ctx.log);
+  const admission = secret === undefined ? null : await admit(ctx, secret, cost);
   if (!admission) throw new ApiError('INVALID_KEY', 'the API key is not valid (unknown or revoked)');
   Object.assign(ctx.responseHeaders, admission.rateHeaders);
   const { key, denied } = admission;
@@ -104,7 +103,19 @@ export async function authenticateApiKey(ctx: RequestContext, cost = 1): Promise
       `rate limit exceeded (${window} limit of the ${key.tier} tier); retry after ${denied.retryAfterSeconds} s`,
     );
   }
+  ctx.replay.keyCost = cost;
   return key;
+}
+
+/**
+ * The gate's answer for this secret and cost: the one the replay path below Fastify already got for this request
+ * (ctx.replay.keyStep, used once), or a fresh one.
+ */
+function admit(ctx: RequestContext, secret: string, cost: number): Promise<KeyAdmission | null> {
+  const prior = ctx.replay.keyStep;
+  ctx.replay.keyStep = undefined;
+  if (prior && prior.secret === secret && prior.cost === cost) return Promise.resolve(prior.admission);
+  return ctx.services.keyGate.admit(secret, cost, ctx.log);
 }
 
 const apiKeyAuth = middleware(async ({ ctx, meta, getRawInput, next }) => {

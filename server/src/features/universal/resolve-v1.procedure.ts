@@ -13,6 +13,8 @@ export const resolveV1 = meteredProcedure
         'status, and the slot the answer was read at (docs/universal.md). `.sol`/`.eth` names: use /v1/resolve-universal.',
       tags: ['resolution'],
       protect: true,
+      // The answer is the name's, whoever asks: any admitted key may be given a recent identical one.
+      keyedReplay: true,
       errors: {
         ...METERED_ERRORS,
         AMBIGUOUS: 'both a handle and a domain shape (e.g. `@label.x1`); neither side is resolved',
@@ -27,4 +29,4 @@ export const resolveV1 = meteredProcedure
   )
   .input(ResolveInputSchema)
   .output(V1ResolutionSchema)
-  .query(({ ctx, input }) => ctx.services.universal.resolve(input.name));
+  .query(({ ctx, input }) => ctx.services.universal.resolve(input.name, ctx.replay));

@@ -48,10 +48,18 @@ export function createNativeCache(ttlMs: number): ReadCache<NativeOutcome> {
 export interface UniversalService {
   /** GET /v1/resolve-universal/:name?chain= */
   resolveUniversal(input: string, chain?: string): Promise<UniversalResult>;
-  /** GET /v1/resolve/:name — native names with records and the slot of the read. */
-  resolve(input: string): Promise<V1Resolution>;
+  /**
+   * GET /v1/resolve/:name — native names with records and the slot of the read. `replay.until` is set to when the
+   * cached read behind the answer leaves the staleness bound (RequestContext.replay).
+   */
+  resolve(input: string, replay?: ReplayWindow): Promise<V1Resolution>;
   /** POST /v1/resolve/batch — one item per name, in order; errors are items, never a failed batch. */
   resolveBatch(names: string[], chain?: string): Promise<BatchResolveResult>;
+}
+
+/** Where resolve reports when (`performance.now()`) the cached read behind its answer leaves the staleness bound. */
+interface ReplayWindow {
+  until?: number;
 }
 
 export function parseChain(chain: string | undefined): UniversalChain | undefined {
@@ -73,12 +81,16 @@ function nativeKey(
     : `domain:${cls.label}.${cls.tld}`;
 }
 
-/** A handle or registry domain, through the bounded cache when there is one. `readAhead`: a batch's handle reads. */
+/**
+ * A handle or registry domain, through the bounded cache when there is one. `readAhead`: a batch's handle reads.
+ * `replay`: told when the cached read leaves the bound (left unset without a cache: the read is fresh).
+ */
 async function readNative(
   deps: UniversalServiceDeps,
   cls: { kind: 'handle'; name: string } | { kind: 'domain'; label: string; tld: string },
   withRecords: boolean,
   readAhead?: Map<string, HandleRead>,
+  replay?: ReplayWindow,
 ): Promise<NativeName> {
   const read = () =>
     cls.kind === 'handle'
@@ -95,6 +107,7 @@ async function readNative(
       throw err;
     }
   });
+  if (replay) replay.until = deps.natives.expiresAt(key);
   if (!outcome.ok) throw new ApiError(outcome.error.code, outcome.error.message);
   return outcome.value;
 }
@@ -102,7 +115,7 @@ async function readNative(
 export function createUniversalService(deps: UniversalServiceDeps): UniversalService {
   return {
     resolveUniversal: (input, chain) => resolveUniversal(deps, input, chain),
-    resolve: (input) => resolveNative(deps, input),
+    resolve: (input, replay) => resolveNative(deps, input, replay),
     resolveBatch: (names, chain) => resolveBatch(deps, names, chain),
   };
 }
@@ -152,13 +165,17 @@ export async function resolveUniversal(
 }
 
 /** GET /v1/resolve/:name — native names only, with records and the slot of the read. */
-export async function resolveNative(deps: UniversalServiceDeps, input: string): Promise<V1Resolution> {
+export async function resolveNative(
+  deps: UniversalServiceDeps,
+  input: string,
+  replay?: ReplayWindow,
+): Promise<V1Resolution> {
   const cls = classifyUniversal(input, deps.suffixes);
   if (cls.kind === 'refused') throw new ApiError(cls.code, `"${input.slice(0, 100)}": ${cls.reason}`);
   if (cls.kind === 'sol' || cls.kind === 'eth') {
     throw new ApiError('INVALID_NAME', `"${input.slice(0, 100)}" is a ${cls.kind} name: use /v1/resolve-universal`);
   }
-  const native = await readNative(deps, cls, true);
+  const native = await readNative(deps, cls, true, undefined, replay);
   return {
     input,
     name: native.name,

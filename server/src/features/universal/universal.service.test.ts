@@ -13,7 +13,8 @@ import {
   tokenizeSnsName,
   type TestKey,
 } from '@sigil/test/support/sns-names';
-import { createNativeCache, createUniversalService, type UniversalService } from './service';
+import { createNativeCache, createUniversalService, type NativeOutcome, type UniversalService } from './service';
+import type { ReadCache } from '../../platform/cache';
 import type { ChainReader } from '../../platform/chain/types';
 import { base58 } from '@scure/base';
 import { apiFailure as failure } from '@sigil/test/support/failures';
@@ -349,6 +350,24 @@ describe("the keyed face's bounded cache", () => {
       chain.faults.clear();
     }
     expect(await cached.resolve('satoshi.x1')).toMatchObject({ name: 'satoshi.x1', namespace: 'x1' });
+  });
+
+  it('resolve reports when the cached read behind its answer leaves the bound; no cache, no report', async () => {
+    const asked: string[] = [];
+    const natives: ReadCache<NativeOutcome> = {
+      get: (_key, load) => load(),
+      expiresAt: (key) => (asked.push(key), 4242),
+      clear() {},
+    };
+    const cached = createUniversalService({ chain: countingReader().reader, suffixes, natives });
+    const replay: { until?: number } = {};
+    expect(await cached.resolve('@alice', replay)).toMatchObject({ name: 'alice' });
+    expect(replay).toEqual({ until: 4242 });
+    expect(asked).toEqual(['handle:alice:records']);
+
+    const fresh: { until?: number } = {};
+    await createUniversalService({ chain: countingReader().reader, suffixes }).resolve('@alice', fresh);
+    expect(fresh).toEqual({});
   });
 
   it('with a bound of 0 every keyed resolve reads the chain (SIGIL_RESOLVE_CACHE_MS=0)', async () => {

@@ -1,8 +1,7 @@
 // The answer cache's replays served below Fastify (fast-replay.ts): byte for byte what Fastify writes, counted in the
 // same metrics, and only for the requests that path may answer.
-import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rawRequest, startTestApp, type TestApp } from '@sigil/test/support/http-app';
+import { exchange, rawRequest, startTestApp, withoutDate, type TestApp } from '@sigil/test/support/http-app';
 
 let app: TestApp;
 let logged: TestApp;
@@ -24,29 +23,6 @@ afterAll(async () => {
   await app.close();
   await logged.close();
 });
-
-/** One request written byte for byte on a fresh connection; the whole raw response (head and body) as text. */
-function exchange(base: string, request: string): Promise<string> {
-  const { hostname, port } = new URL(base);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname, () => socket.write(request));
-    let raw = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => {
-      raw += chunk;
-      const end = raw.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: (\d+)\r\n/i.exec(raw);
-      if (end >= 0 && length && raw.length >= end + 4 + Number(length[1])) {
-        socket.end();
-        resolve(raw);
-      }
-    });
-    socket.on('error', reject);
-  });
-}
-
-/** The Date header moves with the clock: the one part of two answers that may differ. */
-const withoutDate = (raw: string) => raw.replace(/\r\ndate: [^\r]*\r\n/i, '\r\ndate: -\r\n');
 
 const get = (path: string, extra = '') =>
   `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: req-fast-1\r\n${extra}\r\n`;

@@ -45,6 +45,8 @@ export interface RestRoute {
   procedurePath: string;
   /** The procedure allows replaying a recent identical answer (meta.sharedCache). */
   sharedCache: boolean;
+  /** The procedure allows replaying a recent identical success to any admitted key (meta.keyedReplay). */
+  keyedReplay: boolean;
   /** REST status of a success (meta.successStatus, default 200); 204 answers without a body. */
   successStatus: 200 | 201 | 204;
 }
@@ -56,10 +58,11 @@ declare module 'fastify' {
     /** Metrics label for this request's route (a template, never a raw path). */
     routeLabel?: string;
     /**
-     * sharedCache routes: when (`performance.now()`) the data behind this answer leaves its staleness bound, if the
-     * procedure built it from data already cached (ctx.replay). The answer is replayed no longer than that.
+     * sharedCache and keyedReplay routes: when (`performance.now()`) the data behind this answer leaves its staleness
+     * bound, if the procedure built it from data already cached (ctx.replay.until); the answer is replayed no longer
+     * than that. `keyCost`: the units the key step counted when it admitted the caller's key (ctx.replay.keyCost).
      */
-    replay?: { until?: number };
+    replay?: { until?: number; keyCost?: number };
   }
 }
 
@@ -67,7 +70,7 @@ export interface RestOptions {
   router: AnyTRPCRouter;
   /** Builds the procedure context for a matched REST request. */
   createContext: (request: FastifyRequest, route: RestRoute) => unknown | Promise<unknown>;
-  /** How long a sharedCache route's answer may be replayed (the staleness bound); 0 disables. */
+  /** How long a sharedCache or keyedReplay route's answer may be replayed (the staleness bound); 0 disables. */
   responseCacheMs: number;
 }
 
@@ -142,6 +145,7 @@ function restDecider(lookup: ReturnType<typeof createProcedureCache>) {
     const meta = match.procedure.procedure._def.meta as {
       openapi: { path: string };
       sharedCache?: boolean;
+      keyedReplay?: boolean;
       successStatus?: 200 | 201 | 204;
     };
     const template = normalizePath(meta.openapi.path);
@@ -162,6 +166,7 @@ function restDecider(lookup: ReturnType<typeof createProcedureCache>) {
         pathParams,
         procedurePath: match.procedure.path,
         sharedCache: meta.sharedCache === true,
+        keyedReplay: meta.keyedReplay === true,
         successStatus: meta.successStatus ?? 200,
       },
     };
@@ -244,6 +249,15 @@ export interface Replay {
   cacheControl: string;
 }
 
+/** A keyedReplay route's success, replayed to an admitted key only: what the route sent, and what the key step counted. */
+export interface KeyedReplay {
+  status: number;
+  body: string | Buffer;
+  routeLabel: string;
+  /** The units the key step counted for the request that built it: a replay counts as many. */
+  cost: number;
+}
+
 /** The Content-Type of every replayed answer (all are JSON). */
 export const REPLAY_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -252,6 +266,8 @@ export interface RestFace {
   decide: (method: string, rawUrl: string) => RestDecision;
   /** The answer cache's replay of a raw URL, if any (platform/http/fast-replay.ts serves it below Fastify). */
   replay: (rawUrl: string) => Replay | undefined;
+  /** The keyed answer cache's replay of a raw URL, if any: for an admitted key only (fast-replay.ts). */
+  keyedReplay: (rawUrl: string) => KeyedReplay | undefined;
 }
 
 /** Registers the REST face. */
@@ -272,6 +288,13 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): RestFace 
           // The remaining lifetime goes out in Cache-Control: read the clock every time, so it is never overstated.
           ttlResolution: 0,
         })
+      : null;
+
+  // Keyed answers, apart: never replayed to a keyless request, never told to caches downstream (no Cache-Control),
+  // only 200s, and read only below Fastify, after the key step admitted the caller (fast-replay.ts).
+  const keyedAnswers =
+    opts.responseCacheMs > 0
+      ? new LRUCache<string, KeyedReplay>({ max: 20_000, ttl: opts.responseCacheMs, ttlResolution: 0 })
       : null;
 
   /** A sharedCache answer this service may still replay for the raw URL, with its Cache-Control now. */
@@ -301,9 +324,18 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): RestFace 
   }
 
   /**
+   * How long an answer may be replayed: the bound, or what is left of it for the data the procedure built the answer
+   * from, whichever ends first (whole milliseconds; below 1, not at all).
+   */
+  function replayTtl(request: FastifyRequest): number {
+    const until = request.replay?.until;
+    return Math.floor(Math.min(opts.responseCacheMs, until === undefined ? Infinity : until - performance.now()));
+  }
+
+  /**
    * Keeps a sharedCache route's definitive answer (2xx/4xx, never 5xx) for replay, and says so to the client: the
-   * answer carries the Cache-Control a replay of it would carry now. Replayed for the bound, or for what is left of
-   * it for the data the procedure built the answer from, whichever ends first.
+   * answer carries the Cache-Control a replay of it would carry now. A keyedReplay route's 200 is kept apart, and only
+   * when the key step admitted the caller's key (an x402-paid answer is not kept: a replay could not be paid for).
    */
   function remember(
     request: FastifyRequest,
@@ -312,9 +344,15 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): RestFace 
     status: number,
     body: string | Buffer,
   ) {
+    if (keyedAnswers && route.keyedReplay && status === 200) {
+      const cost = request.replay?.keyCost;
+      const ttl = replayTtl(request);
+      if (cost !== undefined && ttl >= 1)
+        keyedAnswers.set(request.url, { status, body, routeLabel: route.template, cost }, { ttl });
+      return;
+    }
     if (!answers || !route.sharedCache || status >= 500) return;
-    const until = request.replay?.until;
-    const ttl = Math.floor(Math.min(opts.responseCacheMs, until === undefined ? Infinity : until - performance.now()));
+    const ttl = replayTtl(request);
     if (ttl < 1) return;
     answers.set(request.url, { status, body, routeLabel: route.template }, { ttl });
     reply.header('cache-control', cacheControl(ttl));
@@ -357,5 +395,5 @@ export function registerRest(app: FastifyInstance, opts: RestOptions): RestFace 
   }
 
   app.route({ method: app.supportedMethods, url: '/*', onRequest: route, handler: serve });
-  return { decide, replay };
+  return { decide, replay, keyedReplay: (rawUrl) => keyedAnswers?.get(rawUrl) };
 }
