@@ -231,7 +231,6 @@ const setLoginSidStatement = prepared((db: Kysely<Database>, v: Slots<{ grantId:
   db.updateTable('oidc_logins').set({ sid: v.sid }).where('grant_id', '=', v.grantId).where('sid', 'is', null),
 );
 
-
 export type LoginRow = Selectable<OidcLoginsTable>;
 
 /** The logins (grants) made with any of these Connect sessions: whom to notify after a revocation. */
