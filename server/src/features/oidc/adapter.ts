@@ -16,13 +16,12 @@ import { createDurabilityBarrier, withoutFsync, type Database } from '../../plat
 import { clientMetadata } from './clients';
 import {
   consumePayload,
-  deletePayload,
+  deletePayloadWithoutFsync,
   deletePayloadsOfGrant,
   findActiveClient,
   findPayload,
   findPayloadBy,
-  setLoginSid,
-  upsertPayload,
+  savePayload,
   type PayloadRow,
 } from './queries';
 
@@ -59,15 +58,14 @@ class PayloadAdapter implements Adapter {
       user_code: payload.userCode ?? null,
       expires_at: expiresIn ? this.now() + expiresIn * 1000 : null,
     };
-    await withoutFsync(this.db, async (db) => {
-      await upsertPayload(db, row);
-      // Back-channel logout names the browser session (sid) per client: keep it beside the grant's login.
-      if (this.model === 'Session') {
-        for (const { sid, grantId } of Object.values(payload.authorizations ?? {})) {
-          if (sid && grantId) await setLoginSid(db, grantId, sid);
-        }
-      }
-    });
+    // Back-channel logout names the browser session (sid) per client: keep it beside the grant's login.
+    const sids =
+      this.model === 'Session'
+        ? Object.values(payload.authorizations ?? {}).flatMap(({ sid, grantId }) =>
+            sid && grantId ? [{ sid, grantId }] : [],
+          )
+        : [];
+    await savePayload(this.db, row, sids);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -100,7 +98,7 @@ class PayloadAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
-    await withoutFsync(this.db, (db) => deletePayload(db, this.model, id));
+    await deletePayloadWithoutFsync(this.db, this.model, id);
     // An interaction is destroyed when the browser resumes it, just before its code is stored. Commits are lost
     // only as a suffix of the log, so if this one is lost, so is that code (and no consume, whose commit would
     // have made both durable, followed): the browser can resume the same sign-in once more, to the one code it had.

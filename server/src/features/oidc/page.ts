@@ -283,24 +283,22 @@ const METHOD_CHOICES = PROOF_METHODS.map(
     `${escapeHtml(m.label)}<span class="hint">${escapeHtml(m.hint)}</span></label>`,
 ).join('\n');
 
-export function signInPage(input: { uid: string; clientId: string; clientName?: string; scopes: string[] }): string {
-  const name = escapeHtml(input.clientName ?? input.clientId);
-  const scopes = input.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
-  const config = {
-    base: `${INTERACTION_PATH}/${input.uid}`,
-    audience: input.clientId,
-    statement: statementFor(input.clientId, input.clientName),
-    memoProgram: Array.from(decodeAddress(SPL_MEMO_PROGRAM_ADDRESS)!),
-    methods: PROOF_METHODS.map((m) => [m.method, m.feature]),
-    labels: Object.fromEntries(PROOF_METHODS.map((m) => [m.method, m.label])),
-  };
-  return `<!doctype html>
+/** The script's configuration every page shares: computed once, not per page. */
+const FIXED_CONFIG = {
+  memoProgram: Array.from(decodeAddress(SPL_MEMO_PROGRAM_ADDRESS)!),
+  methods: PROOF_METHODS.map((m) => [m.method, m.feature]),
+  labels: Object.fromEntries(PROOF_METHODS.map((m) => [m.method, m.label])),
+};
+
+// The page is a template with four slots (the client's name, its key id, the scopes, the script's configuration):
+// the fixed text around them (styles, the proof choices, the whole script) is put together once.
+const PAGE_HEAD = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Sign in with Sigil</title>
 <style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem}button{margin:.25rem 0;padding:.5rem 1rem}fieldset{margin:1rem 0}.choice{display:block;margin:.5rem 0}.hint{display:block;margin-left:1.5rem;font-size:.875rem;color:#555}#error{color:#b00020}[hidden]{display:none!important}</style>
 </head><body>
-<h1>Sign in to ${name}</h1>
-<p><code>${escapeHtml(input.clientId)}</code> asks for:</p><ul>${scopes}</ul>
+<h1>Sign in to `;
+const PAGE_BODY = `</ul>
 <p>Your wallet will sign a proof that names this application. Nothing is sent to a chain and nothing is paid. ${escapeHtml(DISCLAIMER)}</p>
 <fieldset id="methods" hidden><legend>How your wallet proves it is yours</legend>
 ${METHOD_CHOICES}
@@ -314,8 +312,21 @@ ${METHOD_CHOICES}
 <script>
 (() => {
 ${PAGE_HELPERS}
-  const CONFIG = ${scriptJson(config)};
+  const CONFIG = `;
+const PAGE_TAIL = `;
 ${PAGE_SCRIPT}})();
 </script>
 </body></html>`;
+
+export function signInPage(input: { uid: string; clientId: string; clientName?: string; scopes: string[] }): string {
+  const name = escapeHtml(input.clientName ?? input.clientId);
+  const scopes = input.scopes.map((s) => `<li><code>${escapeHtml(s)}</code></li>`).join('');
+  const config = {
+    base: `${INTERACTION_PATH}/${input.uid}`,
+    audience: input.clientId,
+    statement: statementFor(input.clientId, input.clientName),
+    ...FIXED_CONFIG,
+  };
+  return `${PAGE_HEAD}${name}</h1>
+<p><code>${escapeHtml(input.clientId)}</code> asks for:</p><ul>${scopes}${PAGE_BODY}${scriptJson(config)}${PAGE_TAIL}`;
 }

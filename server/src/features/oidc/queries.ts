@@ -1,12 +1,15 @@
 // OpenID Connect rows: the library's stored models, client registrations, and the Connect session behind each
 // grant. Queries only. The statements of a sign-in (a dozen kinds, about thirty runs) are prepared once
-// (platform/db/prepared.ts): building each anew cost more than running it.
+// (platform/db/prepared.ts): building each anew cost more than running it. On SQLite the reads run on the native
+// connection (prepared.ts) and the group-committed writes inside the group commit's own transaction
+// (withoutFsyncNative): the same statements without Kysely's connection lock and promise hops.
 import type { Kysely, Selectable } from 'kysely';
 import {
   affectedRows,
   prepared,
-  withoutFsync,
+  withoutFsyncNative,
   type Database,
+  type NativeQuery,
   type OidcClientsTable,
   type OidcLoginsTable,
   type OidcPayloadsTable,
@@ -51,8 +54,30 @@ const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<Payloa
     ),
 );
 
-export async function upsertPayload(db: Kysely<Database>, row: PayloadUpsert): Promise<void> {
-  await upsertPayloadStatement(db, row);
+/** One bound statement on the native connection (SQLite, inside the group commit). */
+const runNative = (query: NativeQuery, bound: { text: string; parameters: unknown[] }) =>
+  void query(bound.text, bound.parameters);
+
+/**
+ * Stores a model, and the browser session's sid of each of `sids`' grants beside its login (back-channel logout names
+ * it per client), in one group-committed write: without an fsync of its own (adapter.ts says why that is safe).
+ */
+export function savePayload(
+  db: Kysely<Database>,
+  row: PayloadUpsert,
+  sids: readonly { grantId: string; sid: string }[],
+): Promise<void> {
+  return withoutFsyncNative(
+    db,
+    (query) => {
+      runNative(query, upsertPayloadStatement.bind(db, row));
+      for (const { grantId, sid } of sids) runNative(query, setLoginSidStatement.bind(db, { grantId, sid }));
+    },
+    async (conn) => {
+      await upsertPayloadStatement(conn, row);
+      for (const { grantId, sid } of sids) await setLoginSidStatement(conn, { grantId, sid });
+    },
+  );
 }
 
 const payloadColumns = ['payload', 'grant_id', 'expires_at', 'consumed_at'] as const;
@@ -102,8 +127,13 @@ const deletePayloadStatement = prepared((db: Kysely<Database>, v: Slots<{ model:
   db.deleteFrom('oidc_payloads').where('model', '=', v.model).where('id', '=', v.id),
 );
 
-export async function deletePayload(db: Kysely<Database>, model: string, id: string): Promise<void> {
-  await deletePayloadStatement(db, { model, id });
+/** Deletes a model's row in a group-committed write (the caller waits for the durability barrier if it must). */
+export function deletePayloadWithoutFsync(db: Kysely<Database>, model: string, id: string): Promise<void> {
+  return withoutFsyncNative(
+    db,
+    (query) => runNative(query, deletePayloadStatement.bind(db, { model, id })),
+    async (conn) => void (await deletePayloadStatement(conn, { model, id })),
+  );
 }
 
 /** Every token, code and session entry of a grant, in every model at once (revocation, replay). */
@@ -188,19 +218,18 @@ const insertLoginStatement = prepared((db: Kysely<Database>, row: Slots<LoginIns
   }),
 );
 
-export async function insertLogin(db: Kysely<Database>, row: LoginInsert): Promise<void> {
+export function insertLogin(db: Kysely<Database>, row: LoginInsert): Promise<void> {
   // Lost on a power cut, the grant has no sign-in behind it and gets no tokens: no fsync of its own.
-  await withoutFsync(db, (conn) => insertLoginStatement(conn, row));
+  return withoutFsyncNative(
+    db,
+    (query) => runNative(query, insertLoginStatement.bind(db, row)),
+    async (conn) => void (await insertLoginStatement(conn, row)),
+  );
 }
 
 const setLoginSidStatement = prepared((db: Kysely<Database>, v: Slots<{ grantId: string; sid: string }>) =>
   db.updateTable('oidc_logins').set({ sid: v.sid }).where('grant_id', '=', v.grantId).where('sid', 'is', null),
 );
-
-/** Records the browser session's sid of a grant (from the library's Session model as it is saved). */
-export async function setLoginSid(db: Kysely<Database>, grantId: string, sid: string): Promise<void> {
-  await setLoginSidStatement(db, { grantId, sid });
-}
 
 export type LoginRow = Selectable<OidcLoginsTable>;
 

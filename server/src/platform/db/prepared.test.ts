@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { withoutFsync } from './durability';
+import { withoutFsyncNative } from './native';
 import { prepared, type Slots } from './prepared';
 import type { Database } from './schema';
 
@@ -35,6 +36,46 @@ describeEachDialect('prepared statements', (ctx) => {
   it('runs on a group commit’s connection', async () => {
     await withoutFsync(ctx.db, (conn) => upsert(conn, { key: 'p4', value: 'four', at: 5 }));
     expect((await find(ctx.db, { key: 'p4' })).rows).toEqual([{ value: 'four', updated_at: 5 }]);
+  });
+
+  it('never reads what another caller’s open transaction wrote (on SQLite the read waits for the connection)', async () => {
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const rolledBack = ctx.db
+      .transaction()
+      .execute(async (trx) => {
+        await upsert(trx, { key: 'p6', value: 'uncommitted', at: 7 });
+        opened();
+        await held;
+        throw new Error('rolled back');
+      })
+      .catch((error: Error) => error.message);
+    await open;
+    const read = find(ctx.db, { key: 'p6' });
+    release();
+    expect((await read).rows).toEqual([]);
+    expect(await rolledBack).toBe('rolled back');
+  });
+
+  it('binds its text and values for a native statement inside the group commit', async () => {
+    await withoutFsyncNative(
+      ctx.db,
+      (query) => {
+        const { text, parameters } = upsert.bind(ctx.db, { key: 'p7', value: 'seven', at: 8 });
+        query(text, parameters);
+      },
+      async (conn) => void (await upsert(conn, { key: 'p7', value: 'seven', at: 8 })),
+    );
+    expect((await find(ctx.db, { key: 'p7' })).rows).toEqual([{ value: 'seven', updated_at: 8 }]);
+    expect(upsert.bind(ctx.db, { key: 'p8', value: 'eight', at: 9 }).parameters).toEqual([
+      'p8',
+      'eight',
+      9,
+      'eight',
+      9,
+    ]);
   });
 
   it('refuses a call without a value for a slot, and a builder that spreads the slots', async () => {
