@@ -63,6 +63,20 @@ export class StoredJson<T = unknown> {
   }
 }
 
+/**
+ * A JSON array of stored documents (each one's text), as one document: the same bytes as an array of StoredJson
+ * serialized by storedAnswer, without an object per element.
+ */
+export function storedArray<T>(documents: readonly string[]): StoredJson<T[]> {
+  const parts = ['['];
+  for (let i = 0; i < documents.length; i++) {
+    if (i > 0) parts.push(',');
+    parts.push(documents[i]!);
+  }
+  parts.push(']');
+  return new StoredJson<T[]>(parts);
+}
+
 const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
 
 /** Appends JSON.stringify's output for `value` to `into`, any StoredJson in plain objects and arrays as stored. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { rawRequest, startTestApp, STORED_ITEMS, StoredProbeSchema, type TestApp } from '@sigil/test/support/http-app';
 import { buildOpenApiDocument } from '../platform/http/openapi';
-import { storedAnswer, StoredJson } from '../platform/stored-json';
+import { storedAnswer, storedArray, StoredJson } from '../platform/stored-json';
 import { router } from './init';
 import { rest } from './meta';
 import { publicProcedure } from './procedures';
@@ -110,5 +110,20 @@ describe('storedAnswer', () => {
     const text = `{"items":[${items.map((i) => i.text).join(',')}],"n":300}`;
     expect(answer.bytes().equals(Buffer.from(text))).toBe(true);
     expect(answer.text).toBe(text);
+  });
+});
+
+describe('storedArray', () => {
+  it.each([
+    ['none', []],
+    ['one', ['{"a":1}']],
+    ['several, non-ASCII among them', ['{"a":1}', '"ü✓"', '[null,{"b":[2]}]']],
+  ])('is the array of the stored documents as JSON.stringify writes it: %s', (_, documents: string[]) => {
+    const array = storedArray<unknown>(documents);
+    const expected = documents.length === 0 ? '[]' : `[${documents.join(',')}]`;
+    expect(array.text).toBe(expected);
+    expect(array.text).toBe(JSON.stringify(documents.map((d) => JSON.parse(d) as unknown)));
+    expect(storedAnswer<unknown>({ events: array, n: 1 }).text).toBe(`{"events":${expected},"n":1}`);
+    expect(array.bytes().equals(Buffer.from(expected))).toBe(true);
   });
 });

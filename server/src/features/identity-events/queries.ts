@@ -1,7 +1,14 @@
 // SQL of the identity log (identity_events, identity_event_wallets, identity_stream) as its routes, the webhook
 // engine, housekeeping and the indexer use it.
 import { sql, type Kysely } from 'kysely';
-import { affectedRows, dialectOf, type Database, type IdentityEventsTable } from '../../platform/db/index';
+import {
+  affectedRows,
+  dialectOf,
+  prepared,
+  type Database,
+  type IdentityEventsTable,
+  type Slots,
+} from '../../platform/db/index';
 import { deleteDeliveriesOfEvents, type SubscriptionRow } from '../webhooks/index';
 
 /** The one row of identity_stream: the log's next sequence and how far the indexer has read. */
@@ -45,14 +52,34 @@ function typeFilter(patterns: string[]) {
   )})`;
 }
 
-/** Up to `take` log entries after `after` in sequence order, filtered (types already parsed, handle normalized). */
-export function selectLogPage(
+/**
+ * The log's unfiltered page, the common read: compiled once (prepared.ts), so a page costs SQLite's work and the
+ * rows, not a query build per call.
+ */
+const unfilteredPage = prepared((db: Kysely<Database>, v: Slots<{ after: number; take: number }>) =>
+  db
+    .selectFrom('identity_events')
+    .select('payload')
+    .where('test', '=', 0)
+    .where('sequence', '>', v.after)
+    .orderBy('sequence')
+    .limit(v.take),
+);
+
+/**
+ * The stored payloads of up to `take` log entries after `after` in sequence order, filtered (types already parsed,
+ * handle normalized). The payload alone: a second column per row costs SQLite's row objects about a fifth more, and
+ * each payload states its own sequence (the indexer stores the event with the sequence of its row).
+ */
+export async function selectLogPage(
   db: Kysely<Database>,
   page: { after: number; take: number; types?: string[]; handle?: string; wallet?: string },
 ) {
+  if (page.types === undefined && page.handle === undefined && page.wallet === undefined)
+    return (await unfilteredPage(db, { after: page.after, take: page.take })).rows;
   let q = db
     .selectFrom('identity_events')
-    .select(['sequence', 'payload'])
+    .select('payload')
     .where('test', '=', 0)
     .where('sequence', '>', page.after)
     .orderBy('sequence')
@@ -68,23 +95,25 @@ export function selectLogPage(
   return q.execute();
 }
 
+/** Both bounds in one statement (scalar subqueries), compiled once. */
+const logBounds = prepared((db: Kysely<Database>, v: Slots<{ stream: string }>) =>
+  db.selectNoFrom((eb) => [
+    eb
+      .selectFrom('identity_events')
+      .select((e) => e.fn.min<number>('sequence').as('oldest'))
+      .where('test', '=', 0)
+      .where('sequence', '>', 0)
+      .as('oldest'),
+    eb.selectFrom('identity_stream').select('next_sequence').where('id', '=', v.stream).as('next_sequence'),
+  ]),
+);
+
 /**
  * The log's bounds: the oldest sequence kept (null when retention removed them all, or none was written) and the
  * latest sequence the stream ever assigned (0 before its first event; pruning never lowers it).
  */
 export async function selectLogBounds(db: Kysely<Database>): Promise<{ oldest: number | null; latest: number }> {
-  // One statement, one round trip: both bounds as scalar subqueries.
-  const row = await db
-    .selectNoFrom((eb) => [
-      eb
-        .selectFrom('identity_events')
-        .select((e) => e.fn.min<number>('sequence').as('oldest'))
-        .where('test', '=', 0)
-        .where('sequence', '>', 0)
-        .as('oldest'),
-      eb.selectFrom('identity_stream').select('next_sequence').where('id', '=', STREAM_ROW).as('next_sequence'),
-    ])
-    .executeTakeFirstOrThrow();
+  const row = (await logBounds(db, { stream: STREAM_ROW })).rows[0]!;
   const { oldest, next_sequence: next } = row as {
     oldest: number | string | null;
     next_sequence: number | string | null;

@@ -18,7 +18,7 @@ import type { KeyTier } from '@sigil/contract/keys';
 import type { OwnerWebhookPatch } from '@sigil/contract/owner-webhooks';
 import { normalizeName } from '@sigil/contract/names';
 import type { Database } from '../../platform/db/index';
-import { storedAnswer, StoredJson } from '../../platform/stored-json';
+import { storedAnswer, storedArray, type StoredJson } from '../../platform/stored-json';
 import type { Resolver } from '../../platform/outbound/destination-policy';
 import {
   checkRoomFor,
@@ -116,6 +116,14 @@ function checkCursor(after: number, bounds: { oldest: number | null; latest: num
 }
 
 /**
+ * The sequence a stored event states: the indexer writes each payload with its row's sequence, so the page reads the
+ * payloads alone and only the last one is parsed, for the next cursor.
+ */
+function sequenceOf(payload: string): number {
+  return (JSON.parse(payload) as Pick<IdentityEvent, 'sequence'>).sequence;
+}
+
+/**
  * GET /v1/identity/events: the log in `sequence` order after the cursor, filtered; each event is the stored
  * payload (the exact body its deliveries sent), written into the page as stored: it was validated when the indexer
  * wrote it. `next_after` is the last sequence of the page (the next call's `after`), `has_more` whether more matched
@@ -137,8 +145,8 @@ export async function readIdentityLog(
   });
   const page = rows.slice(0, query.limit);
   return storedAnswer<IdentityLogPage>({
-    events: page.map((r) => new StoredJson<IdentityEvent>(r.payload)),
-    next_after: page.length > 0 ? Number(page[page.length - 1]!.sequence) : (query.after ?? null),
+    events: storedArray<IdentityEvent>(page.map((r) => r.payload)),
+    next_after: page.length > 0 ? sequenceOf(page[page.length - 1]!.payload) : (query.after ?? null),
     has_more: rows.length > query.limit,
     oldest_sequence: bounds.oldest,
     latest_sequence: bounds.latest,
