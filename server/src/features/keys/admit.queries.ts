@@ -12,12 +12,15 @@ import { keyStepBatcher, type AdmitRow, type BatchKey, type BatchRow } from './a
 import { keyByHashNative } from './queries';
 
 /** `CASE k.tier WHEN 'free' THEN 300 … END` from the tier table: an unknown tier has no limit and counts nothing. */
-function limitByTier(window: 'minute' | 'day') {
+function caseByTier(window: 'minute' | 'day') {
   const arms = (Object.entries(TIER_LIMITS) as [KeyTier, { minute: number; day: number }][]).map(
     ([tier, limits]) => sql`WHEN ${tier} THEN ${sql.lit(limits[window])}`,
   );
   return sql`CASE k.tier ${sql.join(arms, sql` `)} END`;
 }
+
+/** Built once: the tier table is fixed, and every batch statement carries both. */
+const LIMIT_BY_TIER = { minute: caseByTier('minute'), day: caseByTier('day') };
 
 /**
  * The row of the key whose secret hashes to `hash` (undefined: no such key), with this request counted against its
@@ -114,7 +117,7 @@ function batchStatement(hashes: string[], cums: string[], windows: { minute: num
       ),
       k AS (SELECT * FROM api_keys WHERE secret_hash = ANY(${hashes}::text[])),
       lim AS (
-        SELECT k.id AS key_id, req.cums, ${limitByTier('minute')} AS minute_limit, ${limitByTier('day')} AS day_limit
+        SELECT k.id AS key_id, req.cums, ${LIMIT_BY_TIER.minute} AS minute_limit, ${LIMIT_BY_TIER.day} AS day_limit
         FROM k JOIN req ON req.hash = k.secret_hash WHERE k.revoked_at IS NULL
       ),
       counted AS (${countPrefixes(sql`lim`, windows)})
