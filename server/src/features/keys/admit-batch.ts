@@ -89,10 +89,10 @@ function byWindows(turn: Waiting[]): Waiting[][] {
 }
 
 /**
- * One window pair's statement (several for many keys, below). Per key, the requests in ascending cost order and their running sums: the statement
- * counts the largest sum that fits, so the admitted requests are that prefix, and the order "prefix, then the rest
- * ascending" is a serial order in which each refused request found no room (it costs at least the first refused
- * one, which did not fit after the prefix).
+ * One window pair's statement (several for many keys, below). Per key, the requests in ascending cost order and
+ * their running sums: the statement counts the largest sum that fits, so the admitted requests are that prefix,
+ * and the order "prefix, then the rest ascending" is a serial order in which each refused request found no room (it
+ * costs at least the first refused one, which did not fit after the prefix).
  */
 function admitGroup<H>(run: RunBatch<H>, handle: H, group: Waiting[]): void {
   const byHash = new Map<string, Waiting[]>();

@@ -145,7 +145,8 @@ export function registerFastReplay<A extends ReplayAdmission>(app: FastifyInstan
       if (!keyed) return fastify(req, res);
       return void replayKeyed(req, res, secret!, keyed.cost, started).catch((err: unknown) => {
         deps.logger.error({ err }, 'unexpected error in the keyed replay');
-        res.destroy();
+        // Only a response nothing was written to yet: one Fastify took over, or already sent, keeps its connection.
+        if (!res.headersSent) res.destroy();
       });
     }
     // The order and spelling of Fastify's own reply: the request id (app.ts onRequest), Cache-Control and

@@ -118,7 +118,8 @@ function clientError(err: NodeJS.ErrnoException & { rawPacket?: unknown }, socke
   const pending = (socket as Duplex & { _httpMessage?: ServerResponse & { req?: IncomingMessage } })._httpMessage;
   if (socket.writable && !pending?.headersSent) {
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
-    // The refused piece itself, in case it was not remembered first (the data listener sees it after the parser).
+    // The refused piece itself: the parser's callback has remembered it already, the data listener (the fallback)
+    // would see it only after the parser refused it.
     const packet = Buffer.isBuffer(err.rawPacket) ? lastTargetIn(err.rawPacket) : undefined;
     const path = pending?.req?.url ?? packet ?? lastTargets.get(socket);
     const face = path === undefined ? 'public' : faceOf(pathOf(path));
