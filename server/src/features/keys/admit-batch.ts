@@ -20,7 +20,10 @@ export type AdmitRow = Selectable<ApiKeysTable> & {
 
 /** One key's row from the batched statement. */
 export type BatchRow = Selectable<ApiKeysTable> & {
-  /** The key's row after the statement counted into it, and the sum it counted; null when it counted nothing. */
+  /**
+   * The key's row under the statement's lock and the sum it counted (0: none of its requests fit); null when the
+   * statement returned no row (a revoked key or unknown tier, or no request an empty window could hold).
+   */
   new_minute_start: number | null;
   new_minute_count: number | null;
   new_day_start: number | null;
@@ -142,7 +145,8 @@ async function answerKeys<H>(
 /**
  * The answer of the request whose running sum is `cum`: counted when the statement counted at least that much (its
  * counts are those before the batch plus its sum: old = new − counted); refused otherwise, with the counts after the
- * batch for its headers — what it found when its turn came — or, when nothing was counted, the row as found.
+ * batch for its headers — what it found when its turn came — or, when the statement returned no row, the row as
+ * found.
  */
 function answerOf(row: BatchRow, cum: number): AdmitRow {
   const {

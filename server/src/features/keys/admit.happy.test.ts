@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { base58 } from '@scure/base';
+import pg from 'pg';
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { runTogether } from '@sigil/test/support/db-children';
@@ -192,6 +193,46 @@ describeEachDialect('the keyed request key step', (ctx) => {
       expect((await readUsage(ctx.db, [revoked.key.id], NOW)).has(revoked.key.id)).toBe(false);
     } finally {
       await counted.close();
+    }
+  });
+
+  it('a refusal is answered from the counts under the lock, not from the statement start', async () => {
+    const { key, secret } = await createKey(ctx.db, { account: account() });
+    await setUsage(ctx.db, key.id, { minute: 100, day: 100 }, NOW);
+    const expected = {
+      passed: false,
+      minute: { limit: 300, remaining: 0, reset: MINUTE_RESET },
+      day: { limit: 15_000, remaining: 14_700, reset: DAY_RESET },
+      deniedBy: 'minute',
+      retryAfterSeconds: 40,
+    };
+    if (ctx.dialect === 'sqlite') {
+      // One writer at a time: there is no statement to overtake; the refusal reads the counts as they are.
+      await setUsage(ctx.db, key.id, { minute: 300, day: 300 }, NOW);
+      expect((await admit(secret, 1))?.result).toStrictEqual(expected);
+      return;
+    }
+    // Another replica holds the key's row and commits the minute's last room away while the key step waits for it:
+    // the key step's snapshot still shows 100 used, the row it locks shows 300.
+    const other = new pg.Client({ connectionString: ctx.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query('UPDATE rate_limits SET minute_count = 300, day_count = 300 WHERE key_id = $1', [key.id]);
+      const pending = admit(secret, 1);
+      for (;;) {
+        // Statistics are a snapshot per transaction: cleared, each read sees who waits now.
+        await other.query('SELECT pg_stat_clear_snapshot()');
+        const waiting = await other.query(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        if ((waiting.rows[0] as { n: number }).n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await other.query('COMMIT');
+      expect((await pending)?.result).toStrictEqual(expected);
+    } finally {
+      await other.end();
     }
   });
 

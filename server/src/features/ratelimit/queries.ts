@@ -73,8 +73,9 @@ function countIfRoom(minuteLimit: RawBuilder<unknown>, dayLimit: RawBuilder<unkn
  * `cums` the running sums of that key's request costs in ascending order. Each key's row counts the largest of its
  * sums that fits both windows' room — as the row stands under the upsert's lock, the latest committed version — so
  * the admitted requests are a prefix of the ascending order, and every request after it would not fit after them.
- * A key whose smallest request does not fit is not touched. RETURNING gives the new counts and, in `last_counted`,
- * the sum counted (Postgres 15 cannot return the old row): old = new − last_counted. Rows are written in key order,
+ * A key whose smallest request does not fit counts 0 but is still returned as it stands under the lock, so its
+ * refusals are answered from the latest counts, not from the statement's snapshot. RETURNING gives the new counts
+ * and, in `last_counted`, the sum counted (Postgres 15 cannot return the old row): old = new − last_counted. Rows are written in key order,
  * so two such statements lock shared rows in the same order.
  */
 export function countPrefixes(requests: RawBuilder<unknown>, windows: Windows): RawBuilder<unknown> {
@@ -87,12 +88,12 @@ export function countPrefixes(requests: RawBuilder<unknown>, windows: Windows): 
         ORDER BY q.key_id
         ON CONFLICT (key_id) DO UPDATE SET
           (minute_count, day_count, last_counted) = (
-            SELECT ${storedCount('minute')} + max(c), ${storedCount('day')} + max(c), max(c)
+            SELECT ${storedCount('minute')} + coalesce(max(c), 0), ${storedCount('day')} + coalesce(max(c), 0),
+              coalesce(max(c), 0)
             FROM ${requests} AS q, unnest(q.cums) AS c
             WHERE q.key_id = excluded.key_id AND c <= ${room}),
           minute_start = ${laterStart('minute')},
           day_start = ${laterStart('day')}
-        WHERE EXISTS (SELECT FROM ${requests} AS q WHERE q.key_id = excluded.key_id AND q.cums[1] <= ${room})
         RETURNING key_id, minute_start, minute_count, day_start, day_count, last_counted`;
 }
 
