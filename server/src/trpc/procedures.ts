@@ -12,10 +12,9 @@
 // -Daily-Remaining. The middleware writes them into `ctx.responseHeaders`, which app.ts applies to whatever
 // response is finally sent (REST or tRPC, 2xx or not). A 429 adds Retry-After.
 import { ApiError } from '@sigil/contract/errors';
-import { API_KEY_HEADER } from '@sigil/contract/http-headers';
 import { X402_CHALLENGE_CODES, type X402ChallengeCode } from '@sigil/contract/x402';
 import type { PriceClass } from '../platform/config';
-import { apiKeySecretOf } from '../platform/http/api-key';
+import { apiKeySecretOf, hasApiKeyHeader } from '../platform/http/api-key';
 import type { ApiKeyIdentity, KeyAdmission, RequestContext, SessionIdentity } from './context';
 import { baseProcedure, middleware } from './init';
 import type { ErrorRows, ProcedureMeta } from './meta';
@@ -57,14 +56,6 @@ export const METERED_ERRORS = {
   X402_FACILITATOR_ERROR:
     'x402 facilitator rail: the facilitator failed or is down; the response is withheld; retry the same payment',
 } as const satisfies ErrorRows;
-
-/** Node's request headers are keyed lowercase. */
-const API_KEY = API_KEY_HEADER.toLowerCase();
-
-/** True when the request carries an X-API-Key header at all (even an empty or bad one): then the key path decides. */
-export function hasApiKeyHeader(ctx: Pick<RequestContext, 'headers'>): boolean {
-  return ctx.headers[API_KEY] !== undefined;
-}
 
 /** The route's rate-limit cost for this raw input: its `cost` function's answer if it is a positive safe integer, else 1. */
 export function costOf(meta: ProcedureMeta | undefined, rawInput: unknown): number {
@@ -171,7 +162,7 @@ const meteredAuth = middleware(async ({ ctx, meta, path, getRawInput, next }) =>
       `procedure ${path} (${route ?? 'no REST route'}) uses meteredProcedure but is not in METERED_ROUTES`,
     );
 
-  if (hasApiKeyHeader(ctx)) {
+  if (hasApiKeyHeader(ctx.headers)) {
     const cost = meta?.rateLimitCost ? costOf(meta, await getRawInput()) : 1;
     const apiKey: ApiKeyIdentity = await authenticateApiKey(ctx, cost);
     return next({ ctx: { apiKey, payment: undefined as unknown } });

@@ -15,3 +15,8 @@ export function apiKeySecretOf(headers: IncomingHttpHeaders): string | undefined
   if (header === undefined) return '';
   return Array.isArray(header) ? undefined : header.trim();
 }
+
+/** True when the request carries an X-API-Key header at all (even an empty or bad one): then the key path decides. */
+export function hasApiKeyHeader(headers: IncomingHttpHeaders): boolean {
+  return headers[API_KEY] !== undefined;
+}

@@ -90,6 +90,13 @@ function eligible(req: IncomingMessage, deps: Pick<FastReplayDeps, 'drain' | 'lo
   );
 }
 
+/** Writes a replayed answer: `head` in order, then Content-Length last (Fastify's send sets it, as a string). */
+function writeReplay(res: ServerResponse, status: number, head: Record<string, string>, body: string | Buffer): void {
+  head['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  res.writeHead(status, head);
+  res.end(body);
+}
+
 /**
  * Puts the replay path in front of Fastify's request handler. Call it right after Fastify is constructed, when that
  * handler is the server's only `request` listener (listeners added later, like drain.ts's, still run first).
@@ -126,9 +133,7 @@ export function registerFastReplay<A extends ReplayAdmission>(app: FastifyInstan
     // Fastify spells every header name in lower case.
     const head: Record<string, string> = { [REQUEST_ID_HEADER]: requestId, 'content-type': REPLAY_CONTENT_TYPE };
     for (const name in admission.rateHeaders) head[name.toLowerCase()] = admission.rateHeaders[name]!;
-    head['content-length'] = String(typeof hit.body === 'string' ? Buffer.byteLength(hit.body) : hit.body.length);
-    res.writeHead(hit.status, head);
-    res.end(hit.body);
+    writeReplay(res, hit.status, head, hit.body);
     const latencyMs = performance.now() - started;
     deps.metrics.observeHttp('GET', hit.routeLabel, hit.status, latencyMs / 1000);
     const mark = { keyId: admission.key.id, account: admission.key.account };
@@ -151,13 +156,12 @@ export function registerFastReplay<A extends ReplayAdmission>(app: FastifyInstan
     }
     // The order and spelling of Fastify's own reply: the request id (app.ts onRequest), Cache-Control and
     // Content-Type (rest.ts), Content-Length (set by Fastify's send, as a string).
-    res.writeHead(hit.status, {
+    const head = {
       [REQUEST_ID_HEADER]: requestIdFor(req),
       'cache-control': hit.cacheControl,
       'content-type': REPLAY_CONTENT_TYPE,
-      'content-length': String(typeof hit.body === 'string' ? Buffer.byteLength(hit.body) : hit.body.length),
-    });
-    res.end(hit.body);
+    };
+    writeReplay(res, hit.status, head, hit.body);
     deps.metrics.observeHttp('GET', hit.routeLabel, hit.status, (performance.now() - started) / 1000);
   });
 }
