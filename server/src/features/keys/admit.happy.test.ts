@@ -56,6 +56,15 @@ async function expectSerial(
 
 describeEachDialect('the keyed request key step', (ctx) => {
   const admit = (secret: string, cost: number, now = NOW) => admitKeyRequest(ctx.db, secret, cost, now);
+  /** A second handle on the test database whose statements are recorded (close it when done). */
+  const countedDatabase = () => {
+    const statements: string[] = [];
+    const counted = createDatabase({
+      ...(ctx.dialect === 'postgres' ? { url: ctx.url } : { sqliteFile: ctx.database.sqliteFile }),
+      onQuery: (event) => void statements.push(event.query.sql),
+    });
+    return { statements, counted };
+  };
 
   it('counts the request against both windows and answers what is left', async () => {
     const { key, secret } = await createKey(ctx.db, { account: account() });
@@ -119,11 +128,7 @@ describeEachDialect('the keyed request key step', (ctx) => {
   });
 
   it('statements per keyed request, counted: 1 on Postgres, 2 on SQLite (admitted or refused)', async () => {
-    const statements: string[] = [];
-    const counted = createDatabase({
-      ...(ctx.dialect === 'postgres' ? { url: ctx.url } : { sqliteFile: ctx.database.sqliteFile }),
-      onQuery: (event) => void statements.push(event.query.sql),
-    });
+    const { statements, counted } = countedDatabase();
     try {
       const { key, secret } = await createKey(ctx.db, { account: account() });
       const keys = createKeysService({ db: counted.db });
@@ -144,11 +149,7 @@ describeEachDialect('the keyed request key step', (ctx) => {
   });
 
   it('the key steps of one turn, mixed keys and costs: one statement per window pair on Postgres, each answer exact', async () => {
-    const statements: string[] = [];
-    const counted = createDatabase({
-      ...(ctx.dialect === 'postgres' ? { url: ctx.url } : { sqliteFile: ctx.database.sqliteFile }),
-      onQuery: (event) => void statements.push(event.query.sql),
-    });
+    const { statements, counted } = countedDatabase();
     try {
       const owner = account();
       const hot = await createKey(ctx.db, { account: owner });
@@ -259,11 +260,7 @@ describeEachDialect('the keyed request key step', (ctx) => {
   });
 
   it('a turn with more keys than one statement takes (64) is split between statements, each key whole in one', async () => {
-    const statements: string[] = [];
-    const counted = createDatabase({
-      ...(ctx.dialect === 'postgres' ? { url: ctx.url } : { sqliteFile: ctx.database.sqliteFile }),
-      onQuery: (event) => void statements.push(event.query.sql),
-    });
+    const { statements, counted } = countedDatabase();
     try {
       const keys = await Promise.all(Array.from({ length: 70 }, () => createKey(ctx.db, { account: account() })));
       statements.length = 0;
