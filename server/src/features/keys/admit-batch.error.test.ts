@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import { RawNode, sql, type Kysely, type KyselyPlugin } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
 import type { Database } from '../../platform/db/index';
@@ -46,6 +46,11 @@ function faultInjector() {
     plugin,
     /** The SQLSTATEs the next batch statements fail with, one attempt each. */
     fail: (...codes: string[]) => void faults.push(...codes),
+    /** No fault queued, nothing sent: each test starts here, whatever a failing one left behind. */
+    reset: () => {
+      faults.length = 0;
+      sent = 0;
+    },
     /** Batch statements sent since the last call (each attempt is one). */
     sentSinceLast: () => {
       const n = sent;
@@ -71,6 +76,7 @@ describe.skipIf(!postgresReachable)('the key step batch statement failing [postg
     injector = faultInjector();
     faulty = database.db.withPlugin(injector.plugin);
   });
+  beforeEach(() => injector.reset());
   afterAll(async () => {
     await database?.drop();
   });
