@@ -1,5 +1,5 @@
 // OpenID Connect rows: the library's stored models, client registrations, and the Connect session behind each
-// grant. Queries only. The statements of a sign-in (a dozen kinds, about thirty runs) are prepared once
+// grant. Queries only. The statements of a sign-in (a dozen kinds, about twenty runs) are prepared once
 // (platform/db/prepared.ts): building each anew cost more than running it. On SQLite the reads run on the native
 // connection (prepared.ts) and the group-committed writes inside the group commit's own transaction
 // (withoutFsyncNative): the same statements without Kysely's connection lock and promise hops.
