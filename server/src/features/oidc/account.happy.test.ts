@@ -6,7 +6,7 @@ import { describeEachDialect } from '@sigil/test/support/db';
 import type { ConnectService } from '../connect/index';
 import { createSessionService } from '../connect/index';
 import { findAccountFor, loginStillValid, SIGNED_IN_CLAIMS_MS, type SignedInClaims } from './account';
-import { insertLogin } from './queries';
+import { writeSignIn } from './queries';
 
 const ADDRESS = 'AL1ceWa11et1111111111111111111111111111111';
 const CLIENT = 'key_account_test';
@@ -19,14 +19,17 @@ describeEachDialect('oidc account', (ctx) => {
       signedInAt,
     );
     const proven: SignedInClaims = { handle: 'alice', source: 'owner', verified: ['github'] };
-    await insertLogin(ctx.db, {
-      grant_id: grantId,
-      session_jti: session.jti,
-      client_id: CLIENT,
-      address: ADDRESS,
-      amr: 'sigil-signature',
-      expires_at: session.expiresAt * 1000,
-      claims: JSON.stringify(proven),
+    await writeSignIn(ctx.db, {
+      payloads: [],
+      login: {
+        grant_id: grantId,
+        session_jti: session.jti,
+        client_id: CLIENT,
+        address: ADDRESS,
+        amr: 'sigil-signature',
+        expires_at: session.expiresAt * 1000,
+        claims: JSON.stringify(proven),
+      },
     });
     const reads: string[] = [];
     const connect = {

@@ -12,7 +12,9 @@ import type { Account, FindAccount } from 'oidc-provider';
 import { ApiError } from '@sigil/contract/errors';
 import type { ConnectSource, SessionRead } from '@sigil/contract/connect';
 import { CODE_TTL_SECONDS, type ProviderDeps } from './deps';
-import { findLoginSession } from './queries';
+import { aheadKey } from './adapter';
+import { findLoginSession, type LoginSessionRow } from './queries';
+import { MISSED, take } from './request-scope';
 
 type TokenLike = Parameters<FindAccount>[2];
 
@@ -26,6 +28,12 @@ export interface SignedInClaims {
   verified: string[];
 }
 
+/** The grant's login with its active Connect session: read ahead with the token in this request, else now. */
+async function loginSession(deps: Pick<ProviderDeps, 'db' | 'now'>, grantId: string, now: number) {
+  const kept = take<LoginSessionRow, typeof MISSED>(aheadKey('Login', grantId), MISSED);
+  return kept === MISSED ? findLoginSession(deps.db, grantId, now) : kept;
+}
+
 /** True while the grant's Connect session is active, for this client and this wallet. */
 export async function loginStillValid(
   deps: Pick<ProviderDeps, 'db' | 'now'>,
@@ -33,7 +41,7 @@ export async function loginStillValid(
   clientId: string,
   accountId: string | undefined,
 ): Promise<boolean> {
-  const login = await findLoginSession(deps.db, grantId, deps.now());
+  const login = await loginSession(deps, grantId, deps.now());
   return !!login && login.audience === clientId && login.address === accountId;
 }
 
@@ -46,7 +54,7 @@ export async function findAccountFor(
   // Without a token (the authorization endpoint loading the browser session) only the subject is needed.
   if (!grantId) return { accountId: sub, claims: () => ({ sub }) };
   const now = deps.now();
-  const login = await findLoginSession(deps.db, grantId, now);
+  const login = await loginSession(deps, grantId, now);
   if (!login || login.address !== sub) return undefined;
   let live: Pick<SessionRead, 'handle' | 'address' | 'source' | 'verified'>;
   if (token!.kind === 'AuthorizationCode' && login.claims !== null && now - login.created_at <= SIGNED_IN_CLAIMS_MS) {

@@ -20,10 +20,23 @@ import {
   deletePayloadsOfGrant,
   findActiveClient,
   findPayload,
+  findPayloadAhead,
   findPayloadBy,
-  savePayload,
+  writeSignIn,
+  type ClientRow,
   type PayloadRow,
+  type PayloadUpsert,
 } from './queries';
+import { collector, forget, keep, MISSED, take } from './request-scope';
+
+// Read-ahead: the models after whose read the library reads the client, the grant and (through the account) the
+// login: one statement reads them all, and those reads in the same request take the rows from the request scope
+// (request-scope.ts). An interaction's page and resume read its client and grant; a code's exchange its grant and
+// login; a token's use (userinfo, refresh) all three.
+const READ_AHEAD = new Set(['Interaction', 'AuthorizationCode', 'AccessToken', 'RefreshToken']);
+
+/** The request-scope key of a row read ahead. */
+export const aheadKey = (kind: 'Grant' | 'Client' | 'Login', id: string) => `${kind} ${id}`;
 
 function payloadOf(row: PayloadRow | undefined, now: number): AdapterPayload | undefined {
   if (!row) return undefined;
@@ -49,11 +62,13 @@ class PayloadAdapter implements Adapter {
   ) {}
 
   async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-    const row = {
+    const row: PayloadUpsert = {
       model: this.model,
       id,
       payload: JSON.stringify(payload),
-      grant_id: payload.grantId ?? null,
+      // An interaction names its grant once signed in (the consent's result): resume then reads it ahead.
+      grant_id: payload.grantId ?? (payload.result?.consent?.grantId as string | undefined) ?? null,
+      client_id: payload.clientId ?? (payload.params?.client_id as string | undefined) ?? null,
       uid: payload.uid ?? null,
       user_code: payload.userCode ?? null,
       expires_at: expiresIn ? this.now() + expiresIn * 1000 : null,
@@ -65,11 +80,26 @@ class PayloadAdapter implements Adapter {
             sid && grantId ? [{ sid, grantId }] : [],
           )
         : [];
-    await savePayload(this.db, row, sids);
+    if (this.model === 'Grant') forget(aheadKey('Grant', id));
+    const collecting = collector<PayloadUpsert>();
+    if (collecting && sids.length === 0) collecting.push(row);
+    else await writeSignIn(this.db, { payloads: [row], sids });
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    return payloadOf(await findPayload(this.db, this.model, id), this.now());
+    if (this.model === 'Grant') {
+      const kept = take<PayloadRow, typeof MISSED>(aheadKey('Grant', id), MISSED);
+      if (kept !== MISSED) return payloadOf(kept, this.now());
+    }
+    if (!READ_AHEAD.has(this.model)) return payloadOf(await findPayload(this.db, this.model, id), this.now());
+    const now = this.now();
+    const ahead = await findPayloadAhead(this.db, this.model, id, now);
+    if (ahead?.grant) {
+      keep(aheadKey('Grant', ahead.grant.id), ahead.grant.row);
+      keep(aheadKey('Login', ahead.grant.id), ahead.grant.login);
+    }
+    if (ahead?.client) keep(aheadKey('Client', ahead.client.id), ahead.client.row);
+    return payloadOf(ahead?.row, now);
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -81,6 +111,7 @@ class PayloadAdapter implements Adapter {
   }
 
   async consume(id: string): Promise<void> {
+    if (this.model === 'Grant') forget(aheadKey('Grant', id));
     // A FULL commit, not the barrier: the library revokes the whole grant when it finds a code already consumed, so
     // the winner of concurrent exchanges must finish before the losers that read the row after it; the barrier's
     // off-loop wait would let them revoke the winner's tokens (exactly one of N concurrent exchanges gets tokens).
@@ -98,6 +129,7 @@ class PayloadAdapter implements Adapter {
   }
 
   async destroy(id: string): Promise<void> {
+    if (this.model === 'Grant') forget(aheadKey('Grant', id));
     await deletePayloadWithoutFsync(this.db, this.model, id);
     // An interaction is destroyed when the browser resumes it, just before its code is stored. Commits are lost
     // only as a suffix of the log, so if this one is lost, so is that code (and no consume, whose commit would
@@ -107,6 +139,7 @@ class PayloadAdapter implements Adapter {
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    forget();
     await withoutFsync(this.db, (db) => deletePayloadsOfGrant(db, grantId));
     // The sign-in behind the grant ends even if the barrier then fails: revoking more is the safe side.
     await this.hooks.grantRevoked(grantId);
@@ -119,7 +152,8 @@ class ClientAdapter implements Adapter {
   constructor(private readonly db: Kysely<Database>) {}
   async find(id: string): Promise<AdapterPayload | undefined> {
     if (id.length > 200) return undefined;
-    const row = await findActiveClient(this.db, id);
+    const kept = take<ClientRow, typeof MISSED>(aheadKey('Client', id), MISSED);
+    const row = kept === MISSED ? await findActiveClient(this.db, id) : kept;
     return row ? (clientMetadata(row) as AdapterPayload) : undefined;
   }
   async upsert(): Promise<void> {

@@ -24,7 +24,8 @@ import type { SignedInClaims } from './account';
 import type { ProviderDeps } from './deps';
 import { errorPage } from './provider';
 import { signInPage } from './page';
-import { insertLogin } from './queries';
+import { writeSignIn, type PayloadUpsert } from './queries';
+import { collectUpserts } from './request-scope';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -100,31 +101,39 @@ async function finish(
   session: Session,
 ) {
   const clientId = String(details.params.client_id);
-  const grant = new provider.Grant({ accountId: session.address, clientId });
-  grant.addOIDCScope(requestedScopes(details).join(' '));
-  const grantId = await grant.save();
   const { jti } = decodeJwt(session.token);
-  await insertLogin(deps.db, {
-    grant_id: grantId,
-    session_jti: String(jti),
-    client_id: clientId,
-    address: session.address,
-    amr: OIDC_AMR[path],
-    expires_at: session.expires_at * 1000,
-    claims: JSON.stringify({
-      handle: session.handle,
-      source: session.source,
-      verified: session.verified,
-    } satisfies SignedInClaims),
+  // The grant, the interaction's result and the login are written together, in one statement on Postgres: the
+  // library's saves are collected instead of written one by one (request-scope.ts).
+  const { rows } = await collectUpserts<PayloadUpsert, void>(async () => {
+    const grant = new provider.Grant({ accountId: session.address, clientId });
+    grant.addOIDCScope(requestedScopes(details).join(' '));
+    const grantId = await grant.save();
+    // What the library's interactionResult does, on the interaction this request already read (its cookie
+    // checked): it would read the same row again.
+    details.result = {
+      login: { accountId: session.address, amr: [OIDC_AMR[path]], remember: true },
+      consent: { grantId },
+    };
+    // The remaining lifetime, on the library's own clock.
+    await details.save(details.exp - Math.floor(Date.now() / 1000));
   });
-  // What the library's interactionResult does, on the interaction this request already read (its cookie checked):
-  // it would read the same row again.
-  details.result = {
-    login: { accountId: session.address, amr: [OIDC_AMR[path]], remember: true },
-    consent: { grantId },
-  };
-  // The remaining lifetime, on the library's own clock.
-  await details.save(details.exp - Math.floor(Date.now() / 1000));
+  const grantId = String(details.result!.consent!.grantId);
+  await writeSignIn(deps.db, {
+    payloads: rows,
+    login: {
+      grant_id: grantId,
+      session_jti: String(jti),
+      client_id: clientId,
+      address: session.address,
+      amr: OIDC_AMR[path],
+      expires_at: session.expires_at * 1000,
+      claims: JSON.stringify({
+        handle: session.handle,
+        source: session.source,
+        verified: session.verified,
+      } satisfies SignedInClaims),
+    },
+  });
   sendJson(res, 200, { redirect_to: details.returnTo });
 }
 

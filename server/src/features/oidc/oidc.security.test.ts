@@ -255,7 +255,7 @@ describe('token endpoint', () => {
     await expect(oidc.fetchUserInfo(config, tokens.access_token, heidi.address)).rejects.toBeDefined();
   });
 
-  it('a revoked API key: its client gets no tokens (the code exchange and refresh fail)', async () => {
+  it('a revoked API key: its client gets no tokens (the code exchange and refresh fail) and userinfo refuses', async () => {
     const registered = await registerClient(world.app, { type: 'confidential' });
     const { config, callback, verifier } = await codeFor(registered);
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
@@ -271,6 +271,11 @@ describe('token endpoint', () => {
     await expect(oidc.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({
       status: 401,
       cause: [expect.objectContaining({ parameters: expect.objectContaining({ error: 'invalid_client' }) })],
+    });
+    // Userinfo reads the token with its client in one statement: the key's revocation is seen there too.
+    const heidi = await demoWallet('heidi');
+    await expect(oidc.fetchUserInfo(config, tokens.access_token, heidi.address)).rejects.toMatchObject({
+      status: 401,
     });
     // And a new authorization request for it is refused at the provider.
     const { url } = await start(registered);

@@ -1,13 +1,14 @@
 // OpenID Connect rows: the library's stored models, client registrations, and the Connect session behind each
-// grant. Queries only. The statements of a sign-in (a dozen kinds, about thirty runs) are prepared once
+// grant. Queries only. The statements of a sign-in (a dozen kinds, about twenty runs) are prepared once
 // (platform/db/prepared.ts): building each anew cost more than running it. On SQLite the reads run on the native
 // connection (prepared.ts) and the group-committed writes inside the group commit's own transaction
 // (withoutFsyncNative): the same statements without Kysely's connection lock and promise hops.
-import type { Kysely, Selectable } from 'kysely';
+import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
 import {
   affectedRows,
   prepared,
   withoutFsyncNative,
+  type ConnectSessionsTable,
   type Database,
   type NativeQuery,
   type OidcClientsTable,
@@ -28,7 +29,7 @@ export interface PayloadRow {
 }
 
 /** A stored model as written: every column but the consume mark, which only a consume sets. */
-type PayloadUpsert = Omit<OidcPayloadsTable, 'consumed_at'>;
+export type PayloadUpsert = Omit<OidcPayloadsTable, 'consumed_at'>;
 
 const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<PayloadUpsert>) =>
   db
@@ -38,6 +39,7 @@ const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<Payloa
       id: row.id,
       payload: row.payload,
       grant_id: row.grant_id,
+      client_id: row.client_id,
       uid: row.uid,
       user_code: row.user_code,
       expires_at: row.expires_at,
@@ -47,6 +49,7 @@ const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<Payloa
       oc.columns(['model', 'id']).doUpdateSet({
         payload: row.payload,
         grant_id: row.grant_id,
+        client_id: row.client_id,
         uid: row.uid,
         user_code: row.user_code,
         expires_at: row.expires_at,
@@ -58,24 +61,76 @@ const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<Payloa
 const runNative = (query: NativeQuery, bound: { text: string; parameters: unknown[] }) =>
   void query(bound.text, bound.parameters);
 
+/** What one step of a sign-in writes together: stored models, the browser session's sids, a new login. */
+export interface SignInWrite {
+  payloads: readonly PayloadUpsert[];
+  /** The browser session's sid of each grant, beside its login (back-channel logout names it per client). */
+  sids?: readonly { grantId: string; sid: string }[];
+  login?: LoginInsert;
+}
+
+// Postgres: the whole write in ONE statement (a statement is a loopback round trip, most of its cost there): the
+// models in one multi-row upsert, the login's insert and the sids' update beside it as data-modifying CTEs. An empty
+// array makes its part a no-op, so the text never changes. The parts touch different rows (a login is inserted at
+// verify, its sid set at resume), so one snapshot for all of them answers as the statements one after another would.
+const WRITE_SIGN_IN_POSTGRES = `with payload as (
+  insert into "oidc_payloads" ("model", "id", "payload", "grant_id", "client_id", "uid", "user_code", "expires_at", "consumed_at")
+  select t.model, t.id, t.payload, t.grant_id, t.client_id, t.uid, t.user_code, t.expires_at, null
+  from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
+    as t(model, id, payload, grant_id, client_id, uid, user_code, expires_at)
+  on conflict ("model", "id") do update set "payload" = excluded."payload", "grant_id" = excluded."grant_id",
+    "client_id" = excluded."client_id", "uid" = excluded."uid", "user_code" = excluded."user_code",
+    "expires_at" = excluded."expires_at"
+), login as (
+  insert into "oidc_logins" ("grant_id", "session_jti", "client_id", "address", "amr", "expires_at", "claims", "sid")
+  select t.grant_id, t.session_jti, t.client_id, t.address, t.amr, t.expires_at, t.claims, null
+  from unnest($9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::bigint[], $15::text[])
+    as t(grant_id, session_jti, client_id, address, amr, expires_at, claims)
+)
+update "oidc_logins" as l set "sid" = t.sid from unnest($16::text[], $17::text[]) as t(grant_id, sid)
+where l."grant_id" = t.grant_id and l."sid" is null`;
+
+const column = <R, K extends keyof R>(rows: readonly R[], key: K) => rows.map((row) => row[key]);
+
 /**
- * Stores a model, and the browser session's sid of each of `sids`' grants beside its login (back-channel logout names
- * it per client), in one group-committed write: without an fsync of its own (adapter.ts says why that is safe).
+ * Writes one step's rows of a sign-in as one group-committed write, without an fsync of its own (adapter.ts says
+ * why that is safe): one statement on Postgres; on SQLite the same statements one after another inside the group
+ * commit (in process, a statement costs microseconds).
  */
-export function savePayload(
-  db: Kysely<Database>,
-  row: PayloadUpsert,
-  sids: readonly { grantId: string; sid: string }[],
-): Promise<void> {
+export function writeSignIn(db: Kysely<Database>, write: SignInWrite): Promise<void> {
+  // A multi-row upsert may not touch a row twice: the last write of a row wins, as one after another it would.
+  const payloads = [...new Map(write.payloads.map((row) => [`${row.model} ${row.id}`, row])).values()];
+  const sids = write.sids ?? [];
+  const logins = write.login ? [write.login] : [];
   return withoutFsyncNative(
     db,
     (query) => {
-      runNative(query, upsertPayloadStatement.bind(db, row));
+      for (const row of payloads) runNative(query, upsertPayloadStatement.bind(db, row));
+      for (const row of logins) runNative(query, insertLoginStatement.bind(db, row));
       for (const { grantId, sid } of sids) runNative(query, setLoginSidStatement.bind(db, { grantId, sid }));
     },
     async (conn) => {
-      await upsertPayloadStatement(conn, row);
-      for (const { grantId, sid } of sids) await setLoginSidStatement(conn, { grantId, sid });
+      await conn.executeQuery(
+        CompiledQuery.raw(WRITE_SIGN_IN_POSTGRES, [
+          column(payloads, 'model'),
+          column(payloads, 'id'),
+          column(payloads, 'payload'),
+          column(payloads, 'grant_id'),
+          column(payloads, 'client_id'),
+          column(payloads, 'uid'),
+          column(payloads, 'user_code'),
+          column(payloads, 'expires_at'),
+          column(logins, 'grant_id'),
+          column(logins, 'session_jti'),
+          column(logins, 'client_id'),
+          column(logins, 'address'),
+          column(logins, 'amr'),
+          column(logins, 'expires_at'),
+          column(logins, 'claims'),
+          column(sids, 'grantId'),
+          column(sids, 'sid'),
+        ]),
+      );
     },
   );
 }
@@ -88,6 +143,130 @@ const findPayloadStatement = prepared((db: Kysely<Database>, v: Slots<{ model: s
 
 export async function findPayload(db: Kysely<Database>, model: string, id: string): Promise<PayloadRow | undefined> {
   return (await findPayloadStatement(db, { model, id })).rows[0];
+}
+
+/** A login with its active Connect session (findLoginSession's row). */
+export interface LoginSessionRow {
+  jti: string;
+  audience: string;
+  address: string;
+  handle: string | null;
+  source: ConnectSessionsTable['source'];
+  created_at: number;
+  expires_at: number;
+  claims: string | null;
+}
+
+/** A stored model read with what its next reads in the same request will ask for (adapter.ts "read-ahead"). */
+export interface PayloadAhead {
+  row: PayloadRow;
+  /** Present when the row names a grant: that grant's row (undefined: none) and its login with an active session. */
+  grant?: { id: string; row: PayloadRow | undefined; login: LoginSessionRow | undefined };
+  /** Present when the row names a client: its registration if its key is active (undefined: no such client). */
+  client?: { id: string; row: ClientRow | undefined };
+}
+
+// One statement for a token (or code, or interaction) and the rows the library reads right after it: its grant, its
+// client (as findActiveClient finds it: an active key's registration) and the grant's login with its Connect
+// session (as findLoginSession finds it: unrevoked, unexpired at `now`). Left joins: each part is null when the
+// separate read would have found nothing.
+const findPayloadAheadStatement = prepared(
+  (db: Kysely<Database>, v: Slots<{ model: string; id: string; now: number }>) =>
+    db
+      .selectFrom('oidc_payloads as p')
+      .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 'p.grant_id'))
+      .leftJoin('api_keys as k', (join) => join.onRef('k.id', '=', 'p.client_id').on('k.revoked_at', 'is', null))
+      .leftJoin('oidc_clients as c', 'c.key_id', 'k.id')
+      .leftJoin('oidc_logins as l', 'l.grant_id', 'p.grant_id')
+      .leftJoin('connect_sessions as s', (join) =>
+        join.onRef('s.jti', '=', 'l.session_jti').on('s.revoked_at', 'is', null).on('s.expires_at', '>', v.now),
+      )
+      .select([
+        'p.payload',
+        'p.grant_id',
+        'p.client_id',
+        'p.expires_at',
+        'p.consumed_at',
+        'g.payload as g_payload',
+        'g.grant_id as g_grant_id',
+        'g.expires_at as g_expires_at',
+        'g.consumed_at as g_consumed_at',
+        'c.key_id as c_key_id',
+        'c.client_type as c_client_type',
+        'c.secret_hash as c_secret_hash',
+        'c.redirect_uris as c_redirect_uris',
+        'c.post_logout_redirect_uris as c_post_logout_redirect_uris',
+        'c.scopes as c_scopes',
+        'c.backchannel_logout_uri as c_backchannel_logout_uri',
+        'c.created_at as c_created_at',
+        'c.updated_at as c_updated_at',
+        's.jti as s_jti',
+        's.audience as s_audience',
+        's.address as s_address',
+        's.handle as s_handle',
+        's.source as s_source',
+        's.created_at as s_created_at',
+        's.expires_at as s_expires_at',
+        'l.claims as l_claims',
+      ])
+      .where('p.model', '=', v.model)
+      .where('p.id', '=', v.id),
+);
+
+/** A stored model, with its grant, client and login read in the same statement (see PayloadAhead). */
+export async function findPayloadAhead(
+  db: Kysely<Database>,
+  model: string,
+  id: string,
+  now: number,
+): Promise<PayloadAhead | undefined> {
+  const r = (await findPayloadAheadStatement(db, { model, id, now })).rows[0];
+  if (!r) return undefined;
+  const ahead: PayloadAhead = {
+    row: { payload: r.payload, grant_id: r.grant_id, expires_at: r.expires_at, consumed_at: r.consumed_at },
+  };
+  if (r.grant_id !== null) {
+    ahead.grant = {
+      id: r.grant_id,
+      row:
+        r.g_payload === null
+          ? undefined
+          : { payload: r.g_payload, grant_id: r.g_grant_id, expires_at: r.g_expires_at, consumed_at: r.g_consumed_at },
+      login:
+        r.s_jti === null
+          ? undefined
+          : {
+              jti: r.s_jti,
+              audience: r.s_audience!,
+              address: r.s_address!,
+              handle: r.s_handle,
+              source: r.s_source!,
+              created_at: r.s_created_at!,
+              expires_at: r.s_expires_at!,
+              claims: r.l_claims,
+            },
+    };
+  }
+  if (r.client_id !== null) {
+    ahead.client = {
+      id: r.client_id,
+      row:
+        r.c_key_id === null
+          ? undefined
+          : {
+              key_id: r.c_key_id,
+              client_type: r.c_client_type!,
+              secret_hash: r.c_secret_hash,
+              redirect_uris: r.c_redirect_uris!,
+              post_logout_redirect_uris: r.c_post_logout_redirect_uris!,
+              scopes: r.c_scopes!,
+              backchannel_logout_uri: r.c_backchannel_logout_uri,
+              created_at: r.c_created_at!,
+              updated_at: r.c_updated_at!,
+            },
+    };
+  }
+  return ahead;
 }
 
 const findPayloadByStatement = {
@@ -195,7 +374,7 @@ export async function deleteClientRow(db: Kysely<Database>, keyId: string): Prom
 
 // ── logins ──────────────────────────────────────────────────────────────────────────────────────────
 
-interface LoginInsert {
+export interface LoginInsert {
   grant_id: string;
   session_jti: string;
   client_id: string;
@@ -217,15 +396,6 @@ const insertLoginStatement = prepared((db: Kysely<Database>, row: Slots<LoginIns
     sid: null,
   }),
 );
-
-export function insertLogin(db: Kysely<Database>, row: LoginInsert): Promise<void> {
-  // Lost on a power cut, the grant has no sign-in behind it and gets no tokens: no fsync of its own.
-  return withoutFsyncNative(
-    db,
-    (query) => runNative(query, insertLoginStatement.bind(db, row)),
-    async (conn) => void (await insertLoginStatement(conn, row)),
-  );
-}
 
 const setLoginSidStatement = prepared((db: Kysely<Database>, v: Slots<{ grantId: string; sid: string }>) =>
   db.updateTable('oidc_logins').set({ sid: v.sid }).where('grant_id', '=', v.grantId).where('sid', 'is', null),
@@ -250,7 +420,11 @@ export function findLogin(
  * A grant's login with its Connect session, in one statement, when that session is active (unrevoked, unexpired:
  * the rule of Connect's own session lookup); undefined otherwise. Read at every token issuance and userinfo call.
  */
-export async function findLoginSession(db: Kysely<Database>, grantId: string, now: number) {
+export async function findLoginSession(
+  db: Kysely<Database>,
+  grantId: string,
+  now: number,
+): Promise<LoginSessionRow | undefined> {
   return (await findLoginSessionStatement(db, { grantId, now })).rows[0];
 }
 

@@ -11,6 +11,7 @@ type KeySessionsResponse = z.infer<typeof KeySessionsResponseSchema>;
 import type { KeysService } from '../keys/index';
 import { deleteClient, getClient, listClients, putClient, type OidcClientsDeps } from './clients';
 import { serveInteraction } from './interaction';
+import { inRequestScope } from './request-scope';
 import {
   listKeySessions,
   logout,
@@ -76,17 +77,18 @@ export function createOidcService(
   const clients: OidcClientsDeps = { db: deps.db, keys: deps.keys, issuer: deps.issuer.replace(/\/+$/, ''), now };
 
   return {
-    async handle(req, res) {
-      const { provider: oidc, serve } = await ready();
-      // Every URL the library writes is built from the issuer, whatever Host the request came with.
-      req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
-      req.headers['x-forwarded-host'] = issuer.host;
-      const path = (req.url ?? '/').split('?')[0]!;
-      if (path.startsWith(`${INTERACTION_PATH}/`)) {
-        return serveInteraction(providerDeps, oidc, req, res, path.slice(INTERACTION_PATH.length + 1));
-      }
-      await serve(req, res);
-    },
+    handle: (req, res) =>
+      inRequestScope(async () => {
+        const { provider: oidc, serve } = await ready();
+        // Every URL the library writes is built from the issuer, whatever Host the request came with.
+        req.headers['x-forwarded-proto'] = issuer.protocol.slice(0, -1);
+        req.headers['x-forwarded-host'] = issuer.host;
+        const path = (req.url ?? '/').split('?')[0]!;
+        if (path.startsWith(`${INTERACTION_PATH}/`)) {
+          return serveInteraction(providerDeps, oidc, req, res, path.slice(INTERACTION_PATH.length + 1));
+        }
+        await serve(req, res);
+      }),
     listClients: (account) => listClients(clients, account),
     getClient: (account, keyId) => getClient(clients, account, keyId),
     putClient: (account, input) => putClient(clients, account, input),

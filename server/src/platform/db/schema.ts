@@ -467,6 +467,8 @@ export interface OidcPayloadsTable {
   /** The library's payload, JSON. */
   payload: string;
   grant_id: string | null;
+  /** the client (key id) the model belongs to, when it names one; null for rows older than the column */
+  client_id: string | null;
   uid: string | null;
   user_code: string | null;
   /** epoch ms; null: no expiry */

@@ -18,6 +18,7 @@ import * as m0019 from './0019_webhook_attempts';
 import * as m0020 from './0020_webhook_watched_wallets';
 import * as m0021 from './0021_oidc_login_claims';
 import * as m0022 from './0022_rate_limits_last_counted';
+import * as m0023 from './0023_oidc_payload_client';
 
 /**
  * Every migration, in order. Names sort lexically and are applied in that order, so keep the 4-digit
@@ -44,4 +45,5 @@ export const migrations: Record<string, Migration> = {
   '0020_webhook_watched_wallets': m0020,
   '0021_oidc_login_claims': m0021,
   '0022_rate_limits_last_counted': m0022,
+  '0023_oidc_payload_client': m0023,
 };
