@@ -4,7 +4,9 @@
 // own); and of two consumes of one row exactly one wins.
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
+import { createDatabase } from '../../platform/db/index';
 import { adapterFactory, type AdapterHooks } from './adapter';
+import { findPayloadAhead } from './queries';
 
 class AlreadyConsumed extends Error {}
 
@@ -96,5 +98,46 @@ describeEachDialect('oidc adapter: durability before acting', (ctx) => {
     });
     await expect(factory('RefreshToken').revokeByGrantId('grant-4')).rejects.toThrow('fsync failed');
     expect(revoked).toEqual(['grant-4']);
+  });
+});
+
+// On Postgres the read-aheads and client reads of concurrent requests share a statement (turn-batch.ts): the
+// answers must be each caller's own, exactly as separate reads would give.
+describeEachDialect('oidc adapter: reads of one turn', (ctx) => {
+  it('concurrent read-aheads each get their own row and relations; on Postgres one statement for all', async () => {
+    const statements: string[] = [];
+    const handle = createDatabase({
+      ...(ctx.dialect === 'postgres' ? { url: ctx.url } : { sqliteFile: ctx.database.sqliteFile }),
+      onQuery: (event) => void statements.push(event.query.sql),
+    });
+    const counted = handle.db;
+    try {
+      const { factory } = adapters(counted, async () => {});
+      const tokens = factory('AccessToken');
+      const grants = factory('Grant');
+      await grants.upsert('turn-grant-1', { accountId: 'w1' }, 60);
+      await tokens.upsert('turn-at-1', { grantId: 'turn-grant-1', clientId: 'no-such-key' }, 60);
+      await tokens.upsert('turn-at-2', { grantId: 'turn-grant-2' }, 60);
+      statements.length = 0;
+      const [one, two, missing] = await Promise.all([
+        findPayloadAhead(counted, 'AccessToken', 'turn-at-1', 1_000_000),
+        findPayloadAhead(counted, 'AccessToken', 'turn-at-2', 1_000_000),
+        findPayloadAhead(counted, 'AccessToken', 'turn-at-none', 1_000_000),
+      ]);
+      expect(statements).toHaveLength(ctx.dialect === 'postgres' ? 1 : 3);
+      expect(JSON.parse(one!.row.payload)).toEqual({ grantId: 'turn-grant-1', clientId: 'no-such-key' });
+      expect(JSON.parse(one!.grant!.row!.payload)).toEqual({ accountId: 'w1' });
+      expect(one!.grant!.login).toBeUndefined();
+      expect(one!.client).toEqual({ id: 'no-such-key', row: undefined });
+      expect(two!.grant).toEqual({ id: 'turn-grant-2', row: undefined, login: undefined });
+      expect(two!.client).toBeUndefined();
+      expect(missing).toBeUndefined();
+      // A single read is one statement on either dialect, as before.
+      statements.length = 0;
+      expect((await findPayloadAhead(counted, 'AccessToken', 'turn-at-2', 1_000_000))!.grant!.id).toBe('turn-grant-2');
+      expect(statements).toHaveLength(1);
+    } finally {
+      await handle.close();
+    }
   });
 });

@@ -3,9 +3,12 @@
 // (platform/db/prepared.ts): building each anew cost more than running it. On SQLite the reads run on the native
 // connection (prepared.ts) and the group-committed writes inside the group commit's own transaction
 // (withoutFsyncNative): the same statements without Kysely's connection lock and promise hops.
-import { CompiledQuery, type Kysely, type Selectable } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import {
   affectedRows,
+  dialectOf,
+  turnBatch,
+  type TurnBatch,
   prepared,
   withoutFsyncNative,
   type ConnectSessionsTable,
@@ -170,48 +173,85 @@ export interface PayloadAhead {
 // client (as findActiveClient finds it: an active key's registration) and the grant's login with its Connect
 // session (as findLoginSession finds it: unrevoked, unexpired at `now`). Left joins: each part is null when the
 // separate read would have found nothing.
+const aheadSelect = (db: Kysely<Database>, now: number) =>
+  db
+    .selectFrom('oidc_payloads as p')
+    .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 'p.grant_id'))
+    .leftJoin('api_keys as k', (join) => join.onRef('k.id', '=', 'p.client_id').on('k.revoked_at', 'is', null))
+    .leftJoin('oidc_clients as c', 'c.key_id', 'k.id')
+    .leftJoin('oidc_logins as l', 'l.grant_id', 'p.grant_id')
+    .leftJoin('connect_sessions as s', (join) =>
+      join.onRef('s.jti', '=', 'l.session_jti').on('s.revoked_at', 'is', null).on('s.expires_at', '>', now),
+    )
+    .select([
+      'p.model',
+      'p.id',
+      'p.payload',
+      'p.grant_id',
+      'p.client_id',
+      'p.expires_at',
+      'p.consumed_at',
+      'g.payload as g_payload',
+      'g.grant_id as g_grant_id',
+      'g.expires_at as g_expires_at',
+      'g.consumed_at as g_consumed_at',
+      'c.key_id as c_key_id',
+      'c.client_type as c_client_type',
+      'c.secret_hash as c_secret_hash',
+      'c.redirect_uris as c_redirect_uris',
+      'c.post_logout_redirect_uris as c_post_logout_redirect_uris',
+      'c.scopes as c_scopes',
+      'c.backchannel_logout_uri as c_backchannel_logout_uri',
+      'c.created_at as c_created_at',
+      'c.updated_at as c_updated_at',
+      's.jti as s_jti',
+      's.audience as s_audience',
+      's.address as s_address',
+      's.handle as s_handle',
+      's.source as s_source',
+      's.created_at as s_created_at',
+      's.expires_at as s_expires_at',
+      'l.claims as l_claims',
+    ]);
+
 const findPayloadAheadStatement = prepared(
   (db: Kysely<Database>, v: Slots<{ model: string; id: string; now: number }>) =>
-    db
-      .selectFrom('oidc_payloads as p')
-      .leftJoin('oidc_payloads as g', (join) => join.on('g.model', '=', 'Grant').onRef('g.id', '=', 'p.grant_id'))
-      .leftJoin('api_keys as k', (join) => join.onRef('k.id', '=', 'p.client_id').on('k.revoked_at', 'is', null))
-      .leftJoin('oidc_clients as c', 'c.key_id', 'k.id')
-      .leftJoin('oidc_logins as l', 'l.grant_id', 'p.grant_id')
-      .leftJoin('connect_sessions as s', (join) =>
-        join.onRef('s.jti', '=', 'l.session_jti').on('s.revoked_at', 'is', null).on('s.expires_at', '>', v.now),
-      )
-      .select([
-        'p.payload',
-        'p.grant_id',
-        'p.client_id',
-        'p.expires_at',
-        'p.consumed_at',
-        'g.payload as g_payload',
-        'g.grant_id as g_grant_id',
-        'g.expires_at as g_expires_at',
-        'g.consumed_at as g_consumed_at',
-        'c.key_id as c_key_id',
-        'c.client_type as c_client_type',
-        'c.secret_hash as c_secret_hash',
-        'c.redirect_uris as c_redirect_uris',
-        'c.post_logout_redirect_uris as c_post_logout_redirect_uris',
-        'c.scopes as c_scopes',
-        'c.backchannel_logout_uri as c_backchannel_logout_uri',
-        'c.created_at as c_created_at',
-        'c.updated_at as c_updated_at',
-        's.jti as s_jti',
-        's.audience as s_audience',
-        's.address as s_address',
-        's.handle as s_handle',
-        's.source as s_source',
-        's.created_at as s_created_at',
-        's.expires_at as s_expires_at',
-        'l.claims as l_claims',
-      ])
-      .where('p.model', '=', v.model)
-      .where('p.id', '=', v.id),
+    aheadSelect(db, v.now).where('p.model', '=', v.model).where('p.id', '=', v.id),
 );
+
+// Postgres: the read-aheads of one event-loop turn (concurrent requests) in one statement (turn-batch.ts), each
+// session checked at the latest of their `now`s (the stricter).
+const findPayloadsAheadStatement = prepared(
+  (db: Kysely<Database>, v: Slots<{ models: string[]; ids: string[]; now: number }>) =>
+    aheadSelect(db, v.now).where(
+      sql<boolean>`("p"."model", "p"."id") in (select * from unnest(${v.models}::text[], ${v.ids}::text[]))`,
+    ),
+);
+
+type AheadKey = { model: string; id: string; now: number };
+const aheadBatches = new WeakMap<Kysely<Database>, TurnBatch<AheadKey, AheadRow>>();
+type AheadRow = Awaited<ReturnType<typeof findPayloadAheadStatement>>['rows'][number];
+
+function aheadRow(db: Kysely<Database>, key: AheadKey): Promise<AheadRow | undefined> {
+  if (dialectOf(db) === 'sqlite') return findPayloadAheadStatement(db, key).then(({ rows }) => rows[0]);
+  let batch = aheadBatches.get(db);
+  if (!batch) {
+    batch = turnBatch(
+      async (keys: AheadKey[]) =>
+        (
+          await findPayloadsAheadStatement(db, {
+            models: keys.map((k) => k.model),
+            ids: keys.map((k) => k.id),
+            now: Math.max(...keys.map((k) => k.now)),
+          })
+        ).rows,
+      (row) => `${row.model} ${row.id}`,
+      (key) => `${key.model} ${key.id}`,
+    );
+    aheadBatches.set(db, batch);
+  }
+  return batch(key);
+}
 
 /** A stored model, with its grant, client and login read in the same statement (see PayloadAhead). */
 export async function findPayloadAhead(
@@ -220,7 +260,7 @@ export async function findPayloadAhead(
   id: string,
   now: number,
 ): Promise<PayloadAhead | undefined> {
-  const r = (await findPayloadAheadStatement(db, { model, id, now })).rows[0];
+  const r = await aheadRow(db, { model, id, now });
   if (!r) return undefined;
   const ahead: PayloadAhead = {
     row: { payload: r.payload, grant_id: r.grant_id, expires_at: r.expires_at, consumed_at: r.consumed_at },
@@ -337,9 +377,31 @@ const findActiveClientStatement = prepared((db: Kysely<Database>, v: Slots<{ key
     .where('api_keys.revoked_at', 'is', null),
 );
 
+// Postgres: the client reads of one event-loop turn in one statement (turn-batch.ts).
+const findActiveClientsStatement = prepared((db: Kysely<Database>, v: Slots<{ keyIds: string[] }>) =>
+  db
+    .selectFrom('oidc_clients')
+    .innerJoin('api_keys', 'api_keys.id', 'oidc_clients.key_id')
+    .selectAll('oidc_clients')
+    .where(sql<boolean>`"oidc_clients"."key_id" = any(${v.keyIds}::text[])`)
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+const clientBatches = new WeakMap<Kysely<Database>, TurnBatch<string, ClientRow>>();
+
 /** The registration of an ACTIVE key: a revoked key's client is not found (so it gets no tokens). */
 export async function findActiveClient(db: Kysely<Database>, keyId: string): Promise<ClientRow | undefined> {
-  return (await findActiveClientStatement(db, { keyId })).rows[0];
+  if (dialectOf(db) === 'sqlite') return (await findActiveClientStatement(db, { keyId })).rows[0];
+  let batch = clientBatches.get(db);
+  if (!batch) {
+    batch = turnBatch(
+      async (keyIds: string[]) => (await findActiveClientsStatement(db, { keyIds })).rows,
+      (row) => row.key_id,
+      (keyId) => keyId,
+    );
+    clientBatches.set(db, batch);
+  }
+  return batch(keyId);
 }
 
 /** The registrations of `account`'s active keys, oldest first. */
