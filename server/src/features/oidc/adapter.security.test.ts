@@ -132,6 +132,11 @@ describeEachDialect('oidc adapter: reads of one turn', (ctx) => {
       expect(two!.grant).toEqual({ id: 'turn-grant-2', row: undefined, login: undefined });
       expect(two!.client).toBeUndefined();
       expect(missing).toBeUndefined();
+      // Concurrent writes of one turn: one statement on Postgres, and every row written.
+      statements.length = 0;
+      await Promise.all(['turn-at-3', 'turn-at-4', 'turn-at-5'].map((id) => tokens.upsert(id, { grantId: id }, 60)));
+      expect(statements).toHaveLength(ctx.dialect === 'postgres' ? 1 : 3);
+      for (const id of ['turn-at-3', 'turn-at-4', 'turn-at-5']) expect(await tokens.find(id)).toEqual({ grantId: id });
       // A single read is one statement on either dialect, as before.
       statements.length = 0;
       expect((await findPayloadAhead(counted, 'AccessToken', 'turn-at-2', 1_000_000))!.grant!.id).toBe('turn-grant-2');

@@ -7,6 +7,7 @@ import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import {
   affectedRows,
   dialectOf,
+  perTurn,
   turnBatch,
   type TurnBatch,
   prepared,
@@ -95,45 +96,70 @@ where l."grant_id" = t.grant_id and l."sid" is null`;
 
 const column = <R, K extends keyof R>(rows: readonly R[], key: K) => rows.map((row) => row[key]);
 
+/** The writes of one turn (concurrent requests) as one: rows in order, so a later write of a row wins. */
+function merged(writes: readonly SignInWrite[]) {
+  const payloads = new Map<string, PayloadUpsert>();
+  for (const write of writes) for (const row of write.payloads) payloads.set(`${row.model} ${row.id}`, row);
+  return {
+    // A multi-row upsert may not touch a row twice: the last write of a row wins, as one after another it would.
+    payloads: [...payloads.values()],
+    logins: writes.flatMap((write) => (write.login ? [write.login] : [])),
+    sids: writes.flatMap((write) => write.sids ?? []),
+  };
+}
+
+function writeSignInPostgres(db: Kysely<Database>, writes: readonly SignInWrite[]) {
+  const { payloads, logins, sids } = merged(writes);
+  return db.executeQuery(
+    CompiledQuery.raw(WRITE_SIGN_IN_POSTGRES, [
+      column(payloads, 'model'),
+      column(payloads, 'id'),
+      column(payloads, 'payload'),
+      column(payloads, 'grant_id'),
+      column(payloads, 'client_id'),
+      column(payloads, 'uid'),
+      column(payloads, 'user_code'),
+      column(payloads, 'expires_at'),
+      column(logins, 'grant_id'),
+      column(logins, 'session_jti'),
+      column(logins, 'client_id'),
+      column(logins, 'address'),
+      column(logins, 'amr'),
+      column(logins, 'expires_at'),
+      column(logins, 'claims'),
+      column(sids, 'grantId'),
+      column(sids, 'sid'),
+    ]),
+  );
+}
+
+const writeBatches = new WeakMap<Kysely<Database>, (write: SignInWrite) => Promise<void>>();
+
 /**
  * Writes one step's rows of a sign-in as one group-committed write, without an fsync of its own (adapter.ts says
- * why that is safe): one statement on Postgres; on SQLite the same statements one after another inside the group
- * commit (in process, a statement costs microseconds).
+ * why that is safe). Postgres: one statement for every such write of the event-loop turn (turn-batch.ts), on the
+ * pool without the WAL flush wait; SQLite: the same statements one after another inside the group commit (in
+ * process, a statement costs microseconds).
  */
 export function writeSignIn(db: Kysely<Database>, write: SignInWrite): Promise<void> {
-  // A multi-row upsert may not touch a row twice: the last write of a row wins, as one after another it would.
-  const payloads = [...new Map(write.payloads.map((row) => [`${row.model} ${row.id}`, row])).values()];
-  const sids = write.sids ?? [];
-  const logins = write.login ? [write.login] : [];
   return withoutFsyncNative(
     db,
     (query) => {
+      const { payloads, logins, sids } = merged([write]);
       for (const row of payloads) runNative(query, upsertPayloadStatement.bind(db, row));
       for (const row of logins) runNative(query, insertLoginStatement.bind(db, row));
       for (const { grantId, sid } of sids) runNative(query, setLoginSidStatement.bind(db, { grantId, sid }));
     },
-    async (conn) => {
-      await conn.executeQuery(
-        CompiledQuery.raw(WRITE_SIGN_IN_POSTGRES, [
-          column(payloads, 'model'),
-          column(payloads, 'id'),
-          column(payloads, 'payload'),
-          column(payloads, 'grant_id'),
-          column(payloads, 'client_id'),
-          column(payloads, 'uid'),
-          column(payloads, 'user_code'),
-          column(payloads, 'expires_at'),
-          column(logins, 'grant_id'),
-          column(logins, 'session_jti'),
-          column(logins, 'client_id'),
-          column(logins, 'address'),
-          column(logins, 'amr'),
-          column(logins, 'expires_at'),
-          column(logins, 'claims'),
-          column(sids, 'grantId'),
-          column(sids, 'sid'),
-        ]),
-      );
+    (relaxed) => {
+      let batch = writeBatches.get(relaxed);
+      if (!batch) {
+        batch = perTurn(async (writes: SignInWrite[]) => {
+          await writeSignInPostgres(relaxed, writes);
+          return writes.map(() => undefined);
+        });
+        writeBatches.set(relaxed, batch);
+      }
+      return batch(write);
     },
   );
 }

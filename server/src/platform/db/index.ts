@@ -16,4 +16,4 @@ export { createDurabilityBarrier, withoutFsync } from './durability';
 export { nativeStatement, withoutFsyncNative, type NativeQuery } from './native';
 export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';
-export { turnBatch, type TurnBatch } from './turn-batch';
+export { perTurn, turnBatch, type TurnBatch } from './turn-batch';

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { turnBatch } from './turn-batch';
 
-function counted(rows: Record<string, string>, fail?: () => Error) {
+function counted(rows: Record<string, string>, fail?: () => Error | undefined) {
   const runs: string[][] = [];
   const read = turnBatch(
     async (keys: string[]) => {
