@@ -5,6 +5,7 @@
 import { Fragment, useEffect, useRef, useState } from 'react';
 import { errorText } from '../lib/trpc';
 import type { AttemptPage, DeliveryDetail, StreamApi } from './webhook-streams';
+import { ErrorNotice } from './notice';
 
 const ms = (t: number) => new Date(t).toLocaleString();
 
@@ -63,11 +64,7 @@ export function DeliveryPanel({
       <h2 id="delivery-heading" tabIndex={-1} ref={headingRef}>
         Delivery <span className="mono">{deliveryId}</span>
       </h2>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNotice>{error}</ErrorNotice>
       {detail === null ? (
         !error && <p aria-live="polite">Loading the delivery…</p>
       ) : (

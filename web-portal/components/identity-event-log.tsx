@@ -8,6 +8,7 @@ import type { AppRouter } from '@sigil/server/router';
 import { errorText, trpc } from '../lib/trpc';
 import { RequireSession } from './sign-in';
 import { ManagingKey, WithKey } from './webhook-key';
+import { ErrorNotice } from './notice';
 
 type Page = inferRouterOutputs<AppRouter>['identityEvents']['events'];
 type Filters = { types: string; handle: string; wallet: string; after: string; limit: string };
@@ -77,11 +78,7 @@ function Log() {
       <section aria-labelledby="filters-heading">
         <h2 id="filters-heading">Filters</h2>
         <FiltersForm filters={filters} setFilters={setFilters} busy={busy} submit={submit} />
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorNotice>{error}</ErrorNotice>
       </section>
       <section aria-labelledby="events-heading">
         <h2 id="events-heading" tabIndex={-1} ref={resultsRef}>

@@ -12,6 +12,7 @@ import { errorText, trpc } from '../lib/trpc';
 import { RequireSession } from './sign-in';
 import { EndpointUrlField, SecretOnce, useWebhookList, WebhookTable } from './webhook-parts';
 import { useOwnerKey, WithOwnerKey } from './owner-key';
+import { ErrorNotice } from './notice';
 
 type Created = inferRouterOutputs<AppRouter>['ownerWebhooks']['identityCreate'];
 
@@ -114,11 +115,7 @@ function Create({ onCreated }: { onCreated: () => Promise<void> }) {
           </button>
         </p>
       </form>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNotice>{error}</ErrorNotice>
       {created && (
         <SecretOnce heading="Identity webhook created" secret={created.secret} testId="webhook-secret">
           <p className="hint">

@@ -10,6 +10,7 @@ import type { AppRouter } from '@sigil/server/router';
 import { trpc } from '../lib/trpc';
 import { useShowError } from './session';
 import { RequireSession } from './sign-in';
+import { ErrorNotice } from './notice';
 
 export type KeyRow = inferRouterOutputs<AppRouter>['keys']['list']['keys'][number];
 
@@ -44,12 +45,7 @@ function WithKey({ id, children }: { id: string; children: ReactNode }) {
       .catch(fail);
   }, [id, fail]);
 
-  if (error)
-    return (
-      <p className="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <ErrorNotice>{error}</ErrorNotice>;
   if (key === undefined) return <p aria-live="polite">Loading the key…</p>;
   if (key === null)
     return (

@@ -9,6 +9,7 @@ import { counted } from '../lib/plural';
 import { trpc } from '../lib/trpc';
 import { useKey } from './key-pages';
 import { useShowError } from './session';
+import { ErrorNotice, StatusNotice } from './notice';
 
 type Session = inferRouterOutputs<AppRouter>['oidc']['keySessions']['sessions'][number];
 
@@ -112,14 +113,8 @@ export function KeySessionsPanel() {
           Refresh
         </button>
       </form>
-      <p role="status" className="ok">
-        {notice}
-      </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <StatusNotice>{notice}</StatusNotice>
+      <ErrorNotice>{error}</ErrorNotice>
       {sessions === null ? (
         !error && <p aria-live="polite">Loading sessions…</p>
       ) : sessions.length === 0 ? (

@@ -10,6 +10,7 @@ import { useSession, useShowError } from './session';
 import { RequireSession } from './sign-in';
 import { CopyButton } from './copy-button';
 import { useWebhookKey } from './webhook-key';
+import { ErrorNotice, StatusNotice } from './notice';
 
 type Outputs = inferRouterOutputs<AppRouter>;
 type KeyRow = Outputs['keys']['list']['keys'][number];
@@ -131,14 +132,8 @@ function SignedIn() {
   return (
     <>
       <Account />
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
-      <p role="status" className="ok">
-        {notice}
-      </p>
+      <ErrorNotice>{error}</ErrorNotice>
+      <StatusNotice>{notice}</StatusNotice>
 
       <CreateKey name={name} setName={setName} busy={busy} create={create}>
         {created && (

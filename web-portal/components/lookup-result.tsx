@@ -2,6 +2,7 @@
 import { Fragment } from 'react';
 import type { AgentLevelResult } from '@sigil/contract/agents';
 import type { LookupResult } from '../lib/lookup';
+import { ErrorNotice } from './notice';
 
 /** The level names of docs/mcp.md. */
 const LEVEL_NAMES = { L0: 'declared', L1: 'attested', L2: 'pay-to confirmed' } as const;
@@ -9,9 +10,9 @@ const LEVEL_NAMES = { L0: 'declared', L1: 'attested', L2: 'pay-to confirmed' } a
 export function LookupResultView({ result }: { result: LookupResult }) {
   if (result.kind === 'error') {
     return (
-      <p className="error" role="alert">
+      <ErrorNotice>
         <span className="mono">{result.query}</span>: {result.text}
-      </p>
+      </ErrorNotice>
     );
   }
   if (result.kind === 'reverse') {

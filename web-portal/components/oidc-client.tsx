@@ -12,6 +12,7 @@ import { CopyButton } from './copy-button';
 import { keyLabel, useKey } from './key-pages';
 import { useShowError } from './session';
 import { SecretOnce } from './webhook-parts';
+import { ErrorNotice, StatusNotice } from './notice';
 
 type Client = inferRouterOutputs<AppRouter>['oidc']['listClients']['clients'][number];
 type Registration = Omit<inferRouterInputs<AppRouter>['oidc']['putClient'], 'id' | 'rotate_secret'>;
@@ -103,18 +104,9 @@ export function OidcClientPanel() {
     }
   }
 
-  if (loadError)
-    return (
-      <p className="error" role="alert">
-        {loadError}
-      </p>
-    );
+  if (loadError) return <ErrorNotice>{loadError}</ErrorNotice>;
   if (client === undefined) return <p aria-live="polite">Loading the client…</p>;
-  const status = (
-    <p role="status" className="ok">
-      {notice}
-    </p>
-  );
+  const status = <StatusNotice>{notice}</StatusNotice>;
   if (client === null)
     return (
       <section aria-labelledby="register-heading">
@@ -214,11 +206,7 @@ export function OidcClientPanel() {
           Removing is how a client is turned off: the provider no longer knows the client_id (the API key itself keeps
           working). Registering again issues a new secret.
         </p>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorNotice>{error}</ErrorNotice>
       </section>
     </>
   );
@@ -429,14 +417,8 @@ function ClientForm({
           {busy ? 'Saving…' : submitLabel}
         </button>
       </p>
-      <p role="status" className="ok">
-        {notice}
-      </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <StatusNotice>{notice}</StatusNotice>
+      <ErrorNotice>{error}</ErrorNotice>
     </form>
   );
 }

@@ -5,6 +5,7 @@
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import Link from 'next/link';
 import { errorText, trpc } from '../lib/trpc';
+import { ErrorNotice } from './notice';
 
 const STORAGE = 'sigil.webhooks.key';
 
@@ -39,12 +40,7 @@ export function WithOwnerKey({ children }: { children: ReactNode }) {
       })
       .catch((err) => setError(errorText(err)));
   }, []);
-  if (error)
-    return (
-      <p className="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <ErrorNotice>{error}</ErrorNotice>;
   if (keys === null) return <p aria-live="polite">Loading…</p>;
   if (chosen === null)
     return (

@@ -8,6 +8,7 @@ import { REQUEST_LOG_STATUS_CLASSES, type RequestLogStatusClass } from '@sigil/c
 import { counted } from '../lib/plural';
 import { errorText, isSessionLost, trpc } from '../lib/trpc';
 import { useSession } from './session';
+import { ErrorNotice } from './notice';
 
 type Page = inferRouterOutputs<AppRouter>['usageHistory']['requests'];
 
@@ -65,11 +66,7 @@ export function RequestLog({ keyId, keyName }: { keyId: string; keyName: string 
         appear within a few seconds.
       </p>
       <RequestFilters draft={draft} setDraft={setDraft} onApply={apply} onRefresh={() => void read(cursors.at(-1))} />
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNotice>{error}</ErrorNotice>
       {page === null ? (
         !error && <p aria-live="polite">Loading requests…</p>
       ) : page.requests.length === 0 ? (

@@ -6,6 +6,7 @@ import { errorText } from '../lib/trpc';
 import { PROOF_PATHS, signInWith, type ProofPath } from '../lib/signin';
 import { availableWallets, watchWallets, type PortalWallet } from '../lib/wallet';
 import { useSession, type SessionRead } from './session';
+import { ErrorNotice } from './notice';
 
 export function SignIn({ purpose }: { purpose: string }) {
   const { setSession } = useSession();
@@ -106,11 +107,7 @@ export function SignIn({ purpose }: { purpose: string }) {
       <p aria-live="polite" className="hint mono">
         {status}
       </p>
-      {error && (
-        <p className="error" role="alert" tabIndex={-1} ref={errorRef}>
-          {error}
-        </p>
-      )}
+      <ErrorNotice focusRef={errorRef}>{error}</ErrorNotice>
     </section>
   );
 }

@@ -21,6 +21,7 @@ import { counted } from '../lib/plural';
 import { errorText, isSessionLost, trpc } from '../lib/trpc';
 import { RequestLog } from './request-log';
 import { useSession } from './session';
+import { ErrorNotice } from './notice';
 
 type History = inferRouterOutputs<AppRouter>['usageHistory']['history'];
 type Range = History['range'];
@@ -108,11 +109,7 @@ export function UsageChart({ keyId, keys }: { keyId?: string; keys: { id: string
           setRange={setRange}
           refresh={() => void load()}
         />
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorNotice>{error}</ErrorNotice>
         {history === null ? (
           !error && <p aria-live="polite">Loading usage…</p>
         ) : (

@@ -5,6 +5,7 @@ import { errorText, isSessionLost, trpc } from '../lib/trpc';
 import { useSession } from './session';
 import { RequireSession } from './sign-in';
 import { UsageChart } from './usage-chart';
+import { ErrorNotice } from './notice';
 
 export function UsagePanel() {
   return (
@@ -25,12 +26,7 @@ function SignedInUsage() {
       .then((list) => setKeys(list.keys.map((k) => ({ id: k.id, name: k.name }))))
       .catch((err: unknown) => (isSessionLost(err) ? setSession(null) : setError(errorText(err))));
   }, [setSession]);
-  if (error)
-    return (
-      <p className="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <ErrorNotice>{error}</ErrorNotice>;
   if (keys === null) return <p aria-live="polite">Loading your keys…</p>;
   return <UsageChart keys={keys} keyId={params.get('key') ?? undefined} />;
 }

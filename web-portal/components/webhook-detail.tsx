@@ -22,6 +22,7 @@ import {
   type StreamName,
   type WebhookView,
 } from './webhook-streams';
+import { ErrorNotice, StatusNotice } from './notice';
 
 const POLL_MS = 2_000;
 const PAGE = 50;
@@ -129,13 +130,7 @@ function Detail({ id, stream }: { id: string; stream: StreamName }) {
   };
 
   if (webhook === undefined)
-    return error ? (
-      <p className="error" role="alert">
-        {error}
-      </p>
-    ) : (
-      <p aria-live="polite">Loading the webhook…</p>
-    );
+    return error ? <ErrorNotice>{error}</ErrorNotice> : <p aria-live="polite">Loading the webhook…</p>;
   if (webhook === null)
     return (
       <p role="alert">
@@ -347,14 +342,8 @@ function Actions({
           Delete
         </button>
       </p>
-      <p role="status" className="ok">
-        {notice}
-      </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <StatusNotice>{notice}</StatusNotice>
+      <ErrorNotice>{error}</ErrorNotice>
       {secret && (
         <SecretOnce heading="New signing secret" secret={secret} testId="rotated-secret">
           <p className="hint">The previous secret keeps signing beside it for 24 hours.</p>

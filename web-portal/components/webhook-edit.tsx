@@ -9,6 +9,7 @@ import { EndpointUrlField, PayEventChoices } from './webhook-parts';
 import { SignChallenge, type Challenge } from './webhooks-panel';
 import { signWithSessionWallet } from './wallet-sign';
 import type { StreamApi, WebhookView } from './webhook-streams';
+import { ErrorNotice } from './notice';
 
 type Act = <T>(what: string, run: () => Promise<T>) => Promise<void>;
 
@@ -143,11 +144,7 @@ function ChangeUrl({ api, webhook, busy, act }: { api: StreamApi; webhook: Webho
       <p aria-live="polite" className="hint">
         {status}
       </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNotice>{error}</ErrorNotice>
     </>
   );
 }

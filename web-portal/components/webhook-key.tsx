@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState } from 'react';
 import Link from 'next/link';
 import { ConnectError } from '../lib/signin';
 import { errorText } from '../lib/trpc';
+import { ErrorNotice } from './notice';
 
 export interface WebhookKeyState {
   /** undefined while loading. */
@@ -85,11 +86,7 @@ export function WithKey({ children }: { children: (key: WebhookKeyState) => Reac
             {busy ? 'Checking…' : 'Use this key'}
           </button>
         </form>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <ErrorNotice>{error}</ErrorNotice>
       </section>
     );
   }

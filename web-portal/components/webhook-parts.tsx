@@ -7,6 +7,7 @@ import { PAY_EVENT_TYPES } from '@sigil/contract/webhooks';
 import { errorText } from '../lib/trpc';
 import { CopyButton } from './copy-button';
 import { STREAMS, useStream, type StreamName, type WebhookView } from './webhook-streams';
+import { ErrorNotice } from './notice';
 
 /** Reads a stream's webhooks; `refresh` re-reads them after a change. */
 export function useWebhookList(stream: StreamName) {
@@ -58,11 +59,7 @@ export function WebhookTable({
   return (
     <section aria-labelledby="webhooks-heading">
       <h2 id="webhooks-heading">Your webhooks</h2>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNotice>{error}</ErrorNotice>
       {webhooks === null ? (
         !error && <p aria-live="polite">Loading webhooks…</p>
       ) : webhooks.length === 0 ? (

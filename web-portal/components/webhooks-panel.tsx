@@ -12,6 +12,7 @@ import { useSession } from './session';
 import { RequireSession } from './sign-in';
 import { useOwnerKey, WithOwnerKey } from './owner-key';
 import { signWithSessionWallet } from './wallet-sign';
+import { ErrorNotice } from './notice';
 
 type Outputs = inferRouterOutputs<AppRouter>['ownerWebhooks'];
 type Created = Outputs['payRegister'];
@@ -128,11 +129,7 @@ function Register({ onRegistered }: { onRegistered: () => Promise<void> }) {
       <p aria-live="polite" className="hint">
         {status}
       </p>
-      {error && (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      )}
+      <ErrorNotice>{error}</ErrorNotice>
       {created && (
         <SecretOnce heading="Webhook registered" secret={created.secret} testId="webhook-secret">
           <p>

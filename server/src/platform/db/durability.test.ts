@@ -1,10 +1,10 @@
-import { mkdtempSync, realpathSync, statSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
-import { createDatabase, sqliteFileOf } from './connect';
+import { createDatabase, sqliteControlOf, sqliteFileOf, type SqliteControl } from './connect';
 import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
 import { withoutFsyncNative } from './native';
 
@@ -161,6 +161,123 @@ it('SQLite: a write that ends the whole transaction fails its whole batch with i
   // The connection is usable afterwards, back on FULL.
   await insert('next');
   expect(await synchronous(db)).toBe(2);
+});
+
+/**
+ * A SQLite handle that records, in the order they run, the group commit's control statements (from its connection
+ * control) and every other statement (from onQuery: Kysely's, failed ones marked, and native queries that ran).
+ */
+async function recordingSqlite() {
+  const dir = mkdtempSync(join(tmpdir(), 'sigil-t-'));
+  const log: string[] = [];
+  const handle = createDatabase({
+    sqliteFile: join(dir, 'order.sqlite'),
+    onQuery: (e) => void log.push(`${e.level === 'error' ? 'failed: ' : ''}${e.query.sql}`),
+  });
+  const control = sqliteControlOf(handle.db)!;
+  const texts = {
+    begin: 'BEGIN IMMEDIATE',
+    commit: 'COMMIT',
+    rollback: 'ROLLBACK',
+    savepoint: 'SAVEPOINT',
+    release: 'RELEASE',
+    rollbackToSavepoint: 'ROLLBACK TO',
+  } as const satisfies Partial<Record<keyof SqliteControl, string>>;
+  for (const [name, text] of Object.entries(texts) as [keyof typeof texts, string][]) {
+    const run = control[name];
+    control[name] = () => {
+      run();
+      log.push(text);
+    };
+  }
+  const setSynchronous = control.setSynchronous;
+  control.setSynchronous = (mode) => {
+    setSynchronous(mode);
+    log.push(`PRAGMA synchronous = ${mode}`);
+  };
+  await sql`CREATE TABLE t (k TEXT PRIMARY KEY)`.execute(handle.db);
+  await sql`CREATE TABLE doomed (id INTEGER)`.execute(handle.db);
+  await sql`CREATE TRIGGER doomed_abort BEFORE INSERT ON doomed BEGIN SELECT RAISE(ROLLBACK, 'whole transaction rolled back'); END`.execute(
+    handle.db,
+  );
+  type Write = 'native' | 'kysely';
+  const insert = (how: Write, table: 't' | 'doomed', value: string) => {
+    const text = table === 't' ? 'INSERT INTO t (k) VALUES (?)' : 'INSERT INTO doomed (id) VALUES (?)';
+    return how === 'native'
+      ? withoutFsyncNative(
+          handle.db,
+          (query) => query(text, [value]),
+          () => Promise.reject(new Error('SQLite only')),
+        )
+      : withoutFsync(handle.db, (conn) =>
+          table === 't'
+            ? sql`INSERT INTO t (k) VALUES (${value})`.execute(conn)
+            : sql`INSERT INTO doomed (id) VALUES (${value})`.execute(conn),
+        );
+  };
+  /** Runs the writes as one batch (one event-loop turn): their settled statuses and the statements of the batch. */
+  const batch = async (writes: [Write, 't' | 'doomed', string][]) => {
+    log.length = 0;
+    const results = await Promise.allSettled(writes.map(([how, table, value]) => insert(how, table, value)));
+    return { statuses: results.map((r) => r.status), statements: [...log] };
+  };
+  return {
+    batch,
+    close: async () => {
+      await handle.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const ROW = 'INSERT INTO t (k) VALUES (?)';
+/** Both batches below: the batch opens, its first write succeeds in its savepoint, the second write's savepoint. */
+const UP_TO_SECOND_WRITE = ['PRAGMA synchronous = NORMAL', 'BEGIN IMMEDIATE', 'SAVEPOINT', ROW, 'RELEASE', 'SAVEPOINT'];
+
+describe('SQLite: the statements of a group commit, in order', () => {
+  let recording: Awaited<ReturnType<typeof recordingSqlite>> | undefined;
+  afterEach(async () => {
+    await recording?.close();
+    recording = undefined;
+  });
+
+  for (const writes of ['native', 'kysely', 'mixed'] as const) {
+    const how = (i: number) => (writes === 'mixed' ? (i % 2 ? 'kysely' : 'native') : writes);
+    it(`${writes} writes, one failing among successful ones: it alone rolls back to its savepoint, then one COMMIT`, async () => {
+      recording = await recordingSqlite();
+      const { statuses, statements } = await recording.batch([
+        [how(0), 't', 'a'],
+        [how(1), 't', 'a'], // the primary key is taken: this write fails
+        [how(2), 't', 'b'],
+      ]);
+      expect(statuses).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      // A native statement that throws never reaches onQuery; a Kysely one is reported as failed.
+      const failing = how(1) === 'native' ? [] : [`failed: ${ROW}`];
+      expect(statements).toEqual([
+        ...UP_TO_SECOND_WRITE,
+        ...failing,
+        'ROLLBACK TO',
+        'RELEASE',
+        'SAVEPOINT',
+        ROW,
+        'RELEASE',
+        'COMMIT',
+        'PRAGMA synchronous = FULL',
+      ]);
+    });
+
+    it(`${writes} writes, one ending the whole transaction: no RELEASE, COMMIT or ROLLBACK after it, back to FULL`, async () => {
+      recording = await recordingSqlite();
+      const { statuses, statements } = await recording.batch([
+        [how(0), 't', 'c'],
+        [how(1), 'doomed', '1'],
+        [how(2), 't', 'd'],
+      ]);
+      expect(statuses).toEqual(['rejected', 'rejected', 'rejected']);
+      const failing = how(1) === 'native' ? [] : ['failed: INSERT INTO doomed (id) VALUES (?)'];
+      expect(statements).toEqual([...UP_TO_SECOND_WRITE, ...failing, 'PRAGMA synchronous = FULL']);
+    });
+  }
 });
 
 it('SQLite: a database opened through a symlink fsyncs the WAL where SQLite put it (beside the real file)', async () => {

@@ -27,18 +27,7 @@ export function withoutFsync<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Pr
   // Postgres: the same write on a connection with synchronous_commit=off (crash-safe, atomic; a server crash may
   // forget the last fraction of a second of such commits). A transaction or derived handle keeps its own setting.
   if (dialectOf(db) !== 'sqlite') return work(postgresRelaxedOf(db) ?? db);
-  const control = sqliteControlOf(db);
-  // Like the barrier: a handle we cannot trace to createDatabase (a transaction, a derived instance) is refused.
-  if (!control) return Promise.reject(new Error('withoutFsync needs the SQLite handle createDatabase returned'));
-  return new Promise<T>((resolve, reject) => {
-    let batch = pendingWrites.get(db);
-    if (!batch) {
-      batch = [];
-      pendingWrites.set(db, batch);
-      setImmediate(() => void commitBatch(db, control));
-    }
-    batch.push({ work: work as PendingWrite['work'], resolve: resolve as PendingWrite['resolve'], reject });
-  });
+  return joinBatch(db, () => ({ work: work as PendingWrite['work'] }));
 }
 
 interface PendingWrite {
@@ -54,7 +43,19 @@ interface PendingWrite {
  * same rules. A batch of such writes alone runs synchronously, without taking Kysely's connection (see commitBatch).
  */
 export function withoutFsyncNativeWrite<T>(db: Kysely<any>, native: (query: SqliteControl['query']) => T): Promise<T> {
+  return joinBatch(db, (control) => ({ work: async () => native(control.query), native }));
+}
+
+/**
+ * Adds a write (made by `write` from the handle's connection control) to the handle's next group commit, which is
+ * scheduled for the next turn by the first write of it; settles with that write's outcome.
+ */
+function joinBatch<T>(
+  db: Kysely<any>,
+  write: (control: SqliteControl) => Pick<PendingWrite, 'work' | 'native'>,
+): Promise<T> {
   const control = sqliteControlOf(db);
+  // Like the barrier: a handle we cannot trace to createDatabase (a transaction, a derived instance) is refused.
   if (!control) return Promise.reject(new Error('withoutFsync needs the SQLite handle createDatabase returned'));
   return new Promise<T>((resolve, reject) => {
     let batch = pendingWrites.get(db);
@@ -63,8 +64,7 @@ export function withoutFsyncNativeWrite<T>(db: Kysely<any>, native: (query: Sqli
       pendingWrites.set(db, batch);
       setImmediate(() => void commitBatch(db, control));
     }
-    const work = async () => native(control.query);
-    batch.push({ work, native, resolve: resolve as PendingWrite['resolve'], reject });
+    batch.push({ ...write(control), resolve: resolve as PendingWrite['resolve'], reject });
   });
 }
 
@@ -117,24 +117,25 @@ function closeBatch(db: Kysely<any>, control: SqliteControl): void {
 }
 
 /**
- * A batch of native writes only, while no transaction is open on the connection: run from BEGIN to COMMIT without
- * one await, so nothing else (no Kysely statement of another caller) can run in between, and Kysely's connection
- * need not be taken — which costs several promise hops per batch. A Kysely caller between two of its statements
- * holds no transaction (else `inTransaction` would be true and the batch would wait for the connection as usual).
+ * The batch's transaction, the same whichever way its writes run: opens it, then for each write its savepoint, the
+ * write itself (yielded: the caller runs it and sends back its outcome), and its settling; then one COMMIT. If the
+ * transaction itself fails it is abandoned; in every case it is closed (closeBatch). A generator, so that one text
+ * serves a caller that runs the writes synchronously (commitNativeBatch: no await from BEGIN to COMMIT) and one that
+ * awaits each (commitKyselyBatch). The caller sends an outcome for every write it is given, never throws into the
+ * generator, and runs it to its end (a `throw` out of `next` means the batch failed and is already closed).
  */
-function commitNativeBatch(db: Kysely<any>, control: SqliteControl, batch: PendingWrite[]): Outcome[] {
+function* batchTransaction(
+  db: Kysely<any>,
+  control: SqliteControl,
+  batch: PendingWrite[],
+): Generator<PendingWrite, Outcome[], Outcome> {
   const outcomes: Outcome[] = [];
   try {
     openBatch(control);
     try {
       for (const write of batch) {
         control.savepoint();
-        let outcome: Outcome;
-        try {
-          outcome = { ok: true, value: write.native!(control.query) };
-        } catch (error) {
-          outcome = { ok: false, error };
-        }
+        const outcome = yield write;
         settleWrite(control, outcome);
         outcomes.push(outcome);
       }
@@ -149,41 +150,54 @@ function commitNativeBatch(db: Kysely<any>, control: SqliteControl, batch: Pendi
   return outcomes;
 }
 
+/**
+ * A batch of native writes only, while no transaction is open on the connection: run from BEGIN to COMMIT without
+ * one await, so nothing else (no Kysely statement of another caller) can run in between, and Kysely's connection
+ * need not be taken — which costs several promise hops per batch. A Kysely caller between two of its statements
+ * holds no transaction (else `inTransaction` would be true and the batch would wait for the connection as usual).
+ */
+function commitNativeBatch(db: Kysely<any>, control: SqliteControl, batch: PendingWrite[]): Outcome[] {
+  const transaction = batchTransaction(db, control, batch);
+  for (let step = transaction.next(); ;) {
+    if (step.done) return step.value;
+    let outcome: Outcome;
+    try {
+      outcome = { ok: true, value: step.value.native!(control.query) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    step = transaction.next(outcome);
+  }
+}
+
+/** Any batch, on Kysely's connection: each write's `work` runs on it, awaited, inside the batch's transaction. */
+function commitKyselyBatch(db: Kysely<any>, control: SqliteControl, batch: PendingWrite[]): Promise<Outcome[]> {
+  return db.connection().execute(async (conn) => {
+    const transaction = batchTransaction(db, control, batch);
+    for (let step = transaction.next(); ;) {
+      if (step.done) return step.value;
+      let outcome: Outcome;
+      try {
+        outcome = { ok: true, value: await step.value.work(conn) };
+      } catch (error) {
+        outcome = { ok: false, error };
+      }
+      step = transaction.next(outcome);
+    }
+  });
+}
+
 async function commitBatch(db: Kysely<any>, control: SqliteControl): Promise<void> {
   const batch = pendingWrites.get(db)!;
   pendingWrites.delete(db); // writes requested from now on form the next batch
-  let outcomes: Outcome[] = [];
+  let outcomes: Outcome[];
   try {
     const broken = brokenHandles.get(db);
     if (broken) throw broken;
-    if (batch.every((write) => write.native) && !control.inTransaction()) {
-      outcomes = commitNativeBatch(db, control, batch);
-    } else {
-      await db.connection().execute(async (conn) => {
-        try {
-          openBatch(control);
-          try {
-            for (const write of batch) {
-              control.savepoint();
-              let outcome: Outcome;
-              try {
-                outcome = { ok: true, value: await write.work(conn) };
-              } catch (error) {
-                outcome = { ok: false, error };
-              }
-              settleWrite(control, outcome);
-              outcomes.push(outcome);
-            }
-            control.commit();
-          } catch (error) {
-            abandonBatch(control);
-            throw error;
-          }
-        } finally {
-          closeBatch(db, control);
-        }
-      });
-    }
+    outcomes =
+      batch.every((write) => write.native) && !control.inTransaction()
+        ? commitNativeBatch(db, control, batch)
+        : await commitKyselyBatch(db, control, batch);
   } catch (error) {
     // The transaction itself failed (BEGIN/COMMIT, e.g. a full disk, or the connection is broken): nothing of this
     // batch is stored.
