@@ -22,11 +22,16 @@ afterAll(async () => {
 });
 
 /**
- * Sends a keyed GET of /v1/resolve/alice with a fresh key, holds the key step once the gate has counted it, destroys
+ * Sends a keyed GET of `path` (default /v1/resolve/alice) with a fresh key, holds the key step once the gate has counted it, destroys
  * the client's socket, lets the key step go on once the server has seen the response close, and waits for the usage
  * history to record the request. `duringKeyStep` runs while the key step is held.
  */
-async function goneDuringKeyStep(requestId: string, extra = '', duringKeyStep?: () => void) {
+async function goneDuringKeyStep(
+  requestId: string,
+  extra = '',
+  duringKeyStep?: () => void,
+  path = '/v1/resolve/alice',
+) {
   const fresh = await freshKey(app, 'gone');
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -44,7 +49,7 @@ async function goneDuringKeyStep(requestId: string, extra = '', duringKeyStep?: 
   try {
     const socket = connect(Number(new URL(app.base).port), '127.0.0.1');
     socket.on('error', () => {});
-    socket.write(keyedGet('/v1/resolve/alice', fresh.secret, requestId, extra));
+    socket.write(keyedGet(path, fresh.secret, requestId, extra));
     await counted;
     socket.destroy();
     await responseClosed;
@@ -59,11 +64,22 @@ async function goneDuringKeyStep(requestId: string, extra = '', duringKeyStep?: 
   return { log: log.requests, usage, recorded: probe.recorded.filter((id) => id === requestId).length };
 }
 
+/** Answers counted in the request metrics under the route of GET /v1/resolve/{name}. */
+async function resolveAnswersCounted(): Promise<number> {
+  const metrics = await (await fetch(`${app.base}/metrics`)).text();
+  return metrics
+    .split('\n')
+    .filter((l) => l.startsWith('sigil_http_requests_total{') && l.includes('route="/v1/resolve/{name}"'))
+    .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+}
+
 describe('a client that goes away while the key step runs is recorded once', () => {
-  it('replayed below Fastify: recorded with the kept answer, nothing written', async () => {
+  it('replayed below Fastify: recorded with the kept answer, not counted as an answer written', async () => {
     const resolves = probe.resolves.length;
+    const answers = await resolveAnswersCounted();
     const { log, usage, recorded } = await goneDuringKeyStep('req-gone-replay');
     expect(probe.resolves.length).toBe(resolves); // the replay path's request: the procedure did not run
+    expect(await resolveAnswersCounted()).toBe(answers); // as on Fastify's path: no answer was written
     expect(usage).toStrictEqual({ minute: 1, day: 1 });
     expect(recorded).toBe(1);
     expect(log).toHaveLength(1);
@@ -78,6 +94,15 @@ describe('a client that goes away while the key step runs is recorded once', () 
     expect(recorded).toBe(1);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ request_id: 'req-gone-fastify', status: 200, route: '/v1/resolve/{name}' });
+  });
+
+  it('the tRPC face: recorded with the answer the procedure gave', async () => {
+    const path = `/trpc/universal.resolve?input=${encodeURIComponent(JSON.stringify({ name: 'alice' }))}`;
+    const { log, usage, recorded } = await goneDuringKeyStep('req-gone-trpc', '', undefined, path);
+    expect(usage).toStrictEqual({ minute: 1, day: 1 });
+    expect(recorded).toBe(1);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ request_id: 'req-gone-trpc', status: 200, route: '/trpc/universal.resolve' });
   });
 
   // Last: the drain it begins stays on.
