@@ -44,6 +44,8 @@ declare module 'fastify' {
     responseHeaders?: Record<string, string>;
     /** ctx.usage of the procedure that served this request (recorded in onResponse). */
     usageMark?: UsageMark;
+    /** Set once the request is in the usage history: it is recorded once, however its response ended. */
+    usageRecorded?: boolean;
   }
   interface FastifyInstance {
     /** The composed services the procedures use (the same object main.ts hands to the workers). */
@@ -66,22 +68,34 @@ function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServ
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
+  /** In memory only (written in batches): once per request, with the status of the answer decided for it. */
+  function recordUsage(request: FastifyRequest, reply: FastifyReply, route: string): void {
+    if (!request.usageMark || request.usageRecorded) return;
+    request.usageRecorded = true;
+    services.usageHistory.recordResponse(request.usageMark, reply.statusCode, {
+      method: request.method,
+      route,
+      requestId: request.id,
+      latencyMs: reply.elapsedTime,
+    });
+  }
+  const routeOf = (request: FastifyRequest) => request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
+
   app.addHook('onSend', async (request, reply, payload) => {
     // Headers procedures asked for (ctx.responseHeaders), on success and error alike: e.g. X-RateLimit-*.
     if (request.responseHeaders) reply.headers(request.responseHeaders);
+    // A client that went away before its answer was written: the response never finishes, so onResponse never
+    // runs, but the key step may have counted the request. It is recorded now, with the status of the answer the
+    // service decided on and the latency until then (what it would have recorded had the client stayed); the
+    // request metrics, like node's own, count answers written only.
+    if (reply.raw.destroyed) recordUsage(request, reply, routeOf(request));
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {
-    const route = request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
+    const route = routeOf(request);
     metrics.observeHttp(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
-    // In memory only (written in batches): the final status is known only here.
-    if (request.usageMark)
-      services.usageHistory.recordResponse(request.usageMark, reply.statusCode, {
-        method: request.method,
-        route,
-        requestId: request.id,
-        latencyMs: reply.elapsedTime,
-      });
+    // The final status is known only here.
+    recordUsage(request, reply, route);
   });
 
   // Anything thrown outside a procedure (body parser, hooks): shaped by face, never Fastify's default body.

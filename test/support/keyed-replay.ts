@@ -1,25 +1,35 @@
 // Tests only: what the keyed replay suites (server/src/platform/http/keyed-replay.*.test.ts) observe of a keyed app:
-// every key step the gate takes and every run of the keyed resolve procedure, counted by wrapping the services the
-// procedures and the replay path call through.
+// every key step the gate takes, every run of the keyed resolve procedure and every request recorded in the usage
+// history, counted by wrapping the services the procedures, the hooks and the replay path call through.
+import { randomBytes } from 'node:crypto';
+import { base58 } from '@scure/base';
+import type { WindowCounts } from '@sigil/contract/keys';
 import type { KeyedApp } from './keyed-app';
+import { createKey, type ApiKey } from '../../server/src/features/keys/service';
+import { readUsage } from '../../server/src/features/ratelimit/service';
 
 export interface KeyedProbe {
   /** The secret of every KeyGate.admit call, in order. */
   admits: string[];
   /** The name of every universal.resolve call (the GET /v1/resolve/{name} procedure), in order. */
   resolves: string[];
-  /** Called once the gate answered, before the caller sees the answer (e.g. to begin a drain meanwhile). */
-  onAdmitted?: (secret: string) => void;
+  /** The request id of every request recorded in the usage history (recordResponse), in order. */
+  recorded: string[];
+  /**
+   * Called once the gate answered, before the caller sees the answer (e.g. to begin a drain meanwhile); the caller
+   * sees it once what this returns settles (e.g. to hold the key step while the client goes away).
+   */
+  onAdmitted?: (secret: string) => void | Promise<void>;
 }
 
 export function instrumentKeyedApp(app: KeyedApp): KeyedProbe {
-  const probe: KeyedProbe = { admits: [], resolves: [] };
-  const { keyGate, universal } = app.app.services;
+  const probe: KeyedProbe = { admits: [], resolves: [], recorded: [] };
+  const { keyGate, universal, usageHistory } = app.app.services;
   const admit = keyGate.admit.bind(keyGate);
   keyGate.admit = (secret, cost, log) => {
     probe.admits.push(secret);
-    return admit(secret, cost, log).then((admission) => {
-      probe.onAdmitted?.(secret);
+    return admit(secret, cost, log).then(async (admission) => {
+      await probe.onAdmitted?.(secret);
       return admission;
     });
   };
@@ -27,6 +37,11 @@ export function instrumentKeyedApp(app: KeyedApp): KeyedProbe {
   universal.resolve = (name, replay) => {
     probe.resolves.push(name);
     return resolve(name, replay);
+  };
+  const recordResponse = usageHistory.recordResponse.bind(usageHistory);
+  usageHistory.recordResponse = (mark, status, answered) => {
+    probe.recorded.push(answered.requestId);
+    recordResponse(mark, status, answered);
   };
   return probe;
 }
@@ -36,3 +51,13 @@ export const keyedGet = (path: string, key: string | undefined, requestId: strin
   `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: ${requestId}\r\n` +
   (key === undefined ? '' : `X-API-Key: ${key}\r\n`) +
   `${extra}\r\n`;
+
+/** A free key of a new account, not used yet: its rate-limit windows and its usage history start empty. */
+export async function freshKey(app: KeyedApp, name: string): Promise<{ key: ApiKey; secret: string }> {
+  return createKey(app.database.db, { account: base58.encode(randomBytes(32)), name });
+}
+
+/** What the key step counted for a key in its current windows (undefined: nothing). */
+export async function rateCounts(app: KeyedApp, keyId: string): Promise<WindowCounts | undefined> {
+  return (await readUsage(app.database.db, [keyId])).get(keyId);
+}

@@ -133,9 +133,13 @@ export function registerFastReplay<A extends ReplayAdmission>(app: FastifyInstan
     // Fastify spells every header name in lower case.
     const head: Record<string, string> = { [REQUEST_ID_HEADER]: requestId, 'content-type': REPLAY_CONTENT_TYPE };
     for (const name in admission.rateHeaders) head[name.toLowerCase()] = admission.rateHeaders[name]!;
-    writeReplay(res, hit.status, head, hit.body);
+    // A client that went away while the key step ran was counted all the same: nothing is written, but the request
+    // is recorded in the usage history, with the answer's status and the latency until it was ready, as app.ts's
+    // onSend hook records one Fastify answered; like Fastify's, the request metrics count answers written only.
+    const gone = res.destroyed;
+    if (!gone) writeReplay(res, hit.status, head, hit.body);
     const latencyMs = performance.now() - started;
-    deps.metrics.observeHttp('GET', hit.routeLabel, hit.status, latencyMs / 1000);
+    if (!gone) deps.metrics.observeHttp('GET', hit.routeLabel, hit.status, latencyMs / 1000);
     const mark = { keyId: admission.key.id, account: admission.key.account };
     deps.recordUsage(mark, hit.status, { method: 'GET', route: hit.routeLabel, requestId, latencyMs });
   }

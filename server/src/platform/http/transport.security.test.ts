@@ -388,3 +388,48 @@ describe('connections are parsed natively', () => {
     }
   });
 });
+
+describe('an upload is not copied to find request targets', () => {
+  it("a 10 MB body: only the chunks that may hold a request line are copied out of node's parser", async () => {
+    // The parser's getCurrentBuffer is the copy (node hands out a fresh buffer of the chunk it parsed): counted on the
+    // parser of each connection, and put back as it was when the connection closes (node pools its parsers).
+    let copied = 0;
+    const t = await startTestApp({
+      beforeListen: (app) =>
+        void app.server.on('connection', (socket: net.Socket & { parser?: { getCurrentBuffer(): Buffer } }) => {
+          const parser = socket.parser!;
+          const own = Object.getOwnPropertyDescriptor(parser, 'getCurrentBuffer');
+          const copy = parser.getCurrentBuffer;
+          parser.getCurrentBuffer = () => {
+            const chunk = copy.call(parser);
+            copied += chunk.length;
+            return chunk;
+          };
+          socket.once('close', () =>
+            own
+              ? Object.defineProperty(parser, 'getCurrentBuffer', own)
+              : delete (parser as object as Record<string, unknown>).getCurrentBuffer,
+          );
+        }),
+    });
+    try {
+      const body = Buffer.alloc(10 * 1024 * 1024, 0x61);
+      const res = await exchange(
+        t.base,
+        Buffer.concat([
+          Buffer.from(
+            `POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+          ),
+          body,
+        ]),
+      );
+      expect(res.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
+      // The first chunk (the head, and the body's start) and the last (the body's end, where a next head may start),
+      // at most 64 KiB each as node reads them: far below the 10 MB every body chunk copied would make.
+      expect(copied).toBeGreaterThan(0);
+      expect(copied).toBeLessThanOrEqual(1024 * 1024);
+    } finally {
+      await t.close();
+    }
+  });
+});

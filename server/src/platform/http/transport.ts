@@ -73,7 +73,11 @@ const lastTargets = new WeakMap<Duplex, string>();
 
 /** What node's server puts on a connection's socket: its HTTP parser, while the connection lasts. */
 interface ParsedSocket extends Socket {
-  parser?: Record<string, unknown> & { getCurrentBuffer?: () => Buffer };
+  parser?: Record<string, unknown> & {
+    getCurrentBuffer?: () => Buffer;
+    /** The request whose head it parsed last (it stays there once complete, until the next head). */
+    incoming?: IncomingMessage | null;
+  };
 }
 
 /**
@@ -89,8 +93,10 @@ function afterChunkSlot(parser: NonNullable<ParsedSocket['parser']>): string | u
  * Remembers each connection's last request target. Node parses a connection's bytes natively, without a JS stream
  * event per chunk, for as long as nothing listens for the socket's `data`; a listener would switch it to reading
  * through JS streams for good (measured: about a third more CPU per request). So the target is read in the callback
- * node runs after each chunk it parsed, where the parser hands out that chunk. A runtime whose parser does not work
- * that way gets the `data` listener instead.
+ * node runs after each chunk it parsed, where the parser hands out that chunk (a copy). A chunk parsed from the middle
+ * of a request's body to the middle of the same body is body bytes only, holding no request line: it is not asked
+ * for, so an upload is not copied chunk by chunk (the chunk where its body ends is, as the next head may start in it).
+ * A runtime whose parser does not work that way gets the `data` listener instead.
  */
 function rememberTargets(socket: ParsedSocket): void {
   const remember = (chunk: Buffer) => {
@@ -102,8 +108,11 @@ function rememberTargets(socket: ParsedSocket): void {
   if (!parser || slot === undefined) return void socket.on('data', remember);
   const afterChunk = parser[slot] as (...args: unknown[]) => unknown;
   // Node binds a fresh callback for every connection a pooled parser serves, so this wrapper ends with the connection.
+  let inBody: IncomingMessage | undefined;
   parser[slot] = (...args: unknown[]) => {
-    remember(parser.getCurrentBuffer!());
+    const incoming = parser.incoming ?? undefined;
+    if (inBody === undefined || incoming !== inBody || incoming.complete) remember(parser.getCurrentBuffer!());
+    inBody = incoming?.complete === false ? incoming : undefined;
     return afterChunk(...args);
   };
 }
