@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { WindowCounts } from '@sigil/contract/keys';
-import type { KeyedApp } from './keyed-app';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startKeyedApp, type KeyedApp } from './keyed-app';
 import { createKey, type ApiKey } from '../../server/src/features/keys/service';
 import { readUsage } from '../../server/src/features/ratelimit/service';
 
@@ -60,4 +61,35 @@ export async function freshKey(app: KeyedApp, name: string): Promise<{ key: ApiK
 /** What the key step counted for a key in its current windows (undefined: nothing). */
 export async function rateCounts(app: KeyedApp, keyId: string): Promise<WindowCounts | undefined> {
   return (await readUsage(app.database.db, [keyId])).get(keyId);
+}
+
+/**
+ * One test file's keyed app for the replay tests: SQLite, the resolve cache on, request logging off (replays may
+ * bypass Fastify), instrumented; with `keptAnswer`, a keyed answer of /v1/resolve/alice is kept for the whole file.
+ */
+export function useKeyedReplayApp(options: { keptAnswer?: boolean } = {}): {
+  readonly app: KeyedApp;
+  readonly probe: KeyedProbe;
+} {
+  let app: KeyedApp | undefined;
+  let probe: KeyedProbe | undefined;
+  beforeAll(async () => {
+    app = await startKeyedApp({ dialect: 'sqlite', env: { SIGIL_RESOLVE_CACHE_MS: '60000', LOG_LEVEL: 'warn' } });
+    probe = instrumentKeyedApp(app);
+    if (options.keptAnswer)
+      expect((await app.call('GET', '/v1/resolve/alice', { key: app.portal.secret })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  return {
+    get app() {
+      if (!app) throw new Error('the keyed app exists only inside tests and hooks');
+      return app;
+    },
+    get probe() {
+      if (!probe) throw new Error('the keyed app exists only inside tests and hooks');
+      return probe;
+    },
+  };
 }

@@ -3,23 +3,10 @@
 // Fastify, Fastify's own path, or Fastify after the replay path handed the request on (fast-replay.ts, app.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
-import { freshKey, instrumentKeyedApp, keyedGet, rateCounts, type KeyedProbe } from '@sigil/test/support/keyed-replay';
+import { describe, expect, it, vi } from 'vitest';
+import { freshKey, keyedGet, rateCounts, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
 
-let app: KeyedApp;
-let probe: KeyedProbe;
-
-beforeAll(async () => {
-  // Request logging off: replays may bypass Fastify.
-  app = await startKeyedApp({ dialect: 'sqlite', env: { SIGIL_RESOLVE_CACHE_MS: '60000', LOG_LEVEL: 'warn' } });
-  probe = instrumentKeyedApp(app);
-  // Kept for the whole file: a keyed answer of /v1/resolve/alice.
-  expect((await app.call('GET', '/v1/resolve/alice', { key: app.portal.secret })).status).toBe(200);
-});
-afterAll(async () => {
-  await app.close();
-});
+const world = useKeyedReplayApp({ keptAnswer: true });
 
 /**
  * Sends a keyed GET of `path` (default /v1/resolve/alice) with a fresh key, holds the key step once the gate has counted it, destroys
@@ -32,7 +19,7 @@ async function goneDuringKeyStep(
   duringKeyStep?: () => void,
   path = '/v1/resolve/alice',
 ) {
-  const fresh = await freshKey(app, 'gone');
+  const fresh = await freshKey(world.app, 'gone');
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   let admitted!: () => void;
@@ -40,33 +27,33 @@ async function goneDuringKeyStep(
   let closed!: () => void;
   const responseClosed = new Promise<void>((resolve) => (closed = resolve));
   const watch = (_req: IncomingMessage, res: ServerResponse) => res.once('close', closed);
-  app.app.server.on('request', watch);
-  probe.onAdmitted = () => {
+  world.app.app.server.on('request', watch);
+  world.probe.onAdmitted = () => {
     duringKeyStep?.();
     admitted();
     return held;
   };
   try {
-    const socket = connect(Number(new URL(app.base).port), '127.0.0.1');
+    const socket = connect(Number(new URL(world.app.base).port), '127.0.0.1');
     socket.on('error', () => {});
     socket.write(keyedGet(path, fresh.secret, requestId, extra));
     await counted;
     socket.destroy();
     await responseClosed;
   } finally {
-    probe.onAdmitted = undefined;
-    app.app.server.off('request', watch);
+    world.probe.onAdmitted = undefined;
+    world.app.app.server.off('request', watch);
     release();
   }
-  await vi.waitFor(() => expect(probe.recorded).toContain(requestId));
-  const log = await app.app.services.usageHistory.requestLog(fresh.key.account, { limit: 100 });
-  const usage = await rateCounts(app, fresh.key.id);
-  return { log: log.requests, usage, recorded: probe.recorded.filter((id) => id === requestId).length };
+  await vi.waitFor(() => expect(world.probe.recorded).toContain(requestId));
+  const log = await world.app.app.services.usageHistory.requestLog(fresh.key.account, { limit: 100 });
+  const usage = await rateCounts(world.app, fresh.key.id);
+  return { log: log.requests, usage, recorded: world.probe.recorded.filter((id) => id === requestId).length };
 }
 
 /** Answers counted in the request metrics under the route of GET /v1/resolve/{name}. */
 async function resolveAnswersCounted(): Promise<number> {
-  const metrics = await (await fetch(`${app.base}/metrics`)).text();
+  const metrics = await (await fetch(`${world.app.base}/metrics`)).text();
   return metrics
     .split('\n')
     .filter((l) => l.startsWith('sigil_http_requests_total{') && l.includes('route="/v1/resolve/{name}"'))
@@ -75,10 +62,10 @@ async function resolveAnswersCounted(): Promise<number> {
 
 describe('a client that goes away while the key step runs is recorded once', () => {
   it('replayed below Fastify: recorded with the kept answer, not counted as an answer written', async () => {
-    const resolves = probe.resolves.length;
+    const resolves = world.probe.resolves.length;
     const answers = await resolveAnswersCounted();
     const { log, usage, recorded } = await goneDuringKeyStep('req-gone-replay');
-    expect(probe.resolves.length).toBe(resolves); // the replay path's request: the procedure did not run
+    expect(world.probe.resolves.length).toBe(resolves); // the replay path's request: the procedure did not run
     expect(await resolveAnswersCounted()).toBe(answers); // as on Fastify's path: no answer was written
     expect(usage).toStrictEqual({ minute: 1, day: 1 });
     expect(recorded).toBe(1);
@@ -87,9 +74,9 @@ describe('a client that goes away while the key step runs is recorded once', () 
   });
 
   it("Fastify's path (a body announced): recorded with the answer the procedure gave", async () => {
-    const resolves = probe.resolves.length;
+    const resolves = world.probe.resolves.length;
     const { log, usage, recorded } = await goneDuringKeyStep('req-gone-fastify', 'Content-Length: 0\r\n');
-    expect(probe.resolves.length).toBe(resolves + 1);
+    expect(world.probe.resolves.length).toBe(resolves + 1);
     expect(usage).toStrictEqual({ minute: 1, day: 1 });
     expect(recorded).toBe(1);
     expect(log).toHaveLength(1);
@@ -107,11 +94,11 @@ describe('a client that goes away while the key step runs is recorded once', () 
 
   // Last: the drain it begins stays on.
   it('handed to Fastify after the key step (a drain began meanwhile): recorded by Fastify, once', async () => {
-    const resolves = probe.resolves.length;
-    const admits = probe.admits.length;
-    const { log, usage, recorded } = await goneDuringKeyStep('req-gone-handed', '', () => app.app.drain.begin());
-    expect(probe.admits.length).toBe(admits + 1); // one key step: the replay path's, handed on
-    expect(probe.resolves.length).toBe(resolves + 1);
+    const resolves = world.probe.resolves.length;
+    const admits = world.probe.admits.length;
+    const { log, usage, recorded } = await goneDuringKeyStep('req-gone-handed', '', () => world.app.app.drain.begin());
+    expect(world.probe.admits.length).toBe(admits + 1); // one key step: the replay path's, handed on
+    expect(world.probe.resolves.length).toBe(resolves + 1);
     expect(usage).toStrictEqual({ minute: 1, day: 1 });
     expect(recorded).toBe(1);
     expect(log).toHaveLength(1);

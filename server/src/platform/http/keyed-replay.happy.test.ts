@@ -1,41 +1,30 @@
 // Keyed answers replayed below Fastify (fast-replay.ts, rest.ts keyedReplay): after the key step, byte for byte what
 // Fastify writes for the same request, counted once against the key's windows, recorded in the usage history.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { exchange, withoutDate } from '@sigil/test/support/http-app';
-import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
-import { instrumentKeyedApp, keyedGet, type KeyedProbe } from '@sigil/test/support/keyed-replay';
+import { keyedGet, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
 
-let app: KeyedApp;
-let probe: KeyedProbe;
-
-beforeAll(async () => {
-  // Request logging off: replays may bypass Fastify.
-  app = await startKeyedApp({ dialect: 'sqlite', env: { SIGIL_RESOLVE_CACHE_MS: '60000', LOG_LEVEL: 'warn' } });
-  probe = instrumentKeyedApp(app);
-});
-afterAll(async () => {
-  await app.close();
-});
+const world = useKeyedReplayApp();
 
 describe('keyed replays below Fastify', () => {
   it('write the bytes Fastify writes for the same keyed hit, after one key step', async () => {
     // The portal key fills the keyed answer cache; the two integrator keys have not been used yet, so both answers
     // carry the same X-RateLimit-* values.
-    expect((await app.call('GET', '/v1/resolve/alice', { key: app.portal.secret })).status).toBe(200);
-    const resolves = probe.resolves.length;
-    const admits = probe.admits.length;
+    expect((await world.app.call('GET', '/v1/resolve/alice', { key: world.app.portal.secret })).status).toBe(200);
+    const resolves = world.probe.resolves.length;
+    const admits = world.probe.admits.length;
 
-    const fast = await exchange(app.base, keyedGet('/v1/resolve/alice', app.key.secret, 'req-keyed-1'));
-    expect(probe.resolves.length).toBe(resolves); // the procedure did not run: served below Fastify
-    expect(probe.admits.length).toBe(admits + 1);
+    const fast = await exchange(world.app.base, keyedGet('/v1/resolve/alice', world.app.key.secret, 'req-keyed-1'));
+    expect(world.probe.resolves.length).toBe(resolves); // the procedure did not run: served below Fastify
+    expect(world.probe.admits.length).toBe(admits + 1);
 
     // A request that announces an (empty) body is Fastify's: the key step and the procedure, through every hook.
     const slow = await exchange(
-      app.base,
-      keyedGet('/v1/resolve/alice', app.otherKey.secret, 'req-keyed-1', 'Content-Length: 0\r\n'),
+      world.app.base,
+      keyedGet('/v1/resolve/alice', world.app.otherKey.secret, 'req-keyed-1', 'Content-Length: 0\r\n'),
     );
-    expect(probe.resolves.length).toBe(resolves + 1);
-    expect(probe.admits.length).toBe(admits + 2);
+    expect(world.probe.resolves.length).toBe(resolves + 1);
+    expect(world.probe.admits.length).toBe(admits + 2);
 
     expect(withoutDate(fast)).toBe(withoutDate(slow));
     expect(fast).toMatch(
@@ -57,30 +46,30 @@ describe('keyed replays below Fastify', () => {
   });
 
   it('count each replay once against the key, in the metrics and in the usage history', async () => {
-    await app.call('GET', '/v1/resolve/alice', { key: app.portal.secret });
-    const resolves = probe.resolves.length;
+    await world.app.call('GET', '/v1/resolve/alice', { key: world.app.portal.secret });
+    const resolves = world.probe.resolves.length;
     const remaining: string[] = [];
     for (const id of ['req-keyed-h1', 'req-keyed-h2']) {
-      const raw = await exchange(app.base, keyedGet('/v1/resolve/alice', app.key.secret, id));
+      const raw = await exchange(world.app.base, keyedGet('/v1/resolve/alice', world.app.key.secret, id));
       remaining.push(/\r\nx-ratelimit-remaining: (\d+)\r\n/.exec(raw)![1]!);
     }
-    expect(probe.resolves.length).toBe(resolves);
+    expect(world.probe.resolves.length).toBe(resolves);
     // One unit per request: the second replay sees exactly one more used than the first.
     expect(Number(remaining[0]) - Number(remaining[1])).toBe(1);
 
-    const metrics = await (await fetch(`${app.base}/metrics`)).text();
+    const metrics = await (await fetch(`${world.app.base}/metrics`)).text();
     const line = metrics
       .split('\n')
       .find((l) => l.startsWith('sigil_http_requests_total{') && l.includes('route="/v1/resolve/{name}"'));
     expect(Number(line?.split(' ').pop())).toBeGreaterThanOrEqual(3);
 
-    const log = await app.app.services.usageHistory.requestLog(app.key.key.account, { limit: 100 });
+    const log = await world.app.app.services.usageHistory.requestLog(world.app.key.key.account, { limit: 100 });
     const replayed = log.requests.find((r) => r.request_id === 'req-keyed-h2');
     expect(replayed).toMatchObject({
       method: 'GET',
       route: '/v1/resolve/{name}',
       status: 200,
-      key_id: app.key.key.id,
+      key_id: world.app.key.key.id,
       kind: 'keyed',
     });
   });

@@ -1,25 +1,13 @@
 // Keyed replays below Fastify never widen who gets an answer, nor count a key twice: a refused key gets Fastify's
 // own 401 / 429 from the one key step already taken; a keyless request never sees a keyed answer; an answer an x402
 // payment bought is never kept; an answer is not kept past the bound of the data it was built from.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import { exchange, withoutDate } from '@sigil/test/support/http-app';
-import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';
-import { instrumentKeyedApp, keyedGet, type KeyedProbe } from '@sigil/test/support/keyed-replay';
+import { keyedGet, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
 import { setUsage } from '@sigil/test/support/ratelimit-usage';
 
-let app: KeyedApp;
-let probe: KeyedProbe;
-
-beforeAll(async () => {
-  app = await startKeyedApp({ dialect: 'sqlite', env: { SIGIL_RESOLVE_CACHE_MS: '60000', LOG_LEVEL: 'warn' } });
-  probe = instrumentKeyedApp(app);
-  // Kept for the whole file: a keyed answer of /v1/resolve/alice.
-  expect((await app.call('GET', '/v1/resolve/alice', { key: app.portal.secret })).status).toBe(200);
-});
-afterAll(async () => {
-  await app.close();
-});
+const world = useKeyedReplayApp({ keptAnswer: true });
 
 /**
  * Retry-After counts down with the clock: the other part of two 429s that may differ (they may straddle a second),
@@ -33,13 +21,13 @@ const withoutRetryAfter = (raw: string) =>
  * (Fastify's from the start). Each must take exactly one key step and neither runs the procedure.
  */
 async function bothPaths(path: string, key: string): Promise<{ handedOn: string; fastify: string }> {
-  const admits = probe.admits.length;
-  const resolves = probe.resolves.length;
-  const handedOn = await exchange(app.base, keyedGet(path, key, 'req-keyed-s1'));
-  expect(probe.admits.length).toBe(admits + 1);
-  const fastify = await exchange(app.base, keyedGet(path, key, 'req-keyed-s1', 'Content-Length: 0\r\n'));
-  expect(probe.admits.length).toBe(admits + 2);
-  expect(probe.resolves.length).toBe(resolves);
+  const admits = world.probe.admits.length;
+  const resolves = world.probe.resolves.length;
+  const handedOn = await exchange(world.app.base, keyedGet(path, key, 'req-keyed-s1'));
+  expect(world.probe.admits.length).toBe(admits + 1);
+  const fastify = await exchange(world.app.base, keyedGet(path, key, 'req-keyed-s1', 'Content-Length: 0\r\n'));
+  expect(world.probe.admits.length).toBe(admits + 2);
+  expect(world.probe.resolves.length).toBe(resolves);
   return { handedOn, fastify };
 }
 
@@ -52,8 +40,8 @@ describe('keyed replays: refusals are handed to Fastify with the key step taken'
   });
 
   it('a key over its daily limit: the same 429 with its headers, one key step, nothing counted', async () => {
-    await setUsage(app.database.db, app.otherKey.key.id, { day: TIER_LIMITS.free.day });
-    const { handedOn, fastify } = await bothPaths('/v1/resolve/alice', app.otherKey.secret);
+    await setUsage(world.app.database.db, world.app.otherKey.key.id, { day: TIER_LIMITS.free.day });
+    const { handedOn, fastify } = await bothPaths('/v1/resolve/alice', world.app.otherKey.secret);
     expect(withoutRetryAfter(withoutDate(handedOn))).toBe(withoutRetryAfter(withoutDate(fastify)));
     expect(handedOn).toMatch(
       new RegExp(
@@ -68,27 +56,27 @@ describe('keyed replays: refusals are handed to Fastify with the key step taken'
       ),
     );
     // A refused request counts nothing: both answers state the same remaining units.
-    const log = await app.app.services.usageHistory.requestLog(app.otherKey.key.account, { limit: 100 });
+    const log = await world.app.app.services.usageHistory.requestLog(world.app.otherKey.key.account, { limit: 100 });
     expect(log.requests.filter((r) => r.request_id === 'req-keyed-s1').map((r) => r.status)).toEqual([429, 429]);
   });
 });
 
 describe('keyed answers are for admitted keys only', () => {
   it('a keyless request, or one with a blank key, never gets a kept keyed answer', async () => {
-    const admits = probe.admits.length;
+    const admits = world.probe.admits.length;
     for (const key of [undefined, '']) {
-      const raw = await exchange(app.base, keyedGet('/v1/resolve/alice', key, 'req-keyed-s3'));
+      const raw = await exchange(world.app.base, keyedGet('/v1/resolve/alice', key, 'req-keyed-s3'));
       expect(raw).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n/);
       expect(raw).toMatch(/\r\n\r\n\{"code":"API_KEY_REQUIRED",/);
       expect(raw).not.toMatch(/cache-control/i);
     }
-    expect(probe.admits.length).toBe(admits);
+    expect(world.probe.admits.length).toBe(admits);
   });
 });
 
 describe('what the keyed answer cache keeps', () => {
   it('never an answer an x402 payment bought', async () => {
-    const { services } = app.app;
+    const { services } = world.app.app;
     const meter = services.meter;
     services.meter = {
       authorize: async () => ({ paid: true }),
@@ -96,24 +84,27 @@ describe('what the keyed answer cache keeps', () => {
       payerOf: () => '11111111111111111111111111111112',
     };
     try {
-      const paid = await exchange(app.base, keyedGet('/v1/resolve/vault', undefined, 'req-keyed-s4'));
+      const paid = await exchange(world.app.base, keyedGet('/v1/resolve/vault', undefined, 'req-keyed-s4'));
       expect(paid).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     } finally {
       services.meter = meter;
     }
-    const resolves = probe.resolves.length;
-    const admits = probe.admits.length;
+    const resolves = world.probe.resolves.length;
+    const admits = world.probe.admits.length;
     // The first keyed request runs the procedure (nothing was kept); the second is replayed. One key step each.
     for (let i = 0; i < 2; i++)
       expect(
-        (await exchange(app.base, keyedGet('/v1/resolve/vault', app.key.secret, `req-keyed-s5${i}`))).slice(0, 15),
+        (await exchange(world.app.base, keyedGet('/v1/resolve/vault', world.app.key.secret, `req-keyed-s5${i}`))).slice(
+          0,
+          15,
+        ),
       ).toBe('HTTP/1.1 200 OK');
-    expect(probe.resolves.length).toBe(resolves + 1);
-    expect(probe.admits.length).toBe(admits + 2);
+    expect(world.probe.resolves.length).toBe(resolves + 1);
+    expect(world.probe.admits.length).toBe(admits + 2);
   });
 
   it('never an answer whose data is at the end of its bound', async () => {
-    const { universal } = app.app.services;
+    const { universal } = world.app.app.services;
     const resolve = universal.resolve;
     // The data behind the answer leaves its bound now: the answer may not outlive it.
     universal.resolve = async (name, replay) => {
@@ -121,14 +112,14 @@ describe('what the keyed answer cache keeps', () => {
       if (replay) replay.until = performance.now();
       return answer;
     };
-    const resolves = probe.resolves.length;
+    const resolves = world.probe.resolves.length;
     try {
       for (let i = 0; i < 2; i++)
-        expect((await app.call('GET', '/v1/resolve/satoshi.x1', { key: app.key.secret })).status).toBe(200);
+        expect((await world.app.call('GET', '/v1/resolve/satoshi.x1', { key: world.app.key.secret })).status).toBe(200);
     } finally {
       universal.resolve = resolve;
     }
-    expect(probe.resolves.length).toBe(resolves + 2);
+    expect(world.probe.resolves.length).toBe(resolves + 2);
   });
 });
 
@@ -136,20 +127,20 @@ describe('what the keyed answer cache keeps', () => {
 describe('keyed replays: an admitted key handed to Fastify', () => {
   it('an admitted key whose answer cannot be replayed any more is served by Fastify with that admission', async () => {
     // A drain begun while the gate answered: the replay path may no longer write; Fastify's path does, once.
-    const fresh = await app.call('GET', '/v1/resolve/alice', { key: app.key.secret });
+    const fresh = await world.app.call('GET', '/v1/resolve/alice', { key: world.app.key.secret });
     const before = Number(fresh.headers.get('x-ratelimit-remaining'));
-    const admits = probe.admits.length;
-    const resolves = probe.resolves.length;
-    probe.onAdmitted = () => app.app.drain.begin();
+    const admits = world.probe.admits.length;
+    const resolves = world.probe.resolves.length;
+    world.probe.onAdmitted = () => world.app.app.drain.begin();
     try {
-      const raw = await exchange(app.base, keyedGet('/v1/resolve/alice', app.key.secret, 'req-keyed-s2'));
+      const raw = await exchange(world.app.base, keyedGet('/v1/resolve/alice', world.app.key.secret, 'req-keyed-s2'));
       expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
       expect(raw).toMatch(/\r\nconnection: close\r\n/i);
       expect(raw).toContain(`\r\nx-ratelimit-remaining: ${before - 1}\r\n`);
     } finally {
-      probe.onAdmitted = undefined;
+      world.probe.onAdmitted = undefined;
     }
-    expect(probe.admits.length).toBe(admits + 1);
-    expect(probe.resolves.length).toBe(resolves + 1);
+    expect(world.probe.admits.length).toBe(admits + 1);
+    expect(world.probe.resolves.length).toBe(resolves + 1);
   });
 });

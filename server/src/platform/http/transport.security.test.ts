@@ -62,6 +62,12 @@ function exchange(base: string, first: string | Buffer, drip: { piece: string; e
   });
 }
 
+/** A POST of a 10 MB JSON body, head and body written at once, before any answer is read. */
+function tenMegabyteUpload(): Buffer {
+  const body = Buffer.alloc(10 * 1024 * 1024, 0x61);
+  const head = `POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
 describe('whole-request receive deadline', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -143,16 +149,7 @@ describe('a body no route will read is not read', () => {
   });
 
   it('a 10 MB upload written before reading gets the whole 413, not a reset', async () => {
-    const body = Buffer.alloc(10 * 1024 * 1024, 0x61);
-    const res = await exchange(
-      t.base,
-      Buffer.concat([
-        Buffer.from(
-          `POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
-        ),
-        body,
-      ]),
-    );
+    const res = await exchange(t.base, tenMegabyteUpload());
     expect(res.error).toBeUndefined();
     expect(res.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
     expect(JSON.parse(res.body)).toEqual({
@@ -413,16 +410,7 @@ describe('an upload is not copied to find request targets', () => {
         }),
     });
     try {
-      const body = Buffer.alloc(10 * 1024 * 1024, 0x61);
-      const res = await exchange(
-        t.base,
-        Buffer.concat([
-          Buffer.from(
-            `POST /v1/auth/challenge HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
-          ),
-          body,
-        ]),
-      );
+      const res = await exchange(t.base, tenMegabyteUpload());
       expect(res.statusLine).toBe('HTTP/1.1 413 Payload Too Large');
       // The first chunk (the head, and the body's start) and the last (the body's end, where a next head may start),
       // at most 64 KiB each as node reads them: far below the 10 MB every body chunk copied would make.
