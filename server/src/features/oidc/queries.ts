@@ -65,6 +65,13 @@ const upsertPayloadStatement = prepared((db: Kysely<Database>, row: Slots<Payloa
 const runNative = (query: NativeQuery, bound: { text: string; parameters: unknown[] }) =>
   void query(bound.text, bound.parameters);
 
+/** The value kept for a database handle, made on its first use (the turn batches are per handle). */
+function forHandle<V>(kept: WeakMap<Kysely<Database>, V>, db: Kysely<Database>, make: () => V): V {
+  let value = kept.get(db);
+  if (value === undefined) kept.set(db, (value = make()));
+  return value;
+}
+
 /** What one step of a sign-in writes together: stored models, the browser session's sids, a new login. */
 export interface SignInWrite {
   payloads: readonly PayloadUpsert[];
@@ -151,14 +158,12 @@ export function writeSignIn(db: Kysely<Database>, write: SignInWrite): Promise<v
       for (const { grantId, sid } of sids) runNative(query, setLoginSidStatement.bind(db, { grantId, sid }));
     },
     (relaxed) => {
-      let batch = writeBatches.get(relaxed);
-      if (!batch) {
-        batch = perTurn(async (writes: SignInWrite[]) => {
+      const batch = forHandle(writeBatches, relaxed, () =>
+        perTurn(async (writes: SignInWrite[]) => {
           await writeSignInPostgres(relaxed, writes);
           return writes.map(() => undefined);
-        });
-        writeBatches.set(relaxed, batch);
-      }
+        }),
+      );
       return batch(write);
     },
   );
@@ -260,9 +265,8 @@ type AheadRow = Awaited<ReturnType<typeof findPayloadAheadStatement>>['rows'][nu
 
 function aheadRow(db: Kysely<Database>, key: AheadKey): Promise<AheadRow | undefined> {
   if (dialectOf(db) === 'sqlite') return findPayloadAheadStatement(db, key).then(({ rows }) => rows[0]);
-  let batch = aheadBatches.get(db);
-  if (!batch) {
-    batch = turnBatch(
+  const batch = forHandle(aheadBatches, db, () =>
+    turnBatch(
       async (keys: AheadKey[]) =>
         (
           await findPayloadsAheadStatement(db, {
@@ -273,9 +277,8 @@ function aheadRow(db: Kysely<Database>, key: AheadKey): Promise<AheadRow | undef
         ).rows,
       (row) => `${row.model} ${row.id}`,
       (key) => `${key.model} ${key.id}`,
-    );
-    aheadBatches.set(db, batch);
-  }
+    ),
+  );
   return batch(key);
 }
 
@@ -418,15 +421,13 @@ const clientBatches = new WeakMap<Kysely<Database>, TurnBatch<string, ClientRow>
 /** The registration of an ACTIVE key: a revoked key's client is not found (so it gets no tokens). */
 export async function findActiveClient(db: Kysely<Database>, keyId: string): Promise<ClientRow | undefined> {
   if (dialectOf(db) === 'sqlite') return (await findActiveClientStatement(db, { keyId })).rows[0];
-  let batch = clientBatches.get(db);
-  if (!batch) {
-    batch = turnBatch(
+  const batch = forHandle(clientBatches, db, () =>
+    turnBatch(
       async (keyIds: string[]) => (await findActiveClientsStatement(db, { keyIds })).rows,
       (row) => row.key_id,
       (keyId) => keyId,
-    );
-    clientBatches.set(db, batch);
-  }
+    ),
+  );
   return batch(keyId);
 }
 
