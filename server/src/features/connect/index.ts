@@ -6,6 +6,7 @@ export { connectRouter } from './router';
 export { createConnectService } from './service';
 export { createSessionService } from './sessions';
 export type { ConnectService } from './service';
+export type { OpenedSession } from './proof-steps';
 export type { SessionService } from './sessions';
 
 declare module '../../trpc/context' {

@@ -1,4 +1,5 @@
-// The steps the three Connect proofs share: open the challenge, consume it once, issue the session.
+// The steps the three Connect proofs share: open the challenge, consume it once, make the session (a signed token,
+// or the row alone for a caller that hands out no token).
 import { DISCLAIMER, PROVES, type ConnectSource, type Session } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
 import type { HandleAccount } from '../../platform/chain/types';
@@ -40,37 +41,77 @@ export async function consume(deps: ConnectDeps, row: ChallengeRow): Promise<voi
   await deps.durable();
 }
 
-export async function issueSession(
-  deps: ConnectDeps,
-  audience: string,
-  address: string,
-  handle: HandleAccount | null,
-  source: ConnectSource,
-  known?: string[],
-): Promise<Session> {
-  const verified = known ?? (handle ? await verifiedSlugs(deps, handle) : []);
-  const handleName = handle?.name ?? null;
-  const { token, claims } = await deps.sessions.issue({ audience, address, handle: handleName, source });
+/** What a proof established, before it becomes a session. */
+export interface Proven {
+  audience: string;
+  address: string;
+  handle: HandleAccount | null;
+  source: ConnectSource;
+  /** The handle's live attestation slugs when the proof already read them. */
+  known?: string[];
+}
+
+/** A session recorded without a token (ConnectService.proofs): what the OpenID Connect sign-in page keeps. */
+export interface OpenedSession {
+  jti: string;
+  address: string;
+  handle: string | null;
+  source: ConnectSource;
+  verified: string[];
+  /** Unix seconds. */
+  expires_at: number;
+}
+
+/** How a proof ends: a signed token for the REST answer, or the session row alone. */
+export type SessionMaker<R> = (deps: ConnectDeps, proven: Proven) => Promise<R>;
+
+const verifiedOf = async (deps: ConnectDeps, proven: Proven) =>
+  proven.known ?? (proven.handle ? await verifiedSlugs(deps, proven.handle) : []);
+
+const sessionInput = ({ audience, address, handle, source }: Proven) => ({
+  audience,
+  address,
+  handle: handle?.name ?? null,
+  source,
+});
+
+/** The REST verbs' ending: a signed session token (docs/connect.md). */
+export const tokenSession: SessionMaker<Session> = async (deps, proven) => {
+  const verified = await verifiedOf(deps, proven);
+  const { token, claims } = await deps.sessions.issue(sessionInput(proven));
   return {
     token,
     token_type: 'Bearer',
     expires_at: claims.expiresAt,
-    handle: handleName,
-    address,
+    handle: claims.handle,
+    address: proven.address,
     verified,
-    source,
+    source: proven.source,
     proves: PROVES,
     disclaimer: DISCLAIMER,
   };
-}
+};
+
+/** The row alone: no token is signed that no one would receive. */
+export const openedSession: SessionMaker<OpenedSession> = async (deps, proven) => {
+  const verified = await verifiedOf(deps, proven);
+  const claims = await deps.sessions.open(sessionInput(proven));
+  const { jti, address, handle, source, expiresAt } = claims;
+  return { jti, address, handle, source, verified, expires_at: expiresAt };
+};
 
 /** Address-control proofs end here: the session reports the wallet's primary (best-effort) and its attestations. */
-export async function walletSession(deps: ConnectDeps, audience: string, wallet: string): Promise<Session> {
+export async function walletSession<R>(
+  deps: ConnectDeps,
+  make: SessionMaker<R>,
+  audience: string,
+  wallet: string,
+): Promise<R> {
   let handle: HandleAccount | null = null;
   try {
     handle = await primaryOf(deps, wallet);
   } catch {
     handle = null; // the session read re-reads it; wallet control is proven either way
   }
-  return issueSession(deps, audience, wallet, handle, 'wallet');
+  return make(deps, { audience, address: wallet, handle, source: 'wallet' });
 }

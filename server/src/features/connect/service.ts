@@ -24,6 +24,7 @@ import type { ResolveService } from '../resolve/index';
 import { createChallenge } from './challenge';
 import type { ConnectDeps } from './deps';
 import { deleteExpiredChallenges } from './housekeeping';
+import { openedSession, tokenSession, type OpenedSession } from './proof-steps';
 import { readSession } from './session-read';
 import type { SessionClaims, SessionService } from './sessions';
 import { verifyProof } from './verify';
@@ -55,6 +56,15 @@ export interface ConnectService {
   verifyTx(audience: string, request: VerifyTxRequest): Promise<Session>;
   /** `domains` narrows the hosts the message may name (default: the deployment's allowlist). */
   verifySignin(audience: string, request: VerifySigninRequest, domains?: readonly string[]): Promise<Session>;
+  /**
+   * The same three proofs, ending in the session row alone (no token signed): for the OpenID Connect sign-in page,
+   * whose Connect session is the row its grant names and whose browser never receives a Connect token.
+   */
+  proofs: {
+    verify(audience: string, request: VerifyRequest): Promise<OpenedSession>;
+    verifyTx(audience: string, request: VerifyTxRequest): Promise<OpenedSession>;
+    verifySignin(audience: string, request: VerifySigninRequest, domains?: readonly string[]): Promise<OpenedSession>;
+  };
   /** The live view of a verified session (handle authority and attestations re-read). */
   readSession(session: SessionClaims): Promise<SessionRead>;
   /** Housekeeping: deletes challenges expired more than CHALLENGE_RETENTION_MS ago. */
@@ -75,9 +85,14 @@ export function createConnectService(options: ConnectServiceDeps): ConnectServic
   };
   return {
     createChallenge: (audience, request) => createChallenge(deps, audience, request),
-    verify: (audience, request) => verifyProof(deps, audience, request),
-    verifyTx: (audience, request) => verifyTxProof(deps, audience, request),
-    verifySignin: (audience, request, domains) => verifySiwsProof(deps, audience, request, domains),
+    verify: (audience, request) => verifyProof(deps, tokenSession, audience, request),
+    verifyTx: (audience, request) => verifyTxProof(deps, tokenSession, audience, request),
+    verifySignin: (audience, request, domains) => verifySiwsProof(deps, tokenSession, audience, request, domains),
+    proofs: {
+      verify: (audience, request) => verifyProof(deps, openedSession, audience, request),
+      verifyTx: (audience, request) => verifyTxProof(deps, openedSession, audience, request),
+      verifySignin: (audience, request, domains) => verifySiwsProof(deps, openedSession, audience, request, domains),
+    },
     readSession: (session) => readSession(deps, session),
     deleteExpiredChallenges: (at = deps.now()) => deleteExpiredChallenges(deps, at),
   };

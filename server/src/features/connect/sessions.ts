@@ -50,6 +50,11 @@ export interface SessionService {
   /** Signs a session for `audience` and records its jti. */
   issue(input: SessionInput, now?: number): Promise<{ token: string; claims: SessionClaims }>;
   /**
+   * Records a session without signing a token: for a caller whose session IS the row and that hands no Connect
+   * token to anyone (the OpenID Connect sign-in page). Revoked, listed and expired exactly as an issued one.
+   */
+  open(input: SessionInput, now?: number): Promise<SessionClaims>;
+  /**
    * The session a bearer token stands for, if it is valid FOR THIS AUDIENCE: well-formed, ES256, signed by one of our keys,
    * unexpired, `aud` = audience, and its jti row present and unrevoked. Anything else: 401 INVALID_SESSION.
    */
@@ -112,6 +117,7 @@ export function createSessionService(opts: { db: Kysely<Database>; ttlSeconds: n
   const deps: SessionDeps = { db: opts.db, ttlSeconds: opts.ttlSeconds, keys };
   return {
     issue: (input, now = Date.now()) => signSession(deps, input, now),
+    open: (input, now = Date.now()) => openSession(deps, input, now),
     verify: (token, audience, now = Date.now()) => verifySessionToken(deps, token, audience, now),
     verifyBearer: (authorization, audience) =>
       verifySessionToken(deps, bearerToken(authorization), audience, Date.now()),
@@ -124,26 +130,23 @@ export function createSessionService(opts: { db: Kysely<Database>; ttlSeconds: n
   };
 }
 
-/** Signs a session for `input.audience` and records its jti. */
-export async function signSession(
-  deps: SessionDeps,
-  input: SessionInput,
-  now: number,
-): Promise<{ token: string; claims: SessionClaims }> {
-  const iat = Math.floor(now / 1000);
-  const expiresAt = iat + deps.ttlSeconds;
-  const jti = prefixedId('sess_', now);
-  const { sign } = await deps.keys();
-  const token = await new SignJWT({ handle: input.handle, src: input.source })
-    .setProtectedHeader({ alg: SESSION_ALGORITHM, typ: 'JWT', kid: sign.kid })
-    .setIssuer(SESSION_ISSUER)
-    .setSubject(input.address)
-    .setAudience(input.audience)
-    .setJti(jti)
-    .setIssuedAt(iat)
-    .setExpirationTime(expiresAt)
-    .sign(sign.key);
+/** A new session's claims: a fresh jti, the lifetime counted in whole seconds from `now`. */
+function newClaims(deps: SessionDeps, input: SessionInput, now: number): SessionClaims & { issuedAt: number } {
+  const issuedAt = Math.floor(now / 1000);
   const { audience, address, handle, source } = input;
+  return {
+    jti: prefixedId('sess_', now),
+    audience,
+    address,
+    handle,
+    source,
+    issuedAt,
+    expiresAt: issuedAt + deps.ttlSeconds,
+  };
+}
+
+async function recordSession(deps: SessionDeps, claims: SessionClaims, now: number): Promise<SessionClaims> {
+  const { jti, audience, address, handle, source, expiresAt } = claims;
   await insertSession(deps.db, {
     jti,
     audience,
@@ -154,7 +157,32 @@ export async function signSession(
     expires_at: expiresAt * 1000,
     revoked_at: null,
   });
-  return { token, claims: { jti, audience, address, handle, source, expiresAt } };
+  return { jti, audience, address, handle, source, expiresAt };
+}
+
+/** Signs a session for `input.audience` and records its jti. */
+export async function signSession(
+  deps: SessionDeps,
+  input: SessionInput,
+  now: number,
+): Promise<{ token: string; claims: SessionClaims }> {
+  const claims = newClaims(deps, input, now);
+  const { sign } = await deps.keys();
+  const token = await new SignJWT({ handle: input.handle, src: input.source })
+    .setProtectedHeader({ alg: SESSION_ALGORITHM, typ: 'JWT', kid: sign.kid })
+    .setIssuer(SESSION_ISSUER)
+    .setSubject(input.address)
+    .setAudience(input.audience)
+    .setJti(claims.jti)
+    .setIssuedAt(claims.issuedAt)
+    .setExpirationTime(claims.expiresAt)
+    .sign(sign.key);
+  return { token, claims: await recordSession(deps, claims, now) };
+}
+
+/** Records a session for `input.audience` without a token (SessionService.open). */
+export function openSession(deps: SessionDeps, input: SessionInput, now: number): Promise<SessionClaims> {
+  return recordSession(deps, newClaims(deps, input, now), now);
 }
 
 /** The session a bearer token stands for, if it is valid for this audience (SessionService.verify). */

@@ -1,8 +1,8 @@
 // POST /v1/auth/verify-signin: a sign-in-with-Solana message for an address-control challenge.
-import type { Session, VerifySigninRequest } from '@sigil/contract/connect';
+import type { VerifySigninRequest } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
 import type { ConnectDeps } from './deps';
-import { consume, decodeSig, openChallenge, proofInvalid, walletSession } from './proof-steps';
+import { consume, decodeSig, openChallenge, proofInvalid, walletSession, type SessionMaker } from './proof-steps';
 import { verifySigninProof } from './siws';
 
 /**
@@ -11,12 +11,13 @@ import { verifySigninProof } from './siws';
  * site only (the OpenID Connect page, on the issuer's host) narrows it to that site: a message signed for another
  * allowed site then cannot be replayed there.
  */
-export async function verifySiwsProof(
+export async function verifySiwsProof<R>(
   deps: ConnectDeps,
+  make: SessionMaker<R>,
   audience: string,
   request: VerifySigninRequest,
   domains: readonly string[] = deps.signinDomains,
-): Promise<Session> {
+): Promise<R> {
   const signature = decodeSig(request.signature, true);
   const row = await openChallenge(deps, audience, request.nonce);
   if (row.kind === 'handle') {
@@ -35,5 +36,5 @@ export async function verifySiwsProof(
   });
   if (!result.ok) throw proofInvalid(`${result.reason}: ${result.detail}`);
   await consume(deps, row);
-  return walletSession(deps, audience, row.wallet!);
+  return walletSession(deps, make, audience, row.wallet!);
 }

@@ -1,10 +1,15 @@
 // POST /v1/auth/verify-tx: a signed, never-broadcast memo transaction (challenges requested with mode `tx`).
-import type { Session, VerifyTxRequest } from '@sigil/contract/connect';
+import type { VerifyTxRequest } from '@sigil/contract/connect';
 import type { ConnectDeps } from './deps';
 import { verifyMemoTransaction } from './memo-tx';
-import { consume, openChallenge, proofInvalid, walletSession } from './proof-steps';
+import { consume, openChallenge, proofInvalid, walletSession, type SessionMaker } from './proof-steps';
 
-export async function verifyTxProof(deps: ConnectDeps, audience: string, request: VerifyTxRequest): Promise<Session> {
+export async function verifyTxProof<R>(
+  deps: ConnectDeps,
+  make: SessionMaker<R>,
+  audience: string,
+  request: VerifyTxRequest,
+): Promise<R> {
   const row = await openChallenge(deps, audience, request.nonce);
   if (row.mode !== 'tx' || !row.wallet) throw proofInvalid('this challenge was not requested with mode `tx`');
   const result = verifyMemoTransaction({
@@ -15,5 +20,5 @@ export async function verifyTxProof(deps: ConnectDeps, audience: string, request
   });
   if (!result.ok) throw proofInvalid(`${result.reason}: ${result.detail}`);
   await consume(deps, row);
-  return walletSession(deps, audience, row.wallet);
+  return walletSession(deps, make, audience, row.wallet);
 }

@@ -3,16 +3,20 @@ import {
   handleControlStatement,
   handleControlString,
   walletControlString,
-  type Session,
   type VerifyRequest,
 } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
 import { verifyWalletMessage, verifyWalletMessageAsync } from '../../platform/crypto/wallet-signature';
 import type { ChallengeRow, ConnectDeps } from './deps';
 import { controlOf, liveHandleAndSlugs } from './handle-reads';
-import { consume, decodeSig, issueSession, openChallenge, proofInvalid, walletSession } from './proof-steps';
+import { consume, decodeSig, openChallenge, proofInvalid, walletSession, type SessionMaker } from './proof-steps';
 
-export async function verifyProof(deps: ConnectDeps, audience: string, request: VerifyRequest): Promise<Session> {
+export async function verifyProof<R>(
+  deps: ConnectDeps,
+  make: SessionMaker<R>,
+  audience: string,
+  request: VerifyRequest,
+): Promise<R> {
   const signature = decodeSig(request.signature, false);
   const row = await openChallenge(deps, audience, request.nonce);
   const signer = request.signer ?? row.wallet;
@@ -32,8 +36,8 @@ export async function verifyProof(deps: ConnectDeps, audience: string, request: 
     // No mode: address control was chosen because the wallet had no trusted primary at issue time (≤ the
     // challenge lifetime ago); the session read re-reads it live, so skip a chain round trip here.
     return row.mode === null
-      ? issueSession(deps, audience, signer, null, 'wallet')
-      : walletSession(deps, audience, signer);
+      ? make(deps, { audience, address: signer, handle: null, source: 'wallet' })
+      : walletSession(deps, make, audience, signer);
   }
   // Handle control is checked live: same registration, and the signer is its current authority.
   const { handle, verified } = await liveHandleAndSlugs(deps, row.handle!);
@@ -46,7 +50,7 @@ export async function verifyProof(deps: ConnectDeps, audience: string, request: 
     throw proofInvalid(why);
   }
   await consume(deps, row);
-  return issueSession(deps, audience, signer, handle, source, verified);
+  return make(deps, { audience, address: signer, handle, source, known: verified });
 }
 
 /** Why a /verify signature failed, when it is one of the refused older forms (diagnostics only; still 401). */

@@ -9,17 +9,16 @@
 //                                          → {redirect_to}: back to the authorization endpoint
 //   POST /oidc/interaction/:uid/abort      → {redirect_to}: access_denied to the client
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeJwt } from 'jose';
 import type Provider from 'oidc-provider';
 import {
   parseChallengeRequest,
   parseVerifyRequest,
   parseVerifySigninRequest,
   parseVerifyTxRequest,
-  type Session,
 } from '@sigil/contract/connect';
 import { ApiError } from '@sigil/contract/errors';
 import { OIDC_AMR, type OidcProofPath } from '@sigil/contract/oidc';
+import type { OpenedSession } from '../connect/index';
 import type { SignedInClaims } from './account';
 import type { ProviderDeps } from './deps';
 import { errorPage } from './provider';
@@ -31,13 +30,18 @@ const MAX_BODY_BYTES = 16 * 1024;
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 
-const VERIFIERS: Record<OidcProofPath, (deps: ProviderDeps, audience: string, body: unknown) => Promise<Session>> = {
-  verify: (deps, audience, body) => deps.connect.verify(audience, parseVerifyRequest(body)),
-  'verify-tx': (deps, audience, body) => deps.connect.verifyTx(audience, parseVerifyTxRequest(body)),
+// The Connect proofs that end in the session row alone: the grant names that row, and no Connect token is signed
+// that no one would receive.
+const VERIFIERS: Record<
+  OidcProofPath,
+  (deps: ProviderDeps, audience: string, body: unknown) => Promise<OpenedSession>
+> = {
+  verify: (deps, audience, body) => deps.connect.proofs.verify(audience, parseVerifyRequest(body)),
+  'verify-tx': (deps, audience, body) => deps.connect.proofs.verifyTx(audience, parseVerifyTxRequest(body)),
   // The page asks the wallet to sign in to the issuer's own host; only that host is accepted here, whatever the
   // deployment's allowlist says, so a message signed for another site cannot sign anyone in to this client.
   'verify-signin': (deps, audience, body) =>
-    deps.connect.verifySignin(audience, parseVerifySigninRequest(body), [new URL(deps.issuer).host]),
+    deps.connect.proofs.verifySignin(audience, parseVerifySigninRequest(body), [new URL(deps.issuer).host]),
 };
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -98,10 +102,9 @@ async function finish(
   res: ServerResponse,
   details: Details,
   path: OidcProofPath,
-  session: Session,
+  session: OpenedSession,
 ) {
   const clientId = String(details.params.client_id);
-  const { jti } = decodeJwt(session.token);
   // The grant, the interaction's result and the login are written together, in one statement on Postgres: the
   // library's saves are collected instead of written one by one (request-scope.ts).
   const { rows } = await collectUpserts<PayloadUpsert, void>(async () => {
@@ -122,7 +125,7 @@ async function finish(
     payloads: rows,
     login: {
       grant_id: grantId,
-      session_jti: String(jti),
+      session_jti: session.jti,
       client_id: clientId,
       address: session.address,
       amr: OIDC_AMR[path],

@@ -3,7 +3,7 @@
 // (through the outbound client, to an HTTPS receiver).
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { demoWallet } from '../../localchain/scenario';
 import type { KeyPairSigner } from '@solana/kit';
 import { jtiOf, signIn, show } from '@sigil/test/support/connect-world';
@@ -211,6 +211,34 @@ describe('the key owner’s session list and revocations (portal)', () => {
       bearer: registered.ownerBearer,
     });
     expect(again.body).toEqual({ revoked: false });
+  });
+
+  it('an OpenID Connect sign-in records its Connect session without signing a Connect token', async () => {
+    const registered = await withBackchannel();
+    const grace = await demoWallet('grace');
+    const sessions = world.app.app.services.sessions!;
+    const issue = vi.spyOn(sessions, 'issue');
+    const open = vi.spyOn(sessions, 'open');
+    try {
+      await oidcSignIn(registered, grace);
+      // The browser is never handed a Connect token, so none is signed: the row is the session the grant names.
+      expect(issue).not.toHaveBeenCalled();
+      expect(open).toHaveBeenCalledTimes(1);
+      const opened = await open.mock.results[0]!.value;
+      expect(opened).toMatchObject({ audience: registered.clientId, address: grace.address, source: 'wallet' });
+      const list = await world.app.call('GET', `/v1/keys/${registered.clientId}/sessions`, {
+        bearer: registered.ownerBearer,
+      });
+      expect(list.body.sessions.map((s: { jti: string; amr: string | null }) => [s.jti, s.amr])).toEqual([
+        [opened.jti, 'sigil-signature'],
+      ]);
+      // The Connect routes still sign one per verify.
+      await signIn(world.app, { keySecret: registered.apiSecret, audience: registered.clientId, wallet: grace });
+      expect(issue).toHaveBeenCalledTimes(1);
+    } finally {
+      issue.mockRestore();
+      open.mockRestore();
+    }
   });
 
   it('POST /v1/keys/{id}/sessions/revoke revokes every session of the wallet through that key only', async () => {
