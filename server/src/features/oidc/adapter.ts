@@ -112,9 +112,11 @@ class PayloadAdapter implements Adapter {
 
   async consume(id: string): Promise<void> {
     if (this.model === 'Grant') forget(aheadKey('Grant', id));
-    // A FULL commit, not the barrier: the library revokes the whole grant when it finds a code already consumed, so
-    // the winner of concurrent exchanges must finish before the losers that read the row after it; the barrier's
-    // off-loop wait would let them revoke the winner's tokens (exactly one of N concurrent exchanges gets tokens).
+    // A FULL commit (the group commit's, shared by the consumes of one turn), not the barrier: the library revokes
+    // the whole grant when it finds a code already consumed, so the winner of concurrent exchanges must finish before
+    // the losers that read the row after it; the barrier's off-loop wait would let them revoke the winner's tokens
+    // (exactly one of N concurrent exchanges gets tokens). Losers that read the row in the same turn join the same
+    // batch and lose there, without a revocation.
     if (!(await consumePayload(this.db, this.model, id, this.now()))) {
       // A refresh token presented twice is reuse (OAuth 2.0 Security BCP): the whole grant is revoked. The library
       // does so only when it finds the token already consumed; a concurrent second use loses here instead, after

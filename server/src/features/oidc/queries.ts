@@ -7,6 +7,7 @@ import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import {
   affectedRows,
   dialectOf,
+  durableNative,
   perTurn,
   turnBatch,
   type TurnBatch,
@@ -362,13 +363,26 @@ const consumePayloadStatement = prepared((db: Kysely<Database>, v: Slots<{ model
     .set({ consumed_at: v.at })
     .where('model', '=', v.model)
     .where('id', '=', v.id)
-    .where('consumed_at', 'is', null),
+    .where('consumed_at', 'is', null)
+    // The row it marked, if any: the native connection reports rows, not a change count.
+    .returning('id'),
 );
 
-/** Marks the row consumed at `at` with ONE conditional UPDATE; true only for the one caller that did it. */
+/**
+ * Marks the row consumed at `at` with ONE conditional UPDATE; true only for the one caller that did it. Durable
+ * before it answers (a consumed code must not come back after a power cut): on SQLite in the group commit, whose
+ * batch then commits with its own fsync, shared by the consumes of that turn.
+ */
 export async function consumePayload(db: Kysely<Database>, model: string, id: string, at: number): Promise<boolean> {
-  const result = await consumePayloadStatement(db, { model, id, at });
-  return Number(result.numAffectedRows ?? 0) === 1;
+  const marked = await durableNative(
+    db,
+    (query) => {
+      const { text, parameters } = consumePayloadStatement.bind(db, { model, id, at });
+      return query(text, parameters).length;
+    },
+    async (conn) => (await consumePayloadStatement(conn, { model, id, at })).rows.length,
+  );
+  return marked === 1;
 }
 
 const deletePayloadStatement = prepared((db: Kysely<Database>, v: Slots<{ model: string; id: string }>) =>

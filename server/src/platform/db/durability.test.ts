@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, postgresReachable, type FreshDatabase } from '@sigil/test/support/db';
 import { createDatabase, sqliteControlOf, sqliteFileOf, type SqliteControl } from './connect';
 import { createDurabilityBarrier, syncFile, withoutFsync } from './durability';
-import { withoutFsyncNative } from './native';
+import { durableNative, withoutFsyncNative } from './native';
 
 const synchronous = async (db: FreshDatabase['db']) =>
   (await sql<{ synchronous: number }>`PRAGMA synchronous`.execute(db)).rows[0]!.synchronous;
@@ -200,9 +200,16 @@ async function recordingSqlite() {
   await sql`CREATE TRIGGER doomed_abort BEFORE INSERT ON doomed BEGIN SELECT RAISE(ROLLBACK, 'whole transaction rolled back'); END`.execute(
     handle.db,
   );
-  type Write = 'native' | 'kysely';
+  type Write = 'native' | 'kysely' | 'durable';
   const insert = (how: Write, table: 't' | 'doomed', value: string) => {
     const text = table === 't' ? 'INSERT INTO t (k) VALUES (?)' : 'INSERT INTO doomed (id) VALUES (?)';
+    if (how === 'durable') {
+      return durableNative(
+        handle.db,
+        (query) => query(text, [value]),
+        () => Promise.reject(new Error('SQLite only')),
+      );
+    }
     return how === 'native'
       ? withoutFsyncNative(
           handle.db,
@@ -278,6 +285,46 @@ describe('SQLite: the statements of a group commit, in order', () => {
       expect(statements).toEqual([...UP_TO_SECOND_WRITE, ...failing, 'PRAGMA synchronous = FULL']);
     });
   }
+});
+
+describe('SQLite: a durable write in a group commit', () => {
+  let recording: Awaited<ReturnType<typeof recordingSqlite>> | undefined;
+  afterEach(async () => {
+    await recording?.close();
+    recording = undefined;
+  });
+
+  it('makes its whole batch commit with synchronous=FULL (no NORMAL before BEGIN), one COMMIT for every write', async () => {
+    recording = await recordingSqlite();
+    const { statuses, statements } = await recording.batch([
+      ['native', 't', 'e'],
+      ['durable', 't', 'f'],
+      ['kysely', 't', 'g'],
+    ]);
+    expect(statuses).toEqual(['fulfilled', 'fulfilled', 'fulfilled']);
+    const write = ['SAVEPOINT', ROW, 'RELEASE'];
+    expect(statements).toEqual([
+      'BEGIN IMMEDIATE',
+      ...write,
+      ...write,
+      ...write,
+      'COMMIT',
+      'PRAGMA synchronous = FULL',
+    ]);
+  });
+
+  it('fails alone like any write of the batch; the next batch without one is relaxed again', async () => {
+    recording = await recordingSqlite();
+    const first = await recording.batch([
+      ['durable', 't', 'h'],
+      ['durable', 't', 'h'], // the primary key is taken: this write fails
+    ]);
+    expect(first.statuses).toEqual(['fulfilled', 'rejected']);
+    expect(first.statements[0]).toBe('BEGIN IMMEDIATE');
+    expect(first.statements.at(-2)).toBe('COMMIT');
+    const next = await recording.batch([['native', 't', 'i']]);
+    expect(next.statements.slice(0, 2)).toEqual(['PRAGMA synchronous = NORMAL', 'BEGIN IMMEDIATE']);
+  });
 });
 
 it('SQLite: a database opened through a symlink fsyncs the WAL where SQLite put it (beside the real file)', async () => {

@@ -32,6 +32,8 @@ export function withoutFsync<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Pr
 
 interface PendingWrite {
   work: (db: Kysely<any>) => Promise<unknown>;
+  /** A write that must be on disk when its caller is answered: its whole batch then commits with synchronous=FULL. */
+  durable?: boolean;
   /** A write made only of native statements (native.ts): it can run without Kysely's connection, synchronously. */
   native?: (query: SqliteControl['query']) => unknown;
   resolve: (value: unknown) => void;
@@ -44,6 +46,16 @@ interface PendingWrite {
  */
 export function withoutFsyncNativeWrite<T>(db: Kysely<any>, native: (query: SqliteControl['query']) => T): Promise<T> {
   return joinBatch(db, (control) => ({ work: async () => native(control.query), native }));
+}
+
+/**
+ * A native write that must survive a power cut before its caller acts on it, decided at once (a consume whose
+ * winner must continue before later readers see the row: see docs/data.md "Durability"). It joins the same group
+ * commit, and a batch holding such a write commits with synchronous=FULL: the fsync stays on the event loop, as a
+ * lone FULL commit's does, but one serves every write of the batch — under load several consumes per fsync.
+ */
+export function durableNativeWrite<T>(db: Kysely<any>, native: (query: SqliteControl['query']) => T): Promise<T> {
+  return joinBatch(db, (control) => ({ work: async () => native(control.query), native, durable: true }));
 }
 
 /**
@@ -76,9 +88,9 @@ const brokenHandles = new WeakMap<Kysely<any>, Error>();
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-/** Opens the batch's transaction: synchronous=NORMAL, then BEGIN IMMEDIATE. */
-function openBatch(control: SqliteControl): void {
-  control.setSynchronous('NORMAL');
+/** Opens the batch's transaction: synchronous=NORMAL unless a write of it is durable (FULL stays), then BEGIN. */
+function openBatch(control: SqliteControl, durable: boolean): void {
+  if (!durable) control.setSynchronous('NORMAL');
   control.begin();
 }
 
@@ -131,7 +143,10 @@ function* batchTransaction(
 ): Generator<PendingWrite, Outcome[], Outcome> {
   const outcomes: Outcome[] = [];
   try {
-    openBatch(control);
+    openBatch(
+      control,
+      batch.some((write) => write.durable),
+    );
     try {
       for (const write of batch) {
         control.savepoint();

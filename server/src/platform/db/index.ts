@@ -13,7 +13,7 @@ export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
 export { prepared, type Slots } from './prepared';
 export { createDurabilityBarrier, withoutFsync } from './durability';
-export { nativeStatement, withoutFsyncNative, type NativeQuery } from './native';
+export { durableNative, nativeStatement, withoutFsyncNative, type NativeQuery } from './native';
 export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';
 export { perTurn, turnBatch, type TurnBatch } from './turn-batch';

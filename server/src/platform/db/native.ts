@@ -6,7 +6,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { CompiledQuery, Kysely } from 'kysely';
 import { dialectOf } from './connect';
-import { withoutFsync, withoutFsyncNativeWrite } from './durability';
+import { durableNativeWrite, withoutFsync, withoutFsyncNativeWrite } from './durability';
 
 /** Runs one statement (SQLite text, `?` parameters) on the connection the group commit holds; its rows. */
 export type NativeQuery = <R>(source: string, parameters: readonly unknown[]) => R[];
@@ -23,6 +23,20 @@ export function withoutFsyncNative<DB, T>(
 ): Promise<T> {
   if (dialectOf(db) !== 'sqlite') return withoutFsync(db, portable);
   return withoutFsyncNativeWrite(db, native);
+}
+
+/**
+ * A write that must be on disk before its caller acts on it, decided at once (durability.ts `durableNativeWrite`): on
+ * SQLite `native` runs inside the group commit, whose batch then commits with synchronous=FULL; on Postgres
+ * `portable` runs on the handle itself (synchronous_commit on: the commit waits for the WAL flush).
+ */
+export function durableNative<DB, T>(
+  db: Kysely<DB>,
+  native: (query: NativeQuery) => T,
+  portable: (db: Kysely<DB>) => Promise<T>,
+): Promise<T> {
+  if (dialectOf(db) !== 'sqlite') return portable(db);
+  return durableNativeWrite(db, native);
 }
 
 /**
