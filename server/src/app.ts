@@ -79,6 +79,8 @@ function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServ
       latencyMs: reply.elapsedTime,
     });
   }
+  /** Whether the request was marked for the usage history (by a key or a payment): what recordResponse records. */
+  const isMarked = (mark: UsageMark | undefined) => mark?.keyId !== undefined || mark?.paidBy !== undefined;
   const routeOf = (request: FastifyRequest) => request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -89,6 +91,15 @@ function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServ
     // service decided on and the latency until then (what it would have recorded had the client stayed); the
     // request metrics, like node's own, count answers written only.
     if (reply.raw.destroyed) recordUsage(request, reply, routeOf(request));
+    // A client that goes away once the answer is being written (a large body, a slow reader): the socket closes
+    // before the response finishes, and again onResponse never runs. Recorded when the response closes unfinished,
+    // like the case above; a response that finishes closes finished and is recorded by onResponse. Only requests a
+    // key or a payment marked get the listener (recordResponse ignores the others).
+    else if (isMarked(request.usageMark)) {
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) recordUsage(request, reply, routeOf(request));
+      });
+    }
     return payload;
   });
   app.addHook('onResponse', async (request, reply) => {

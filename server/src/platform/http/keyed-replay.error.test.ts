@@ -1,9 +1,11 @@
-// A client that goes away while its key step runs: the key step counted the request, so the usage history records
-// it exactly once (with the status of the answer decided for it), whichever path served it: the replay below
-// Fastify, Fastify's own path, or Fastify after the replay path handed the request on (fast-replay.ts, app.ts).
+// A client that goes away while its key step runs, or once its answer is being written: the key step counted the
+// request, so the usage history records it exactly once (with the status of the answer decided for it), whichever
+// path served it: the replay below Fastify, Fastify's own path, or Fastify after the replay path handed the request
+// on (fast-replay.ts, app.ts).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
+import { exchange } from '@sigil/test/support/http-app';
 import { freshKey, keyedGet, rateCounts, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
 
 const world = useKeyedReplayApp({ keptAnswer: true });
@@ -59,6 +61,111 @@ async function resolveAnswersCounted(): Promise<number> {
     .filter((l) => l.startsWith('sigil_http_requests_total{') && l.includes('route="/v1/resolve/{name}"'))
     .reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
 }
+
+/**
+ * Sends a keyed GET of `path` with a fresh key, lets the server write the head and only the first half of the body
+ * (the rest still on its way, as for a large answer to a slow reader: no keyed answer is large enough to outlast the
+ * loopback buffers for real, which hold tens of megabytes), destroys the client's socket once the head arrived, and
+ * waits for the server to see the response close. What the client read of the head, and what was recorded.
+ */
+async function goneMidResponse(requestId: string, extra = '', path = '/v1/resolve/alice') {
+  const fresh = await freshKey(world.app, 'mid-response');
+  let closed!: (finished: boolean) => void;
+  const responseClosed = new Promise<boolean>((resolve) => (closed = resolve));
+  const holdBack = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.headers['x-request-id'] !== requestId) return;
+    res.once('close', () => closed(res.writableFinished));
+    res.end = ((body?: string | Buffer | null) => {
+      // A streamed answer (the tRPC face's) was written already: only its end is held back.
+      if (body === undefined || body === null) return res;
+      const bytes = Buffer.from(body);
+      res.write(bytes.subarray(0, bytes.length >> 1));
+      return res;
+    }) as ServerResponse['end'];
+  };
+  world.app.app.server.on('request', holdBack);
+  let head = '';
+  try {
+    const socket = connect(Number(new URL(world.app.base).port), '127.0.0.1');
+    socket.on('error', () => {});
+    socket.setEncoding('latin1');
+    const headRead = new Promise<void>((resolve) =>
+      socket.on('data', (chunk: string) => {
+        head += chunk;
+        if (head.includes('\r\n\r\n')) resolve();
+      }),
+    );
+    socket.write(keyedGet(path, fresh.secret, requestId, extra));
+    await headRead;
+    socket.destroy();
+    expect(await responseClosed).toBe(false); // the response was cut short, not finished
+  } finally {
+    world.app.app.server.off('request', holdBack);
+  }
+  await vi.waitFor(() => expect(world.probe.recorded).toContain(requestId));
+  const log = await world.app.app.services.usageHistory.requestLog(fresh.key.account, { limit: 100 });
+  const usage = await rateCounts(world.app, fresh.key.id);
+  const recorded = world.probe.recorded.filter((id) => id === requestId).length;
+  return { status: head.slice(0, head.indexOf('\r\n')), log: log.requests, usage, recorded };
+}
+
+describe('a client that goes away once its answer is being written is recorded once', () => {
+  it("Fastify's path (a body announced): recorded with the answer's status", async () => {
+    const resolves = world.probe.resolves.length;
+    const { status, log, usage, recorded } = await goneMidResponse('req-mid-fastify', 'Content-Length: 0\r\n');
+    expect(world.probe.resolves.length).toBe(resolves + 1);
+    expect(status).toBe('HTTP/1.1 200 OK');
+    expect(usage).toStrictEqual({ minute: 1, day: 1 });
+    expect(recorded).toBe(1);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ request_id: 'req-mid-fastify', status: 200, route: '/v1/resolve/{name}' });
+  });
+
+  it("the tRPC face: recorded with the answer's status", async () => {
+    const path = `/trpc/universal.resolve?input=${encodeURIComponent(JSON.stringify({ name: 'alice' }))}`;
+    const { status, log, recorded } = await goneMidResponse('req-mid-trpc', '', path);
+    expect(status).toBe('HTTP/1.1 200 OK');
+    expect(recorded).toBe(1);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ request_id: 'req-mid-trpc', status: 200, route: '/trpc/universal.resolve' });
+  });
+
+  it('replayed below Fastify: recorded with the kept answer', async () => {
+    const resolves = world.probe.resolves.length;
+    const { status, log, usage, recorded } = await goneMidResponse('req-mid-replay');
+    expect(world.probe.resolves.length).toBe(resolves); // the replay path's request: the procedure did not run
+    expect(status).toBe('HTTP/1.1 200 OK');
+    expect(usage).toStrictEqual({ minute: 1, day: 1 });
+    expect(recorded).toBe(1);
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({ request_id: 'req-mid-replay', status: 200, route: '/v1/resolve/{name}' });
+  });
+
+  it("a response that finishes on Fastify's path is recorded once, not again when it closes", async () => {
+    const fresh = await freshKey(world.app, 'finished');
+    let closed!: (finished: boolean) => void;
+    const responseClosed = new Promise<boolean>((resolve) => (closed = resolve));
+    const watch = (req: IncomingMessage, res: ServerResponse) => {
+      if (req.headers['x-request-id'] === 'req-finished') res.once('close', () => closed(res.writableFinished));
+    };
+    world.app.app.server.on('request', watch);
+    try {
+      const raw = await exchange(
+        world.app.base,
+        keyedGet('/v1/resolve/alice', fresh.secret, 'req-finished', 'Content-Length: 0\r\n'),
+      );
+      expect(raw).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+      expect(await responseClosed).toBe(true);
+    } finally {
+      world.app.app.server.off('request', watch);
+    }
+    await vi.waitFor(() => expect(world.probe.recorded).toContain('req-finished'));
+    expect(world.probe.recorded.filter((id) => id === 'req-finished')).toHaveLength(1);
+    const log = await world.app.app.services.usageHistory.requestLog(fresh.key.account, { limit: 100 });
+    expect(log.requests).toHaveLength(1);
+    expect(log.requests[0]).toMatchObject({ request_id: 'req-finished', status: 200, route: '/v1/resolve/{name}' });
+  });
+});
 
 describe('a client that goes away while the key step runs is recorded once', () => {
   it('replayed below Fastify: recorded with the kept answer, not counted as an answer written', async () => {
