@@ -6,7 +6,13 @@
 // transaction, on the native connection. docs/rate-limits.md "The key step".
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { TIER_LIMITS, type KeyTier } from '@sigil/contract/keys';
-import { withoutFsyncNative, type ApiKeysTable, type Database, type NativeQuery } from '../../platform/db/index';
+import {
+  executeServerPrepared,
+  withoutFsyncNative,
+  type ApiKeysTable,
+  type Database,
+  type NativeQuery,
+} from '../../platform/db/index';
 import { countPrefixes, countStatementNative, windowsAt, windowsStatementNative } from '../ratelimit/index';
 import { keyStepBatcher, type AdmitRow, type BatchKey, type BatchRow } from './admit-batch';
 import { keyByHashNative } from './queries';
@@ -21,6 +27,26 @@ function caseByTier(window: 'minute' | 'day') {
 
 /** Built once: the tier table is fixed, and every batch statement carries both. */
 const LIMIT_BY_TIER = { minute: caseByTier('minute'), day: caseByTier('day') };
+
+/**
+ * The key's row as the batch statement returns it, every column named rather than `k.*`: the statement is prepared
+ * on the server (executeServerPrepared), and Postgres refuses a prepared statement whose result columns changed, so a
+ * column a later migration adds would break the key step of every running process. The record makes a column added to
+ * ApiKeysTable a type error here until it is listed.
+ */
+const KEY_ROW = sql.join(
+  Object.keys({
+    id: true,
+    account: true,
+    name: true,
+    tier: true,
+    secret_hash: true,
+    secret_prefix: true,
+    created_at: true,
+    revoked_at: true,
+    last_used_at: true,
+  } satisfies Record<keyof ApiKeysTable, true>).map((column) => sql.ref(`k.${column}`)),
+);
 
 /**
  * The row of the key whose secret hashes to `hash` (undefined: no such key), with this request counted against its
@@ -99,7 +125,7 @@ async function runBatch(db: Kysely<Database>, windows: { minute: number; day: nu
   const cums = keys.map((k) => `{${k.cums.join(',')}}`);
   for (let attempt = 1; ; attempt++) {
     try {
-      return (await batchStatement(hashes, cums, windows).execute(db)).rows;
+      return (await executeServerPrepared(db, batchStatement(hashes, cums, windows))).rows;
     } catch (error) {
       if (attempt >= 3 || (error as { code?: unknown }).code !== DEADLOCK) throw error;
     }
@@ -121,7 +147,7 @@ function batchStatement(hashes: string[], cums: string[], windows: { minute: num
         FROM k JOIN req ON req.hash = k.secret_hash WHERE k.revoked_at IS NULL
       ),
       counted AS (${countPrefixes(sql`lim`, windows)})
-      SELECT k.*,
+      SELECT ${KEY_ROW},
         counted.minute_start AS new_minute_start, counted.minute_count AS new_minute_count,
         counted.day_start AS new_day_start, counted.day_count AS new_day_count, counted.last_counted AS counted,
         used.minute_start AS used_minute_start, used.minute_count AS used_minute_count,

@@ -16,6 +16,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { checkpointInBackground, SAFETY_NET_PAGES } from './checkpoint';
+import { serverPreparingPool } from './server-prepared';
 import type { Database } from './schema';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -113,7 +114,7 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     // would crash the process. The next checkout gets a fresh connection.
     pool.on('error', () => {});
     db = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool }),
+      dialect: new PostgresDialect({ pool: serverPreparingPool(pool) }),
       ...(options.onQuery ? { log: options.onQuery } : {}),
     });
     // The writes withoutFsync admits (rate-limit counters, new challenge and session rows) commit without waiting
@@ -126,7 +127,7 @@ export function createDatabase(options: DatabaseOptions = {}): DatabaseHandle {
     });
     relaxedPool.on('error', () => {});
     const relaxed = new Kysely<Database>({
-      dialect: new PostgresDialect({ pool: relaxedPool }),
+      dialect: new PostgresDialect({ pool: serverPreparingPool(relaxedPool) }),
       ...(options.onQuery ? { log: options.onQuery } : {}),
     });
     relaxedHandles.set(db, relaxed);

@@ -12,6 +12,7 @@ export { migrateToLatest } from './migrate';
 export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
 export { prepared, type Slots } from './prepared';
+export { executeServerPrepared } from './server-prepared';
 export { createDurabilityBarrier, withoutFsync } from './durability';
 export { durableNative, nativeStatement, withoutFsyncNative, type NativeQuery } from './native';
 export { ensureKv, readKv, writeKv } from './kv';
