@@ -237,10 +237,14 @@ const FINISH_BATCH = 100;
  * still only where we hold the lease.
  * SQLite: without fsync — a power cut may forget it; the row is then still claimed, its lease expires and the event
  * is delivered again, a duplicate that at-least-once delivery allows (receivers dedupe by event id).
+ * `recording(n)` is told, in the same turn as each batch's write is requested, how many attempts it records, and
+ * with −n once it is settled: the worker claims for those slots at once, so that on SQLite the next claim joins the
+ * same group commit as the recording instead of a commit of its own after it.
  */
 export function createDeliveredFinisher(
   db: Kysely<Database>,
   holder: string,
+  recording?: (change: number) => void,
 ): (attempt: WebhookAttemptsTable, at: number) => Promise<boolean> {
   let pending: PendingDelivered[] = [];
   let flushing = false;
@@ -251,11 +255,15 @@ export function createDeliveredFinisher(
     pending = [];
     for (let i = 0; i < rows.length; i += FINISH_BATCH) {
       const chunk = rows.slice(i, i + FINISH_BATCH);
+      const written = recordDelivered(db, holder, chunk);
+      recording?.(chunk.length);
       try {
-        const won = await recordDelivered(db, holder, chunk);
+        const won = await written;
         for (const r of chunk) r.done(won.has(r.attempt.delivery_id));
       } catch (err) {
         for (const r of chunk) r.fail(err);
+      } finally {
+        recording?.(-chunk.length);
       }
     }
     flushing = false;
