@@ -255,7 +255,9 @@ export function createDeliveredFinisher(
     pending = [];
     for (let i = 0; i < rows.length; i += FINISH_BATCH) {
       const chunk = rows.slice(i, i + FINISH_BATCH);
-      const written = recordDelivered(db, holder, chunk);
+      // Requested before `recording` is told (the claim it prompts then joins the same group commit); an async
+      // wrapper so that even a synchronous throw settles this chunk instead of leaving the finisher stuck.
+      const written = (async () => recordDelivered(db, holder, chunk))();
       recording?.(chunk.length);
       try {
         const won = await written;
