@@ -51,8 +51,9 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
   // A slot counts as free from the moment its delivered outcome starts being written: the claim for it is requested
   // in the same turn, so on SQLite both join one group commit (durability.ts) — one BEGIN/COMMIT per batch instead of
   // two — and on Postgres the claim's round trip overlaps the recording's. The claimed rows are queued when the
-  // claim commits, which is when the recording commits too; p-queue starts each once a slot is really free, so no
-  // more than `concurrency` attempts run at once. A row being recorded is still leased to us: no claim takes it.
+  // claim commits (on SQLite with the recording; on Postgres possibly before it); p-queue starts each once a slot is
+  // really free, so no more than `concurrency` attempts run at once. A row being recorded is still leased to us: no
+  // claim takes it.
   const free = () => concurrency - queue.size - queue.pending + recording;
   // Claim when half the slots are free: one claim (and, with the batched finishing, one commit or round trip) per
   // several attempts, while the other half keeps the pipeline busy.
