@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { KEY_ID_PATTERN } from '@sigil/contract/keys';
-import { prefixedId } from './ids';
+import { base58Of16Bytes, prefixedId } from './ids';
+
+/** The reference encoding the ids' format is defined by: the 16 bytes as one number, divided by 58 as a BigInt. */
+function bigIntBase58(bytes: Uint8Array): string {
+  const alphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+  let value = BigInt('0x' + Buffer.from(bytes).toString('hex'));
+  let out = '';
+  while (value > 0n) {
+    out = alphabet[Number(value % 58n)] + out;
+    value /= 58n;
+  }
+  return out.padStart(22, '1');
+}
 
 const newKeyId = (now?: number) => prefixedId('key_', now);
 
@@ -29,5 +42,24 @@ describe('time-sortable ids', () => {
       const ids = Array.from({ length: 50 }, () => prefixedId('whdel_', 1_800_000_000_000 + round));
       expect([...ids].sort()).toStrictEqual(ids);
     }
+  });
+
+  it('encode 16 bytes exactly as the BigInt base58 does (the format of every stored id)', () => {
+    const edges = [
+      new Uint8Array(16),
+      new Uint8Array(16).fill(0xff),
+      ...Array.from({ length: 128 }, (_, bit) => {
+        const bytes = new Uint8Array(16);
+        bytes[15 - (bit >> 3)] = 1 << (bit & 7);
+        return bytes;
+      }),
+    ];
+    for (const bytes of edges) expect(base58Of16Bytes(bytes)).toBe(bigIntBase58(bytes));
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), (bytes) => {
+        expect(base58Of16Bytes(bytes)).toBe(bigIntBase58(bytes));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 });

@@ -8,15 +8,36 @@ const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** 58^22 > 2^128, so 16 bytes always fit in 22 characters. */
 export const SORTABLE_ID_LENGTH = 22;
 
-/** Fixed-width base58 of a big-endian byte string (left-padded with '1', base58's zero). */
-function fixedWidthBase58(bytes: Uint8Array, width: number): string {
-  let value = BigInt('0x' + (Buffer.from(bytes).toString('hex') || '0'));
-  let out = '';
-  while (value > 0n) {
-    out = ALPHABET[Number(value % 58n)] + out;
-    value /= 58n;
+const DIGIT_CODES = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+/** 58^5 < 2^30: a remainder below it, shifted by a 16-bit limb, stays below 2^46 — exact in a double. */
+const CHUNK = 58 ** 5;
+/** Five chunks of five digits: 25 base58 digits, of which the 3 leading are always 0 for 16 bytes (58^22 > 2^128). */
+const CHUNKS = 5;
+const limbs = new Float64Array(8);
+const digits = Buffer.alloc(CHUNKS * 5);
+
+/**
+ * Fixed-width base58 of 16 big-endian bytes (left-padded with '1', base58's zero). Long division of the 8 16-bit limbs
+ * by 58^5 in doubles: the same digits as dividing the whole number by 58 as a BigInt, several times cheaper (a delivery
+ * attempt makes one id).
+ */
+export function base58Of16Bytes(bytes: Uint8Array): string {
+  for (let i = 0; i < 8; i++) limbs[i] = (bytes[2 * i]! << 8) | bytes[2 * i + 1]!;
+  for (let chunk = CHUNKS - 1; chunk >= 0; chunk--) {
+    let rem = 0;
+    for (let i = 0; i < 8; i++) {
+      const cur = rem * 65536 + limbs[i]!;
+      const q = Math.floor(cur / CHUNK);
+      limbs[i] = q;
+      rem = cur - q * CHUNK;
+    }
+    for (let k = 4; k >= 0; k--) {
+      const q = Math.floor(rem / 58);
+      digits[chunk * 5 + k] = DIGIT_CODES[rem - q * 58]!;
+      rem = q;
+    }
   }
-  return out.padStart(width, '1');
+  return digits.toString('latin1', digits.length - SORTABLE_ID_LENGTH);
 }
 
 /** The last id's time and random part in this process: ids made within one millisecond count up from it. */
@@ -33,7 +54,7 @@ export function prefixedId(prefix: string, now: number = Date.now()): string {
   const random = now === last.ms ? incremented(last.random) : randomBytes(10);
   last = { ms: now, random };
   random.copy(bytes, 6);
-  return prefix + fixedWidthBase58(bytes, SORTABLE_ID_LENGTH);
+  return prefix + base58Of16Bytes(bytes);
 }
 
 /** The big-endian number plus one (a fresh random value in the astronomically unlikely case it overflows). */

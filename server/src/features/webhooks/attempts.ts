@@ -5,7 +5,8 @@
 // minute, it is not a failure). The bodies come from the stream the webhook belongs to (stream.ts).
 // Throughput (docs/webhooks.md "Benchmarks"): the db work is per BATCH, not per delivery — one claim that also reads
 // the claimed rows' webhooks, one budget statement for the batch's webhooks, one read of its events per stream, and
-// one finishing statement (Postgres; three in one transaction on SQLite) for each batch of delivered attempts.
+// one finishing statement (Postgres; on SQLite, prepared statements run natively in one group-committed write) for
+// each batch of delivered attempts.
 import type { Kysely } from 'kysely';
 import { WEBHOOK_HEADERS } from '@sigil/contract/http-headers';
 import {
@@ -232,13 +233,18 @@ const FINISH_BATCH = 100;
 /**
  * Finishes delivered attempts in batches: the 2xx that complete in one event-loop turn, and those that complete while
  * the previous batch is being written (one batch at a time, so batches grow with the database's latency), are
- * recorded by ONE statement on Postgres (one transaction of three on SQLite), still only where we hold the lease.
+ * recorded by ONE statement on Postgres (on SQLite: prepared statements run natively in one group-committed write),
+ * still only where we hold the lease.
  * SQLite: without fsync — a power cut may forget it; the row is then still claimed, its lease expires and the event
  * is delivered again, a duplicate that at-least-once delivery allows (receivers dedupe by event id).
+ * `recording(n)` is told, in the same turn as each batch's write is requested, how many attempts it records, and
+ * with −n once it is settled: the worker claims for those slots at once, so that on SQLite the next claim joins the
+ * same group commit as the recording instead of a commit of its own after it.
  */
 export function createDeliveredFinisher(
   db: Kysely<Database>,
   holder: string,
+  recording?: (change: number) => void,
 ): (attempt: WebhookAttemptsTable, at: number) => Promise<boolean> {
   let pending: PendingDelivered[] = [];
   let flushing = false;
@@ -249,11 +255,17 @@ export function createDeliveredFinisher(
     pending = [];
     for (let i = 0; i < rows.length; i += FINISH_BATCH) {
       const chunk = rows.slice(i, i + FINISH_BATCH);
+      // Requested before `recording` is told (the claim it prompts then joins the same group commit); an async
+      // wrapper so that even a synchronous throw settles this chunk instead of leaving the finisher stuck.
+      const written = (async () => recordDelivered(db, holder, chunk))();
+      recording?.(chunk.length);
       try {
-        const won = await withoutFsync(db, (conn) => recordDelivered(conn, holder, chunk));
+        const won = await written;
         for (const r of chunk) r.done(won.has(r.attempt.delivery_id));
       } catch (err) {
         for (const r of chunk) r.fail(err);
+      } finally {
+        recording?.(-chunk.length);
       }
     }
     flushing = false;

@@ -5,7 +5,11 @@ import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kyse
 import {
   affectedRows,
   dialectOf,
+  prepared,
+  withoutFsyncNative,
   type Database,
+  type NativeQuery,
+  type Slots,
   type WebhookAttemptsTable,
   type WebhookDeliveriesTable,
 } from '../../platform/db/index';
@@ -150,70 +154,117 @@ export interface DeliveredAttempt {
 }
 
 /**
- * Records delivered attempts where `holder` still holds their lease: each delivery marked delivered, its attempt's
- * row, and its webhook's dead-letter streak reset (a write only where it is not 0). Postgres: ONE statement
- * (data-modifying CTEs), one round trip. SQLite, which has no such CTEs: three statements, which the caller runs in
- * one transaction. Answers the delivery ids it won.
+ * Records delivered attempts where `holder` still holds their lease, committed without fsync (durability.ts): each
+ * delivery marked delivered, its attempt's row, and its webhook's dead-letter streak reset (a write only where it is
+ * not 0). Postgres: ONE statement (data-modifying CTEs), one round trip. SQLite: per row, the delivery's update and
+ * its attempt's insert, then one reset per webhook, all prepared statements run on the native connection inside the
+ * group commit (in process a statement costs microseconds; building a multi-row statement cost more). Answers the
+ * delivery ids it won.
  */
-export async function recordDelivered(
+export function recordDelivered(
   db: Kysely<Database>,
   holder: string,
   rows: readonly DeliveredAttempt[],
 ): Promise<Set<string>> {
-  if (rows.length === 0) return new Set();
-  const postgres = dialectOf(db) === 'postgres';
-  // Each row's values, named by v's columns below; Postgres also carries the attempt row's own columns.
-  const values = sql.join(
-    rows.map(({ attempt: a, at }) => {
-      const delivery = sql`cast(${a.delivery_id} as text), cast(${a.attempt} as integer), cast(${a.status} as integer), cast(${a.duration_ms} as integer), cast(${at} as bigint)`;
-      return postgres
-        ? sql`(${delivery}, cast(${a.id} as text), cast(${a.attempted_at} as bigint), cast(${a.headers} as text))`
-        : sql`(${delivery})`;
-    }),
-  );
-  const delivered = sql`set status = 'delivered', attempts = v.attempt, last_status = v.status, response_ms = v.ms,
-      delivered_at = v.at, last_error = null, next_attempt_at = null, lease_holder = null, lease_expires_at = null
-    from v where webhook_deliveries.id = v.id and webhook_deliveries.lease_holder = ${holder}`;
-  if (postgres) {
-    const won = await sql<{ id: string }>`
-      with v (id, attempt, status, ms, at, attempt_id, attempted_at, headers) as (values ${values}),
-      won as (
-        update webhook_deliveries ${delivered}
-        returning webhook_deliveries.id, webhook_deliveries.webhook_id
-      ),
-      attempts as (
-        insert into webhook_attempts (id, delivery_id, attempt, attempted_at, status, error, duration_ms, headers)
-        select v.attempt_id, v.id, v.attempt, v.attempted_at, v.status, null, v.ms, v.headers from v join won on won.id = v.id
-      ),
-      streaks as (
-        update webhook_subscriptions set consecutive_dead = 0
-        where id in (select webhook_id from won) and consecutive_dead > 0
-      )
-      select id from won`.execute(db);
-    return new Set(won.rows.map((r) => r.id));
-  }
-  const won = await sql<{ id: string; webhook_id: string }>`
-    with v (id, attempt, status, ms, at) as (values ${values})
-    update webhook_deliveries ${delivered}
-    returning webhook_deliveries.id, webhook_deliveries.webhook_id`.execute(db);
-  const ids = new Set(won.rows.map((r) => r.id));
-  await insertAttempts(
+  if (rows.length === 0) return Promise.resolve(new Set());
+  return withoutFsyncNative(
     db,
-    rows.filter((r) => ids.has(r.attempt.delivery_id)).map((r) => r.attempt),
+    (query) => recordDeliveredNative(db, query, holder, rows),
+    (relaxed) => recordDeliveredPostgres(relaxed, holder, rows),
   );
-  await resetDeadStreaks(db, [...new Set(won.rows.map((r) => r.webhook_id))]);
-  return ids;
 }
 
-/** A delivery resets the webhook's dead-letter streak (writes nothing, so costs no commit, when it is 0). */
-async function resetDeadStreaks(db: Kysely<Database>, webhookIds: string[]): Promise<void> {
-  if (webhookIds.length === 0) return;
-  await db
+const markDeliveredStatement = prepared(
+  (
+    db: Kysely<Database>,
+    v: Slots<{ id: string; holder: string; attempt: number; status: number | null; ms: number; at: number }>,
+  ) =>
+    db
+      .updateTable('webhook_deliveries')
+      .set({
+        status: 'delivered',
+        attempts: v.attempt,
+        last_status: v.status,
+        response_ms: v.ms,
+        delivered_at: v.at,
+        last_error: null,
+        next_attempt_at: null,
+        lease_holder: null,
+        lease_expires_at: null,
+      })
+      .where('id', '=', v.id)
+      .where('lease_holder', '=', v.holder)
+      .returning('webhook_id'),
+);
+
+const resetDeadStreakStatement = prepared((db: Kysely<Database>, v: Slots<{ webhookId: string }>) =>
+  db
     .updateTable('webhook_subscriptions')
     .set({ consecutive_dead: 0 })
-    .where('id', 'in', webhookIds)
-    .where('consecutive_dead', '>', 0)
-    .execute();
+    .where('id', '=', v.webhookId)
+    .where('consecutive_dead', '>', 0),
+);
+
+function recordDeliveredNative(
+  db: Kysely<Database>,
+  query: NativeQuery,
+  holder: string,
+  rows: readonly DeliveredAttempt[],
+): Set<string> {
+  const run = <R>(bound: { text: string; parameters: unknown[] }) => query<R>(bound.text, bound.parameters);
+  const won = new Set<string>();
+  const webhooks = new Set<string>();
+  for (const { attempt: a, at } of rows) {
+    const [marked] = run<{ webhook_id: string }>(
+      markDeliveredStatement.bind(db, {
+        id: a.delivery_id,
+        holder,
+        attempt: a.attempt,
+        status: a.status,
+        ms: a.duration_ms,
+        at,
+      }),
+    );
+    if (!marked) continue; // the lease is no longer ours
+    won.add(a.delivery_id);
+    webhooks.add(marked.webhook_id);
+    run(insertAttemptStatement.bind(db, a));
+  }
+  for (const webhookId of webhooks) run(resetDeadStreakStatement.bind(db, { webhookId }));
+  return won;
+}
+
+async function recordDeliveredPostgres(
+  db: Kysely<Database>,
+  holder: string,
+  rows: readonly DeliveredAttempt[],
+): Promise<Set<string>> {
+  // Each row's values, named by v's columns below, the attempt row's own columns included.
+  const values = sql.join(
+    rows.map(
+      ({ attempt: a, at }) =>
+        sql`(cast(${a.delivery_id} as text), cast(${a.attempt} as integer), cast(${a.status} as integer), cast(${a.duration_ms} as integer), cast(${at} as bigint), cast(${a.id} as text), cast(${a.attempted_at} as bigint), cast(${a.headers} as text))`,
+    ),
+  );
+  const won = await sql<{ id: string }>`
+    with v (id, attempt, status, ms, at, attempt_id, attempted_at, headers) as (values ${values}),
+    won as (
+      update webhook_deliveries set status = 'delivered', attempts = v.attempt, last_status = v.status,
+        response_ms = v.ms, delivered_at = v.at, last_error = null, next_attempt_at = null, lease_holder = null,
+        lease_expires_at = null
+      from v where webhook_deliveries.id = v.id and webhook_deliveries.lease_holder = ${holder}
+      returning webhook_deliveries.id, webhook_deliveries.webhook_id
+    ),
+    attempts as (
+      insert into webhook_attempts (id, delivery_id, attempt, attempted_at, status, error, duration_ms, headers)
+      select v.attempt_id, v.id, v.attempt, v.attempted_at, v.status, null, v.ms, v.headers from v join won on won.id = v.id
+    ),
+    streaks as (
+      update webhook_subscriptions set consecutive_dead = 0
+      where id in (select webhook_id from won) and consecutive_dead > 0
+    )
+    select id from won`.execute(db);
+  return new Set(won.rows.map((r) => r.id));
 }
 
 /**
@@ -228,13 +279,23 @@ export async function finishFailedWithAttempt(
   attempt: WebhookAttemptsTable,
 ): Promise<number> {
   const won = await finishFailed(db, holder, id, outcome);
-  if (won === 1) await insertAttempts(db, [attempt]);
+  if (won === 1) await insertAttemptStatement(db, attempt);
   return won;
 }
 
-export async function insertAttempts(db: Kysely<Database>, rows: WebhookAttemptsTable[]): Promise<void> {
-  if (rows.length > 0) await db.insertInto('webhook_attempts').values(rows).execute();
-}
+/** An attempt's row: one prepared statement (built and compiled once), run once per delivery attempt. */
+const insertAttemptStatement = prepared((db: Kysely<Database>, a: Slots<WebhookAttemptsTable>) =>
+  db.insertInto('webhook_attempts').values({
+    id: a.id,
+    delivery_id: a.delivery_id,
+    attempt: a.attempt,
+    attempted_at: a.attempted_at,
+    status: a.status,
+    error: a.error,
+    duration_ms: a.duration_ms,
+    headers: a.headers,
+  }),
+);
 
 /** Records a failed attempt (retry later, or dead) where `holder` still holds the lease; rows changed. */
 async function finishFailed(

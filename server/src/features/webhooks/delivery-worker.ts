@@ -42,21 +42,39 @@ export function startDeliveryWorker(options: DeliveryWorkerOptions, { loop = tru
   const concurrency = options.concurrency ?? 16;
   const queue = new PQueue({ concurrency });
 
-  const finishDelivered = createDeliveredFinisher(options.db, holder);
-  const free = () => concurrency - queue.size - queue.pending;
+  /** Delivered attempts whose outcome is being written now: their slots are free once it is. */
+  let recording = 0;
+  const finishDelivered = createDeliveredFinisher(options.db, holder, (change) => {
+    recording += change;
+    if (change > 0) wake();
+  });
+  // A slot counts as free from the moment its delivered outcome starts being written: the claim for it is requested
+  // in the same turn, so on SQLite both join one group commit (durability.ts) — one BEGIN/COMMIT per batch instead of
+  // two — and on Postgres the claim's round trip overlaps the recording's. The claimed rows are queued when the
+  // claim commits (on SQLite with the recording; on Postgres possibly before it); p-queue starts each once a slot is
+  // really free, so no more than `concurrency` attempts run at once. A row being recorded is still leased to us: no
+  // claim takes it.
+  const free = () => concurrency - queue.size - queue.pending + recording;
   // Claim when half the slots are free: one claim (and, with the batched finishing, one commit or round trip) per
   // several attempts, while the other half keeps the pipeline busy.
   const claimAt = Math.max(1, Math.floor(concurrency / 2));
 
-  /** Resolves when an attempt ends (a slot is free); one listener however many wait. */
-  let freed: Promise<void> | undefined;
-  const slotFreed = () =>
-    (freed ??= new Promise<void>((resolve) =>
-      queue.once('next', () => {
-        freed = undefined;
-        resolve();
-      }),
-    ));
+  /** Resolves when a slot is freed (an attempt ends, or a recording starts); one promise however many wait. */
+  let freed: { promise: Promise<void>; resolve: () => void } | undefined;
+  const wake = () => {
+    const waiting = freed;
+    freed = undefined;
+    waiting?.resolve();
+  };
+  queue.on('next', wake);
+  const slotFreed = () => {
+    if (!freed) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      freed = { promise, resolve };
+    }
+    return freed.promise;
+  };
 
   /** One attempt in a slot: its POST, then its outcome recorded under the lease. */
   async function attempt(ready: ReadyAttempt): Promise<AttemptOutcome> {
