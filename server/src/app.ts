@@ -23,7 +23,13 @@ import { registerTransport, transportOptions } from './platform/http/transport';
 import { registerTrpc } from './platform/http/trpc';
 import { createLogger, type Logger } from './platform/log';
 import { createMetrics, type Metrics } from './platform/metrics';
-import type { KeyAdmission, ReplayFacts, RequestContext, UsageMark } from './trpc/context';
+import {
+  markedAccount,
+  type KeyAdmission,
+  type ReplayFacts,
+  type RequestContext,
+  type UsageMark,
+} from './trpc/context';
 import type { AppServices } from './compose';
 import { appRouter } from './router';
 
@@ -79,8 +85,6 @@ function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServ
       latencyMs: reply.elapsedTime,
     });
   }
-  /** Whether the request was marked for the usage history (by a key or a payment): what recordResponse records. */
-  const isMarked = (mark: UsageMark | undefined) => mark?.keyId !== undefined || mark?.paidBy !== undefined;
   const routeOf = (request: FastifyRequest) => request.routeLabel ?? request.routeOptions.url ?? 'unmatched';
 
   app.addHook('onSend', async (request, reply, payload) => {
@@ -95,7 +99,7 @@ function registerHooks(app: FastifyInstance, metrics: Metrics, services: AppServ
     // before the response finishes, and again onResponse never runs. Recorded when the response closes unfinished,
     // like the case above; a response that finishes closes finished and is recorded by onResponse. Only requests a
     // key or a payment marked get the listener (recordResponse ignores the others).
-    else if (isMarked(request.usageMark)) {
+    else if (request.usageMark && markedAccount(request.usageMark)) {
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) recordUsage(request, reply, routeOf(request));
       });

@@ -84,6 +84,13 @@ export interface UsageMark {
   paidBy?: string;
 }
 
+/** Whom a finished request counts for: the paying wallet (key ''), else the key's account; nobody otherwise. */
+export function markedAccount(mark: UsageMark): { account: string; keyId: string; paid: boolean } | undefined {
+  if (mark.paidBy) return { account: mark.paidBy, keyId: '', paid: true };
+  if (mark.keyId && mark.account) return { account: mark.account, keyId: mark.keyId, paid: false };
+  return undefined;
+}
+
 /** The process services, shared by every request. Features extend this interface from their index.ts. */
 export interface Services {
   config: Config;

@@ -24,7 +24,7 @@ import type { ResolveService } from '../resolve/index';
 import { createChallenge } from './challenge';
 import type { ConnectDeps } from './deps';
 import { deleteExpiredChallenges } from './housekeeping';
-import { openedSession, tokenSession, type OpenedSession } from './proof-steps';
+import { openedSession, tokenSession, type OpenedSession, type SessionMaker } from './proof-steps';
 import { readSession } from './session-read';
 import type { SessionClaims, SessionService } from './sessions';
 import { verifyProof } from './verify';
@@ -50,21 +50,21 @@ export interface ConnectServiceDeps {
   now?: () => number;
 }
 
-export interface ConnectService {
-  createChallenge(audience: string, request: ParsedChallengeRequest): Promise<Challenge>;
-  verify(audience: string, request: VerifyRequest): Promise<Session>;
-  verifyTx(audience: string, request: VerifyTxRequest): Promise<Session>;
+/** The three proofs, each ending in an `R`: a signed session (the REST verbs) or the session row alone. */
+export interface ConnectProofs<R> {
+  verify(audience: string, request: VerifyRequest): Promise<R>;
+  verifyTx(audience: string, request: VerifyTxRequest): Promise<R>;
   /** `domains` narrows the hosts the message may name (default: the deployment's allowlist). */
-  verifySignin(audience: string, request: VerifySigninRequest, domains?: readonly string[]): Promise<Session>;
+  verifySignin(audience: string, request: VerifySigninRequest, domains?: readonly string[]): Promise<R>;
+}
+
+export interface ConnectService extends ConnectProofs<Session> {
+  createChallenge(audience: string, request: ParsedChallengeRequest): Promise<Challenge>;
   /**
    * The same three proofs, ending in the session row alone (no token signed): for the OpenID Connect sign-in page,
    * whose Connect session is the row its grant names and whose browser never receives a Connect token.
    */
-  proofs: {
-    verify(audience: string, request: VerifyRequest): Promise<OpenedSession>;
-    verifyTx(audience: string, request: VerifyTxRequest): Promise<OpenedSession>;
-    verifySignin(audience: string, request: VerifySigninRequest, domains?: readonly string[]): Promise<OpenedSession>;
-  };
+  proofs: ConnectProofs<OpenedSession>;
   /** The live view of a verified session (handle authority and attestations re-read). */
   readSession(session: SessionClaims): Promise<SessionRead>;
   /** Housekeeping: deletes challenges expired more than CHALLENGE_RETENTION_MS ago. */
@@ -85,15 +85,17 @@ export function createConnectService(options: ConnectServiceDeps): ConnectServic
   };
   return {
     createChallenge: (audience, request) => createChallenge(deps, audience, request),
-    verify: (audience, request) => verifyProof(deps, tokenSession, audience, request),
-    verifyTx: (audience, request) => verifyTxProof(deps, tokenSession, audience, request),
-    verifySignin: (audience, request, domains) => verifySiwsProof(deps, tokenSession, audience, request, domains),
-    proofs: {
-      verify: (audience, request) => verifyProof(deps, openedSession, audience, request),
-      verifyTx: (audience, request) => verifyTxProof(deps, openedSession, audience, request),
-      verifySignin: (audience, request, domains) => verifySiwsProof(deps, openedSession, audience, request, domains),
-    },
+    ...proofsEndingIn(deps, tokenSession),
+    proofs: proofsEndingIn(deps, openedSession),
     readSession: (session) => readSession(deps, session),
     deleteExpiredChallenges: (at = deps.now()) => deleteExpiredChallenges(deps, at),
+  };
+}
+
+function proofsEndingIn<R>(deps: ConnectDeps, make: SessionMaker<R>): ConnectProofs<R> {
+  return {
+    verify: (audience, request) => verifyProof(deps, make, audience, request),
+    verifyTx: (audience, request) => verifyTxProof(deps, make, audience, request),
+    verifySignin: (audience, request, domains) => verifySiwsProof(deps, make, audience, request, domains),
   };
 }

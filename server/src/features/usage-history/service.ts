@@ -18,7 +18,7 @@ import {
 } from '@sigil/contract/usage-history';
 import type { Database } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
-import type { UsageMark } from '../../trpc/context';
+import { markedAccount, type UsageMark } from '../../trpc/context';
 import { createRequestLog, type AnsweredRequest } from './request-log';
 import { addRows, deleteUsageBefore, sumUsage, type Row } from './queries';
 import { deleteRequestsBefore } from './request-log.queries';
@@ -85,13 +85,6 @@ export function fillBuckets(
     bucket[row.outcome as UsageOutcome] += Number(row.n);
   }
   return out;
-}
-
-/** Whom a finished request counts for: the paying wallet (key ''), else the key's account; nobody otherwise. */
-function markedAccount(mark: UsageMark): { account: string; keyId: string; paid: boolean } | undefined {
-  if (mark.paidBy) return { account: mark.paidBy, keyId: '', paid: true };
-  if (mark.keyId && mark.account) return { account: mark.account, keyId: mark.keyId, paid: false };
-  return undefined;
 }
 
 export interface UsageHistoryDeps {
