@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createDatabase, DEFAULT_SQLITE_FILE, dialectOf, parseInt8, resolveDatabaseTarget } from './index';
+import { parametersOutOfPlanning, SqliteDriver } from './connect';
 
 describe('resolveDatabaseTarget', () => {
   it('picks the dialect from the URL scheme', () => {
@@ -148,5 +149,76 @@ describe('the SQLite driver at process exit', () => {
       signal: null,
       stderr: '',
     });
+  });
+});
+
+describe('parameters out of planning (SQLite)', () => {
+  it('writes every parameter as +?, and leaves literals, quoted names and comments as they are', () => {
+    expect(parametersOutOfPlanning('select "a" from "t" where "t"."id" = ? and "t"."n" > ? limit ?')).toBe(
+      'select "a" from "t" where "t"."id" = +? and "t"."n" > +? limit +?',
+    );
+    expect(parametersOutOfPlanning('insert into "t" ("a", "b") values (?, ?) returning "id"')).toBe(
+      'insert into "t" ("a", "b") values (+?, +?) returning "id"',
+    );
+    expect(parametersOutOfPlanning(`select '?', 'it''s ?', "q?""x", \`b?\`, [c?] from t where x=?`)).toBe(
+      `select '?', 'it''s ?', "q?""x", \`b?\`, [c?] from t where x=+?`,
+    );
+    expect(parametersOutOfPlanning('select 1 -- why?\nwhere a = ? /* or ? */ and b = ?')).toBe(
+      'select 1 -- why?\nwhere a = +? /* or ? */ and b = +?',
+    );
+    expect(parametersOutOfPlanning("select 'unterminated ?")).toBe("select 'unterminated ?");
+  });
+
+  it('a statement answers as with bare parameters: comparisons, inserts, limits, NULLs and blobs', async () => {
+    const handle = createDatabase({ sqliteFile: ':memory:' });
+    try {
+      await sql`create table t (id integer primary key, name text, n integer, b blob)`.execute(handle.db);
+      await sql`create table u (t_id integer, tag text)`.execute(handle.db);
+      await sql`insert into t (name, n, b) values (${'a'}, ${1}, ${Buffer.from([1, 2])}), (${'b'}, ${null}, ${null})`.execute(
+        handle.db,
+      );
+      await sql`insert into u values (${1}, ${'x'}), (${1}, ${'y'})`.execute(handle.db);
+      // An integer column compared with a text parameter still converts it (the column's affinity applies to +?).
+      const { rows } = await sql<{ name: string; tag: string | null; b: Uint8Array | null }>`
+        select t.name, u.tag, t.b from t left join u on u.t_id = t.id and u.tag = ${'y'}
+        where t.id = ${'1'} or t.n is ${null} order by t.id limit ${5}`.execute(handle.db);
+      expect(rows.map((r) => [r.name, r.tag, r.b && [...r.b]])).toEqual([
+        ['a', 'y', [1, 2]],
+        ['b', null, null],
+      ]);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('a join run many times is compiled once (the Node 22+ driver compiles a row builder per compilation)', () => {
+    // better-sqlite3 13 (Node 22 and later; connect.ts SqliteDriver) builds a JS row constructor with Function()
+    // each time a statement is (re)compiled; better-sqlite3 12 (Node 20) builds rows natively and compiles none.
+    const napi = Number(process.versions.node.split('.')[0]) >= 22;
+    const sqlite = new SqliteDriver(':memory:');
+    sqlite.exec('create table p (m text, id text, c text, primary key (m, id)); create table k (id text primary key)');
+    sqlite.exec("insert into p values ('I', 'x', 'k1'); insert into k values ('k1')");
+    const join = 'select p.id, k.id as kid from p left join k on k.id = p.c where p.m = ? and p.id = ?';
+    const compilations = (source: string) => {
+      const statement = sqlite.prepare(source);
+      const real = globalThis.Function;
+      let count = 0;
+      globalThis.Function = new Proxy(real, {
+        apply: (target, self, args) => (count++, Reflect.apply(target, self, args)),
+      });
+      try {
+        for (let i = 0; i < 50; i++) expect(statement.all('I', i % 2 ? 'x' : 'y')).toHaveLength(i % 2);
+      } finally {
+        globalThis.Function = real;
+      }
+      return count;
+    };
+    try {
+      expect(compilations(parametersOutOfPlanning(join))).toBe(napi ? 1 : 0);
+      // The bare text is compiled again on every run that returns a row (SQLite 3.54's planner; connect.ts).
+      expect(compilations(join)).toBe(napi ? 25 : 0);
+    } finally {
+      sqlite.close();
+    }
   });
 });
