@@ -200,11 +200,11 @@ const QUOTE_CLOSERS: Record<string, string> = { "'": "'", '"': '"', '`': '`', '[
  * the driver on Node 22 and later), the planner of a join reads the value bound to an equality's parameter and marks
  * the statement to be compiled again whenever that parameter's binding changes; better-sqlite3 clears the bindings
  * after every run, so such a statement was compiled again on every run: the OpenID Connect read-ahead (six tables)
- * took 32 µs instead of 4, and a two-table read 10 µs instead of 3. `+?` is the same value (unary plus is a no-op on
+ * took 32–63 µs instead of 4, and a two-table read 10–16 µs instead of 3. `+?` is the same value (unary plus is a no-op on
  * every type and, like a bare parameter, carries no affinity) in the same plan, but the planner does not read it,
  * so the statement is compiled once. Nothing in this schema has a plan a bound value could improve (no LIKE on an
  * indexed column, no partial index, no ANALYZE statistics). String literals, quoted names and comments are copied
- * unchanged. `sqlite-parameters.test.ts` pins the text and the compile-once behaviour.
+ * unchanged. `connect.test.ts` pins the text, the answers and the compile-once behaviour.
  */
 export function parametersOutOfPlanning(source: string): string {
   let out = '';
