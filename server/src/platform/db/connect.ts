@@ -210,23 +210,33 @@ export function parametersOutOfPlanning(source: string): string {
   let out = '';
   let i = 0;
   while (i < source.length) {
-    const c = source[i]!;
-    const close =
-      QUOTE_CLOSERS[c] ??
-      (c === '-' && source[i + 1] === '-' ? '\n' : c === '/' && source[i + 1] === '*' ? '*/' : undefined);
-    if (close !== undefined) {
-      // A quoted literal or name (a doubled closing quote inside it is its escape: scanning on past it is the same),
-      // or a comment: copied as is, up to and including its end.
-      const end = source.indexOf(close, i + 1 + (close === '*/' ? 1 : 0));
-      const stop = end === -1 ? source.length : end + close.length;
-      out += source.slice(i, stop);
-      i = stop;
-      continue;
+    const end = endOfQuotedOrComment(source, i);
+    if (end > i) {
+      out += source.slice(i, end);
+      i = end;
+    } else {
+      out += source[i] === '?' ? '+?' : source[i];
+      i++;
     }
-    out += c === '?' ? '+?' : c;
-    i++;
   }
   return out;
+}
+
+/**
+ * Where the quoted literal, quoted name or comment starting at `i` ends (just past its closing mark; the end of the
+ * text when it is not closed), or `i` when none starts there. A doubled quote inside a literal (its escape) needs no
+ * case of its own: the literal ends at the first quote, and the second starts the next one.
+ */
+function endOfQuotedOrComment(source: string, i: number): number {
+  const past = (close: string, from: number) => {
+    const at = source.indexOf(close, from);
+    return at === -1 ? source.length : at + close.length;
+  };
+  const quote = Object.hasOwn(QUOTE_CLOSERS, source[i]!) ? QUOTE_CLOSERS[source[i]!] : undefined;
+  if (quote !== undefined) return past(quote, i + 1);
+  if (source.startsWith('--', i)) return past('\n', i + 2);
+  if (source.startsWith('/*', i)) return past('*/', i + 2);
+  return i;
 }
 
 /** Connection control on a SQLite handle's native connection (durability.ts: synchronous switches, group commit). */
