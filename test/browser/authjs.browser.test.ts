@@ -101,7 +101,8 @@ async function openSigilSignIn(
     // Auth.js's own sign-in page: one button per provider.
     await page.getByRole('button', { name: 'Sign in with Sigil' }).click();
 
-    await page.waitForURL(`${world.app.base}/oidc/interaction/**`);
+    // The provider's authorization endpoint answers with its sign-in page (no redirect to the interaction's URL).
+    await page.waitForURL(`${world.app.base}/oidc/auth?**`);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe(`Sign in to ${clientId}`);
     await run({ page, wallet: installed, errors });
     expect(errors).toEqual([]);
@@ -257,7 +258,7 @@ describe('Auth.js with Sigil as its OpenID Connect provider', () => {
         await expect(page.getByRole('button', { name: /^Sign in with / }).count()).resolves.toBe(0);
         await expect(page.getByRole('radio').count()).resolves.toBe(0);
         expect(wallet.requests).toEqual([]);
-        expect(page.url()).toContain('/oidc/interaction/');
+        expect(page.url()).toContain('/oidc/auth?');
       },
       { name: 'Send-Only Test Wallet', features },
     );

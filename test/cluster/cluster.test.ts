@@ -32,6 +32,7 @@ import {
   seedWebhook,
   signRaw,
 } from '@sigil/test/support/webhooks-world';
+import { pageBaseOf } from '@sigil/test/support/oidc-page';
 import { startX402Chain, type X402Chain } from '@sigil/test/support/x402-app';
 import { X402_HEADERS, encodeBase64Json } from '@sigil/contract/x402';
 import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '@sigil/client-sdk/x402';
@@ -299,9 +300,10 @@ run('three replicas on one Postgres, over HTTP', () => {
       code_challenge: challengeHash.toString('base64url'),
       code_challenge_method: 'S256',
     });
+    // The authorization endpoint answers with the sign-in page, whose steps post to the interaction's path.
     const started = await browse(`/oidc/auth?${authorize}`);
-    expect(started.status).toBe(303);
-    const page = pathOf(started.headers.get('location'));
+    expect(started.status).toBe(200);
+    const page = pageBaseOf(await started.text());
     expect(page).toMatch(/^\/oidc\/interaction\//);
     const wallet = await generateKeyPairSigner();
     const json = (body: unknown): RequestInit => ({

@@ -2,6 +2,11 @@
 // plain JavaScript, evaluated here once so that unit tests call the exact text the page ships.
 import { PAGE_HELPERS } from '../../server/src/features/oidc/page';
 
+/** The interaction base a sign-in page posts its steps to: its script's CONFIG.base, read from the page's HTML. */
+export function pageBaseOf(html: string): string | undefined {
+  return /"base":"(\/oidc\/interaction\/[^"]+)"/.exec(html)?.[1];
+}
+
 interface Challenge {
   nonce?: unknown;
   challenge?: unknown;

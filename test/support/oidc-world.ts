@@ -10,6 +10,7 @@ import type { Dialect } from '../../server/src/platform/db/index';
 import { portalSession, show } from './connect-world';
 import { selfSignedCert } from './https-receiver';
 import { startKeyedApp, type KeyedApp } from './keyed-app';
+import { pageBaseOf } from './oidc-page';
 
 export interface OidcWorld {
   chain: LocalChain;
@@ -111,13 +112,16 @@ export class CookieBrowser {
   }
 }
 
-/** Where the sign-in page lives for an authorization URL: its interaction base URL (after the provider's redirect). */
+/**
+ * Opens the sign-in page of an authorization URL as a browser does: the authorization endpoint answers with the page
+ * (page.ts signInPageInPlace). `pageUrl` is the interaction's base URL, which the page's steps post to.
+ */
 export async function openSignInPage(browser: CookieBrowser, app: KeyedApp, authorizationUrl: URL) {
   const { res, url } = await browser.follow(authorizationUrl.href, app.base);
-  if (res.status !== 200 || !url.includes('/oidc/interaction/')) {
-    throw new Error(`expected the sign-in page, got ${res.status} at ${url}: ${await res.text()}`);
-  }
-  return { pageUrl: url, html: await res.text() };
+  const html = await res.text();
+  const base = pageBaseOf(html);
+  if (res.status !== 200 || !base) throw new Error(`expected the sign-in page, got ${res.status} at ${url}: ${html}`);
+  return { pageUrl: new URL(base, app.base).href, html };
 }
 
 /**

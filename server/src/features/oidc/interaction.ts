@@ -3,7 +3,9 @@
 // the audience = the client's key id (client_id). Signing in is also the consent: the page names the client and
 // every scope before the wallet signs, and the grant holds exactly the requested scopes the client is allowed.
 //
-//   GET  /oidc/interaction/:uid            the page
+//   GET  /oidc/auth?…                      the page, in the authorization endpoint's answer (page.ts
+//                                          signInPageInPlace), with the cookies that bind the interaction to the browser
+//   GET  /oidc/interaction/:uid            the same page, at the interaction's own URL
 //   POST /oidc/interaction/:uid/challenge  {handle} | {wallet, mode?} → the Connect challenge for this client
 //   POST /oidc/interaction/:uid/verify     {path: verify|verify-tx|verify-signin, ...that verify's body}
 //                                          → {redirect_to}: back to the authorization endpoint
@@ -22,7 +24,7 @@ import type { OpenedSession } from '../connect/index';
 import type { SignedInClaims } from './account';
 import type { ProviderDeps } from './deps';
 import { errorPage } from './provider';
-import { signInPage } from './page';
+import { PAGE_HEADERS, requestedScopes, signInPage } from './page';
 import { writeSignIn, type PayloadUpsert } from './queries';
 import { collectUpserts } from './request-scope';
 
@@ -55,16 +57,7 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 function sendHtml(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, {
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-    // The page's one inline script is allowed by hash-free nonce-less 'self' rules: it is served inline, so
-    // allow inline scripts but nothing from elsewhere, and never framing (clickjacking of the consent).
-    'content-security-policy':
-      "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-    'x-frame-options': 'DENY',
-    'content-length': Buffer.byteLength(html),
-  });
+  res.writeHead(status, { ...PAGE_HEADERS, 'content-length': Buffer.byteLength(html) });
   res.end(html);
 }
 
@@ -89,13 +82,6 @@ function errorBody(error: unknown): { status: number; body: unknown } | undefine
   return undefined;
 }
 
-/** The scopes the grant receives: requested ∩ allowed for the client (the library already dropped the rest). */
-function requestedScopes(details: Details): string[] {
-  return String(details.params.scope ?? 'openid')
-    .split(' ')
-    .filter(Boolean);
-}
-
 async function finish(
   deps: ProviderDeps,
   provider: Provider,
@@ -109,7 +95,8 @@ async function finish(
   // library's saves are collected instead of written one by one (request-scope.ts).
   const { rows } = await collectUpserts<PayloadUpsert, void>(async () => {
     const grant = new provider.Grant({ accountId: session.address, clientId });
-    grant.addOIDCScope(requestedScopes(details).join(' '));
+    // The scopes the grant receives: requested ∩ allowed for the client (the library already dropped the rest).
+    grant.addOIDCScope(requestedScopes(details.params).join(' '));
     const grantId = await grant.save();
     // What the library's interactionResult does, on the interaction this request already read (its cookie
     // checked): it would read the same row again.
@@ -153,7 +140,7 @@ const ACTIONS: Record<
         uid: details.uid,
         clientId: String(details.params.client_id),
         clientName: client?.clientName,
-        scopes: requestedScopes(details),
+        scopes: requestedScopes(details.params),
       }),
     );
   },
@@ -189,12 +176,15 @@ export async function serveInteraction(
   res: ServerResponse,
   path: string,
 ): Promise<void> {
-  const [, action = ''] = path.split('/');
+  const [uid, action = ''] = path.split('/');
   const handler = ACTIONS[`${req.method} ${action}`];
   if (!handler) return sendJson(res, 404, { code: 'NOT_FOUND', message: 'no such interaction step' });
   let details: Details;
   try {
+    // The library finds the interaction the browser's cookie names; the URL must name the same one (a step posted
+    // to another interaction's URL must not act on this browser's).
     details = await provider.interactionDetails(req, res);
+    if (details.uid !== uid) throw new Error('the interaction is not the one in the URL');
   } catch {
     // Unknown or expired interaction, or the cookie that binds it to this browser is missing.
     if (req.method === 'GET')

@@ -6,6 +6,7 @@ import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { demoWallet } from '../../localchain/scenario';
 import { CookieBrowser, registerClient, signInThroughPage, useOidcWorld } from '@sigil/test/support/oidc-world';
+import { pageBaseOf } from '@sigil/test/support/oidc-page';
 
 const world = useOidcWorld();
 const insecure = { execute: [oidc.allowInsecureRequests] };
@@ -152,5 +153,45 @@ describe('openid-client against the provider', () => {
     expect(tokens.claims()).not.toHaveProperty('sigil_verified'); // the attestations scope was not asked for
     const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
     expect(refreshed.access_token).toBeTruthy();
+  });
+});
+
+describe('the sign-in page', () => {
+  it("is the authorization endpoint's own answer, with the cookies that bind the interaction, and the same page as at its URL", async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const authorize = new URLSearchParams({
+      client_id: registered.clientId,
+      redirect_uri: registered.redirectUri,
+      response_type: 'code',
+      scope: 'openid wallet',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', // RFC 7636's example: the page needs no verifier
+      code_challenge_method: 'S256',
+    });
+    const browser = new CookieBrowser();
+    const res = await browser.fetch(`${world.app.base}/oidc/auth?${authorize}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('location')).toBeNull();
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await res.text();
+    const base = pageBaseOf(html)!;
+    expect(base).toMatch(/^\/oidc\/interaction\/[\w-]+$/);
+    const uid = base.split('/').at(-1)!;
+    expect(html).toContain(
+      `<code>${registered.clientId}</code> asks for:</p><ul><li><code>openid</code></li><li><code>wallet</code></li>`,
+    );
+    // The page's steps are bound to this browser by a cookie under the interaction's path, the resume by one under
+    // the authorization endpoint's resume path (each with its signature cookie).
+    const cookies = res.headers.getSetCookie();
+    expect(cookies.find((c) => c.startsWith('_interaction='))).toMatch(
+      new RegExp(`^_interaction=${uid}; path=/oidc/interaction/${uid}; expires=[^;]+; samesite=lax; httponly$`),
+    );
+    expect(cookies.find((c) => c.startsWith('_interaction_resume='))).toMatch(
+      new RegExp(`^_interaction_resume=${uid}; path=/oidc/auth/${uid}; expires=[^;]+; samesite=lax; httponly$`),
+    );
+    expect(cookies.filter((c) => c.includes('.sig='))).toHaveLength(2);
+    // The interaction's own URL serves the same document (a reload there, or an interaction reached by its URL).
+    const own = await browser.fetch(`${world.app.base}${base}`);
+    expect(own.status).toBe(200);
+    expect(await own.text()).toBe(html);
   });
 });

@@ -14,6 +14,7 @@ import {
   type OidcWorld,
   type RegisteredClient,
 } from '@sigil/test/support/oidc-world';
+import { pageBaseOf } from '@sigil/test/support/oidc-page';
 import { postgresReachable } from '@sigil/test/support/db';
 import { TEST_SIGNIN_DOMAINS } from '@sigil/test/support/keyed-app';
 
@@ -80,6 +81,8 @@ describe('authorization request', () => {
     url.searchParams.delete('code_challenge');
     url.searchParams.delete('code_challenge_method');
     const res = await new CookieBrowser().fetch(url.href);
+    // An error for the client stays the library's redirect to it (no sign-in page in its place).
+    expect(res.status).toBe(303);
     const location = new URL(res.headers.get('location')!);
     expect(location.origin + location.pathname).toBe(registered.redirectUri);
     expect(location.searchParams.get('error')).toBe('invalid_request');
@@ -99,6 +102,48 @@ describe('authorization request', () => {
 });
 
 describe('the sign-in page', () => {
+  it('cannot be framed, run foreign code or be cached: in the authorization answer as at its own URL', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { url } = await start(registered);
+    const browser = new CookieBrowser();
+    const inPlace = await browser.fetch(url.href);
+    const own = await browser.fetch(new URL(pageBaseOf(await inPlace.clone().text())!, world.app.base).href);
+    // Another browser's interaction, asked for with this browser's cookie (which names its own): refused.
+    const { pageUrl: strangers } = await openSignInPage(new CookieBrowser(), world.app, url);
+    const foreign = await browser.fetch(strangers);
+    expect([inPlace.status, own.status, foreign.status]).toEqual([200, 200, 400]);
+    expect(await own.text()).toBe(await inPlace.text());
+    for (const res of [inPlace, own, foreign]) {
+      expect(res.headers.get('content-security-policy')).toBe(
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+      );
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+    // Nor may its steps be taken through this browser's interaction.
+    const step = await browser.postJson(`${strangers}/challenge`, { wallet: (await demoWallet('heidi')).address });
+    expect(step).toEqual({
+      status: 400,
+      body: { code: 'BAD_REQUEST', message: 'the sign-in has expired or belongs to another browser' },
+    });
+  });
+
+  it('a browser already signed in to this client gets its code at once: only a redirect to a new interaction becomes the page', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const browser = new CookieBrowser();
+    await signInThroughPage(browser, world.app, (await start(registered)).url, {
+      wallet: await demoWallet('heidi'),
+      audience: registered.clientId,
+    });
+    const { url } = await start(registered);
+    url.searchParams.delete('prompt');
+    const again = await browser.fetch(url.href);
+    expect(again.status).toBe(303);
+    const location = new URL(again.headers.get('location')!);
+    expect(location.origin + location.pathname).toBe(registered.redirectUri);
+    expect(location.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
+  });
+
   it('a proof signed for another client’s key id is refused; the same wallet signing for this client succeeds', async () => {
     const registered = await registerClient(world.app, { type: 'confidential' });
     const other = await registerClient(world.app, { type: 'confidential' });

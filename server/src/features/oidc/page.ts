@@ -7,6 +7,7 @@
 //   tx           solana:signTransaction  a memo transaction, never sent POST …/verify {path: verify-tx}
 // A user who knows their @handle may sign in with it by message (the challenge is then for the handle and the
 // connected wallet must control it; handle challenges take no mode, so the other two proofs are for the wallet).
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import { DISCLAIMER } from '@sigil/contract/connect';
 import { SPL_MEMO_PROGRAM_ADDRESS } from '../../platform/chain/programs';
 import { decodeAddress } from '../../platform/crypto/wallet-signature';
@@ -329,4 +330,50 @@ export function signInPage(input: { uid: string; clientId: string; clientName?: 
   };
   return `${PAGE_HEAD}${name}</h1>
 <p><code>${escapeHtml(input.clientId)}</code> asks for:</p><ul>${scopes}${PAGE_BODY}${scriptJson(config)}${PAGE_TAIL}`;
+}
+
+/** The headers of every HTML answer of the interaction (the page, its error pages), Content-Length aside. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  // The page's one inline script is allowed by hash-free nonce-less 'self' rules: it is served inline, so allow
+  // inline scripts but nothing from elsewhere, and never framing (clickjacking of the consent).
+  'content-security-policy':
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  'x-frame-options': 'DENY',
+};
+
+/** The scopes the page names: those of the authorization request (the library already dropped any not allowed). */
+export function requestedScopes(params: Record<string, unknown>): string[] {
+  return String(params.scope ?? 'openid')
+    .split(' ')
+    .filter(Boolean);
+}
+
+/**
+ * The sign-in page in the answer that starts the interaction, instead of a redirect to it (provider middleware).
+ * When the authorization endpoint (or its resume) needs the user, the library saves the interaction, sets the two
+ * cookies that bind it to this browser (one for the page's steps under the interaction's path, one for the resume),
+ * and answers 303 to the interaction's page. Answering with that page straight away saves the browser a round trip
+ * and the service a request (the page's step would read the interaction and check its cookie again, moments after
+ * the library wrote both). The page is the same document with the same headers; its steps post to the interaction's
+ * path, so it works from this URL as from its own, and `GET /oidc/interaction/<uid>` still serves it (a reload
+ * there, or an interaction reached by its URL). Only the redirect to THIS request's new interaction is replaced:
+ * every other answer (a redirect back to the client with a code or an error, an error page) passes unchanged.
+ */
+export async function signInPageInPlace(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+  await next();
+  const interaction = ctx.oidc?.entities.Interaction;
+  if (ctx.status !== 303 || !interaction || ctx.response.get('location') !== `${INTERACTION_PATH}/${interaction.uid}`)
+    return;
+  const clientId = String(interaction.params.client_id);
+  ctx.status = 200;
+  ctx.body = signInPage({
+    uid: interaction.uid,
+    clientId,
+    clientName: ctx.oidc.client?.clientId === clientId ? ctx.oidc.client.clientName : undefined,
+    scopes: requestedScopes(interaction.params),
+  });
+  ctx.remove('location');
+  ctx.set({ ...PAGE_HEADERS });
 }

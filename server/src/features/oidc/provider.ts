@@ -16,6 +16,7 @@ import { findAccountFor, loginStillValid } from './account';
 import { adapterFactory } from './adapter';
 import { hashClientSecret } from './clients';
 import { CookieKeys } from './cookie-keys';
+import { signInPageInPlace } from './page';
 import { findLogin } from './queries';
 import type { ProviderKeys } from './signing-keys';
 import { OIDC_SIGNING_ALG } from './signing-keys';
@@ -151,6 +152,7 @@ export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: Provi
     const presented = Buffer.from(hashClientSecret(String(actual)), 'utf8');
     return expected.length === presented.length && timingSafeEqual(expected, presented);
   };
+  provider.use(signInPageInPlace);
   provider.on('server_error', (_ctx, error) => deps.log.error({ err: error }, 'oidc provider error'));
   provider.on('backchannel.error', (_client, error, accountId) =>
     deps.log.warn({ err: error, accountId }, 'oidc back-channel logout failed'),
