@@ -28,6 +28,7 @@ import {
   type PayloadUpsert,
 } from './queries';
 import { collector, forget, keep, MISSED, take } from './request-scope';
+import type { PendingWrites } from './writes';
 
 // Read-ahead: the models after whose read the library reads the client, the grant and (through the account) the
 // login: one statement reads them all, and those reads in the same request take the rows from the request scope
@@ -81,12 +82,15 @@ class PayloadAdapter implements Adapter {
           )
         : [];
     if (this.model === 'Grant') forget(aheadKey('Grant', id));
-    const collecting = collector<PayloadUpsert>();
-    if (collecting && sids.length === 0) collecting.push(row);
+    const pending = collector<PendingWrites>();
+    if (pending) pending.upsert(row, sids);
     else await writeSignIn(this.db, { payloads: [row], sids });
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    // A row this step wrote is read as the step left it (the write is still collected: writes.ts).
+    const written = collector<PendingWrites>()?.find(this.model, id);
+    if (written !== undefined) return payloadOf(written ?? undefined, this.now());
     if (this.model === 'Grant') {
       const kept = take<PayloadRow, typeof MISSED>(aheadKey('Grant', id), MISSED);
       if (kept !== MISSED) return payloadOf(kept, this.now());
@@ -132,11 +136,13 @@ class PayloadAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     if (this.model === 'Grant') forget(aheadKey('Grant', id));
+    // An interaction is destroyed when the browser resumes it: in the same write as that resume's code (writes.ts),
+    // so if the destroy is lost, so is the code (and no consume, whose commit would have made both durable,
+    // followed): the browser can resume the same sign-in once more, to the one code it had. Nothing reopens, so no
+    // fsync to wait for. Any other destroy must survive (a logout's), so it waits for the barrier.
+    const pending = collector<PendingWrites>();
+    if (pending && this.model === 'Interaction') return pending.delete(this.model, id);
     await deletePayloadWithoutFsync(this.db, this.model, id);
-    // An interaction is destroyed when the browser resumes it, just before its code is stored. Commits are lost
-    // only as a suffix of the log, so if this one is lost, so is that code (and no consume, whose commit would
-    // have made both durable, followed): the browser can resume the same sign-in once more, to the one code it had.
-    // Nothing reopens, so no fsync to wait for.
     if (this.model !== 'Interaction') await this.durable();
   }
 

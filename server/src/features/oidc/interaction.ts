@@ -23,10 +23,10 @@ import { OIDC_AMR, type OidcProofPath } from '@sigil/contract/oidc';
 import type { OpenedSession } from '../connect/index';
 import type { SignedInClaims } from './account';
 import type { ProviderDeps } from './deps';
-import { errorPage } from './provider';
-import { PAGE_HEADERS, requestedScopes, signInPage } from './page';
-import { writeSignIn, type PayloadUpsert } from './queries';
-import { collectUpserts } from './request-scope';
+import { errorPage, PAGE_HEADERS, requestedScopes, signInPage } from './page';
+import { writeSignIn } from './queries';
+import { collectInto } from './request-scope';
+import { PendingWrites } from './writes';
 
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -92,8 +92,9 @@ async function finish(
 ) {
   const clientId = String(details.params.client_id);
   // The grant, the interaction's result and the login are written together, in one statement on Postgres: the
-  // library's saves are collected instead of written one by one (request-scope.ts).
-  const { rows } = await collectUpserts<PayloadUpsert, void>(async () => {
+  // library's saves are collected instead of written one by one (writes.ts).
+  const pending = new PendingWrites();
+  await collectInto(pending, async () => {
     const grant = new provider.Grant({ accountId: session.address, clientId });
     // The scopes the grant receives: requested ∩ allowed for the client (the library already dropped the rest).
     grant.addOIDCScope(requestedScopes(details.params).join(' '));
@@ -108,22 +109,24 @@ async function finish(
     await details.save(details.exp - Math.floor(Date.now() / 1000));
   });
   const grantId = String(details.result!.consent!.grantId);
-  await writeSignIn(deps.db, {
-    payloads: rows,
-    login: {
-      grant_id: grantId,
-      session_jti: session.jti,
-      client_id: clientId,
-      address: session.address,
-      amr: OIDC_AMR[path],
-      expires_at: session.expires_at * 1000,
-      claims: JSON.stringify({
-        handle: session.handle,
-        source: session.source,
-        verified: session.verified,
-      } satisfies SignedInClaims),
-    },
-  });
+  await writeSignIn(
+    deps.db,
+    pending.write({
+      login: {
+        grant_id: grantId,
+        session_jti: session.jti,
+        client_id: clientId,
+        address: session.address,
+        amr: OIDC_AMR[path],
+        expires_at: session.expires_at * 1000,
+        claims: JSON.stringify({
+          handle: session.handle,
+          source: session.source,
+          verified: session.verified,
+        } satisfies SignedInClaims),
+      },
+    }),
+  );
   sendJson(res, 200, { redirect_to: details.returnTo });
 }
 

@@ -332,6 +332,12 @@ export function signInPage(input: { uid: string; clientId: string; clientName?: 
 <p><code>${escapeHtml(input.clientId)}</code> asks for:</p><ul>${scopes}${PAGE_BODY}${scriptJson(config)}${PAGE_TAIL}`;
 }
 
+/** The page the provider shows for an error it cannot send back to the client (and for a resume not saved). */
+export function errorPage(error: string, description?: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body>
+<h1>Sign-in error</h1><p><code>${escapeHtml(error)}</code></p><p>${escapeHtml(description ?? '')}</p></body></html>`;
+}
+
 /** The headers of every HTML answer of the interaction (the page, its error pages), Content-Length aside. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/html; charset=utf-8',

@@ -16,8 +16,9 @@ import { findAccountFor, loginStillValid } from './account';
 import { adapterFactory } from './adapter';
 import { hashClientSecret } from './clients';
 import { CookieKeys } from './cookie-keys';
-import { signInPageInPlace } from './page';
+import { errorPage, signInPageInPlace } from './page';
 import { findLogin } from './queries';
+import { resumeWritesTogether } from './writes';
 import type { ProviderKeys } from './signing-keys';
 import { OIDC_SIGNING_ALG } from './signing-keys';
 
@@ -153,17 +154,10 @@ export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: Provi
     return expected.length === presented.length && timingSafeEqual(expected, presented);
   };
   provider.use(signInPageInPlace);
+  provider.use(resumeWritesTogether(deps));
   provider.on('server_error', (_ctx, error) => deps.log.error({ err: error }, 'oidc provider error'));
   provider.on('backchannel.error', (_client, error, accountId) =>
     deps.log.warn({ err: error, accountId }, 'oidc back-channel logout failed'),
   );
   return provider;
-}
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-
-export function errorPage(error: string, description?: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body>
-<h1>Sign-in error</h1><p><code>${escapeHtml(error)}</code></p><p>${escapeHtml(description ?? '')}</p></body></html>`;
 }

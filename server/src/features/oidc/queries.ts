@@ -73,19 +73,24 @@ function forHandle<V>(kept: WeakMap<Kysely<Database>, V>, db: Kysely<Database>, 
   return value;
 }
 
-/** What one step of a sign-in writes together: stored models, the browser session's sids, a new login. */
+/** What one step of a sign-in writes together: stored models, deleted ones, the browser session's sids, a new login. */
 export interface SignInWrite {
   payloads: readonly PayloadUpsert[];
+  /** Rows deleted (an interaction, at resume); never a row of `payloads`. */
+  deletes?: readonly { model: string; id: string }[];
   /** The browser session's sid of each grant, beside its login (back-channel logout names it per client). */
   sids?: readonly { grantId: string; sid: string }[];
   login?: LoginInsert;
 }
 
 // Postgres: the whole write in ONE statement (a statement is a loopback round trip, most of its cost there): the
-// models in one multi-row upsert, the login's insert and the sids' update beside it as data-modifying CTEs. An empty
-// array makes its part a no-op, so the text never changes. The parts touch different rows (a login is inserted at
-// verify, its sid set at resume), so one snapshot for all of them answers as the statements one after another would.
-const WRITE_SIGN_IN_POSTGRES = `with payload as (
+// models in one multi-row upsert, the deletes, the login's insert and the sids' update beside it as data-modifying
+// CTEs. An empty array makes its part a no-op, so the text never changes. The parts touch different rows (a deleted
+// row is never one upserted: mergeWrites keeps the later write of a row; a login is inserted at verify, its sid set at
+// resume), so one snapshot for all of them answers as the statements one after another would.
+const WRITE_SIGN_IN_POSTGRES = `with gone as (
+  delete from "oidc_payloads" where ("model", "id") in (select * from unnest($18::text[], $19::text[]))
+), payload as (
   insert into "oidc_payloads" ("model", "id", "payload", "grant_id", "client_id", "uid", "user_code", "expires_at", "consumed_at")
   select t.model, t.id, t.payload, t.grant_id, t.client_id, t.uid, t.user_code, t.expires_at, null
   from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[])
@@ -104,20 +109,31 @@ where l."grant_id" = t.grant_id and l."sid" is null`;
 
 const column = <R, K extends keyof R>(rows: readonly R[], key: K) => rows.map((row) => row[key]);
 
-/** The writes of one turn (concurrent requests) as one: rows in order, so a later write of a row wins. */
-function merged(writes: readonly SignInWrite[]) {
+/** Writes (of one step, or of one turn's concurrent requests) as one: in order, so a later write of a row wins. */
+export function mergeWrites(writes: readonly SignInWrite[]) {
   const payloads = new Map<string, PayloadUpsert>();
-  for (const write of writes) for (const row of write.payloads) payloads.set(`${row.model} ${row.id}`, row);
+  const deletes = new Map<string, { model: string; id: string }>();
+  for (const write of writes) {
+    for (const row of write.deletes ?? []) {
+      payloads.delete(`${row.model} ${row.id}`);
+      deletes.set(`${row.model} ${row.id}`, row);
+    }
+    for (const row of write.payloads) {
+      deletes.delete(`${row.model} ${row.id}`);
+      payloads.set(`${row.model} ${row.id}`, row);
+    }
+  }
   return {
     // A multi-row upsert may not touch a row twice: the last write of a row wins, as one after another it would.
     payloads: [...payloads.values()],
+    deletes: [...deletes.values()],
     logins: writes.flatMap((write) => (write.login ? [write.login] : [])),
     sids: writes.flatMap((write) => write.sids ?? []),
   };
 }
 
 function writeSignInPostgres(db: Kysely<Database>, writes: readonly SignInWrite[]) {
-  const { payloads, logins, sids } = merged(writes);
+  const { payloads, deletes, logins, sids } = mergeWrites(writes);
   return db.executeQuery(
     CompiledQuery.raw(WRITE_SIGN_IN_POSTGRES, [
       column(payloads, 'model'),
@@ -137,6 +153,8 @@ function writeSignInPostgres(db: Kysely<Database>, writes: readonly SignInWrite[
       column(logins, 'claims'),
       column(sids, 'grantId'),
       column(sids, 'sid'),
+      column(deletes, 'model'),
+      column(deletes, 'id'),
     ]),
   );
 }
@@ -153,7 +171,8 @@ export function writeSignIn(db: Kysely<Database>, write: SignInWrite): Promise<v
   return withoutFsyncNative(
     db,
     (query) => {
-      const { payloads, logins, sids } = merged([write]);
+      const { payloads, deletes, logins, sids } = mergeWrites([write]);
+      for (const row of deletes) runNative(query, deletePayloadStatement.bind(db, row));
       for (const row of payloads) runNative(query, upsertPayloadStatement.bind(db, row));
       for (const row of logins) runNative(query, insertLoginStatement.bind(db, row));
       for (const { grantId, sid } of sids) runNative(query, setLoginSidStatement.bind(db, { grantId, sid }));

@@ -1,6 +1,6 @@
 // The read-ahead scope: what one request keeps is taken once, by that request only, and forgotten on a write.
 import { describe, expect, it } from 'vitest';
-import { collectUpserts, collector, forget, inRequestScope, keep, MISSED, take } from './request-scope';
+import { collectInto, collector, forget, inRequestScope, keep, MISSED, take } from './request-scope';
 
 describe('request scope', () => {
   it('a kept row (or a kept absence) is taken once; then the read goes to the database', async () => {
@@ -44,22 +44,23 @@ describe('request scope', () => {
     });
   });
 
-  it('collectUpserts hands the collected rows back and closes the collector, even on a throw', async () => {
+  it('collectInto opens the collection for its run only, and closes it even on a throw', async () => {
     await inRequestScope(async () => {
-      const { rows, result } = await collectUpserts<string, number>(async () => {
-        collector<string>()!.push('grant', 'interaction');
+      const rows: string[] = [];
+      const result = await collectInto(rows, async () => {
+        collector<string[]>()!.push('grant', 'interaction');
         return 7;
       });
       expect(rows).toEqual(['grant', 'interaction']);
       expect(result).toBe(7);
       expect(collector()).toBeUndefined();
       await expect(
-        collectUpserts(async () => {
+        collectInto([], async () => {
           throw new Error('no');
         }),
       ).rejects.toThrow('no');
       expect(collector()).toBeUndefined();
     });
-    await expect(collectUpserts(async () => 1)).rejects.toThrow('inside a request scope');
+    await expect(collectInto([], async () => 1)).rejects.toThrow('inside a request scope');
   });
 });

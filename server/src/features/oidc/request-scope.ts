@@ -6,14 +6,15 @@
 // statement. An entry is taken once (a second read of it in the request goes to the database), and a write of a
 // row forgets what was kept for it.
 //
-// Upserts can also be collected instead of written (collectUpserts), so that a step writing several rows (the
-// sign-in's grant, login and interaction) writes them with one statement.
+// A step's writes can also be collected instead of written (collectInto; writes.ts), so that a step writing several
+// rows (the sign-in's grant, login and interaction; the resume's code, session and the interaction's destroy) writes
+// them together.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 interface Scope {
   kept: Map<string, unknown>;
-  /** While set, PayloadAdapter.upsert adds its row here instead of writing it. */
-  collecting?: unknown[];
+  /** While set, the adapter adds its writes here instead of writing them (writes.ts PendingWrites). */
+  collecting?: unknown;
 }
 
 const scopes = new AsyncLocalStorage<Scope>();
@@ -46,20 +47,19 @@ export function forget(key?: string): void {
 
 export const MISSED = Symbol('not read ahead');
 
-/** The rows `run`'s upserts would write, collected instead of written (in order), with `run`'s result. */
-export async function collectUpserts<R, T>(run: () => Promise<T>): Promise<{ result: T; rows: R[] }> {
+/** Runs `run` with `collection` open: the writes the adapter makes meanwhile in this request go into it. */
+export async function collectInto<T>(collection: unknown, run: () => Promise<T>): Promise<T> {
   const scope = scopes.getStore();
-  if (!scope) throw new Error('collectUpserts runs inside a request scope');
-  const rows: R[] = [];
-  scope.collecting = rows;
+  if (!scope) throw new Error('collectInto runs inside a request scope');
+  scope.collecting = collection;
   try {
-    return { result: await run(), rows };
+    return await run();
   } finally {
     scope.collecting = undefined;
   }
 }
 
-/** The collector of the current collectUpserts, if one is open. */
-export function collector<R>(): R[] | undefined {
-  return scopes.getStore()?.collecting as R[] | undefined;
+/** The collection of the current collectInto, if one is open. */
+export function collector<C>(): C | undefined {
+  return scopes.getStore()?.collecting as C | undefined;
 }

@@ -1,0 +1,102 @@
+// A resume whose writes cannot be stored: the browser gets an error page, not a code; nothing of the resume is
+// stored (the interaction's destroy, the code and the browser session are one write), and the browser keeps its
+// cookies, so resuming again once the database accepts writes signs the user in.
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { signChallenge } from '@sigil/client-sdk/connect';
+import { demoWallet } from '../../localchain/scenario';
+import { postgresReachable } from '@sigil/test/support/db';
+import { CookieBrowser, openSignInPage, registerClient, useOidcWorld } from '@sigil/test/support/oidc-world';
+import type { Dialect } from '../../platform/db/index';
+
+/** A trigger that refuses to store an authorization code, and its removal, per dialect. */
+const REFUSE_CODES: Record<Dialect, { add: string[]; drop: string[] }> = {
+  sqlite: {
+    add: [
+      `create trigger refuse_codes before insert on oidc_payloads when new.model = 'AuthorizationCode'
+       begin select raise(abort, 'injected: no codes'); end`,
+    ],
+    drop: ['drop trigger refuse_codes'],
+  },
+  postgres: {
+    add: [
+      `create function refuse_codes() returns trigger language plpgsql as
+       $$ begin raise exception 'injected: no codes'; end $$`,
+      `create trigger refuse_codes before insert on oidc_payloads for each row
+       when (new.model = 'AuthorizationCode') execute function refuse_codes()`,
+    ],
+    drop: ['drop trigger refuse_codes on oidc_payloads', 'drop function refuse_codes()'],
+  },
+};
+
+function resumeFailure(dialect: Dialect) {
+  const world = useOidcWorld(dialect);
+  const run = (statements: string[]) =>
+    statements.reduce((done, text) => done.then(() => sql.raw(text).execute(world.app.database.db)), Promise.resolve());
+  const count = async (model: string) =>
+    Number(
+      (
+        await sql<{ n: number | string }>`select count(*) as n from oidc_payloads where model = ${model}`.execute(
+          world.app.database.db,
+        )
+      ).rows[0]!.n,
+    );
+
+  it('an error page instead of the code; nothing stored; the same resume succeeds once writes are accepted', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const authorize = new URL(`${world.app.base}/oidc/auth`);
+    authorize.search = new URLSearchParams({
+      client_id: registered.clientId,
+      redirect_uri: registered.redirectUri,
+      response_type: 'code',
+      scope: 'openid wallet',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', // RFC 7636's example: no exchange here
+      code_challenge_method: 'S256',
+    }).toString();
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, authorize);
+    const wallet = await demoWallet('heidi');
+    const challenge = await browser.postJson(`${pageUrl}/challenge`, { wallet: wallet.address });
+    const proof = await signChallenge(challenge.body, wallet, registered.clientId);
+    const verified = await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...proof });
+    expect(verified.status).toBe(200);
+    const resumeUrl = new URL(verified.body.redirect_to, world.app.base).href;
+    const [interactions, codes, sessions] = [
+      await count('Interaction'),
+      await count('AuthorizationCode'),
+      await count('Session'),
+    ];
+
+    await run(REFUSE_CODES[dialect].add);
+    try {
+      const refused = await browser.fetch(resumeUrl);
+      expect(refused.status).toBe(500);
+      expect(refused.headers.get('location')).toBeNull();
+      expect(refused.headers.getSetCookie()).toEqual([]);
+      expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await refused.text()).toContain('<code>server_error</code>');
+      // Nothing of the resume: the interaction is still there, no code, no browser session.
+      expect([await count('Interaction'), await count('AuthorizationCode'), await count('Session')]).toEqual([
+        interactions,
+        codes,
+        sessions,
+      ]);
+    } finally {
+      await run(REFUSE_CODES[dialect].drop);
+    }
+
+    const resumed = await browser.fetch(resumeUrl);
+    expect(resumed.status).toBe(303);
+    const callback = new URL(resumed.headers.get('location')!);
+    expect(callback.origin + callback.pathname).toBe(registered.redirectUri);
+    expect(callback.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
+    expect([await count('Interaction'), await count('AuthorizationCode'), await count('Session')]).toEqual([
+      interactions - 1,
+      codes + 1,
+      sessions + 1,
+    ]);
+  });
+}
+
+describe('a resume that cannot be saved, SQLite', () => resumeFailure('sqlite'));
+describe.skipIf(!postgresReachable)('a resume that cannot be saved, Postgres', () => resumeFailure('postgres'));

@@ -1,0 +1,85 @@
+// A step's writes of the library's rows, collected and written together (docs/oidc.md "Read ahead, written
+// together"). The library saves each row with its own await: at verify the grant and the interaction's result, at
+// resume the interaction's destroy, the authorization code and the browser session (with its sids). Written one by
+// one, each is a group commit of its own on SQLite (the next write starts after the previous one's commit, in a
+// later event-loop turn) and a statement, a loopback round trip, on Postgres. Collected, they are one write: one
+// commit, one statement.
+//
+// While a collection is open (request-scope.ts), the adapter adds its upserts and an interaction's destroy to it
+// instead of writing them, and a read of a row the step wrote is answered from it (the row as the step left it).
+// Nothing the library does in the step depends on those writes being stored before the step's answer; the answer
+// is sent only after they are (resumeWritesTogether below).
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Logger } from '../../platform/log';
+import { OIDC_PREFIX, type ProviderDeps } from './deps';
+import { errorPage, PAGE_HEADERS } from './page';
+import { mergeWrites, writeSignIn, type PayloadRow, type PayloadUpsert, type SignInWrite } from './queries';
+import { collectInto } from './request-scope';
+
+/** The writes of one step, in order; the latest write of each row is what is stored (mergeWrites). */
+export class PendingWrites {
+  private readonly writes: SignInWrite[] = [];
+
+  upsert(row: PayloadUpsert, sids: readonly { grantId: string; sid: string }[]): void {
+    this.writes.push({ payloads: [row], sids });
+  }
+
+  delete(model: string, id: string): void {
+    this.writes.push({ payloads: [], deletes: [{ model, id }] });
+  }
+
+  /** The row as this step left it: its pending upsert, null when the step deleted it, undefined when untouched. */
+  find(model: string, id: string): PayloadRow | null | undefined {
+    const { payloads, deletes } = mergeWrites(this.writes);
+    if (deletes.some((row) => row.model === model && row.id === id)) return null;
+    const row = payloads.find((row) => row.model === model && row.id === id);
+    return row && { payload: row.payload, grant_id: row.grant_id, expires_at: row.expires_at, consumed_at: null };
+  }
+
+  get empty(): boolean {
+    return this.writes.length === 0;
+  }
+
+  /** The step's write, with what `extra` adds (verify's new login). */
+  write(extra: Pick<SignInWrite, 'login'> = {}): SignInWrite {
+    const { payloads, deletes, sids } = mergeWrites(this.writes);
+    return { payloads, deletes, sids, ...extra };
+  }
+}
+
+const RESUME_PATH = new RegExp(`^${OIDC_PREFIX}/auth/[^/]+$`);
+
+/**
+ * Provider middleware: a resume's writes (the interaction's destroy, the code, the browser session and its sid)
+ * are written together once the library has built its answer, before the answer is sent. If they cannot be
+ * written, nothing of them is stored (one transaction, one statement) and the browser gets a 500 page instead of
+ * the redirect with a code no one could exchange; the answer's cookies are withheld too, so the browser still holds
+ * the resume cookie and a reload resumes the same interaction, which still exists.
+ */
+export function resumeWritesTogether(deps: Pick<ProviderDeps, 'db'> & { log: Pick<Logger, 'error'> }) {
+  return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
+    if (ctx.method !== 'GET' || !RESUME_PATH.test(ctx.path)) return next();
+    const pending = new PendingWrites();
+    let failed: { error: unknown } | undefined;
+    try {
+      await collectInto(pending, next);
+    } catch (error) {
+      failed = { error };
+    }
+    if (!pending.empty) {
+      try {
+        await writeSignIn(deps.db, pending.write());
+      } catch (error) {
+        if (failed) throw failed.error;
+        deps.log.error({ err: error }, 'oidc: a resume could not be saved');
+        ctx.status = 500;
+        ctx.remove('location');
+        ctx.remove('set-cookie');
+        ctx.set({ ...PAGE_HEADERS });
+        ctx.body = errorPage('server_error', 'the sign-in could not be saved; reload this page to try again');
+        return;
+      }
+    }
+    if (failed) throw failed.error;
+  };
+}
