@@ -31,8 +31,9 @@ const REFUSE_CODES: Record<Dialect, { add: string[]; drop: string[] }> = {
 
 function resumeFailure(dialect: Dialect) {
   const world = useOidcWorld(dialect);
-  const run = (statements: string[]) =>
-    statements.reduce((done, text) => done.then(() => sql.raw(text).execute(world.app.database.db)), Promise.resolve());
+  const run = async (statements: string[]) => {
+    for (const text of statements) await sql.raw(text).execute(world.app.database.db);
+  };
   const count = async (model: string) =>
     Number(
       (
