@@ -113,6 +113,23 @@ export class CookieBrowser {
 }
 
 /**
+ * An authorization request for `registered`, with a fixed PKCE challenge (RFC 7636's example, whose verifier no test
+ * holds): for flows that never exchange the code.
+ */
+export function fixedAuthorizationUrl(app: KeyedApp, registered: RegisteredClient, scope = 'openid wallet'): URL {
+  const url = new URL(`${app.base}/oidc/auth`);
+  url.search = new URLSearchParams({
+    client_id: registered.clientId,
+    redirect_uri: registered.redirectUri,
+    response_type: 'code',
+    scope,
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  }).toString();
+  return url;
+}
+
+/**
  * Opens the sign-in page of an authorization URL as a browser does: the authorization endpoint answers with the page
  * (page.ts signInPageInPlace). `pageUrl` is the interaction's base URL, which the page's steps post to.
  */

@@ -3,7 +3,7 @@
 import { generateKeyPairSigner } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
 import { portalSession, show } from '@sigil/test/support/connect-world';
-import { registerClient, useOidcWorld } from '@sigil/test/support/oidc-world';
+import { fixedAuthorizationUrl, registerClient, useOidcWorld } from '@sigil/test/support/oidc-world';
 
 const world = useOidcWorld();
 
@@ -120,15 +120,7 @@ describe('GET and DELETE /v1/keys/{id}/oidc', () => {
     });
     expect(del.status, show(del)).toBe(200);
     expect(del.body).toEqual({ deleted: true });
-    const auth = new URL(`${world.app.base}/oidc/auth`);
-    auth.search = new URLSearchParams({
-      client_id: registered.clientId,
-      redirect_uri: registered.redirectUri,
-      response_type: 'code',
-      scope: 'openid',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-      code_challenge_method: 'S256',
-    }).toString();
+    const auth = fixedAuthorizationUrl(world.app, registered, 'openid');
     const res = await fetch(auth, { redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('invalid_client');

@@ -5,7 +5,13 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oidc from 'openid-client';
 import { describe, expect, it } from 'vitest';
 import { demoWallet } from '../../localchain/scenario';
-import { CookieBrowser, registerClient, signInThroughPage, useOidcWorld } from '@sigil/test/support/oidc-world';
+import {
+  CookieBrowser,
+  fixedAuthorizationUrl,
+  registerClient,
+  signInThroughPage,
+  useOidcWorld,
+} from '@sigil/test/support/oidc-world';
 import { pageBaseOf } from '@sigil/test/support/oidc-page';
 
 const world = useOidcWorld();
@@ -159,16 +165,8 @@ describe('openid-client against the provider', () => {
 describe('the sign-in page', () => {
   it("is the authorization endpoint's own answer, with the cookies that bind the interaction, and the same page as at its URL", async () => {
     const registered = await registerClient(world.app, { type: 'confidential' });
-    const authorize = new URLSearchParams({
-      client_id: registered.clientId,
-      redirect_uri: registered.redirectUri,
-      response_type: 'code',
-      scope: 'openid wallet',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', // RFC 7636's example: the page needs no verifier
-      code_challenge_method: 'S256',
-    });
     const browser = new CookieBrowser();
-    const res = await browser.fetch(`${world.app.base}/oidc/auth?${authorize}`);
+    const res = await browser.fetch(fixedAuthorizationUrl(world.app, registered).href);
     expect(res.status).toBe(200);
     expect(res.headers.get('location')).toBeNull();
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');

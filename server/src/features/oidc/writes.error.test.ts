@@ -6,7 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';
 import { demoWallet } from '../../localchain/scenario';
 import { postgresReachable } from '@sigil/test/support/db';
-import { CookieBrowser, openSignInPage, registerClient, useOidcWorld } from '@sigil/test/support/oidc-world';
+import {
+  CookieBrowser,
+  fixedAuthorizationUrl,
+  openSignInPage,
+  registerClient,
+  useOidcWorld,
+} from '@sigil/test/support/oidc-world';
 import type { Dialect } from '../../platform/db/index';
 
 /** A trigger that refuses to store an authorization code, and its removal, per dialect. */
@@ -45,15 +51,7 @@ function resumeFailure(dialect: Dialect) {
 
   it('an error page instead of the code; nothing stored; the same resume succeeds once writes are accepted', async () => {
     const registered = await registerClient(world.app, { type: 'confidential' });
-    const authorize = new URL(`${world.app.base}/oidc/auth`);
-    authorize.search = new URLSearchParams({
-      client_id: registered.clientId,
-      redirect_uri: registered.redirectUri,
-      response_type: 'code',
-      scope: 'openid wallet',
-      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', // RFC 7636's example: no exchange here
-      code_challenge_method: 'S256',
-    }).toString();
+    const authorize = fixedAuthorizationUrl(world.app, registered);
     const browser = new CookieBrowser();
     const { pageUrl } = await openSignInPage(browser, world.app, authorize);
     const wallet = await demoWallet('heidi');
