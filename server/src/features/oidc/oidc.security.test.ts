@@ -119,6 +119,8 @@ describe('the sign-in page', () => {
       );
       expect(res.headers.get('x-frame-options')).toBe('DENY');
       expect(res.headers.get('cache-control')).toBe('no-store');
+      expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     }
     // Nor may its steps be taken through this browser's interaction.
     const step = await browser.postJson(`${strangers}/challenge`, { wallet: (await demoWallet('heidi')).address });

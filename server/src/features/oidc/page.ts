@@ -347,6 +347,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy':
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
   'x-frame-options': 'DENY',
+  // The page's URL may be the authorization request itself (state, PKCE challenge): never sent on as a referrer.
+  'referrer-policy': 'no-referrer',
+  'x-content-type-options': 'nosniff',
 };
 
 /** The scopes the page names: those of the authorization request (the library already dropped any not allowed). */

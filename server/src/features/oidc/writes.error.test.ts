@@ -68,6 +68,10 @@ function resumeFailure(dialect: Dialect) {
 
     await run(REFUSE_CODES[dialect].add);
     try {
+      // HEAD runs the same resume (the library answers HEAD with the GET route): collected and refused alike.
+      const head = await browser.fetch(resumeUrl, { method: 'HEAD' });
+      expect(head.status).toBe(500);
+      expect(head.headers.getSetCookie()).toEqual([]);
       const refused = await browser.fetch(resumeUrl);
       expect(refused.status).toBe(500);
       expect(refused.headers.get('location')).toBeNull();

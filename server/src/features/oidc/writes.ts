@@ -58,28 +58,23 @@ const RESUME_PATH = new RegExp(`^${OIDC_PREFIX}/auth/[^/]+$`);
  */
 export function resumeWritesTogether(deps: Pick<ProviderDeps, 'db'> & { log: Pick<Logger, 'error'> }) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
-    if (ctx.method !== 'GET' || !RESUME_PATH.test(ctx.path)) return next();
+    // HEAD too: the library's router answers HEAD with the GET route, so a HEAD resume issues a code as well.
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !RESUME_PATH.test(ctx.path)) return next();
     const pending = new PendingWrites();
-    let failed: { error: unknown } | undefined;
-    try {
-      await collectInto(pending, next);
-    } catch (error) {
-      failed = { error };
-    }
+    // A resume the library could not answer stores nothing of it (the error is the library's to answer), so the
+    // browser can resume it again.
+    await collectInto(pending, next);
     if (!pending.empty) {
       try {
         await writeSignIn(deps.db, pending.write());
       } catch (error) {
-        if (failed) throw failed.error;
         deps.log.error({ err: error }, 'oidc: a resume could not be saved');
         ctx.status = 500;
         ctx.remove('location');
         ctx.remove('set-cookie');
         ctx.set({ ...PAGE_HEADERS });
         ctx.body = errorPage('server_error', 'the sign-in could not be saved; reload this page to try again');
-        return;
       }
     }
-    if (failed) throw failed.error;
   };
 }
