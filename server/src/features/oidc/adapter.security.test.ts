@@ -1,12 +1,14 @@
 // The storage adapter's single-use and durability rules: a destroy and a grant's revocation are acted on only once
 // they are on disk (a failing durability barrier fails them; a grant's revocation still ends the sign-in behind it);
 // upserts, consumes and an interaction's destroy do not wait for the barrier (a consume is a FULL commit of its
-// own); and of two consumes of one row exactly one wins.
+// own); a collected step's destroys happen with its write; and of two consumes of one row exactly one wins.
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createDatabase } from '../../platform/db/index';
 import { adapterFactory, type AdapterHooks } from './adapter';
 import { findPayloadAhead } from './queries';
+import { collectInto, inRequestScope } from './request-scope';
+import { PendingWrites } from './writes';
 
 class AlreadyConsumed extends Error {}
 
@@ -90,6 +92,41 @@ describeEachDialect('oidc adapter: durability before acting', (ctx) => {
     await interactions.destroy('interaction-1');
     expect(barriers).toBe(0);
     expect(await interactions.find('interaction-1')).toBeUndefined();
+  });
+
+  it('in a step whose writes are collected, destroys wait for the step’s write; a session’s then waits for the barrier', async () => {
+    const order: string[] = [];
+    const durable = async () => void order.push('barrier');
+    const { factory } = adapters(ctx.db, durable);
+    const sessions = factory('Session');
+    const interactions = factory('Interaction');
+    await sessions.upsert('session-old', { accountId: 'a' }, 60);
+    await interactions.upsert('interaction-2', { uid: 'uid-2' }, 60);
+    order.length = 0;
+
+    // Only an interaction destroyed: no barrier.
+    const resume = new PendingWrites();
+    await inRequestScope(() => collectInto(resume, () => interactions.destroy('interaction-2')));
+    expect(await interactions.find('interaction-2')).toEqual({ uid: 'uid-2' });
+    await resume.save({ db: ctx.db, durable });
+    expect(order).toEqual([]);
+    expect(await interactions.find('interaction-2')).toBeUndefined();
+
+    // A browser session replaced: nothing is deleted until the step's write, which then waits for the barrier.
+    const replace = new PendingWrites();
+    await inRequestScope(() =>
+      collectInto(replace, async () => {
+        await sessions.destroy('session-old');
+        expect(await sessions.find('session-old')).toBeUndefined();
+        await sessions.upsert('session-new', { accountId: 'a' }, 60);
+      }),
+    );
+    expect(await sessions.find('session-old')).toEqual({ accountId: 'a' });
+    expect(order).toEqual([]);
+    await replace.save({ db: ctx.db, durable });
+    expect(order).toEqual(['barrier']);
+    expect(await sessions.find('session-old')).toBeUndefined();
+    expect(await sessions.find('session-new')).toEqual({ accountId: 'a' });
   });
 
   it('a failing barrier on a grant revocation fails it, yet the sign-in behind the grant is still ended', async () => {

@@ -141,7 +141,7 @@ class PayloadAdapter implements Adapter {
     // followed): the browser can resume the same sign-in once more, to the one code it had. Nothing reopens, so no
     // fsync to wait for. Any other destroy must survive (a logout's), so it waits for the barrier.
     const pending = collector<PendingWrites>();
-    if (pending && this.model === 'Interaction') return pending.delete(this.model, id);
+    if (pending) return pending.delete(this.model, id);
     await deletePayloadWithoutFsync(this.db, this.model, id);
     if (this.model !== 'Interaction') await this.durable();
   }

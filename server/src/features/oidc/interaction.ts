@@ -24,7 +24,6 @@ import type { OpenedSession } from '../connect/index';
 import type { SignedInClaims } from './account';
 import type { ProviderDeps } from './deps';
 import { errorPage, PAGE_HEADERS, requestedScopes, signInPage } from './page';
-import { writeSignIn } from './queries';
 import { collectInto } from './request-scope';
 import { PendingWrites } from './writes';
 
@@ -109,24 +108,21 @@ async function finish(
     await details.save(details.exp - Math.floor(Date.now() / 1000));
   });
   const grantId = String(details.result!.consent!.grantId);
-  await writeSignIn(
-    deps.db,
-    pending.write({
-      login: {
-        grant_id: grantId,
-        session_jti: session.jti,
-        client_id: clientId,
-        address: session.address,
-        amr: OIDC_AMR[path],
-        expires_at: session.expires_at * 1000,
-        claims: JSON.stringify({
-          handle: session.handle,
-          source: session.source,
-          verified: session.verified,
-        } satisfies SignedInClaims),
-      },
-    }),
-  );
+  await pending.save(deps, {
+    login: {
+      grant_id: grantId,
+      session_jti: session.jti,
+      client_id: clientId,
+      address: session.address,
+      amr: OIDC_AMR[path],
+      expires_at: session.expires_at * 1000,
+      claims: JSON.stringify({
+        handle: session.handle,
+        source: session.source,
+        verified: session.verified,
+      } satisfies SignedInClaims),
+    },
+  });
   sendJson(res, 200, { redirect_to: details.returnTo });
 }
 

@@ -146,6 +146,32 @@ describe('the sign-in page', () => {
     expect(location.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
   });
 
+  it('a Connect session revoked between the proof and the resume: the resume’s code gets no tokens', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const flow = await start(registered);
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, flow.url);
+    const heidi = await demoWallet('heidi');
+    const challenge = await browser.postJson(`${pageUrl}/challenge`, { wallet: heidi.address });
+    const proof = await signChallenge(challenge.body, heidi, registered.clientId);
+    const verified = await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...proof });
+    expect(verified.status).toBe(200);
+    const revoked = await world.app.call('POST', '/v1/auth/sessions/revoke', {
+      key: registered.apiSecret,
+      body: { wallet: heidi.address },
+    });
+    expect(revoked.body).toEqual({ revoked: 1 });
+    // The library issues the code for the login the page just proved; the exchange reads the sign-in's Connect
+    // session, which is gone.
+    const resumed = await browser.fetch(new URL(verified.body.redirect_to, world.app.base).href);
+    expect(resumed.status).toBe(303);
+    const callback = new URL(resumed.headers.get('location')!);
+    expect(callback.origin + callback.pathname).toBe(registered.redirectUri);
+    const res = await exchange(registered, callback.searchParams.get('code')!, flow.verifier);
+    expect(res.status).toBe(400);
+    expect((await res.json()).error).toBe('invalid_grant');
+  });
+
   it('a proof signed for another client’s key id is refused; the same wallet signing for this client succeeds', async () => {
     const registered = await registerClient(world.app, { type: 'confidential' });
     const other = await registerClient(world.app, { type: 'confidential' });

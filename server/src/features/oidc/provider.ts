@@ -58,15 +58,20 @@ function loginPolicy(deps: ProviderDeps, { interactionPolicy }: OidcLibrary) {
 export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: ProviderKeys): Provider {
   const ttl = deps.sessionTtlSeconds;
   const configuration: Configuration = {
-    adapter: adapterFactory(deps.db, deps.now, {
-      // One grant per sign-in: revoking its tokens (revocation endpoint, end-session, code replay) revokes the
-      // Connect session it was made with.
-      grantRevoked: async (grantId) => {
-        const login = await findLogin(deps.db, grantId);
-        if (login) await deps.sessions.revoke(login.session_jti, deps.now());
+    adapter: adapterFactory(
+      deps.db,
+      deps.now,
+      {
+        // One grant per sign-in: revoking its tokens (revocation endpoint, end-session, code replay) revokes the
+        // Connect session it was made with.
+        grantRevoked: async (grantId) => {
+          const login = await findLogin(deps.db, grantId);
+          if (login) await deps.sessions.revoke(login.session_jti, deps.now());
+        },
+        alreadyConsumed: () => new lib.errors.InvalidGrant('grant source already consumed'),
       },
-      alreadyConsumed: () => new lib.errors.InvalidGrant('grant source already consumed'),
-    }),
+      deps.durable,
+    ),
     findAccount: (_ctx, sub, token) => findAccountFor(deps, sub, token),
     jwks: keys.jwks as Configuration['jwks'],
     // One signer for every request, in Keygrip's format (cookie-keys.ts).

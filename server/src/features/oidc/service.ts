@@ -21,6 +21,7 @@ import {
   type LifecycleDeps,
 } from './lifecycle';
 import { INTERACTION_PATH, type ProviderDeps } from './deps';
+import { createDurabilityBarrier } from '../../platform/db/index';
 import { createProvider } from './provider';
 import { loadProviderKeys } from './signing-keys';
 
@@ -45,10 +46,13 @@ export interface OidcService {
 }
 
 export function createOidcService(
-  deps: Omit<ProviderDeps, 'now'> & { keys: KeysService; now?: () => number },
+  deps: Omit<ProviderDeps, 'now' | 'durable'> & { keys: KeysService; now?: () => number },
 ): OidcService {
   const now = deps.now ?? Date.now;
-  const providerDeps: ProviderDeps = { ...deps, now };
+  // Made on first use, with the provider: a barrier is bound to the database file it flushes.
+  let barrier: (() => Promise<void>) | undefined;
+  const durable = () => (barrier ??= createDurabilityBarrier(deps.db))();
+  const providerDeps: ProviderDeps = { ...deps, now, durable };
   const issuer = new URL(deps.issuer);
   let provider: Promise<{ provider: Provider; serve: ReturnType<Provider['callback']> }> | undefined;
   const ready = () => {

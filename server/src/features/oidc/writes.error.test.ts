@@ -12,6 +12,7 @@ import {
   openSignInPage,
   registerClient,
   useOidcWorld,
+  type RegisteredClient,
 } from '@sigil/test/support/oidc-world';
 import type { Dialect } from '../../platform/db/index';
 
@@ -49,23 +50,26 @@ function resumeFailure(dialect: Dialect) {
       ).rows[0]!.n,
     );
 
-  it('an error page instead of the code; nothing stored; the same resume succeeds once writes are accepted', async () => {
-    const registered = await registerClient(world.app, { type: 'confidential' });
-    const authorize = fixedAuthorizationUrl(world.app, registered);
-    const browser = new CookieBrowser();
+  const counts = async () => ({
+    interactions: await count('Interaction'),
+    codes: await count('AuthorizationCode'),
+    sessions: await count('Session'),
+  });
+
+  /** Proves heidi's wallet on the sign-in page of `authorize`; the URL the page then sends the browser to. */
+  async function proveOnPage(browser: CookieBrowser, registered: RegisteredClient, authorize: URL) {
     const { pageUrl } = await openSignInPage(browser, world.app, authorize);
     const wallet = await demoWallet('heidi');
     const challenge = await browser.postJson(`${pageUrl}/challenge`, { wallet: wallet.address });
     const proof = await signChallenge(challenge.body, wallet, registered.clientId);
     const verified = await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...proof });
     expect(verified.status).toBe(200);
-    const resumeUrl = new URL(verified.body.redirect_to, world.app.base).href;
-    const [interactions, codes, sessions] = [
-      await count('Interaction'),
-      await count('AuthorizationCode'),
-      await count('Session'),
-    ];
+    return new URL(verified.body.redirect_to, world.app.base).href;
+  }
 
+  /** With codes refused, the resume answers 500 (HEAD and GET) and stores nothing; once accepted, it succeeds. */
+  async function failThenResume(browser: CookieBrowser, registered: RegisteredClient, resumeUrl: string) {
+    const before = await counts();
     await run(REFUSE_CODES[dialect].add);
     try {
       // HEAD runs the same resume (the library answers HEAD with the GET route): collected and refused alike.
@@ -78,12 +82,8 @@ function resumeFailure(dialect: Dialect) {
       expect(refused.headers.getSetCookie()).toEqual([]);
       expect(refused.headers.get('content-type')).toBe('text/html; charset=utf-8');
       expect(await refused.text()).toContain('<code>server_error</code>');
-      // Nothing of the resume: the interaction is still there, no code, no browser session.
-      expect([await count('Interaction'), await count('AuthorizationCode'), await count('Session')]).toEqual([
-        interactions,
-        codes,
-        sessions,
-      ]);
+      // Nothing of the resume: the interaction is still there, no code, the browser sessions as they were.
+      expect(await counts()).toEqual(before);
     } finally {
       await run(REFUSE_CODES[dialect].drop);
     }
@@ -93,11 +93,39 @@ function resumeFailure(dialect: Dialect) {
     const callback = new URL(resumed.headers.get('location')!);
     expect(callback.origin + callback.pathname).toBe(registered.redirectUri);
     expect(callback.searchParams.get('code')).toMatch(/^[\w-]{20,}$/);
-    expect([await count('Interaction'), await count('AuthorizationCode'), await count('Session')]).toEqual([
-      interactions - 1,
-      codes + 1,
-      sessions + 1,
-    ]);
+    return before;
+  }
+
+  it('an error page instead of the code; nothing stored; the same resume succeeds once writes are accepted', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const browser = new CookieBrowser();
+    const resumeUrl = await proveOnPage(browser, registered, fixedAuthorizationUrl(world.app, registered));
+    const before = await failThenResume(browser, registered, resumeUrl);
+    expect(await counts()).toEqual({
+      interactions: before.interactions - 1,
+      codes: before.codes + 1,
+      sessions: before.sessions + 1,
+    });
+  });
+
+  it('in a browser already signed in, the session the resume replaces is kept until the resume is saved', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const browser = new CookieBrowser();
+    const first = await proveOnPage(browser, registered, fixedAuthorizationUrl(world.app, registered));
+    expect((await browser.fetch(first)).status).toBe(303);
+    // Signing in again in the same browser (consent asked again): the library replaces the browser session's id
+    // at resume and deletes the old row. Had that delete been stored on its own, the failed resume would have left
+    // the browser's cookie naming no session, and every reload would fail on the interaction's session.
+    const again = fixedAuthorizationUrl(world.app, registered);
+    again.searchParams.set('prompt', 'consent');
+    const resumeUrl = await proveOnPage(browser, registered, again);
+    const before = await failThenResume(browser, registered, resumeUrl);
+    // The old session row gave way to the new one.
+    expect(await counts()).toEqual({
+      interactions: before.interactions - 1,
+      codes: before.codes + 1,
+      sessions: before.sessions,
+    });
   });
 }
 

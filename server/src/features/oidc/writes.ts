@@ -5,10 +5,12 @@
 // later event-loop turn) and a statement, a loopback round trip, on Postgres. Collected, they are one write: one
 // commit, one statement.
 //
-// While a collection is open (request-scope.ts), the adapter adds its upserts and an interaction's destroy to it
-// instead of writing them, and a read of a row the step wrote is answered from it (the row as the step left it).
-// Nothing the library does in the step depends on those writes being stored before the step's answer; the answer
-// is sent only after they are (resumeWritesTogether below).
+// While a collection is open (request-scope.ts), the adapter adds its upserts and destroys to it instead of writing
+// them, and a read of a row the step wrote is answered from it (the row as the step left it). Nothing the library
+// does in the step depends on those writes being stored before the step's answer; the answer is sent only after they
+// are (resumeWritesTogether below). A destroy other than an interaction's (the browser session the library replaces
+// when someone signs in again in the same browser) must survive a power cut, as outside a collection: the write
+// then waits for the durability barrier too (save).
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from '../../platform/log';
 import { OIDC_PREFIX, type ProviderDeps } from './deps';
@@ -40,10 +42,14 @@ export class PendingWrites {
     return this.writes.length === 0;
   }
 
-  /** The step's write, with what `extra` adds (verify's new login). */
-  write(extra: Pick<SignInWrite, 'login'> = {}): SignInWrite {
+  /**
+   * Writes the step's rows, with what `extra` adds (verify's new login), as one write; then, when a destroy in it
+   * must survive (any but an interaction's: adapter.ts), waits for the durability barrier before the step answers.
+   */
+  async save(deps: Pick<ProviderDeps, 'db' | 'durable'>, extra: Pick<SignInWrite, 'login'> = {}): Promise<void> {
     const { payloads, deletes, sids } = mergeWrites(this.writes);
-    return { payloads, deletes, sids, ...extra };
+    await writeSignIn(deps.db, { payloads, deletes, sids, ...extra });
+    if (deletes.some((row) => row.model !== 'Interaction')) await deps.durable();
   }
 }
 
@@ -56,7 +62,7 @@ const RESUME_PATH = new RegExp(`^${OIDC_PREFIX}/auth/[^/]+$`);
  * the redirect with a code no one could exchange; the answer's cookies are withheld too, so the browser still holds
  * the resume cookie and a reload resumes the same interaction, which still exists.
  */
-export function resumeWritesTogether(deps: Pick<ProviderDeps, 'db'> & { log: Pick<Logger, 'error'> }) {
+export function resumeWritesTogether(deps: Pick<ProviderDeps, 'db' | 'durable'> & { log: Pick<Logger, 'error'> }) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
     // HEAD too: the library's router answers HEAD with the GET route, so a HEAD resume issues a code as well.
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || !RESUME_PATH.test(ctx.path)) return next();
@@ -66,7 +72,7 @@ export function resumeWritesTogether(deps: Pick<ProviderDeps, 'db'> & { log: Pic
     await collectInto(pending, next);
     if (!pending.empty) {
       try {
-        await writeSignIn(deps.db, pending.write());
+        await pending.save(deps);
       } catch (error) {
         deps.log.error({ err: error }, 'oidc: a resume could not be saved');
         ctx.status = 500;
