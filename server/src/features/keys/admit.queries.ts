@@ -91,7 +91,7 @@ function admitOnSqlite(
   }
   const used = counted ? undefined : readWindows(db, query, key.id);
   return {
-    ...key,
+    key,
     counted_minute: counted?.minute_count ?? null,
     counted_day: counted?.day_count ?? null,
     used_minute_start: used?.minute_start ?? null,

@@ -161,8 +161,8 @@ export async function admitKeyRequest(
   if (!looksLikeSecret(secret)) return null;
   const hash = hashSecret(secret);
   const row = await admitByHash(db, hash, cost, now);
-  if (!row || !sameHash(row.secret_hash, hash) || row.revoked_at !== null) return null;
-  const key = toApiKey(row);
+  if (!row || !sameHash(row.key.secret_hash, hash) || row.key.revoked_at !== null) return null;
+  const key = toApiKey(row.key);
   const limits = TIER_LIMITS[key.tier];
   if (!limits) throw new RangeError(`unknown tier ${String(key.tier)}`);
   if (row.counted_minute !== null && row.counted_day !== null) {
