@@ -1,7 +1,7 @@
 // Keyed replays below Fastify never widen who gets an answer, nor count a key twice: a refused key gets Fastify's
 // own 401 / 429 from the one key step already taken; a keyless request never sees a keyed answer; an answer an x402
 // payment bought is never kept; an answer is not kept past the bound of the data it was built from.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import { exchange, withoutDate } from '@sigil/test/support/http-app';
 import { keyedGet, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
@@ -55,9 +55,12 @@ describe('keyed replays: refusals are handed to Fastify with the key step taken'
           'retry-after: \\d+\\r\\n',
       ),
     );
-    // A refused request counts nothing: both answers state the same remaining units.
-    const log = await world.app.app.services.usageHistory.requestLog(world.app.otherKey.key.account, { limit: 100 });
-    expect(log.requests.filter((r) => r.request_id === 'req-keyed-s1').map((r) => r.status)).toEqual([429, 429]);
+    // A refused request counts nothing: both answers state the same remaining units. Each is logged once its
+    // response has been sent, so the second may still be on its way when the client has read it.
+    await vi.waitFor(async () => {
+      const log = await world.app.app.services.usageHistory.requestLog(world.app.otherKey.key.account, { limit: 100 });
+      expect(log.requests.filter((r) => r.request_id === 'req-keyed-s1').map((r) => r.status)).toEqual([429, 429]);
+    }, 5000);
   });
 });
 
