@@ -9,6 +9,7 @@ import { verifyWebhook } from '@sigil/client-sdk/webhooks';
 import { IdentityLogPageSchema } from '@sigil/contract/identity-events';
 import { startLocalChain, type LocalChain } from '../../server/src/localchain/index';
 import { createKey } from '../../server/src/features/keys/service';
+import { createLogger } from '../../server/src/platform/log';
 import { startHttpsReceiver, type HttpsReceiver, type ReceivedRequest } from '../support/https-receiver';
 import { everyChange, EVERY_CHANGE_TYPES, identityActors, type IdentityActors } from '../support/identity-world';
 import { startWebhookApp, waitFor, type WebhookApp } from '../support/pay-webhooks';
@@ -40,7 +41,9 @@ beforeAll(async () => {
   hooks.name = await create(env.app.key.secret, { scope: `@${NAME}`, url: urlOf('/name') });
   hooks.all = await create(partnerKey, { scope: '*', url: urlOf('/all'), description: 'everything' });
   actors = await identityActors(chain);
-  env.startWorkers();
+  // The workers' faults go to stderr: a pass that keeps failing is otherwise silent, and the tests below would only
+  // see the events that never came.
+  env.startWorkers({ log: createLogger({ logLevel: 'warn' }, process.stderr) });
   await everyChange(chain, NAME, actors);
 }, 120_000);
 

@@ -11,6 +11,7 @@ import { createKeyPairSignerFromBytes, type KeyPairSigner } from '@solana/kit';
 import { expect } from 'vitest';
 import type { Dialect } from '../../server/src/platform/db/index';
 import type { LocalChain } from '../../server/src/localchain/index';
+import type { Logger } from '../../server/src/platform/log';
 import type { Resolver } from '../../server/src/platform/outbound/destination-policy';
 import { selfSignedCert } from './https-receiver';
 import { startPayWebhookWorkers, type PayWebhookWorkers } from '../../server/src/workers/pay-webhooks';
@@ -32,7 +33,8 @@ export const testResolver: Resolver = async (host) => {
 export interface WebhookApp {
   app: KeyedApp;
   /** Starts the indexer and delivery workers on the app's db, chain reader and outbound client (fast polling). */
-  startWorkers(options?: { intervalMs?: number }): PayWebhookWorkers;
+  /** `log`: where the workers report faults (a failed pass, a lost delivery); none by default. */
+  startWorkers(options?: { intervalMs?: number; log?: Logger }): PayWebhookWorkers;
   close(): Promise<void>;
 }
 
@@ -52,7 +54,7 @@ export async function startWebhookApp(options: {
   const workers: PayWebhookWorkers[] = [];
   return {
     app,
-    startWorkers({ intervalMs = 100 } = {}) {
+    startWorkers({ intervalMs = 100, log }: { intervalMs?: number; log?: Logger } = {}) {
       const services = app.app.services;
       const started = startPayWebhookWorkers({
         db: app.database.db,
@@ -62,6 +64,7 @@ export async function startWebhookApp(options: {
         ingest: services.ingest,
         indexer: { intervalMs },
         delivery: { intervalMs },
+        log,
       });
       workers.push(started);
       return started;
