@@ -8,7 +8,7 @@ import { createDatabase } from '../../platform/db/index';
 import { adapterFactory, type AdapterHooks } from './adapter';
 import { findPayloadAhead } from './queries';
 import { collectInto, inRequestScope } from './request-scope';
-import { PendingWrites } from './writes';
+import { PendingWrites, StoredNotDurable } from './writes';
 
 class AlreadyConsumed extends Error {}
 
@@ -96,9 +96,11 @@ describeEachDialect('oidc adapter: durability before acting', (ctx) => {
 
   it('in a step whose writes are collected, destroys wait for the step’s write; a session’s then waits for the barrier', async () => {
     const order: string[] = [];
-    const durable = async () => void order.push('barrier');
-    const { factory } = adapters(ctx.db, durable);
+    const { factory } = adapters(ctx.db, async () => {});
     const sessions = factory('Session');
+    // The barrier records whether the step's delete was already stored when it ran.
+    const durable = async () =>
+      void order.push((await sessions.find('session-old')) === undefined ? 'barrier after delete' : 'barrier before');
     const interactions = factory('Interaction');
     await sessions.upsert('session-old', { accountId: 'a' }, 60);
     await interactions.upsert('interaction-2', { uid: 'uid-2' }, 60);
@@ -124,9 +126,24 @@ describeEachDialect('oidc adapter: durability before acting', (ctx) => {
     expect(await sessions.find('session-old')).toEqual({ accountId: 'a' });
     expect(order).toEqual([]);
     await replace.save({ db: ctx.db, durable });
-    expect(order).toEqual(['barrier']);
+    expect(order).toEqual(['barrier after delete']);
     expect(await sessions.find('session-old')).toBeUndefined();
     expect(await sessions.find('session-new')).toEqual({ accountId: 'a' });
+  });
+
+  it('a collected step whose barrier fails says its write is stored: StoredNotDurable, the rows already written', async () => {
+    const { factory } = adapters(ctx.db, async () => {});
+    const sessions = factory('Session');
+    await sessions.upsert('session-gone', { accountId: 'a' }, 60);
+    const step = new PendingWrites();
+    await inRequestScope(() => collectInto(step, () => sessions.destroy('session-gone')));
+    const failing = async () => {
+      throw new Error('fsync failed');
+    };
+    const error = await step.save({ db: ctx.db, durable: failing }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoredNotDurable);
+    expect((error as Error).cause).toEqual(new Error('fsync failed'));
+    expect(await sessions.find('session-gone')).toBeUndefined();
   });
 
   it('a failing barrier on a grant revocation fails it, yet the sign-in behind the grant is still ended', async () => {

@@ -36,6 +36,9 @@ import type { PendingWrites } from './writes';
 // login; a token's use (userinfo, refresh) all three.
 const READ_AHEAD = new Set(['Interaction', 'AuthorizationCode', 'AccessToken', 'RefreshToken']);
 
+/** The destroys a collected step writes with its other rows (see destroy). */
+const COLLECTED_DESTROYS = new Set(['Interaction', 'Session']);
+
 /** The request-scope key of a row read ahead. */
 export const aheadKey = (kind: 'Grant' | 'Client' | 'Login', id: string) => `${kind} ${id}`;
 
@@ -136,12 +139,16 @@ class PayloadAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     if (this.model === 'Grant') forget(aheadKey('Grant', id));
-    // An interaction is destroyed when the browser resumes it: in the same write as that resume's code (writes.ts),
-    // so if the destroy is lost, so is the code (and no consume, whose commit would have made both durable,
-    // followed): the browser can resume the same sign-in once more, to the one code it had. Nothing reopens, so no
-    // fsync to wait for. Any other destroy must survive (a logout's), so it waits for the barrier.
+    // In a step whose writes are collected (writes.ts), the two destroys a resume makes join that write, so that if
+    // the step's write fails none of it happened: the interaction, still there to resume, and the browser session
+    // the library replaces when someone signs in again in the same browser (the interaction names it).
+    // An interaction's destroy needs no fsync: if it is lost to a power cut, so is the code written with it (and no
+    // consume, whose commit would have made both durable, followed), so the browser can resume the same sign-in once
+    // more, to the one code it had. Any other destroy must survive (a logout's, a replaced session's), so it waits
+    // for the barrier: here, or in PendingWrites.save once the step's write is stored. Other models are never
+    // collected: a revocation is not to be undone by a failed step.
     const pending = collector<PendingWrites>();
-    if (pending) return pending.delete(this.model, id);
+    if (pending && COLLECTED_DESTROYS.has(this.model)) return pending.delete(this.model, id);
     await deletePayloadWithoutFsync(this.db, this.model, id);
     if (this.model !== 'Interaction') await this.durable();
   }

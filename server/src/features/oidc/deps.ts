@@ -22,6 +22,6 @@ export interface ProviderDeps {
   /** Lifetime of a sign-in (the Connect session's, SIGIL_SESSION_TTL_SECONDS). */
   sessionTtlSeconds: number;
   now: () => number;
-  /** The durability barrier every write that must survive waits for (one shared off-loop fsync: adapter.ts). */
+  /** The durability barrier a delete or a revocation waits for before it is acted on (adapter.ts, writes.ts). */
   durable: () => Promise<void>;
 }

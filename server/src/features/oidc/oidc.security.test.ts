@@ -169,7 +169,7 @@ describe('the sign-in page', () => {
     expect(callback.origin + callback.pathname).toBe(registered.redirectUri);
     const res = await exchange(registered, callback.searchParams.get('code')!, flow.verifier);
     expect(res.status).toBe(400);
-    expect((await res.json()).error).toBe('invalid_grant');
+    expect(await res.json()).toEqual({ error: 'invalid_grant', error_description: 'grant request is invalid' });
   });
 
   it('a proof signed for another client’s key id is refused; the same wallet signing for this client succeeds', async () => {

@@ -76,7 +76,7 @@ function forHandle<V>(kept: WeakMap<Kysely<Database>, V>, db: Kysely<Database>, 
 /** What one step of a sign-in writes together: stored models, deleted ones, the browser session's sids, a new login. */
 export interface SignInWrite {
   payloads: readonly PayloadUpsert[];
-  /** Rows deleted (an interaction, at resume); never a row of `payloads`. */
+  /** Rows deleted (at resume: the interaction, and the browser session the library replaced); never a row of `payloads`. */
   deletes?: readonly { model: string; id: string }[];
   /** The browser session's sid of each grant, beside its login (back-channel logout names it per client). */
   sids?: readonly { grantId: string; sid: string }[];

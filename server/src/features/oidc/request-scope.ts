@@ -7,8 +7,8 @@
 // row forgets what was kept for it.
 //
 // A step's writes can also be collected instead of written (collectInto; writes.ts), so that a step writing several
-// rows (the sign-in's grant, login and interaction; the resume's code, session and the interaction's destroy) writes
-// them together.
+// rows (the sign-in's grant, login and interaction; the resume's code, session, the interaction's destroy and a
+// replaced session's delete) writes them together.
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 interface Scope {

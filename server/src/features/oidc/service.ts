@@ -49,7 +49,8 @@ export function createOidcService(
   deps: Omit<ProviderDeps, 'now' | 'durable'> & { keys: KeysService; now?: () => number },
 ): OidcService {
   const now = deps.now ?? Date.now;
-  // Made on first use, with the provider: a barrier is bound to the database file it flushes.
+  // Made on the first write that waits for it (a logout, a replaced session): a barrier is bound to the database
+  // file it flushes.
   let barrier: (() => Promise<void>) | undefined;
   const durable = () => (barrier ??= createDurabilityBarrier(deps.db))();
   const providerDeps: ProviderDeps = { ...deps, now, durable };

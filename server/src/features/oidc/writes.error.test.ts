@@ -1,6 +1,6 @@
 // A resume whose writes cannot be stored: the browser gets an error page, not a code; nothing of the resume is
-// stored (the interaction's destroy, the code and the browser session are one write), and the browser keeps its
-// cookies, so resuming again once the database accepts writes signs the user in.
+// stored (the interaction's destroy, the code, the browser session and a replaced session's delete are one write),
+// and the browser keeps its cookies, so resuming again once the database accepts writes signs the user in.
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { signChallenge } from '@sigil/client-sdk/connect';

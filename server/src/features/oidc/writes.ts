@@ -1,12 +1,13 @@
 // A step's writes of the library's rows, collected and written together (docs/oidc.md "Read ahead, written
 // together"). The library saves each row with its own await: at verify the grant and the interaction's result, at
-// resume the interaction's destroy, the authorization code and the browser session (with its sids). Written one by
+// resume the interaction's destroy, the authorization code and the browser session (with its sids), and, in a browser
+// already signed in, the delete of the session row it replaces. Written one by
 // one, each is a group commit of its own on SQLite (the next write starts after the previous one's commit, in a
 // later event-loop turn) and a statement, a loopback round trip, on Postgres. Collected, they are one write: one
 // commit, one statement.
 //
-// While a collection is open (request-scope.ts), the adapter adds its upserts and destroys to it instead of writing
-// them, and a read of a row the step wrote is answered from it (the row as the step left it). Nothing the library
+// While a collection is open (request-scope.ts), the adapter adds its upserts and those destroys to it instead of
+// writing them, and a read of a row the step wrote is answered from it (the row as the step left it). Nothing the library
 // does in the step depends on those writes being stored before the step's answer; the answer is sent only after they
 // are (resumeWritesTogether below). A destroy other than an interaction's (the browser session the library replaces
 // when someone signs in again in the same browser) must survive a power cut, as outside a collection: the write
@@ -49,18 +50,32 @@ export class PendingWrites {
   async save(deps: Pick<ProviderDeps, 'db' | 'durable'>, extra: Pick<SignInWrite, 'login'> = {}): Promise<void> {
     const { payloads, deletes, sids } = mergeWrites(this.writes);
     await writeSignIn(deps.db, { payloads, deletes, sids, ...extra });
-    if (deletes.some((row) => row.model !== 'Interaction')) await deps.durable();
+    if (!deletes.some((row) => row.model !== 'Interaction')) return;
+    try {
+      await deps.durable();
+    } catch (error) {
+      throw new StoredNotDurable(error);
+    }
+  }
+}
+
+/** The step's write is stored (visible to every reader), but the barrier that makes its deletes survive failed. */
+export class StoredNotDurable extends Error {
+  constructor(cause: unknown) {
+    super('stored, but its deletes could not be made durable', { cause });
   }
 }
 
 const RESUME_PATH = new RegExp(`^${OIDC_PREFIX}/auth/[^/]+$`);
 
 /**
- * Provider middleware: a resume's writes (the interaction's destroy, the code, the browser session and its sid)
- * are written together once the library has built its answer, before the answer is sent. If they cannot be
- * written, nothing of them is stored (one transaction, one statement) and the browser gets a 500 page instead of
- * the redirect with a code no one could exchange; the answer's cookies are withheld too, so the browser still holds
- * the resume cookie and a reload resumes the same interaction, which still exists.
+ * Provider middleware: a resume's writes (the interaction's destroy, the code, the browser session and its sid, a
+ * replaced session's delete) are written together once the library has built its answer, before the answer is sent.
+ * If they cannot be written, nothing of them is stored (one transaction, one statement) and the browser gets a 500
+ * page instead of the redirect with a code no one could exchange; the answer's cookies are withheld too, so the
+ * browser still holds the resume cookie and a reload resumes the same interaction, which still exists. If they were
+ * written but the barrier after a replaced session's delete failed, the interaction is already gone: the 500 page
+ * then asks for a new sign-in from the application instead of a reload.
  */
 export function resumeWritesTogether(deps: Pick<ProviderDeps, 'db' | 'durable'> & { log: Pick<Logger, 'error'> }) {
   return async (ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> => {
@@ -74,12 +89,21 @@ export function resumeWritesTogether(deps: Pick<ProviderDeps, 'db' | 'durable'> 
       try {
         await pending.save(deps);
       } catch (error) {
-        deps.log.error({ err: error }, 'oidc: a resume could not be saved');
+        const stored = error instanceof StoredNotDurable;
+        deps.log.error(
+          { err: error },
+          stored ? 'oidc: a resume was stored but not made durable' : 'oidc: a resume could not be saved',
+        );
         ctx.status = 500;
         ctx.remove('location');
         ctx.remove('set-cookie');
         ctx.set({ ...PAGE_HEADERS });
-        ctx.body = errorPage('server_error', 'the sign-in could not be saved; reload this page to try again');
+        ctx.body = errorPage(
+          'server_error',
+          stored
+            ? 'the sign-in could not be completed; start it again from the application'
+            : 'the sign-in could not be saved; reload this page to try again',
+        );
       }
     }
   };
