@@ -18,17 +18,21 @@ const withoutRetryAfter = (raw: string) =>
 
 /**
  * The same keyed GET twice: eligible for the replay path (which hands it on), and with an empty body announced
- * (Fastify's from the start). Each must take exactly one key step and neither runs the procedure.
+ * (Fastify's from the start). Each must take exactly one key step and neither runs the procedure. Each carries its
+ * own request id (the request log keeps one line per account, key, millisecond and request id, so two requests with
+ * one id answered in the same millisecond would be one line); `fastify` is returned with the first one's id, so the
+ * two answers compare byte for byte.
  */
 async function bothPaths(path: string, key: string): Promise<{ handedOn: string; fastify: string }> {
   const admits = world.probe.admits.length;
   const resolves = world.probe.resolves.length;
   const handedOn = await exchange(world.app.base, keyedGet(path, key, 'req-keyed-s1'));
   expect(world.probe.admits.length).toBe(admits + 1);
-  const fastify = await exchange(world.app.base, keyedGet(path, key, 'req-keyed-s1', 'Content-Length: 0\r\n'));
+  const fastify = await exchange(world.app.base, keyedGet(path, key, 'req-keyed-s2', 'Content-Length: 0\r\n'));
   expect(world.probe.admits.length).toBe(admits + 2);
   expect(world.probe.resolves.length).toBe(resolves);
-  return { handedOn, fastify };
+  expect(fastify).toContain('\r\nx-request-id: req-keyed-s2\r\n');
+  return { handedOn, fastify: fastify.replaceAll('req-keyed-s2', 'req-keyed-s1') };
 }
 
 describe('keyed replays: refusals are handed to Fastify with the key step taken', () => {
@@ -59,7 +63,11 @@ describe('keyed replays: refusals are handed to Fastify with the key step taken'
     // response has been sent, so the second may still be on its way when the client has read it.
     await vi.waitFor(async () => {
       const log = await world.app.app.services.usageHistory.requestLog(world.app.otherKey.key.account, { limit: 100 });
-      expect(log.requests.filter((r) => r.request_id === 'req-keyed-s1').map((r) => r.status)).toEqual([429, 429]);
+      const refused = log.requests.filter((r) => ['req-keyed-s1', 'req-keyed-s2'].includes(r.request_id));
+      expect(refused.map((r) => [r.request_id, r.status]).sort()).toEqual([
+        ['req-keyed-s1', 429],
+        ['req-keyed-s2', 429],
+      ]);
     }, 5000);
   });
 });
