@@ -3,7 +3,8 @@
 // tokenize, release, namespace and domain) delivered signed to a local HTTPS receiver, verified by the SDK and by
 // the stock `standardwebhooks` package, present in the log with identical bytes and gapless sequences; replay from a
 // cursor equals the live stream; recover on both streams; rotation signs with both secrets.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook } from '@sigil/client-sdk/webhooks';
 import { IdentityLogPageSchema } from '@sigil/contract/identity-events';
@@ -46,6 +47,26 @@ beforeAll(async () => {
   env.startWorkers({ log: createLogger({ logLevel: 'warn' }, process.stderr) });
   await everyChange(chain, NAME, actors);
 }, 120_000);
+
+// When a test fails, where the indexing stands: the pipeline's cursor, the identity stream's position, the chain's
+// finalized slot and the indexer's lease (the events this file waits for come from the indexer alone).
+afterEach(async (context) => {
+  if (context.task.result?.state !== 'fail') return;
+  const db = env.app.database.db;
+  const rows = async (text: string) => (await sql.raw(text).execute(db)).rows;
+  console.error(
+    'identity e2e: indexing state',
+    JSON.stringify(
+      {
+        finalized: String(chain.slot('finalized')),
+        kv: await rows(`select key, value from kv where key in ('ingest.cursor', 'pay-indexer.indexed-slot')`),
+        stream: await rows('select * from identity_stream'),
+        leases: await rows('select * from leases'),
+      },
+      (_key, value) => (typeof value === 'bigint' ? String(value) : value),
+    ),
+  );
+});
 
 afterAll(async () => {
   await env?.close();
