@@ -28,7 +28,7 @@ import {
   type PayloadUpsert,
 } from './queries';
 import { collector, forget, keep, MISSED, take } from './request-scope';
-import type { PendingWrites } from './writes';
+import { destroyMustSurvive, type PendingWrites } from './writes';
 
 // Read-ahead: the models after whose read the library reads the client, the grant and (through the account) the
 // login: one statement reads them all, and those reads in the same request take the rows from the request scope
@@ -150,7 +150,7 @@ class PayloadAdapter implements Adapter {
     const pending = collector<PendingWrites>();
     if (pending && COLLECTED_DESTROYS.has(this.model)) return pending.delete(this.model, id);
     await deletePayloadWithoutFsync(this.db, this.model, id);
-    if (this.model !== 'Interaction') await this.durable();
+    if (destroyMustSurvive(this.model)) await this.durable();
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {

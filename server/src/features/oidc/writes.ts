@@ -1,23 +1,27 @@
 // A step's writes of the library's rows, collected and written together (docs/oidc.md "Read ahead, written
 // together"). The library saves each row with its own await: at verify the grant and the interaction's result, at
-// resume the interaction's destroy, the authorization code and the browser session (with its sids), and, in a browser
-// already signed in, the delete of the session row it replaces. Written one by
-// one, each is a group commit of its own on SQLite (the next write starts after the previous one's commit, in a
-// later event-loop turn) and a statement, a loopback round trip, on Postgres. Collected, they are one write: one
-// commit, one statement.
+// resume the interaction's destroy, the authorization code and the browser session (with its sids), and, in a
+// browser already signed in, the delete of the session row it replaces. Written one by one, each is a group commit
+// of its own on SQLite (the next write starts after the previous one's commit, in a later event-loop turn) and a
+// statement, a loopback round trip, on Postgres. Collected, they are one write: one commit, one statement.
 //
 // While a collection is open (request-scope.ts), the adapter adds its upserts and those destroys to it instead of
-// writing them, and a read of a row the step wrote is answered from it (the row as the step left it). Nothing the library
-// does in the step depends on those writes being stored before the step's answer; the answer is sent only after they
-// are (resumeWritesTogether below). A destroy other than an interaction's (the browser session the library replaces
-// when someone signs in again in the same browser) must survive a power cut, as outside a collection: the write
-// then waits for the durability barrier too (save).
+// writing them, and a read of a row the step wrote is answered from it (the row as the step left it). Nothing the
+// library does in the step depends on those writes being stored before the step's answer; the answer is sent only
+// after they are (resumeWritesTogether below). A destroy that must survive a power cut (the replaced session's)
+// does so as outside a collection: the write then waits for the durability barrier too (save).
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Logger } from '../../platform/log';
 import { OIDC_PREFIX, type ProviderDeps } from './deps';
 import { errorPage, PAGE_HEADERS } from './page';
 import { mergeWrites, writeSignIn, type PayloadRow, type PayloadUpsert, type SignInWrite } from './queries';
 import { collectInto } from './request-scope';
+
+/**
+ * Whether a destroy of `model` must be on disk before it is acted on (the durability barrier): all but an
+ * interaction's, whose loss takes the code written with it along (adapter.ts destroy).
+ */
+export const destroyMustSurvive = (model: string) => model !== 'Interaction';
 
 /** The writes of one step, in order; the latest write of each row is what is stored (mergeWrites). */
 export class PendingWrites {
@@ -45,12 +49,12 @@ export class PendingWrites {
 
   /**
    * Writes the step's rows, with what `extra` adds (verify's new login), as one write; then, when a destroy in it
-   * must survive (any but an interaction's: adapter.ts), waits for the durability barrier before the step answers.
+   * must survive (destroyMustSurvive), waits for the durability barrier before the step answers.
    */
   async save(deps: Pick<ProviderDeps, 'db' | 'durable'>, extra: Pick<SignInWrite, 'login'> = {}): Promise<void> {
     const { payloads, deletes, sids } = mergeWrites(this.writes);
     await writeSignIn(deps.db, { payloads, deletes, sids, ...extra });
-    if (!deletes.some((row) => row.model !== 'Interaction')) return;
+    if (!deletes.some((row) => destroyMustSurvive(row.model))) return;
     try {
       await deps.durable();
     } catch (error) {
