@@ -3,6 +3,7 @@
 // tokenize, release, namespace and domain) delivered signed to a local HTTPS receiver, verified by the SDK and by
 // the stock `standardwebhooks` package, present in the log with identical bytes and gapless sequences; replay from a
 // cursor equals the live stream; recover on both streams; rotation signs with both secrets.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
@@ -27,7 +28,10 @@ const urlOf = (path: string) => `https://127.0.0.1:${receiver.port}${path}`;
 const at = (path: string) => receiver.requests.filter((r) => r.url === path);
 const header = (r: ReceivedRequest, name: string) => r.headers[name] as string;
 
+const loopDelay = monitorEventLoopDelay({ resolution: 20 });
+
 beforeAll(async () => {
+  loopDelay.enable();
   chain = await startLocalChain({ scenario: false, slotMs: 100 });
   env = await startWebhookApp({ chain });
   receiver = await startHttpsReceiver((_req, res) => res.writeHead(200).end('ok'));
@@ -49,17 +53,28 @@ beforeAll(async () => {
 }, 120_000);
 
 // When a test fails, where the indexing stands: the pipeline's cursor, the identity stream's position, the chain's
-// finalized slot and the indexer's lease (the events this file waits for come from the indexer alone).
+// finalized slot and the indexer's lease, each with when it last moved (the events this file waits for come from the
+// indexer alone); how long the chain takes to answer now; how late this process's event loop has run.
 afterEach(async (context) => {
   if (context.task.result?.state !== 'fail') return;
   const db = env.app.database.db;
   const rows = async (text: string) => (await sql.raw(text).execute(db)).rows;
+  const asked = performance.now();
+  const answer = await env.app.app.services.chain.getSlot('finalized').then(String, (err: Error) => err.message);
   console.error(
     'identity e2e: indexing state',
     JSON.stringify(
       {
+        now: Date.now(),
         finalized: String(chain.slot('finalized')),
-        kv: await rows(`select key, value from kv where key in ('ingest.cursor', 'pay-indexer.indexed-slot')`),
+        rpc: { getSlot: answer, ms: Math.round(performance.now() - asked) },
+        loopDelayMs: {
+          p50: loopDelay.percentile(50) / 1e6,
+          p99: loopDelay.percentile(99) / 1e6,
+          max: loopDelay.max / 1e6,
+        },
+        rssMb: Math.round(process.memoryUsage().rss / 2 ** 20),
+        kv: await rows(`select * from kv where key in ('ingest.cursor', 'pay-indexer.indexed-slot')`),
         stream: await rows('select * from identity_stream'),
         leases: await rows('select * from leases'),
       },
@@ -69,6 +84,7 @@ afterEach(async (context) => {
 });
 
 afterAll(async () => {
+  loopDelay.disable();
   await env?.close();
   await receiver?.close();
   await chain?.close();

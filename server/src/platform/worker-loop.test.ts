@@ -1,9 +1,10 @@
 // The one worker loop: backoff bounds (pure), wake, stop waiting for the running pass (and aborting its signal),
-// `again`, failures backing off and recovering, and the lease handed over between two replicas on one database (both
-// dialects).
-import { describe, expect, it } from 'vitest';
+// `again`, failures backing off and recovering, the lease handed over between two replicas on one database, and a pass
+// outliving half its lease reported (both dialects).
+import { describe, expect, it, vi } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { currentLease } from './db/index';
+import type { Logger } from './log';
 import { backoffDelay, startWorkerLoop } from './worker-loop';
 
 /** A promise with its resolve handle. */
@@ -186,5 +187,45 @@ describeEachDialect('worker loop under a lease', (ctx) => {
     expect((await currentLease(ctx.db, 'test-loop'))?.holder).toBe('w');
     await waiting.stop();
     expect(await currentLease(ctx.db, 'test-loop')).toBeUndefined();
+  });
+});
+
+describeEachDialect('worker loop: a pass that outlives half its lease', (ctx) => {
+  /** A logger keeping what the loop warns about (the loop logs nothing else here). */
+  const warnings = () => {
+    const lines: { fields: Record<string, unknown>; message: string }[] = [];
+    const log = { warn: (fields: Record<string, unknown>, message: string) => lines.push({ fields, message }) };
+    return { lines, log: log as unknown as Logger };
+  };
+
+  it('is reported at each half-lease while it runs, and no more once it ends', async () => {
+    const { lines, log } = warnings();
+    const release = deferred();
+    const lease = { db: ctx.db, name: 'test-slow', holder: 's', ttlMs: 80 };
+    const loop = startWorkerLoop(
+      { name: 'slow', pass: () => release.promise, intervalMs: 10, lease, log },
+      { loop: false },
+    );
+    const running = loop.runOnce();
+    await vi.waitFor(() => expect(lines.length).toBeGreaterThanOrEqual(2), { timeout: 5000 });
+    expect(lines[0]!.message).toBe('worker pass still running; its lease runs out unless it ends');
+    expect(lines[0]!.fields).toMatchObject({ worker: 'slow', leaseTtlMs: 80 });
+    expect(lines[0]!.fields.runningMs).toBeGreaterThanOrEqual(40);
+    release.resolve();
+    await running;
+    const after = lines.length;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(lines.length).toBe(after);
+    await loop.stop();
+  });
+
+  it('a pass that ends within half its lease is not reported', async () => {
+    const { lines, log } = warnings();
+    const lease = { db: ctx.db, name: 'test-quick', holder: 'q', ttlMs: 400 };
+    const loop = startWorkerLoop({ name: 'quick', pass: async () => 1, intervalMs: 10, lease, log }, { loop: false });
+    for (let i = 0; i < 3; i++) expect(await loop.runOnce()).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(lines).toEqual([]);
+    await loop.stop();
   });
 });

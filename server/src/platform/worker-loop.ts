@@ -81,12 +81,31 @@ export function startWorkerLoop<R>(options: WorkerLoopOptions<R>, { loop = true 
     (await renewLease(l.db, l.name, l.holder, l.ttlMs, now())) ||
     (await acquireLease(l.db, l.name, l.holder, l.ttlMs, now()));
 
+  /**
+   * A pass still running after half its lease is reported, and again each half-lease after: the lease is renewed only
+   * between passes, so such a pass is about to lose it to another replica, and a pass that hangs (a read without an
+   * answer, a lock never released) is otherwise silent.
+   */
+  function watch(started: Promise<unknown>, since: number): void {
+    if (!lease || !log) return;
+    const every = lease.ttlMs / 2;
+    const timer = setInterval(() => {
+      log.warn(
+        { worker: options.name, runningMs: Math.round(performance.now() - since), leaseTtlMs: lease.ttlMs },
+        'worker pass still running; its lease runs out unless it ends',
+      );
+    }, every);
+    timer.unref();
+    void started.finally(() => clearInterval(timer)).catch(() => {});
+  }
+
   function run(scheduled: boolean): Promise<R | null> {
     const started = (async () => {
       if (lease && !(await holds(lease))) return null;
       return options.pass({ signal: stopSignal.signal, scheduled });
     })();
     inFlight.add(started);
+    watch(started, performance.now());
     void started.then(
       () => inFlight.delete(started),
       () => inFlight.delete(started),

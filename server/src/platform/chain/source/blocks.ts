@@ -82,12 +82,13 @@ export function createBlockSource(
           continue;
         }
         emptyPolls = 0;
-        for (let i = 0; i < slots.length; i += concurrency) {
+        for (let i = 0; i < slots.length && !signal.aborted; i += concurrency) {
           const batch = slots.slice(i, i + concurrency);
-          // The blocks read before a failed one are still handed over (in order); the fault then backs off.
+          // The blocks read before a failed one are still handed over (in order); the fault then backs off. So are
+          // blocks whose read outlasted the signal: the consumer was waiting for exactly these, and dropping them
+          // would make a pass whose reads are slower than its patience end with nothing, again and again.
           const read = await Promise.allSettled(batch.map((slot) => chain.getBlock(slot, 'finalized')));
           for (const [j, outcome] of read.entries()) {
-            if (signal.aborted) return;
             if (outcome.status === 'rejected') throw outcome.reason;
             const block = outcome.value;
             if (block) yield { slot: block.slot, blockTime: block.blockTime, transactions: block.transactions };
@@ -96,10 +97,12 @@ export function createBlockSource(
         }
         failures = 0;
       } catch (err) {
-        if (signal.aborted) return;
         failures++;
         const delay = backoff(failures);
+        // A read that failed after the signal still says the node is failing: reported, so a pass that gave up
+        // waiting does not end as if all were well (the caller decides; nothing is retried once aborted).
         options.onFault?.(err, delay);
+        if (signal.aborted) return;
         await pause(delay, signal);
       }
     }

@@ -43,7 +43,7 @@ interface IngestPassOptions {
    * new block is handed over as soon as the source sees it instead of at the next pass. Default 0 (end at the tip).
    */
   followMs?: number;
-  /** Ends the pass early (after the block being consumed): the worker is stopping. */
+  /** Ends the pass early (after the blocks already read from the source): the worker is stopping. */
   signal?: AbortSignal;
   now?: () => number;
 }
@@ -117,7 +117,8 @@ export async function runIngestPass(db: Kysely<Database>, options: IngestPassOpt
       result.blocks++;
       result.slot = block.slot;
       atTip ||= block.slot >= tip;
-      if (result.blocks >= (options.maxBlocks ?? 500) || controller.signal.aborted) break;
+      // Once the signal aborts, the source ends by itself after the blocks it had already read (consumed here).
+      if (result.blocks >= (options.maxBlocks ?? 500)) break;
       if (atTip && performance.now() >= followUntil) break;
       arm();
     }

@@ -10,7 +10,8 @@ export interface SourceBlock {
 /**
  * Finalized blocks in strictly increasing slot order, starting after `afterSlot` (skipped slots simply absent).
  * The consumer persists the slot it has processed; on restart it asks again after that slot (at-least-once from
- * the source, exactly-once by the consumers' idempotent per-transaction writes). Ends when `signal` aborts.
+ * the source, exactly-once by the consumers' idempotent per-transaction writes). Ends when `signal` aborts: at once
+ * while waiting, or after handing over the blocks it had already read when the signal came.
  */
 export interface ChainSource {
   readonly kind: 'blocks' | 'yellowstone' | 'addresses';
