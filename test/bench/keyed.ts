@@ -32,6 +32,9 @@ const CONNECTIONS = 32;
 /** The RPC methods a resolution reads with (the indexer's getSlot/getBlock/getSignatures… are not counted). */
 const READ_METHODS = new Set(['getAccountInfo', 'getMultipleAccounts', 'getProgramAccounts']);
 
+/** BENCH_PROFILE_DIR=<dir>: each service process writes a V8 CPU profile there on exit (rank by self time). */
+const PROFILE = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+
 /** Alternated public/keyed rounds per database. */
 const ROUNDS = 3;
 
@@ -89,11 +92,11 @@ async function run(
     const secrets: string[] = [];
     for (let i = 0; i < KEYS; i++)
       secrets.push((await createKey(database.db, { account: base58.encode(randomBytes(32)), tier: 'partner' })).secret);
-    const service = await startServiceProcess(chain, {
-      DATABASE_URL: database.url,
-      SIGIL_HANDLE_INDEX_INTERVAL_MS: '0',
-      SIGIL_PORTAL_KEY: '',
-    });
+    const service = await startServiceProcess(
+      chain,
+      { DATABASE_URL: database.url, SIGIL_HANDLE_INDEX_INTERVAL_MS: '0', SIGIL_PORTAL_KEY: '' },
+      PROFILE,
+    );
     try {
       // Both rows go through the same client machinery, each request carrying the next key, so the only difference
       // is the route: the public one ignores the header. Rounds alternate; each row is its median round.
