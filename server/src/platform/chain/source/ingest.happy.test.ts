@@ -91,14 +91,19 @@ describeEachDialect('ingestion pass', (ctx) => {
     expect(current.persisted).toEqual([]);
   });
 
-  it('an RPC fault fails the pass, the cursor stays, the next pass completes', async () => {
+  /** A transfer sent in a slot of its own and finalized: its signature, and the finalized tip after it. */
+  const finalizedTransfer = async (amount: bigint) => {
     await chain.advance(1);
     const tx = await signedTransaction(chain, payer, [
-      getTransferSolInstruction({ source: payer, destination: recipient, amount: 2_000_000n }),
+      getTransferSolInstruction({ source: payer, destination: recipient, amount }),
     ]);
     const { signature } = await chain.send(tx);
     await chain.finalizeAll();
-    const tip = chain.slot('finalized');
+    return { signature, tip: chain.slot('finalized') };
+  };
+
+  it('an RPC fault fails the pass, the cursor stays, the next pass completes', async () => {
+    const { signature, tip } = await finalizedTransfer(2_000_000n);
     chain.faults.set({ rpcError: { code: -32005, message: 'Node is behind' }, methods: ['getBlock'] });
     const one = recorder('a');
     await expect(runIngestPass(ctx.db, { chain: reader, consumers: [one.consumer], tip })).rejects.toThrow(/getBlock/);
@@ -109,16 +114,9 @@ describeEachDialect('ingestion pass', (ctx) => {
   });
 
   it('reads slower than the pass waits: the blocks read are still consumed, so every pass makes progress', async () => {
-    const sent: string[] = [];
-    for (let i = 0; i < 2; i++) {
-      const tx = await signedTransaction(chain, payer, [
-        getTransferSolInstruction({ source: payer, destination: recipient, amount: 4_000_000n + BigInt(i) }),
-      ]);
-      sent.push((await chain.send(tx)).signature);
-      await chain.advance(1);
-    }
-    await chain.finalizeAll();
-    const tip = chain.slot('finalized');
+    const first = await finalizedTransfer(4_000_000n);
+    const { signature, tip } = await finalizedTransfer(4_000_001n);
+    const sent = [first.signature, signature];
     // Each getBlock answers after the pass has stopped waiting for the next block (idleMs): before, the pass
     // dropped what those reads brought and ended with nothing, every time.
     chain.faults.set({ delayMs: 150, methods: ['getBlock'] });
@@ -138,13 +136,7 @@ describeEachDialect('ingestion pass', (ctx) => {
   });
 
   it('a read that fails after the pass stopped waiting fails the pass: a slow node is reported, not silent', async () => {
-    await chain.advance(1);
-    const tx = await signedTransaction(chain, payer, [
-      getTransferSolInstruction({ source: payer, destination: recipient, amount: 5_000_000n }),
-    ]);
-    const { signature } = await chain.send(tx);
-    await chain.finalizeAll();
-    const tip = chain.slot('finalized');
+    const { signature, tip } = await finalizedTransfer(5_000_000n);
     const impatient = createChainReader({ rpcUrl: chain.url, programId: chain.programId, timeoutMs: 100 });
     chain.faults.set({ delayMs: 300, methods: ['getBlock'] });
     const one = recorder('a');
