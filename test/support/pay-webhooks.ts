@@ -32,8 +32,10 @@ export const testResolver: Resolver = async (host) => {
 
 export interface WebhookApp {
   app: KeyedApp;
-  /** Starts the indexer and delivery workers on the app's db, chain reader and outbound client (fast polling). */
-  /** `log`: where the workers report faults (a failed pass, a lost delivery); none by default. */
+  /**
+   * Starts the indexer and delivery workers on the app's db, chain reader and outbound client (fast polling);
+   * `log`: where the workers report faults (a failed pass, a lost delivery), none by default.
+   */
   startWorkers(options?: { intervalMs?: number; log?: Logger }): PayWebhookWorkers;
   close(): Promise<void>;
 }
@@ -54,7 +56,7 @@ export async function startWebhookApp(options: {
   const workers: PayWebhookWorkers[] = [];
   return {
     app,
-    startWorkers({ intervalMs = 100, log }: { intervalMs?: number; log?: Logger } = {}) {
+    startWorkers({ intervalMs = 100, log } = {}) {
       const services = app.app.services;
       const started = startPayWebhookWorkers({
         db: app.database.db,

@@ -1,14 +1,16 @@
 // The storage adapter's single-use and durability rules: a destroy and a grant's revocation are acted on only once
 // they are on disk (a failing durability barrier fails them; a grant's revocation still ends the sign-in behind it);
 // upserts, consumes and an interaction's destroy do not wait for the barrier (a consume is a FULL commit of its
-// own); a collected step's destroys happen with its write; and of two consumes of one row exactly one wins.
+// own); a collected step's destroys happen with its write, and a resume stored whose barrier failed answers the page
+// that sends the browser back to the application; and of two consumes of one row exactly one wins.
 import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createDatabase } from '../../platform/db/index';
 import { adapterFactory, type AdapterHooks } from './adapter';
 import { findPayloadAhead } from './queries';
 import { collectInto, inRequestScope } from './request-scope';
-import { PendingWrites, StoredNotDurable } from './writes';
+import { errorPage } from './page';
+import { PendingWrites, resumeWritesTogether, StoredNotDurable } from './writes';
 
 class AlreadyConsumed extends Error {}
 
@@ -144,6 +146,43 @@ describeEachDialect('oidc adapter: durability before acting', (ctx) => {
     expect(error).toBeInstanceOf(StoredNotDurable);
     expect((error as Error).cause).toEqual(new Error('fsync failed'));
     expect(await sessions.find('session-gone')).toBeUndefined();
+  });
+
+  it('a resume stored but not made durable answers the 500 page that sends the browser back to the application', async () => {
+    const { factory } = adapters(ctx.db, async () => {});
+    const sessions = factory('Session');
+    await sessions.upsert('session-replaced', { accountId: 'a' }, 60);
+    const logged: string[] = [];
+    const middleware = resumeWritesTogether({
+      db: ctx.db,
+      durable: async () => {
+        throw new Error('fsync failed');
+      },
+      log: { error: (_fields: unknown, message: string) => void logged.push(message) } as never,
+    });
+    // What the middleware touches of the library's context: a resume's path, the redirect with its cookies.
+    const headers = new Map<string, unknown>([
+      ['location', 'https://app.example/cb?code=c'],
+      ['set-cookie', ['_session=new']],
+    ]);
+    const answer = {
+      method: 'GET',
+      path: '/oidc/auth/uid-replaced',
+      status: 303,
+      body: undefined as unknown,
+      remove: (name: string) => void headers.delete(name),
+      set: (fields: Record<string, string>) => Object.entries(fields).forEach(([k, v]) => headers.set(k, v)),
+    };
+    await inRequestScope(() => middleware(answer as never, () => sessions.destroy('session-replaced')));
+    expect(answer.status).toBe(500);
+    expect(headers.has('location')).toBe(false);
+    expect(headers.has('set-cookie')).toBe(false);
+    expect(headers.get('cache-control')).toBe('no-store');
+    expect(answer.body).toBe(
+      errorPage('server_error', 'the sign-in could not be completed; start it again from the application'),
+    );
+    expect(logged).toEqual(['oidc: a resume was stored but not made durable']);
+    expect(await sessions.find('session-replaced')).toBeUndefined();
   });
 
   it('a failing barrier on a grant revocation fails it, yet the sign-in behind the grant is still ended', async () => {
