@@ -6,6 +6,7 @@ import { TIER_LIMITS } from '@sigil/contract/keys';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { createLogger } from '../../platform/log';
 import { REQUEST_LOG_PER_KEY } from '@sigil/contract/usage-history';
+import { insertRequests } from './request-log.queries';
 import { createUsageHistoryService, deleteExpiredUsage, fillBuckets, outcomeOf } from './service';
 
 const wallet = () => base58.encode(randomBytes(32));
@@ -308,5 +309,31 @@ describeEachDialect('usage history', (ctx) => {
     expect(await stored('key_a')).toStrictEqual(Array.from({ length: 150 }, (_, i) => `req_more_${i}`));
     expect(await stored('key_b')).toStrictEqual(['req_b']);
     await history.stop();
+  });
+
+  it('stores every text byte for byte (Postgres takes them as arrays) and skips rows a replayed flush wrote', async () => {
+    const account = wallet();
+    const row = (request_id: string, at: number) => ({
+      account,
+      key_id: 'key_a',
+      at,
+      request_id,
+      method: 'GET',
+      route: '/v1/resolve/{name}',
+      status: 200,
+      latency_us: 1250,
+    });
+    const awkward = ['a"b', 'back\\slash', 'x,y', '{braces}', 'NULL', '', ' spaced ', 'ünï\u00a0código'];
+    const rows = awkward.map((id, i) => row(id, T + i));
+    await insertRequests(ctx.db, rows);
+    // The same rows again, as a flush retried after its commit failed would send them, and one new row.
+    await insertRequests(ctx.db, [...rows, row('new', T + 100)]);
+    const stored = await ctx.db
+      .selectFrom('request_log')
+      .selectAll()
+      .where('account', '=', account)
+      .orderBy('at')
+      .execute();
+    expect(stored.map((r) => ({ ...r, at: Number(r.at) }))).toStrictEqual([...rows, row('new', T + 100)]);
   });
 });
