@@ -47,26 +47,60 @@ function insertAsArrays(rows: RequestLogTable[]) {
     ON CONFLICT DO NOTHING`;
 }
 
+/** Distinct keys per trim statement on Postgres: a bound on one statement's size. */
+const KEYS_PER_TRIM = 1_000;
+
 /**
- * Keeps the newest `keep` rows of one key (or paying wallet): one statement, bounded by the index on the key's rows.
- * With fewer rows the subquery is empty and nothing is deleted.
+ * Keeps the newest `keep` rows of each of `keys` (a key, or a paying wallet under key ''), bounded per key by the
+ * index on its rows; a key with fewer rows loses none. A flush trims every key that grew, so the statements must not
+ * follow the number of keys: on Postgres one statement for up to KEYS_PER_TRIM keys (their names as arrays, planned
+ * once per connection); on SQLite, in process, one statement per key inside one transaction (one commit).
  */
-export async function trimKey(db: Kysely<Database>, account: string, keyId: string, keep: number): Promise<void> {
-  await db
-    .deleteFrom('request_log')
-    .where('account', '=', account)
-    .where('key_id', '=', keyId)
-    .where('at', '<', (eb) =>
-      eb
-        .selectFrom('request_log')
-        .select('at')
+export async function trimKeys(
+  db: Kysely<Database>,
+  keys: readonly { account: string; key_id: string }[],
+  keep: number,
+): Promise<void> {
+  if (keys.length === 0) return;
+  if (dialectOf(db) === 'postgres') {
+    for (let i = 0; i < keys.length; i += KEYS_PER_TRIM)
+      await executeServerPrepared(db, trimAsArrays(keys.slice(i, i + KEYS_PER_TRIM), keep));
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    for (const { account, key_id } of keys)
+      await trx
+        .deleteFrom('request_log')
         .where('account', '=', account)
-        .where('key_id', '=', keyId)
-        .orderBy('at', 'desc')
-        .limit(1)
-        .offset(keep - 1),
-    )
-    .execute();
+        .where('key_id', '=', key_id)
+        .where('at', '<', (eb) =>
+          eb
+            .selectFrom('request_log')
+            .select('at')
+            .where('account', '=', account)
+            .where('key_id', '=', key_id)
+            .orderBy('at', 'desc')
+            .limit(1)
+            .offset(keep - 1),
+        )
+        .execute();
+  });
+}
+
+/** Postgres: per key, the `at` of its keep-th newest row (none with fewer rows), and its rows older than that. */
+function trimAsArrays(keys: readonly { account: string; key_id: string }[], keep: number) {
+  return sql`
+    DELETE FROM request_log AS r
+    USING (
+      SELECT t.account, t.key_id, cut.at
+      FROM unnest(${keys.map((k) => k.account)}::text[], ${keys.map((k) => k.key_id)}::text[]) AS t(account, key_id)
+      CROSS JOIN LATERAL (
+        SELECT x.at FROM request_log AS x
+        WHERE x.account = t.account AND x.key_id = t.key_id
+        ORDER BY x.at DESC OFFSET ${keep - 1}::integer LIMIT 1
+      ) AS cut
+    ) AS c
+    WHERE r.account = c.account AND r.key_id = c.key_id AND r.at < c.at`;
 }
 
 export async function deleteRequestsBefore(db: Kysely<Database>, before: number): Promise<number> {

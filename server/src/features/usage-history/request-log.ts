@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { REQUEST_LOG_PER_KEY, type RequestLogPage, type RequestLogQuery } from '@sigil/contract/usage-history';
 import type { Database, RequestLogTable } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
-import { insertRequests, readRequests, trimKey } from './request-log.queries';
+import { insertRequests, readRequests, trimKeys } from './request-log.queries';
 
 /** Request-log rows held at most between flushes (all keys); more are dropped until the next flush. */
 export const MAX_PENDING_REQUESTS = 50_000;
@@ -72,8 +72,9 @@ export function createRequestLog({ db, log }: { db: Kysely<Database>; log: Logge
   /** `account \0 key` → rows this replica wrote since it last trimmed that key. */
   const untrimmed = new Map<string, number>();
 
-  /** Trims the keys of a written batch that have grown by TRIM_EVERY rows since their last trim. */
+  /** Trims the keys of a written batch that have grown by TRIM_EVERY rows since their last trim, all at once. */
   async function trimGrown(batches: RequestLogTable[][]): Promise<void> {
+    const grown: { account: string; key_id: string }[] = [];
     for (const rows of batches) {
       const { account, key_id } = rows[0]!;
       const cell = `${account}\0${key_id}`;
@@ -83,10 +84,13 @@ export function createRequestLog({ db, log }: { db: Kysely<Database>; log: Logge
         continue;
       }
       untrimmed.delete(cell);
-      await trimKey(db, account, key_id, REQUEST_LOG_PER_KEY).catch((err: unknown) =>
-        log.warn({ err }, 'could not trim the request log; the next flush tries again'),
-      );
+      grown.push({ account, key_id });
     }
+    await trimKeys(db, grown, REQUEST_LOG_PER_KEY).catch((err: unknown) => {
+      // Due again: each of these keys is trimmed with the next flush that writes a row of it.
+      for (const { account, key_id } of grown) untrimmed.set(`${account}\0${key_id}`, TRIM_EVERY);
+      log.warn({ err, keys: grown.length }, 'could not trim the request log; the next flush tries again');
+    });
   }
 
   return {

@@ -311,6 +311,94 @@ describeEachDialect('usage history', (ctx) => {
     await history.stop();
   });
 
+  it('trims every key that grew in one flush with one statement on Postgres (one transaction on SQLite)', async () => {
+    const account = wallet();
+    let deletes = 0;
+    // Counts the DELETE statements the flush sends (built or raw SQL alike).
+    const counting = ctx.db.withPlugin({
+      transformQuery: ({ node }) => {
+        const raw = node.kind === 'RawNode' && /^\s*DELETE/i.test(node.sqlFragments[0] ?? '');
+        if (node.kind === 'DeleteQueryNode' || raw) deletes++;
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    let now = T;
+    const history = createUsageHistoryService({ db: counting, keys: keysOf(account), log, now: () => now++ });
+    const keys = ['key_a', 'key_b', 'key_c'];
+    for (let i = 0; i < REQUEST_LOG_PER_KEY + 50; i++)
+      for (const key of keys) history.recordResponse({ keyId: key, account }, 200, answered(`${key}_${i}`));
+    history.recordResponse({ keyId: 'key_d', account }, 200, answered('key_d_0'));
+    await history.flush();
+    const stored = await ctx.db
+      .selectFrom('request_log')
+      .select(['key_id', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('account', '=', account)
+      .groupBy('key_id')
+      .orderBy('key_id')
+      .execute();
+    expect(stored.map((r) => [r.key_id, Number(r.n)])).toStrictEqual([
+      ['key_a', REQUEST_LOG_PER_KEY],
+      ['key_b', REQUEST_LOG_PER_KEY],
+      ['key_c', REQUEST_LOG_PER_KEY],
+      ['key_d', 1],
+    ]);
+    // The newest are kept: the first 50 of each grown key are gone.
+    const oldest = await ctx.db
+      .selectFrom('request_log')
+      .select('request_id')
+      .where('account', '=', account)
+      .where('key_id', '=', 'key_a')
+      .orderBy('at')
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    expect(oldest.request_id).toBe('key_a_50');
+    expect(deletes).toBe(ctx.dialect === 'postgres' ? 1 : keys.length);
+    await history.stop();
+  });
+
+  it('a failed trim is logged and the keys are trimmed with their next written row', async () => {
+    const account = wallet();
+    let failDeletes = false;
+    const failing = ctx.db.withPlugin({
+      transformQuery: ({ node }) => {
+        const raw = node.kind === 'RawNode' && /^\s*DELETE/i.test(node.sqlFragments[0] ?? '');
+        if (failDeletes && (node.kind === 'DeleteQueryNode' || raw)) throw new Error('trim refused');
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    });
+    const lines: { msg: string; keys?: number }[] = [];
+    const warnings = createLogger({ logLevel: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    let now = T;
+    const history = createUsageHistoryService({ db: failing, keys: keysOf(account), log: warnings, now: () => now++ });
+    const count = async () =>
+      Number(
+        (
+          await ctx.db
+            .selectFrom('request_log')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('account', '=', account)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    for (let i = 0; i < REQUEST_LOG_PER_KEY; i++)
+      history.recordResponse({ keyId: 'key_a', account }, 200, answered(`a_${i}`));
+    await history.flush();
+    // 120 more rows make the key due, and its trim fails.
+    failDeletes = true;
+    for (let i = 0; i < 120; i++) history.recordResponse({ keyId: 'key_a', account }, 200, answered(`b_${i}`));
+    await history.flush();
+    expect(await count()).toBe(REQUEST_LOG_PER_KEY + 120);
+    expect(lines).toMatchObject([{ msg: 'could not trim the request log; the next flush tries again', keys: 1 }]);
+    // One more row of that key (far fewer than the hundred that make a key due) and the store works again.
+    failDeletes = false;
+    history.recordResponse({ keyId: 'key_a', account }, 200, answered('a_last'));
+    await history.flush();
+    expect(await count()).toBe(REQUEST_LOG_PER_KEY);
+    await history.stop();
+  });
+
   it('stores every text byte for byte (Postgres takes them as arrays) and skips rows a replayed flush wrote', async () => {
     const account = wallet();
     const row = (request_id: string, at: number) => ({
