@@ -87,19 +87,23 @@ export async function trimKeys(
   });
 }
 
-/** Postgres: per key, the `at` of its keep-th newest row (none with fewer rows), and its rows older than that. */
-function trimAsArrays(keys: readonly { account: string; key_id: string }[], keep: number) {
+/**
+ * Postgres: per key, the `at` of its keep-th newest row (null with fewer rows), found once per key through the key's
+ * index and kept (MATERIALIZED), then the key's rows older than that. Written as a join on the cut directly, the
+ * planner evaluated the cut again for every stored row of the keys: 110 s for 300 keys of 1,100 rows, against 0.36 s
+ * this way (EXPLAIN ANALYZE of the generic plan, a freshly loaded table).
+ */
+export function trimAsArrays(keys: readonly { account: string; key_id: string }[], keep: number) {
   return sql`
-    DELETE FROM request_log AS r
-    USING (
-      SELECT t.account, t.key_id, cut.at
-      FROM unnest(${keys.map((k) => k.account)}::text[], ${keys.map((k) => k.key_id)}::text[]) AS t(account, key_id)
-      CROSS JOIN LATERAL (
+    WITH cuts AS MATERIALIZED (
+      SELECT t.account, t.key_id, (
         SELECT x.at FROM request_log AS x
         WHERE x.account = t.account AND x.key_id = t.key_id
         ORDER BY x.at DESC OFFSET ${keep - 1}::integer LIMIT 1
-      ) AS cut
-    ) AS c
+      ) AS at
+      FROM unnest(${keys.map((k) => k.account)}::text[], ${keys.map((k) => k.key_id)}::text[]) AS t(account, key_id)
+    )
+    DELETE FROM request_log AS r USING cuts AS c
     WHERE r.account = c.account AND r.key_id = c.key_id AND r.at < c.at`;
 }
 

@@ -317,7 +317,7 @@ describeEachDialect('usage history', (ctx) => {
     // Counts the DELETE statements the flush sends (built or raw SQL alike).
     const counting = ctx.db.withPlugin({
       transformQuery: ({ node }) => {
-        const raw = node.kind === 'RawNode' && /^\s*DELETE/i.test(node.sqlFragments[0] ?? '');
+        const raw = node.kind === 'RawNode' && /\bDELETE FROM request_log\b/i.test(node.sqlFragments.join(''));
         if (node.kind === 'DeleteQueryNode' || raw) deletes++;
         return node;
       },
@@ -362,7 +362,7 @@ describeEachDialect('usage history', (ctx) => {
     let failDeletes = false;
     const failing = ctx.db.withPlugin({
       transformQuery: ({ node }) => {
-        const raw = node.kind === 'RawNode' && /^\s*DELETE/i.test(node.sqlFragments[0] ?? '');
+        const raw = node.kind === 'RawNode' && /\bDELETE FROM request_log\b/i.test(node.sqlFragments.join(''));
         if (failDeletes && (node.kind === 'DeleteQueryNode' || raw)) throw new Error('trim refused');
         return node;
       },
