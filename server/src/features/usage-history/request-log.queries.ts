@@ -47,6 +47,8 @@ function insertAsArrays(rows: RequestLogTable[]) {
     ON CONFLICT DO NOTHING`;
 }
 
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
 /** Distinct keys per trim statement on Postgres: a bound on one statement's size. */
 const KEYS_PER_TRIM = 1_000;
 
@@ -63,8 +65,13 @@ export async function trimKeys(
 ): Promise<void> {
   if (keys.length === 0) return;
   if (dialectOf(db) === 'postgres') {
-    for (let i = 0; i < keys.length; i += KEYS_PER_TRIM)
-      await executeServerPrepared(db, trimAsArrays(keys.slice(i, i + KEYS_PER_TRIM), keep));
+    // In one order on every replica: two trims over the same keys then lock their rows key by key in the same
+    // order, and cannot deadlock each other.
+    const ordered = [...keys].sort((a, b) =>
+      a.account === b.account ? compare(a.key_id, b.key_id) : compare(a.account, b.account),
+    );
+    for (let i = 0; i < ordered.length; i += KEYS_PER_TRIM)
+      await executeServerPrepared(db, trimAsArrays(ordered.slice(i, i + KEYS_PER_TRIM), keep));
     return;
   }
   await db.transaction().execute(async (trx) => {
