@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
+import type { Kysely } from 'kysely';
 import { expect, it } from 'vitest';
 import { ApiError } from '@sigil/contract/errors';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import { describeEachDialect } from '@sigil/test/support/db';
+import type { Database } from '../../platform/db/index';
 import { createLogger } from '../../platform/log';
 import { REQUEST_LOG_PER_KEY } from '@sigil/contract/usage-history';
 import { insertRequests } from './request-log.queries';
@@ -71,6 +73,21 @@ it('zero-fills every bucket of a range, oldest first, the current bucket last', 
   );
   expect(ignored.every((b) => b.served === 0)).toBe(true);
 });
+
+/**
+ * A derived handle that calls `seen` before each DELETE of the request log it sends, built or raw SQL alike (`seen`
+ * may throw: the statement then fails as a refused one would).
+ */
+function onRequestLogDelete(db: Kysely<Database>, seen: () => void): Kysely<Database> {
+  return db.withPlugin({
+    transformQuery: ({ node }) => {
+      const raw = node.kind === 'RawNode' && /\bDELETE FROM request_log\b/i.test(node.sqlFragments.join(''));
+      if (node.kind === 'DeleteQueryNode' || raw) seen();
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  });
+}
 
 describeEachDialect('usage history', (ctx) => {
   it('batches counts, writes minute and hour rows, and reads them back per key and per account', async () => {
@@ -314,15 +331,7 @@ describeEachDialect('usage history', (ctx) => {
   it('trims every key that grew in one flush with one statement on Postgres (one transaction on SQLite)', async () => {
     const account = wallet();
     let deletes = 0;
-    // Counts the DELETE statements the flush sends (built or raw SQL alike).
-    const counting = ctx.db.withPlugin({
-      transformQuery: ({ node }) => {
-        const raw = node.kind === 'RawNode' && /\bDELETE FROM request_log\b/i.test(node.sqlFragments.join(''));
-        if (node.kind === 'DeleteQueryNode' || raw) deletes++;
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    });
+    const counting = onRequestLogDelete(ctx.db, () => deletes++);
     let now = T;
     const history = createUsageHistoryService({ db: counting, keys: keysOf(account), log, now: () => now++ });
     const keys = ['key_a', 'key_b', 'key_c'];
@@ -360,13 +369,8 @@ describeEachDialect('usage history', (ctx) => {
   it('a failed trim is logged and the keys are trimmed with their next written row', async () => {
     const account = wallet();
     let failDeletes = false;
-    const failing = ctx.db.withPlugin({
-      transformQuery: ({ node }) => {
-        const raw = node.kind === 'RawNode' && /\bDELETE FROM request_log\b/i.test(node.sqlFragments.join(''));
-        if (failDeletes && (node.kind === 'DeleteQueryNode' || raw)) throw new Error('trim refused');
-        return node;
-      },
-      transformResult: async ({ result }) => result,
+    const failing = onRequestLogDelete(ctx.db, () => {
+      if (failDeletes) throw new Error('trim refused');
     });
     const lines: { msg: string; keys?: number }[] = [];
     const warnings = createLogger({ logLevel: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
