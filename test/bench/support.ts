@@ -116,7 +116,8 @@ export async function startServiceProcess(
 ): Promise<{ base: string; child: ChildProcess }> {
   // env.PORT: a port chosen beforehand, for a service that must know its own URL (SIGIL_PUBLIC_URL).
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-bench-'));
+  // Without env.DATABASE_URL, a SQLite file of its own in a temporary directory, removed when the process exits.
+  const dir = env.DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'sigil-bench-'));
   const child = spawnTs(
     'server/src/main.ts',
     [],
@@ -124,13 +125,14 @@ export async function startServiceProcess(
       PORT: String(port),
       SIGIL_RPC_URL: chain.url,
       SIGIL_PROGRAM_ID: chain.programId,
-      DATABASE_URL: `sqlite:${join(dir, 'bench.sqlite')}`,
+      ...(dir ? { DATABASE_URL: `sqlite:${join(dir, 'bench.sqlite')}` } : {}),
       LOG_LEVEL: 'silent',
       NODE_ENV: 'production',
       ...env,
     },
     nodeArgs,
   );
+  if (dir) child.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/health`);
   return { base, child };

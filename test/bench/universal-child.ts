@@ -3,7 +3,7 @@
 //   sns-chain: a second local chain holding SNS accounts at their real derived addresses.
 //   service:   the composed app over SQLite with one key whose rate limit is counted but never enforced (the bench measures
 //              resolution; the limiter's own cost stays in the path and is measured by the `ratelimit` section).
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -35,11 +35,10 @@ if (mode === 'sns-chain') {
   console.log(JSON.stringify({ url: chain.url, owner: owner.address, payee: payee.address }));
 } else if (mode === 'service') {
   const config = loadConfig({ ...process.env, NODE_ENV: 'production', LOG_LEVEL: 'silent', PORT: '0' });
-  // BENCH_DATABASE_URL: a database the parent created (and drops); else a SQLite file of this process.
-  const database = createDatabase({
-    url:
-      process.env.BENCH_DATABASE_URL ?? `sqlite:${join(mkdtempSync(join(tmpdir(), 'sigil-bench-')), 'bench.sqlite')}`,
-  });
+  // BENCH_DATABASE_URL: a database the parent created (and drops); else a SQLite file of this process, removed when
+  // it stops.
+  const dir = process.env.BENCH_DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'sigil-bench-'));
+  const database = createDatabase({ url: process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dir!, 'bench.sqlite')}` });
   await migrateToLatest(database.db);
   const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), name: 'bench' });
   const reader = createChainReader({
@@ -60,6 +59,7 @@ if (mode === 'sns-chain') {
   stop = async () => {
     await app.close();
     await database.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   };
   console.log(
     JSON.stringify({ base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}`, key: key.secret }),
