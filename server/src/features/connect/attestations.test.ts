@@ -37,7 +37,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
-  await database?.close();
+  await database?.drop();
   await chain?.close();
 });
 

@@ -1,14 +1,16 @@
 // WAL checkpoints run in the worker thread (checkpoint.ts), not inside the service connection's commits.
-import { existsSync, mkdtempSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { CHECKPOINT_INTERVAL_MS, SAFETY_NET_PAGES } from './checkpoint';
 import { createDatabase } from './connect';
 
 it("moves committed pages into the database file without the connection's own checkpoint, and closes cleanly", async () => {
-  const file = join(mkdtempSync(join(tmpdir(), 'sigil-checkpoint-')), 'db.sqlite');
+  const dir = mkdtempSync(join(tmpdir(), 'sigil-checkpoint-'));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'db.sqlite');
   const handle = createDatabase({ sqliteFile: file });
   const { db } = handle;
   expect((await sql<{ wal_autocheckpoint: number }>`PRAGMA wal_autocheckpoint`.execute(db)).rows[0]).toEqual({

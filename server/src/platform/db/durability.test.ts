@@ -13,7 +13,8 @@ const synchronous = async (db: FreshDatabase['db']) =>
 
 let open: FreshDatabase | undefined;
 afterEach(async () => {
-  await open?.close();
+  // drop, not close: the file's directory goes too (a test that closed the handle itself has it closed already).
+  await open?.drop();
   open = undefined;
 });
 
@@ -331,7 +332,8 @@ it('SQLite: a database opened through a symlink fsyncs the WAL where SQLite put 
   open = await freshDatabase('sqlite');
   const real = open.sqliteFile!;
   await open.close();
-  const link = join(mkdtempSync(join(tmpdir(), 'sigil-link-')), 'linked.sqlite');
+  const linkDir = mkdtempSync(join(tmpdir(), 'sigil-link-'));
+  const link = join(linkDir, 'linked.sqlite');
   symlinkSync(real, link);
   const linked = createDatabase({ sqliteFile: link });
   try {
@@ -342,6 +344,7 @@ it('SQLite: a database opened through a symlink fsyncs the WAL where SQLite put 
     await expect(createDurabilityBarrier(linked.db)()).resolves.toBeUndefined(); // the real fsync, no ENOENT
   } finally {
     await linked.close();
+    rmSync(linkDir, { recursive: true, force: true });
   }
 });
 
