@@ -38,7 +38,9 @@ if (mode === 'sns-chain') {
   // BENCH_DATABASE_URL: a database the parent created (and drops); else a SQLite file of this process, removed when
   // it stops.
   const dir = process.env.BENCH_DATABASE_URL ? undefined : mkdtempSync(join(tmpdir(), 'sigil-bench-'));
-  const database = createDatabase({ url: process.env.BENCH_DATABASE_URL ?? `sqlite:${join(dir!, 'bench.sqlite')}` });
+  const database = createDatabase(
+    dir ? { sqliteFile: join(dir, 'bench.sqlite') } : { url: process.env.BENCH_DATABASE_URL },
+  );
   await migrateToLatest(database.db);
   const key = await createKey(database.db, { account: base58.encode(randomBytes(32)), name: 'bench' });
   const reader = createChainReader({
