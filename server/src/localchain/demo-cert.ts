@@ -2,7 +2,7 @@
 // signs, made at start with the openssl CLI (node:crypto cannot issue X.509 certificates on Node 20). The CA is
 // written to a file so that the service can trust it through SIGIL_OUTBOUND_CA_FILE, in local mode only.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -18,10 +18,35 @@ export interface DemoCertificates {
 
 let cached: DemoCertificates | undefined;
 
+// Every folder this module makes is named for its process, so that the next process can remove what one that was
+// killed (SIGKILL skips the exit handler) left behind.
+const PREFIX = 'sigil-demo-ca-';
+const OWNED = new RegExp(`^${PREFIX}(\\d+)-`);
+const ownFolder = () => mkdtempSync(join(tmpdir(), `${PREFIX}${process.pid}-`));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Removes the folders of processes that are gone (a reused pid only keeps its folder a while longer). */
+export function sweepDemoFolders(dir: string = tmpdir()): void {
+  for (const name of readdirSync(dir)) {
+    const pid = Number(OWNED.exec(name)?.[1]);
+    if (Number.isSafeInteger(pid) && pid > 0 && !alive(pid)) rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
+
 /** One set per process: every local chain started by the process (tests start many) shares it. */
 export function demoCertificates(): DemoCertificates {
   if (cached) return cached;
-  const dir = mkdtempSync(join(tmpdir(), 'sigil-demo-ca-'));
+  sweepDemoFolders();
+  const dir = ownFolder();
   const file = (name: string) => join(dir, name);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
@@ -70,7 +95,7 @@ export function demoCertificates(): DemoCertificates {
     // Written on first use only (npm start, the e2e suite): most test chains never need the file.
     get caFile() {
       if (!caFile) {
-        const caDir = mkdtempSync(join(tmpdir(), 'sigil-demo-ca-'));
+        const caDir = ownFolder();
         caFile = join(caDir, 'ca.pem');
         writeFileSync(caFile, caPem);
         process.once('exit', () => rmSync(caDir, { recursive: true, force: true }));
