@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { onTestFinished, expect, it } from 'vitest';
@@ -18,5 +18,4 @@ it('removes the demo CA folders of processes that are gone, and only those', () 
   for (const name of names) mkdirSync(join(dir, name));
   sweepDemoFolders(dir);
   expect(readdirSync(dir).sort()).toEqual(names.slice(1).sort());
-  expect(existsSync(join(dir, names[0]!))).toBe(false);
 });
