@@ -23,8 +23,11 @@ import { benchDialects, table } from './support';
 
 const { dialects, rest: only } = benchDialects(process.argv.slice(2));
 
-/** `dialects`: whether the section runs on the chosen databases; a section without it runs on SQLite only. */
-type Section = { name: string; run: () => Promise<string>; dialects?: boolean };
+/**
+ * `dialects`: whether the section runs on the chosen databases; a section without it runs on SQLite only, unless
+ * `database` says it needs none (`sdk`) or runs on Postgres whatever `--db` says (`replicas`: one shared database).
+ */
+type Section = { name: string; run: () => Promise<string>; dialects?: boolean; database?: 'none' | 'postgres' };
 
 const sections: Section[] = [
   { name: 'public', run: async () => (await benchPublic()).markdown },
@@ -115,9 +118,9 @@ const sections: Section[] = [
       return tables.join('\n\n');
     },
   },
-  { name: 'sdk', run: async () => (await benchSdk()).markdown },
+  { name: 'sdk', run: async () => (await benchSdk()).markdown, database: 'none' },
 
-  { name: 'replicas', run: () => benchReplicas() },
+  { name: 'replicas', run: () => benchReplicas(), database: 'postgres' },
 ];
 
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
@@ -126,7 +129,9 @@ console.log(`Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFix
 for (const s of sections) {
   if (only.length && !only.includes(s.name)) continue;
   console.log(`## ${s.name}\n`);
-  if (!s.dialects && dialects.includes('postgres')) console.log('(SQLite only: this section does not take `--db`.)\n');
+  if (s.database === 'postgres') console.log('(Postgres only: this section does not take `--db`.)\n');
+  else if (!s.dialects && !s.database && dialects.includes('postgres'))
+    console.log('(SQLite only: this section does not take `--db`.)\n');
   console.log((await s.run()) + '\n');
 }
 process.exit(0);
