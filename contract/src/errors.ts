@@ -182,7 +182,17 @@ export class ApiError extends Error {
   /** Extra response headers (e.g. Retry-After on RATE_LIMITED). */
   readonly headers?: Record<string, string>;
   constructor(code: V1ErrorCode, message: string, headers?: Record<string, string>) {
-    super(message);
+    // A 4xx is an answer the caller gets, not a fault of ours: no stack is captured for it. tRPC copies a thrown
+    // error's stack onto its wrapper, which formats it (with source maps on, ~40 µs per refusal measured), and
+    // capturing it cost ~13 µs more; neither is read anywhere for a 4xx. A 5xx keeps its stack.
+    const answer = V1_ERRORS[code] < 500;
+    const limit = Error.stackTraceLimit;
+    if (answer) Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      if (answer) Error.stackTraceLimit = limit;
+    }
     this.name = 'ApiError';
     this.code = code;
     this.status = V1_ERRORS[code];
