@@ -54,7 +54,8 @@ beforeAll(async () => {
 
 // When a test fails, where the indexing stands: the pipeline's cursor, the identity stream's position, the chain's
 // finalized slot and the indexer's lease, each with when it last moved (the events this file waits for come from the
-// indexer alone); how long the chain takes to answer now; how late this process's event loop has run.
+// indexer alone); how long the chain takes to answer now; how late this process's event loop has run; the registry's
+// transactions on the chain beside the events in the log.
 afterEach(async (context) => {
   if (context.task.result?.state !== 'fail') return;
   const db = env.app.database.db;
@@ -77,6 +78,12 @@ afterEach(async (context) => {
         kv: await rows(`select * from kv where key in ('ingest.cursor', 'pay-indexer.indexed-slot')`),
         stream: await rows('select * from identity_stream'),
         leases: await rows('select * from leases'),
+        // Which change has no event: the registry's transactions as the chain holds them, beside the log.
+        programTransactions: chain.ledger
+          .signaturesFor(chain.programId, 'processed')
+          .reverse()
+          .map((r) => ({ slot: r.slot, signature: r.signature, failed: r.meta.err !== null })),
+        events: await rows('select sequence, type, slot, signature from identity_events order by sequence'),
       },
       (_key, value) => (typeof value === 'bigint' ? String(value) : value),
     ),
