@@ -181,13 +181,6 @@ class Stream {
     return this.closed;
   }
 
-  /** The newest slot whose block is complete at the commitment (the current slot still takes transactions). */
-  private tip(commitment: Commitment): bigint {
-    const settled = this.ledger.slotAt(commitment);
-    const open = this.ledger.slot;
-    return settled < open ? settled : open - 1n;
-  }
-
   onRequest(request: SubscribeRequest): void {
     if (request.ping) {
       void this.write({ filters: [], pong: { id: request.ping.id ?? 0 } });
@@ -203,7 +196,7 @@ class Stream {
     }
     this.subscription = subscription;
     if (request.fromSlot !== undefined) this.next = BigInt(request.fromSlot);
-    else if (this.next === null) this.next = this.tip(subscription.commitment) + 1n;
+    else if (this.next === null) this.next = this.ledger.completeSlotAt(subscription.commitment) + 1n;
     void this.pump();
   }
 
@@ -220,7 +213,8 @@ class Stream {
         const outage = outageOf(this.faults);
         if (outage) return this.fail(grpc.status.UNAVAILABLE, outage);
         const { subscription, next: slot } = this;
-        if (this.closed || !subscription || slot === null || slot > this.tip(subscription.commitment)) return;
+        if (this.closed || !subscription || slot === null || slot > this.ledger.completeSlotAt(subscription.commitment))
+          return;
         for (const update of updatesFor(this.ledger, this.faults, subscription, slot)) await this.write(update);
         // A new request with from_slot may have moved the cursor while this slot was being written.
         if (this.next === slot) this.next = slot + 1n;

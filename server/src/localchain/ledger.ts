@@ -191,6 +191,16 @@ export class Ledger {
     return this.currentSlot > lag ? this.currentSlot - lag : 0n;
   }
 
+  /**
+   * The newest slot whose block is complete at this commitment. The current slot still takes transactions, so its
+   * block is never served above processed: while the chain is still in slot 0, where every commitment's slot clamps,
+   * there is no complete block yet (-1), and a reader that took block 0 then would miss what lands in it later.
+   */
+  completeSlotAt(commitment: Commitment): bigint {
+    const settled = this.slotAt(commitment);
+    return settled < this.currentSlot ? settled : this.currentSlot - 1n;
+  }
+
   /** Status of something that landed in `slot`, as seen now. */
   statusOf(slot: bigint): Commitment {
     if (slot <= this.slotAt('finalized')) return 'finalized';

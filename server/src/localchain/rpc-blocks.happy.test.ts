@@ -95,3 +95,36 @@ describe('getBlock', () => {
     expect(block.blockTime).toBe(block.transactions[0]!.blockTime);
   });
 });
+
+describe('the open slot', () => {
+  it('is not served above processed: block 0 is listed and read only once slot 1 begins, with all it holds', async () => {
+    const open = await startLocalChain({ autoAdvance: false, scenario: false });
+    try {
+      const blocksOf = createChainReader({ rpcUrl: open.url, programId: open.programId, timeoutMs: 5000 });
+      const funded = await fundedWallet(open); // its airdrop lands in slot 0, still open
+      expect(open.slot()).toBe(0n);
+      expect(open.slot('finalized')).toBe(0n); // every commitment's slot clamps to the open one
+      for (const commitment of ['confirmed', 'finalized'] as const) {
+        expect(await blocksOf.getBlocks(0n, 10n, commitment)).toEqual([]);
+        const res = await fetch(open.url, {
+          method: 'POST',
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBlock', params: [0, { commitment }] }),
+        });
+        expect(((await res.json()) as { error?: { code: number } }).error?.code).toBe(-32004);
+      }
+      const late = await open.send(
+        await signedTransaction(open, funded, [
+          getTransferSolInstruction({ source: funded, destination: recipient, amount: 1_000_000n }),
+        ]),
+      );
+      expect(open.ledger.getTransaction(late.signature)!.slot).toBe(0n);
+      await open.advance(1);
+      expect(await blocksOf.getBlocks(0n, 10n, 'confirmed')).toEqual([0n]);
+      const block = await blocksOf.getBlock(0n, 'confirmed');
+      expect(block!.transactions.map((t) => t.signature)).toHaveLength(2);
+      expect(block!.transactions.at(-1)!.signature).toBe(late.signature);
+    } finally {
+      await open.close();
+    }
+  });
+});

@@ -37,9 +37,10 @@ type Args = <T extends z.ZodTypeAny[]>(params: unknown, ...schemas: T) => { [K i
 
 export function createBlockMethods(core: ChainCore, args: Args, encode: TransactionEncoders) {
   const { ledger, faults } = core;
+  /** The newest complete block at a commitment of confirmed or finalized (the open slot is never served). */
   const finalizedAtLeastConfirmed = (c: Commitment) => {
     if (c === 'processed') throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
-    return ledger.slotAt(c);
+    return ledger.completeSlotAt(c);
   };
   const skipped = (slot: bigint) => faults.skipEmptySlots && ledger.blockTransactions(slot).length === 0;
 
