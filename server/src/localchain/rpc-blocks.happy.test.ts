@@ -16,8 +16,8 @@ let second: Signature;
 let slot: bigint;
 const recipient = address('9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin');
 
-const call = async (method: string, params: unknown[]) => {
-  const res = await fetch(chain.url, {
+const call = async (method: string, params: unknown[], url = chain.url) => {
+  const res = await fetch(url, {
     method: 'POST',
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
@@ -106,11 +106,7 @@ describe('the open slot', () => {
       expect(open.slot('finalized')).toBe(0n); // every commitment's slot clamps to the open one
       for (const commitment of ['confirmed', 'finalized'] as const) {
         expect(await blocksOf.getBlocks(0n, 10n, commitment)).toEqual([]);
-        const res = await fetch(open.url, {
-          method: 'POST',
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getBlock', params: [0, { commitment }] }),
-        });
-        expect(((await res.json()) as { error?: { code: number } }).error?.code).toBe(-32004);
+        expect((await call('getBlock', [0, { commitment }], open.url)).error?.code).toBe(-32004);
       }
       const late = await open.send(
         await signedTransaction(open, funded, [

@@ -38,7 +38,7 @@ type Args = <T extends z.ZodTypeAny[]>(params: unknown, ...schemas: T) => { [K i
 export function createBlockMethods(core: ChainCore, args: Args, encode: TransactionEncoders) {
   const { ledger, faults } = core;
   /** The newest complete block at a commitment of confirmed or finalized (the open slot is never served). */
-  const finalizedAtLeastConfirmed = (c: Commitment) => {
+  const completeTipAt = (c: Commitment) => {
     if (c === 'processed') throw new RpcError(-32602, 'Method does not support commitment below `confirmed`');
     return ledger.completeSlotAt(c);
   };
@@ -53,7 +53,7 @@ export function createBlockMethods(core: ChainCore, args: Args, encode: Transact
       slotParam.optional(),
       commitmentOnly,
     );
-    const tip = finalizedAtLeastConfirmed(config?.commitment ?? 'finalized');
+    const tip = completeTipAt(config?.commitment ?? 'finalized');
     const last = end === undefined ? tip : end < tip ? end : tip;
     if (last - from > MAX_GET_BLOCKS_RANGE) {
       throw new RpcError(-32602, `Slot range too large; max ${MAX_GET_BLOCKS_RANGE}`);
@@ -65,7 +65,7 @@ export function createBlockMethods(core: ChainCore, args: Args, encode: Transact
 
   const getBlock: MethodHandler = (params) => {
     const [slot, config] = args(params, slotParam, blockConfig);
-    const tip = finalizedAtLeastConfirmed(config?.commitment ?? 'finalized');
+    const tip = completeTipAt(config?.commitment ?? 'finalized');
     if (slot > tip) throw new RpcError(-32004, `Block not available for slot ${slot}`);
     if (skipped(slot)) {
       throw new RpcError(-32007, `Slot ${slot} was skipped, or missing due to ledger jump to recent snapshot`);
