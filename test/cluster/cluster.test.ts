@@ -33,6 +33,7 @@ import {
   signRaw,
 } from '@sigil/test/support/webhooks-world';
 import { pageBaseOf } from '@sigil/test/support/oidc-page';
+import { awayFromMinuteEdge } from '@sigil/test/support/ratelimit-usage';
 import { startX402Chain, type X402Chain } from '@sigil/test/support/x402-app';
 import { X402_HEADERS, encodeBase64Json } from '@sigil/contract/x402';
 import { paymentInstructions, requestChallenge, sendInstructions, signRedeemMessage } from '@sigil/client-sdk/x402';
@@ -192,8 +193,7 @@ run('three replicas on one Postgres, over HTTP', () => {
 
   it('rate limit: 1,000 concurrent keyed requests on one free key → exactly 300 admitted, 700 × 429', async () => {
     // The window is the UTC minute: start in its first third, so the burst (10-20 s here) does not straddle two.
-    if (new Date().getUTCSeconds() > 20)
-      await new Promise((r) => setTimeout(r, (61 - new Date().getUTCSeconds()) * 1000));
+    await awayFromMinuteEdge(40_000);
     const key = await freeKey();
     const statuses = await Promise.all(
       Array.from({ length: 1000 }, () => send('/v1/pay/webhooks', keyed(key.secret)).then((r) => r.status)),

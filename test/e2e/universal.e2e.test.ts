@@ -15,6 +15,7 @@ import { startEnsNode, type EnsNode } from '../support/ens/node';
 import { apiKeyAuthSuite } from '../support/auth-suite';
 import { startKeyedApp, type KeyedApp } from '../support/keyed-app';
 import { withFaults } from '../support/scenario-app';
+import { awayFromMinuteEdge } from '../support/ratelimit-usage';
 
 const VITALIK = '0xd8dA6BF26964aF9D7eEd9e03E53415D37aA96045';
 const SOL_KEY = `0x${'11'.repeat(32)}` as Hex; // 32 × 0x11 → base58 29d2S7vB453rNYFdR5Ycwt7y9haRT5fwVwL9zTmBhfV2
@@ -65,15 +66,6 @@ const wallet = (name: string) => scenario.wallets[name]!.address;
 const freshKey = async (app: KeyedApp) =>
   (await createKey(app.database.db, { account: base58.encode(randomBytes(32)), name: 'universal-e2e' })).secret;
 const get = (path: string, app = full) => app.call('GET', path, { key: app.key.secret });
-
-/**
- * Waits out the last 15 s of a UTC minute, so a test that reads the minute window's count over several requests
- * does not see it turn over (a busy machine can take seconds between requests).
- */
-async function awayFromMinuteEdge(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 45_000) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
-}
 
 describe('GET /v1/resolve-universal/{name}: native namespaces', () => {
   it('a handle on X1 (default): the current authority, verified, source sigil', async () => {

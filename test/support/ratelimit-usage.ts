@@ -23,3 +23,13 @@ export async function setUsage(
     .onConflict((oc) => oc.column('key_id').doUpdateSet(row))
     .execute();
 }
+
+/**
+ * Waits out the last `marginMs` of a UTC minute, so a test that reads the minute window over several requests (or
+ * sets a count with `setUsage`, then sends one) does not see the window turn over between them: the minute windows
+ * are fixed, and a test that straddles two sees a fresh count halfway.
+ */
+export async function awayFromMinuteEdge(marginMs = 15_000): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 60_000 - marginMs) await new Promise((r) => setTimeout(r, 60_000 - intoMinute + 50));
+}

@@ -10,7 +10,7 @@ import { expect, it } from 'vitest';
 import { describeEachDialect } from '@sigil/test/support/db';
 import { runTogether } from '@sigil/test/support/db-children';
 import type { LimitJob } from '@sigil/test/support/ratelimit-child';
-import { setUsage } from '@sigil/test/support/ratelimit-usage';
+import { awayFromMinuteEdge, setUsage } from '@sigil/test/support/ratelimit-usage';
 import { createDatabase } from '../../platform/db/index';
 import { createLogger } from '../../platform/log';
 import { readUsage, type RateLimitResult } from '../ratelimit/index';
@@ -138,6 +138,7 @@ describeEachDialect('the keyed request key step', (ctx) => {
       statements.length = 0;
       expect(await gate.admit(secret, 1, log)).toMatchObject({ key: { id: key.id } });
       expect(statements).toHaveLength(ctx.dialect === 'postgres' ? 1 : 2);
+      await awayFromMinuteEdge(2_000);
       await setUsage(ctx.db, key.id, { minute: 300, day: 300 }, Date.now());
       statements.length = 0;
       expect(await gate.admit(secret, 1, log)).toMatchObject({ denied: { window: expect.any(String) } });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { apiKeyAuthSuite, portalSessionAuthSuite } from '@sigil/test/support/auth-suite';
 import { portalSession, sessionsOf, show } from '@sigil/test/support/connect-world';
 import { useScenarioApp } from '@sigil/test/support/scenario-app';
-import { setUsage } from '@sigil/test/support/ratelimit-usage';
+import { awayFromMinuteEdge, setUsage } from '@sigil/test/support/ratelimit-usage';
 import { demoWallet } from '../../localchain/scenario';
 
 const t = useScenarioApp();
@@ -21,6 +21,7 @@ describe('usage history', () => {
     expect(served.status, show(served)).toBe(200);
     const badRequest = await t.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: 'nope' } });
     expect(badRequest.status, show(badRequest)).toBe(400);
+    await awayFromMinuteEdge(2_000);
     await setUsage(t.app.database.db, key.id, { minute: 300, day: 300 });
     const limited = await t.app.call('POST', '/v1/auth/challenge', { key: secret, body: { wallet: grace.address } });
     expect(limited.status, show(limited)).toBe(429);

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { exchange, withoutDate } from '@sigil/test/support/http-app';
 import { keyedGet, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
+import { awayFromMinuteEdge } from '@sigil/test/support/ratelimit-usage';
 
 const world = useKeyedReplayApp();
 
@@ -46,6 +47,7 @@ describe('keyed replays below Fastify', () => {
   });
 
   it('count each replay once against the key, in the metrics and in the usage history', async () => {
+    await awayFromMinuteEdge(5_000); // both replays' remaining units read from one minute window
     await world.app.call('GET', '/v1/resolve/alice', { key: world.app.portal.secret });
     const resolves = world.probe.resolves.length;
     const remaining: string[] = [];

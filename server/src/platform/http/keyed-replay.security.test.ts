@@ -5,7 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { TIER_LIMITS } from '@sigil/contract/keys';
 import { exchange, withoutDate } from '@sigil/test/support/http-app';
 import { keyedGet, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
-import { setUsage } from '@sigil/test/support/ratelimit-usage';
+import { awayFromMinuteEdge, setUsage } from '@sigil/test/support/ratelimit-usage';
 
 const world = useKeyedReplayApp({ keptAnswer: true });
 
@@ -138,6 +138,7 @@ describe('what the keyed answer cache keeps', () => {
 describe('keyed replays: an admitted key handed to Fastify', () => {
   it('an admitted key whose answer cannot be replayed any more is served by Fastify with that admission', async () => {
     // A drain begun while the gate answered: the replay path may no longer write; Fastify's path does, once.
+    await awayFromMinuteEdge(5_000); // both answers' remaining units read from one minute window
     const fresh = await world.app.call('GET', '/v1/resolve/alice', { key: world.app.key.secret });
     const before = Number(fresh.headers.get('x-ratelimit-remaining'));
     const admits = world.probe.admits.length;
