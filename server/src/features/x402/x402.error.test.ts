@@ -157,7 +157,7 @@ describe('request and payload errors', () => {
   it('429 RATE_LIMITED: too many unauthenticated payment requests from one address', async () => {
     const limited = await startX402App(env, { dialect: 'sqlite', vars: { SIGIL_X402_IP_LIMIT_PER_MINUTE: '3' } });
     try {
-      await awayFromMinuteEdge(); // the limiter's window is the UTC minute: four requests in one
+      await awayFromMinuteEdge(5_000); // the limiter's window is the UTC minute: four requests in one
       for (let i = 0; i < 3; i++) expect((await limited.get('/v1/resolve/alice')).status).toBe(402);
       const r = await limited.get('/v1/resolve/alice', { [X402_HEADERS.payer]: env.payer1.address });
       expect(r.status).toBe(429);
