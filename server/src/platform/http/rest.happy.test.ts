@@ -43,12 +43,15 @@ describe('success statuses', () => {
 
 describe('shared answer cache (sharedCache routes)', () => {
   it('replays an identical URL within the bound without calling the procedure, then calls it again', async () => {
-    const first = (await rawRequest(cached.base, 'GET', '/test/counted/a')).json();
-    const again = await rawRequest(cached.base, 'GET', '/test/counted/a');
+    // Within the bound: the 2.5 s one, so a stalled machine between the two requests cannot outlast it.
+    const first = (await rawRequest(longer.base, 'GET', '/test/counted/a')).json();
+    const again = await rawRequest(longer.base, 'GET', '/test/counted/a');
     expect(again.json()).toStrictEqual(first); // same calls count: the procedure did not run
     expect(again.headers['x-request-id']).toBeDefined(); // hooks still run on a replay
+    // Past the bound: the 300 ms one, waited out.
+    const short = (await rawRequest(cached.base, 'GET', '/test/counted/a')).json();
     await new Promise((r) => setTimeout(r, 350));
-    expect((await rawRequest(cached.base, 'GET', '/test/counted/a')).json().calls).toBeGreaterThan(first.calls);
+    expect((await rawRequest(cached.base, 'GET', '/test/counted/a')).json().calls).toBeGreaterThan(short.calls);
   });
 
   it('is keyed by the exact URL', async () => {
