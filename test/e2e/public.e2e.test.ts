@@ -270,11 +270,12 @@ describe('routes and methods', () => {
 
 describe('cache', () => {
   it('serves an answer for at most SIGIL_RESOLVE_CACHE_MS, then reads the chain again', async () => {
-    const cached = await startService({ SIGIL_RESOLVE_CACHE_MS: '300' });
+    // A bound of 1 s: wide enough that a stalled machine between the first two requests stays within it.
+    const cached = await startService({ SIGIL_RESOLVE_CACHE_MS: '1000' });
     expect((await get('/resolve/alice', cached)).status).toBe(200);
     const during = await faulty({ unreachable: true }, async () => {
       const first = await get('/resolve/alice', cached);
-      await new Promise((r) => setTimeout(r, 400));
+      await new Promise((r) => setTimeout(r, 1_100));
       return [first, await get('/resolve/alice', cached)] as const;
     });
     expect(during[0].status).toBe(200); // within the bound: from memory
@@ -288,8 +289,9 @@ describe('cache', () => {
     const answered = Date.now();
     expect(first.status).toBe(200);
     expect(first.headers['cache-control']).toBe('public, max-age=2');
-    await new Promise((r) => setTimeout(r, 1_200));
-    // Another URL (its own answer), the same handle (the outcome cached before `answered`): under 1.3 s left.
+    // max-age=1 below needs 1–2 s left, so 0.5–1.5 s gone: waiting 0.6 s leaves 0.9 s for a slow machine.
+    await new Promise((r) => setTimeout(r, 600));
+    // Another URL (its own answer), the same handle (the outcome cached before `answered`): under 1.9 s left.
     const other = await get('/resolve/Alice', cached);
     expect(other.status).toBe(200);
     expect(other.headers['cache-control']).toBe('public, max-age=1');
@@ -298,7 +300,7 @@ describe('cache', () => {
       return get('/resolve/Alice', cached);
     });
     // Past the outcome's bound the chain must be asked again (it is down), though /resolve/Alice's own answer is
-    // ~1.4 s old: replayed for a whole bound it would still be served.
+    // ~2 s old: replayed for a whole bound (2.5 s) it would still be served.
     expect(late.status).toBe(502);
   });
 
