@@ -24,16 +24,16 @@ import { benchDialects, table } from './support';
 const { dialects, rest: only } = benchDialects(process.argv.slice(2));
 
 /**
- * `dialects`: whether the section runs on the chosen databases; a section without it runs on SQLite only, unless
- * `database` says it needs none (`sdk`) or runs on Postgres whatever `--db` says (`replicas`: one shared database).
+ * The databases a section runs on: `chosen` — those `--db` names; by default SQLite only; `postgres` — Postgres
+ * whatever `--db` says (`replicas`: one shared database); `none` — it uses no database (`sdk`).
  */
-type Section = { name: string; run: () => Promise<string>; dialects?: boolean; database?: 'none' | 'postgres' };
+type Section = { name: string; run: () => Promise<string>; databases?: 'chosen' | 'postgres' | 'none' };
 
 const sections: Section[] = [
   { name: 'public', run: async () => (await benchPublic()).markdown },
   {
     name: 'ratelimit',
-    dialects: true,
+    databases: 'chosen',
     run: async () => {
       const tables: string[] = [];
       for (const dialect of dialects) {
@@ -69,7 +69,7 @@ const sections: Section[] = [
   },
   {
     name: 'x402',
-    dialects: true,
+    databases: 'chosen',
     run: async () => {
       const tables: string[] = [];
       for (const dialect of dialects) tables.push((await benchX402({ dialect })).markdown);
@@ -78,7 +78,7 @@ const sections: Section[] = [
   },
   {
     name: 'connect',
-    dialects: true,
+    databases: 'chosen',
     run: async () => {
       const tables: string[] = [];
       for (const dialect of dialects) tables.push((await benchConnect({ dialect })).markdown);
@@ -87,7 +87,7 @@ const sections: Section[] = [
   },
   {
     name: 'usage',
-    dialects: true,
+    databases: 'chosen',
     run: async () => {
       const tables: string[] = [];
       for (const dialect of dialects) tables.push((await benchUsageHistory(dialect)).markdown);
@@ -96,31 +96,31 @@ const sections: Section[] = [
   },
   {
     name: 'universal',
-    dialects: true,
+    databases: 'chosen',
     run: async () => {
       const tables: string[] = [];
       for (const dialect of dialects) tables.push((await benchUniversal({ dialect })).markdown);
       return tables.join('\n\n');
     },
   },
-  { name: 'keyed', dialects: true, run: async () => (await benchKeyed({ dialects })).markdown },
-  { name: 'oidc', run: async () => (await benchOidc({ dialects })).markdown, dialects: true },
-  { name: 'webhooks', run: async () => (await benchWebhooks({ dialects })).markdown, dialects: true },
-  { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, dialects: true },
-  { name: 'ingest', run: () => benchIngest({ dialects }), dialects: true },
+  { name: 'keyed', databases: 'chosen', run: async () => (await benchKeyed({ dialects })).markdown },
+  { name: 'oidc', run: async () => (await benchOidc({ dialects })).markdown, databases: 'chosen' },
+  { name: 'webhooks', run: async () => (await benchWebhooks({ dialects })).markdown, databases: 'chosen' },
+  { name: 'identity-events', run: async () => (await benchIdentityEvents({ dialects })).markdown, databases: 'chosen' },
+  { name: 'ingest', run: () => benchIngest({ dialects }), databases: 'chosen' },
   { name: 'mcp', run: async () => (await benchMcp()).markdown },
   {
     name: 'gate',
-    dialects: true,
+    databases: 'chosen',
     run: async () => {
       const tables: string[] = [];
       for (const dialect of dialects) tables.push((await benchGate({ dialect })).markdown);
       return tables.join('\n\n');
     },
   },
-  { name: 'sdk', run: async () => (await benchSdk()).markdown, database: 'none' },
+  { name: 'sdk', run: async () => (await benchSdk()).markdown, databases: 'none' },
 
-  { name: 'replicas', run: () => benchReplicas(), database: 'postgres' },
+  { name: 'replicas', run: () => benchReplicas(), databases: 'postgres' },
 ];
 
 const cpu = cpus()[0]?.model ?? 'unknown cpu';
@@ -129,8 +129,8 @@ console.log(`Machine: ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFix
 for (const s of sections) {
   if (only.length && !only.includes(s.name)) continue;
   console.log(`## ${s.name}\n`);
-  if (s.database === 'postgres') console.log('(Postgres only: this section does not take `--db`.)\n');
-  else if (!s.dialects && !s.database && dialects.includes('postgres'))
+  if (s.databases === 'postgres') console.log('(Postgres only: this section does not take `--db`.)\n');
+  else if (s.databases === undefined && dialects.includes('postgres'))
     console.log('(SQLite only: this section does not take `--db`.)\n');
   console.log((await s.run()) + '\n');
 }
