@@ -162,13 +162,18 @@ class PayloadAdapter implements Adapter {
   }
 }
 
+/** The registration of the active key `id` (the request's read-ahead when it holds it), or undefined. */
+export async function activeClientRow(db: Kysely<Database>, id: string): Promise<ClientRow | undefined> {
+  if (id.length > 200) return undefined;
+  const kept = take<ClientRow, typeof MISSED>(aheadKey('Client', id), MISSED);
+  return kept === MISSED ? await findActiveClient(db, id) : kept;
+}
+
 /** Clients are API keys: read-only here (managed through /v1/keys/{id}/oidc). */
 class ClientAdapter implements Adapter {
   constructor(private readonly db: Kysely<Database>) {}
   async find(id: string): Promise<AdapterPayload | undefined> {
-    if (id.length > 200) return undefined;
-    const kept = take<ClientRow, typeof MISSED>(aheadKey('Client', id), MISSED);
-    const row = kept === MISSED ? await findActiveClient(this.db, id) : kept;
+    const row = await activeClientRow(this.db, id);
     return row ? (clientMetadata(row) as AdapterPayload) : undefined;
   }
   async upsert(): Promise<void> {

@@ -1,8 +1,8 @@
 // The OpenID Connect provider: panva's oidc-provider (OpenID Certified), configured for Sigil (docs/oidc.md).
 // What is ours: clients = API keys (adapter.ts, clients.ts), the sign-in interaction = Connect (interaction.ts),
-// the account = the Connect session behind the grant (account.ts), storage in our database, and the outbound
-// client for back-channel logout. Everything else (endpoints, PKCE, token formats, refresh rotation, revocation,
-// end-session) is the library's.
+// the account = the Connect session behind the grant (account.ts), storage in our database, clients kept built
+// (built-clients.ts), and the outbound client for back-channel logout. Everything else (endpoints, PKCE, token
+// formats, refresh rotation, revocation, end-session) is the library's.
 import { timingSafeEqual } from 'node:crypto';
 import type Provider from 'oidc-provider';
 import type { Configuration, KoaContextWithOIDC } from 'oidc-provider';
@@ -13,7 +13,8 @@ import { OIDC_SCOPE_CLAIMS, OIDC_SCOPES } from '@sigil/contract/oidc';
 import type { OutboundClient } from '../../platform/outbound/client';
 import { CODE_TTL_SECONDS, OIDC_PREFIX, INTERACTION_PATH, type ProviderDeps } from './deps';
 import { findAccountFor, loginStillValid } from './account';
-import { adapterFactory } from './adapter';
+import { activeClientRow, adapterFactory } from './adapter';
+import { keepBuiltClients } from './built-clients';
 import { hashClientSecret } from './clients';
 import { CookieKeys } from './cookie-keys';
 import { errorPage, signInPageInPlace } from './page';
@@ -158,6 +159,7 @@ export function createProvider(lib: OidcLibrary, deps: ProviderDeps, keys: Provi
     const presented = Buffer.from(hashClientSecret(String(actual)), 'utf8');
     return expected.length === presented.length && timingSafeEqual(expected, presented);
   };
+  keepBuiltClients(provider, (id) => activeClientRow(deps.db, id));
   provider.use(signInPageInPlace);
   provider.use(resumeWritesTogether(deps));
   provider.on('server_error', (_ctx, error) => deps.log.error({ err: error }, 'oidc provider error'));
