@@ -8,7 +8,7 @@ import { ApiError, PublicError } from '@sigil/contract/errors';
 import { apiErrorOf } from '@sigil/contract/parse';
 import { ChainError } from '../platform/chain/types';
 import { withDeadline } from '../platform/deadline';
-import { domainErrorOf, statusOfDomainError, zodMessage } from '../platform/http/errors';
+import { domainErrorOf, faceOf, statusOfDomainError, zodMessage } from '../platform/http/errors';
 import type { RequestContext } from './context';
 import type { ProcedureMeta } from './meta';
 
@@ -67,20 +67,41 @@ function codedInputError(error: TRPCError): ApiError | undefined {
 }
 
 /**
+ * Postgres refuses U+0000 in text (it answers an error, where SQLite would store it or find no row), and no field of
+ * this API has a use for it: the /v1 and tRPC faces refuse it in any string of the input, a key included, or of the
+ * path, before anything reads or writes. (The public face's names are checked by its own rules and answer their own
+ * codes; it stores nothing.)
+ */
+const NUL_TEXT = new ApiError('BAD_REQUEST', 'text may not contain the character U+0000');
+
+function holdsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\0');
+  if (value === null || typeof value !== 'object' || depth > 64) return false;
+  if (Array.isArray(value)) return value.some((item) => holdsNul(item, depth + 1));
+  return Object.entries(value).some(([key, item]) => key.includes('\0') || holdsNul(item, depth + 1));
+}
+
+/**
  * Every procedure's first step (one middleware, since tRPC copies its call options at every middleware level):
+ * - text holding U+0000 is refused (NUL_TEXT above);
  * - REST path parameters arrive from trpc-to-openapi still percent-encoded; the HTTP layer decodes them once into
  *   `ctx.pathParams`, and this hands the decoded values to the input parser in place of the raw ones;
  * - the procedure runs inside the request's deadline budget for chain reads (platform/deadline.ts);
  * - domain errors become TRPCErrors with the matching status and the domain error as `cause`; so does an input that
  *   failed a coded contract schema (the input schema is the only parse: its codes are the route's field codes).
  */
-const base = t.middleware(async ({ ctx, next, getRawInput }) => {
+const base = t.middleware(async ({ ctx, meta, next, getRawInput }) => {
   // The request's one budget for all its chain reads (platform/deadline.ts).
   const result = await withDeadline(ctx.services.config.requestDeadlineMs, async () => {
-    if (!ctx.pathParams) return next();
     const raw = await getRawInput();
-    const input = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
-    return next({ getRawInput: async () => ({ ...input, ...ctx.pathParams }) });
+    if (!(meta?.openapi && faceOf(meta.openapi.path) === 'public') && (holdsNul(raw) || holdsNul(ctx.pathParams))) {
+      throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_TEXT.message, cause: NUL_TEXT });
+    }
+    if (!ctx.pathParams) return next();
+    // A body that is not an object (an array, a string, a number, null) stays the input as sent, so its parser
+    // refuses it (400): merged with the path parameters, `[]` or `5` would have become a valid input.
+    if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) return next();
+    return next({ getRawInput: async () => ({ ...(raw as Record<string, unknown> | undefined), ...ctx.pathParams }) });
   });
   if (!result.ok) {
     const domain = domainErrorOf(result.error) ?? codedInputError(result.error);

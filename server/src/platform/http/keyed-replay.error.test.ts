@@ -7,6 +7,7 @@ import { connect } from 'node:net';
 import { describe, expect, it, vi } from 'vitest';
 import { exchange } from '@sigil/test/support/http-app';
 import { freshKey, keyedGet, rateCounts, useKeyedReplayApp } from '@sigil/test/support/keyed-replay';
+import { awayFromMinuteEdge } from '@sigil/test/support/ratelimit-usage';
 
 const world = useKeyedReplayApp({ keptAnswer: true });
 
@@ -21,6 +22,8 @@ async function goneDuringKeyStep(
   duringKeyStep?: () => void,
   path = '/v1/resolve/alice',
 ) {
+  // The usage read after the request is of the minute it was counted in (rateCounts reads the current window).
+  await awayFromMinuteEdge(5_000);
   const fresh = await freshKey(world.app, 'gone');
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -69,6 +72,7 @@ async function resolveAnswersCounted(): Promise<number> {
  * waits for the server to see the response close. What the client read of the head, and what was recorded.
  */
 async function goneMidResponse(requestId: string, extra = '', path = '/v1/resolve/alice') {
+  await awayFromMinuteEdge(5_000);
   const fresh = await freshKey(world.app, 'mid-response');
   let closed!: (finished: boolean) => void;
   const responseClosed = new Promise<boolean>((resolve) => (closed = resolve));

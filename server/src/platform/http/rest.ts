@@ -213,13 +213,18 @@ function queryInput(request: FastifyRequest, arrayKeys: string[]): Record<string
   return input;
 }
 
+/** `application/json`, in any case (media types are case-insensitive), with or without parameters (`; charset=…`). */
+function isJsonMediaType(type: string | undefined): boolean {
+  return type !== undefined && type.split(';', 1)[0]!.trim().toLowerCase() === 'application/json';
+}
+
 function bodyInput(request: FastifyRequest, pathParams: Record<string, string>): unknown {
   const type = request.headers['content-type'];
   // No body at all (no Content-Type, no bytes): the path is the whole input, e.g. `curl -X POST …/{id}/resume`.
   const hasBytes =
     request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
   if (type === undefined && !hasBytes) return { ...pathParams };
-  if (!type?.startsWith('application/json')) {
+  if (!isJsonMediaType(type)) {
     throw new TRPCError({
       code: 'UNSUPPORTED_MEDIA_TYPE',
       message: type ? 'unsupported content-type' : 'missing content-type header',
