@@ -1,7 +1,10 @@
 // The local webhook inbox verifies what it is sent: a delivery signed with a known secret is valid under both schemes
 // (204); a changed body or another secret's signature is invalid (400, as a merchant's receiver answers); with no
-// secret it cannot say (202); its secrets API takes only a `whsec_` secret.
+// secret it cannot say (202); its secrets API takes only a `whsec_` secret. It shares npm start's process, so no
+// request may throw out of its handler: a malformed request gets a 4xx, a failure inside the inbox a 500, and it keeps
+// serving.
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:tls';
 import { Agent, fetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../platform/outbound/signing';
@@ -30,6 +33,22 @@ const deliver = (body: string, headers: Record<string, string>, path = '/hook') 
     body,
   });
 const now = () => Math.floor(Date.now() / 1000);
+
+/** Sends `head` (and optionally hangs up after it) over TLS as written, and resolves to what came back. */
+const raw = (target: WebhookInbox, head: string, hangUp = false) =>
+  new Promise<string>((resolve, reject) => {
+    const { port } = new URL(target.url);
+    const socket = connect({ host: '127.0.0.1', port: Number(port), ca: readFileSync(target.caFile, 'utf8') }, () => {
+      socket.write(head);
+      if (hangUp) socket.destroy();
+    });
+    let text = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (text += chunk));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+  });
+const statusLine = (response: string) => response.split('\r\n')[0];
 
 describe('the webhook inbox', () => {
   it('a delivery signed with a known secret: both schemes valid, 204, one terminal line', async () => {
@@ -100,9 +119,73 @@ describe('the webhook inbox', () => {
     }
   });
 
-  it('the deliveries API lists what came after a given seq', async () => {
+  it('the deliveries API lists what came after a given seq, under the run id of this inbox', async () => {
     const all = inbox.deliveries();
     const res = await fetch(`${inbox.url}/_inbox/deliveries?after=${all.at(-2)!.seq}`, { dispatcher });
-    expect(((await res.json()) as { deliveries: unknown[] }).deliveries).toEqual([all.at(-1)]);
+    expect(await res.json()).toStrictEqual({ run: inbox.run, deliveries: [all.at(-1)] });
+  });
+
+  it('each inbox run has its own id, since seq starts again from 1 in each', async () => {
+    const other = await startWebhookInbox({ port: 0 });
+    try {
+      expect(other.run).toMatch(/^[0-9a-f-]{36}$/);
+      expect(other.run).not.toBe(inbox.run);
+    } finally {
+      await other.close();
+    }
+  });
+});
+
+describe('no request throws out of the inbox', () => {
+  it('a target that is not a valid URL path (POST //[) gets 400, and the inbox keeps serving', async () => {
+    const response = await raw(
+      inbox,
+      'POST //[ HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}',
+    );
+    expect(statusLine(response), response).toBe('HTTP/1.1 400 Bad Request');
+    expect(response).toContain('{"error":"the request target must be a path, such as /hook"}');
+    expect((await deliver('{}', {})).status).toBe(202);
+  });
+
+  it('a target that is not a path (OPTIONS *) gets 400 and is not recorded', async () => {
+    const before = inbox.deliveries().at(-1)!.seq;
+    const response = await raw(inbox, 'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(statusLine(response), response).toBe('HTTP/1.1 400 Bad Request');
+    expect(inbox.deliveries().at(-1)!.seq).toBe(before);
+  });
+
+  it('after= that is not a seq gets 400 with the reason', async () => {
+    const res = await fetch(`${inbox.url}/_inbox/deliveries?after=abc`, { dispatcher });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'after must be a delivery seq (a whole number)' });
+  });
+
+  it('a secrets body that is not JSON gets 400 with the expected shape', async () => {
+    const res = await fetch(`${inbox.url}/_inbox/secrets`, { method: 'POST', dispatcher, body: '{"secret":' });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'a JSON body {"secret": "whsec_…"} is expected' });
+  });
+
+  it('a client that hangs up in the middle of a body leaves the inbox serving', async () => {
+    await raw(inbox, 'POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"partial":', true);
+    expect((await deliver('{}', {})).status).toBe(202);
+  });
+
+  it('a failure inside the inbox answers 500 with the reason, and the inbox keeps serving', async () => {
+    const broken = await startWebhookInbox({
+      port: 0,
+      log: () => {
+        throw new Error('the terminal is gone');
+      },
+    });
+    try {
+      const send = () => fetch(`${broken.url}/hook`, { method: 'POST', dispatcher, body: '{}' });
+      const res = await send();
+      expect(res.status).toBe(500);
+      expect(await res.json()).toEqual({ error: 'the inbox failed on this request: the terminal is gone' });
+      expect((await send()).status).toBe(500);
+    } finally {
+      await broken.close();
+    }
   });
 });
