@@ -122,6 +122,9 @@ describe('createSigilClient', () => {
     expect(retryable({ status: 502, code: 'RPC_ERROR' }, 'POST')).toBe(true);
     expect(retryable({ status: 0, code: 'TIMEOUT' }, 'GET')).toBe(true);
     expect(retryable({ status: 0, code: 'TIMEOUT' }, 'POST')).toBe(false);
+    // Nothing was sent (a path parameter a URL cannot carry), or a success that was not JSON: a repeat changes nothing.
+    expect(retryable({ status: 0, code: 'INVALID_PATH_PARAMETER' }, 'GET')).toBe(false);
+    expect(retryable({ status: 0, code: 'UNEXPECTED_RESPONSE' }, 'GET')).toBe(false);
     expect(retryable({ status: 429, code: 'RATE_LIMITED' }, 'GET')).toBe(false);
     expect(retryable({ status: 500, code: 'INTERNAL_ERROR' }, 'GET')).toBe(false);
   });

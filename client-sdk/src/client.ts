@@ -4,10 +4,13 @@
 //   - a result union instead of `{data, error}`: `{ok: true, status, data}` or `{ok: false, status, code, message}`
 //     where `code` is the operation's own error-code union (read from the document's per-status enums, so a code
 //     the operation cannot answer does not type-check); no method throws on an HTTP, network or timeout failure;
-//   - a deadline per attempt, and retries for the spec's retryable conditions only (retryable(), below);
+//   - a deadline per attempt, and retries for the spec's retryable conditions only (retryable.ts);
 //   - the credentials: X-API-Key (server-side only), and a Connect session as `Authorization: Bearer`.
 import createFetchClient, { type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from './generated/openapi';
+import { retryable } from './retryable';
+
+export { retryable };
 
 export type { paths, components, operations } from './generated/openapi';
 
@@ -43,10 +46,12 @@ export type ErrorCodeOf<O> = {
 
 /**
  * Codes of the client itself: no answer (NETWORK_ERROR, TIMEOUT), an answer that is not the documented JSON
- * (UNEXPECTED_RESPONSE), and a plain x402 challenge (PAYMENT_REQUIRED: a 402 naming no rejection code; `body` is
- * the challenge, which `createX402Fetch` pays).
+ * (UNEXPECTED_RESPONSE), a plain x402 challenge (PAYMENT_REQUIRED: a 402 naming no rejection code; `body` is
+ * the challenge, which `createX402Fetch` pays), and a request not sent because a path parameter cannot be put in a
+ * URL path (INVALID_PATH_PARAMETER: `''`, `.` or `..`).
  */
-export type TransportErrorCode = 'NETWORK_ERROR' | 'TIMEOUT' | 'UNEXPECTED_RESPONSE' | 'PAYMENT_REQUIRED';
+export type TransportErrorCode =
+  'NETWORK_ERROR' | 'TIMEOUT' | 'UNEXPECTED_RESPONSE' | 'PAYMENT_REQUIRED' | 'INVALID_PATH_PARAMETER';
 
 export interface SigilSuccess<T> {
   ok: true;
@@ -57,7 +62,7 @@ export interface SigilSuccess<T> {
 
 export interface SigilFailure<Code extends string = string> {
   ok: false;
-  /** The HTTP status; 0 when no response arrived (NETWORK_ERROR, TIMEOUT). */
+  /** The HTTP status; 0 when no response arrived (NETWORK_ERROR, TIMEOUT) or nothing was sent. */
   status: number;
   /** The operation's code (`/v1`), the public route's `error` text, or a TransportErrorCode. */
   code: Code | TransportErrorCode;
@@ -99,19 +104,6 @@ export interface SigilClientOptions {
   headers?: Record<string, string>;
 }
 
-/** x402 conditions the spec calls retryable: the identical request, repeated, may succeed. */
-const RETRYABLE_CODES = new Set(['PAYMENT_NOT_FINALIZED', 'VERIFIER_UNAVAILABLE', 'METERING_UNAVAILABLE']);
-
-/**
- * The spec's retryable conditions, nothing else: a transport failure (status 502, whatever its code: RPC or chain
- * unreachable, malformed account), the three retryable x402 codes, and, for GET only, a request that got no answer
- * (network error or timeout) — a POST that got no answer may have been applied, so it is not repeated.
- */
-export function retryable(failure: Pick<SigilFailure, 'status' | 'code'>, method: string): boolean {
-  if (failure.status === 502 || RETRYABLE_CODES.has(failure.code)) return true;
-  return failure.status === 0 && method === 'GET';
-}
-
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 function sleep(ms: number): Promise<void> {
@@ -138,6 +130,22 @@ function failureOf(response: Response, body: unknown): SigilFailure {
   }
   const message = typeof object.message === 'string' ? object.message : code;
   return { ok: false, status: response.status, code, message, body, headers: response.headers };
+}
+
+/**
+ * Path parameter values a URL cannot carry as a segment: the URL standard removes `.` and resolves `..` against the
+ * segment before it (their percent-encoded forms `%2E` too), and an empty one leaves the route, so the request would
+ * reach another resource (`/resolve/..` is the service index). No encoding survives that, so they are not sent.
+ */
+const UNSENDABLE_SEGMENTS = new Set(['', '.', '..']);
+
+/** The failure for a path parameter that cannot be sent, or null when every one can. */
+function unsendablePathParameter(init: unknown): SigilFailure | null {
+  const path = (init as { params?: { path?: Record<string, unknown> } } | undefined)?.params?.path ?? {};
+  const found = Object.entries(path).find(([, value]) => UNSENDABLE_SEGMENTS.has(String(value)));
+  if (!found) return null;
+  const message = `path parameter ${found[0]} is ${JSON.stringify(String(found[1]))}: a URL path cannot carry it (it would address another resource); not sent`;
+  return { ok: false, status: 0, code: 'INVALID_PATH_PARAMETER', message };
 }
 
 type InitOf<P extends keyof paths, M extends HttpMethod> = MaybeOptionalInit<paths[P], M & keyof paths[P]>;
@@ -201,7 +209,11 @@ export function createSigilClient(options: SigilClientOptions): SigilClient {
     return failureOf(response, answer.error);
   }
 
+  // Each attempt sends the identical request again. With the x402 payer as `fetch` that pays nothing twice: the
+  // payer keeps a payment the service did not consume and redeems it on the repeat (x402.ts, createX402Fetch).
   async function request(method: string, path: string, init: unknown): Promise<SigilResult<unknown>> {
+    const unsendable = unsendablePathParameter(init);
+    if (unsendable) return unsendable;
     for (let n = 1; ; n++) {
       const result = await attempt(method, path, init);
       if (result.ok || n >= attempts || !retryable(result, method)) return result;

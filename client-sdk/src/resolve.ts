@@ -47,9 +47,16 @@ const KINDS: Record<string, ResolveFailureKind> = {
   NO_RECORD_FOR_CHAIN: 'no-record-for-chain',
 };
 
-/** Classifies one failure of a resolve-family call. */
-export function classifyResolveFailure(failure: SigilFailure): ResolveFailure {
-  const kind = KINDS[failure.code] ?? transportKind(failure);
+/**
+ * Classifies one failure of a resolve-family call. `unsendable` is the kind of a value the client did not send
+ * because a URL path cannot carry it (INVALID_PATH_PARAMETER: `''`, `.`, `..`): the kind the service gives any other
+ * malformed value of that helper (`...` is an invalid handle to the resolvers, an invalid address to the reverse).
+ */
+export function classifyResolveFailure(
+  failure: SigilFailure,
+  unsendable: ResolveFailureKind = 'invalid-handle',
+): ResolveFailure {
+  const kind = failure.code === 'INVALID_PATH_PARAMETER' ? unsendable : (KINDS[failure.code] ?? transportKind(failure));
   // The /v1 message names why nobody controls an existing name: "… has no current authority (nft-burned)".
   const burned = kind === 'not-found' && failure.message.endsWith('(nft-burned)');
   return { ...failure, kind, ...(burned ? { reason: 'nft-burned' as const } : {}) };
@@ -94,5 +101,5 @@ export async function reverseLookup(
   const result = await client.GET('/reverse/{address}', { params: { path: { address } } });
   if (result.ok) return { ok: true, data: result.data as ReverseResult };
   if (result.code === 'no primary set') return { ok: true, data: null };
-  return classifyResolveFailure(result);
+  return classifyResolveFailure(result, 'unrecognized');
 }

@@ -46,11 +46,14 @@ import {
   isNativeEntry,
   x402ChallengeSchema,
   X402_REDEEM_PREFIX,
+  X402_REDEEM_WINDOW_SECONDS,
+  canonicalRequest,
   type X402AcceptEntry,
   type X402Challenge,
   type X402FacilitatorEntry,
   type X402SettlementReceipt,
 } from '@sigil/contract/x402';
+import { RETRYABLE_X402_CODES } from './retryable';
 
 export const WRAPPED_NATIVE_MINT = address('So11111111111111111111111111111111111111112');
 /** A TransferChecked needs ~6,000 compute units; the service refuses a limit above 40,000. */
@@ -233,21 +236,39 @@ export interface RedeemResult {
   receipt: X402SettlementReceipt | null;
 }
 
-/** Step 5: the identical request again, with X-Payer and the payment header (v2 `accepted` form). */
-export async function redeem(
-  req: RequestSpec,
-  payment: { network: string; payer: Address; payerSig: string; signature?: string; reference?: string },
-  fetchImpl: FetchLike = fetch,
-): Promise<RedeemResult> {
+export interface RedeemInput {
+  network: string;
+  payer: Address;
+  payerSig: string;
+  signature?: string;
+  reference?: string;
+}
+
+/** The headers that redeem a native-rail payment: X-Payer and the payment header (v2 `accepted` form). */
+function redeemHeaders(payment: RedeemInput): Record<string, string> {
   const header = encodePaymentHeader({
     network: payment.network,
     signature: payment.signature,
     reference: payment.reference,
     payerSig: payment.payerSig,
   });
-  const response = await send(fetchImpl, req, { [X402_HEADERS.payer]: payment.payer, [X402_HEADERS.payment]: header });
+  return { [X402_HEADERS.payer]: payment.payer, [X402_HEADERS.payment]: header };
+}
+
+/** The identical request again with payment headers, and the receipt of a success. */
+async function sendPaid(
+  req: RequestSpec,
+  headers: Record<string, string>,
+  fetchImpl: FetchLike,
+): Promise<RedeemResult> {
+  const response = await send(fetchImpl, req, headers);
   const receiptHeader = response.headers.get(X402_HEADERS.response);
   return { response, receipt: receiptHeader ? decodeSettlementReceipt(receiptHeader) : null };
+}
+
+/** Step 5: the identical request again, with X-Payer and the payment header (v2 `accepted` form). */
+export function redeem(req: RequestSpec, payment: RedeemInput, fetchImpl: FetchLike = fetch): Promise<RedeemResult> {
+  return sendPaid(req, redeemHeaders(payment), fetchImpl);
 }
 
 export interface PayOptions extends PaymentShapeOptions {
@@ -265,38 +286,154 @@ export interface PayOptions extends PaymentShapeOptions {
   rail?: 'native' | 'facilitator';
 }
 
+/**
+ * A payment made for one request: what redeems it. Redeeming sends these headers with the identical request and
+ * never pays; the spec's answers that leave a payment unconsumed (PAYMENT_NOT_FINALIZED, VERIFIER_UNAVAILABLE,
+ * METERING_UNAVAILABLE, a 502, a failure of the handler) are answered by redeeming the same payment again.
+ */
+export interface Payment {
+  /** The payment headers sent with the identical request (native rail: X-Payer and PAYMENT-SIGNATURE). */
+  headers: Record<string, string>;
+  challenge: X402Challenge;
+  /** Native rail: the payment transaction, redeemed once finalized. The facilitator rail has none to wait for. */
+  signature?: Signature;
+  /** Whether the transaction is known to be finalized, so redeeming need not wait (set once a wait succeeded). */
+  finalized: boolean;
+  /** When it was paid (ms): the service redeems a reference within X402_REDEEM_WINDOW_SECONDS of its challenge. */
+  paidAt: number;
+}
+
 export interface PayResult extends RedeemResult {
   /** The payment transaction, when one was sent. */
   signature?: Signature;
   challenge: X402Challenge | null;
+  /** The payment, when one was made: `redeemPayment(req, payment, options)` redeems it again without paying. */
+  payment?: Payment;
 }
 
-/** The whole flow for one request. A response that is not a 402 challenge is returned as it is. */
-export async function payAndFetch(req: RequestSpec, options: PayOptions): Promise<PayResult> {
-  const fetchImpl = options.fetch ?? fetch;
-  const first = await requestChallenge(req, options.payer.address, fetchImpl);
-  if (options.rail === 'facilitator') return payThroughFacilitator(req, options, first, fetchImpl);
-  if (!first.entry) return { response: first.response, receipt: null, challenge: first.challenge };
+/**
+ * Steps 2 to 4 for a challenge: pays it on the chosen rail and returns what redeems the payment, or null when the
+ * answer offers nothing to pay on that rail (not a 402 challenge, or no entry for the rail). Does not wait for
+ * finality (redeemPayment does), so that a caller can keep the payment before anything else can fail.
+ */
+export function payChallenge(first: ChallengeResult, options: PayOptions): Promise<Payment | null> {
+  return options.rail === 'facilitator' ? payThroughFacilitator(first, options) : payNative(first, options);
+}
+
+async function payNative(first: ChallengeResult, options: PayOptions): Promise<Payment | null> {
   const entry = first.entry;
+  if (!entry || !first.challenge) return null;
+  // Signed before paying: a challenge whose redeem message is not its own reference's is refused before money moves.
+  const payerSig = await signRedeemMessage(options.payer, buildRedeemMessage(entry));
   const signature = await sendInstructions(
     options.rpc,
     options.payer,
     await paymentInstructions(options.rpc, entry, options.payer, options),
   );
-  await (options.waitForFinality ?? ((s) => waitForFinalized(options.rpc, s)))(signature);
-  const payerSig = await signRedeemMessage(options.payer, buildRedeemMessage(entry));
-  const byReference = options.redeemBy === 'reference';
-  const result = await redeem(
-    req,
-    {
-      network: entry.network,
-      payer: options.payer.address,
-      payerSig,
-      ...(byReference ? { reference: entry.extra.reference } : { signature }),
+  const proof = options.redeemBy === 'reference' ? { reference: entry.extra.reference } : { signature };
+  const headers = redeemHeaders({ network: entry.network, payer: options.payer.address, payerSig, ...proof });
+  return { headers, challenge: first.challenge, signature, finalized: false, paidAt: Date.now() };
+}
+
+/** Step 5 for a payment made: waits for its finality (once), then sends the identical request with it. Never pays. */
+export async function redeemPayment(
+  req: RequestSpec,
+  payment: Payment,
+  options: Pick<PayOptions, 'rpc' | 'fetch' | 'waitForFinality'>,
+): Promise<PayResult> {
+  if (payment.signature && !payment.finalized) {
+    await (options.waitForFinality ?? ((s) => waitForFinalized(options.rpc, s)))(payment.signature);
+    payment.finalized = true;
+  }
+  const result = await sendPaid(req, payment.headers, options.fetch ?? fetch);
+  return { ...result, signature: payment.signature, challenge: payment.challenge, payment };
+}
+
+/**
+ * The whole flow for one request: challenge, pay, redeem. A response that is not a 402 challenge is returned as it
+ * is. The result carries the payment, so that an answer saying it was not consumed can be redeemed again.
+ */
+export async function payAndFetch(req: RequestSpec, options: PayOptions): Promise<PayResult> {
+  const first = await requestChallenge(req, options.payer.address, options.fetch ?? fetch);
+  const payment = await payChallenge(first, options);
+  if (!payment) return { response: first.response, receipt: null, challenge: first.challenge };
+  return redeemPayment(req, payment, options);
+}
+
+/** Refusals that mean the payment already bought a response (409: a concurrent redemption of it won). */
+const CONSUMED_CODES = new Set(['PAYMENT_ALREADY_USED', 'REFERENCE_REUSED']);
+
+/**
+ * Whether the answer to a redemption leaves the payment redeemable by the identical request: not a success (that
+ * consumed it) and not a refusal of the payment itself (a 402 other than the retryable codes: used, failed, stale,
+ * mismatched…; a 409 naming a concurrent redemption). The retryable codes, a 502, a 503 and any failure of the
+ * handler (404, 409 AMBIGUOUS…) consume nothing, as the spec says.
+ */
+async function leavesPaymentRedeemable(response: Response): Promise<boolean> {
+  if (response.ok) return false;
+  if (response.status !== 402 && response.status !== 409) return true;
+  const body = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null;
+  const code = typeof body?.code === 'string' ? body.code : '';
+  return response.status === 402 ? RETRYABLE_X402_CODES.has(code) : !CONSUMED_CODES.has(code);
+}
+
+/**
+ * The payments one createX402Fetch made that have not bought a response yet, by the request they were made for
+ * (origin and canonical request: what the service binds a reference to). One is taken while a request redeems it,
+ * so two identical requests in flight never send the same payment; it is put back when the answer left it
+ * unconsumed, and dropped once past the service's redeem window (it could only be refused then).
+ */
+function unconsumedPayments() {
+  const byRequest = new Map<string, Payment[]>();
+  const live = (payment: Payment) => Date.now() - payment.paidAt < X402_REDEEM_WINDOW_SECONDS * 1000;
+  // Every kept entry is money spent, so there are few; dropping the expired ones everywhere keeps the map bounded.
+  const prune = () => {
+    for (const [key, payments] of byRequest) {
+      const kept = payments.filter(live);
+      if (kept.length > 0) byRequest.set(key, kept);
+      else byRequest.delete(key);
+    }
+  };
+  return {
+    take(key: string): Payment | undefined {
+      prune();
+      const payment = byRequest.get(key)?.shift();
+      if (byRequest.get(key)?.length === 0) byRequest.delete(key);
+      return payment;
     },
-    fetchImpl,
-  );
-  return { ...result, signature, challenge: first.challenge };
+    keep(key: string, payment: Payment): void {
+      prune();
+      byRequest.set(key, [...(byRequest.get(key) ?? []), payment]);
+    },
+  };
+}
+
+/** The identity of a request for its payment: the origin and the spec's canonical request (method, path, query, body). */
+function requestKey(req: RequestSpec): string {
+  const url = new URL(req.url);
+  const body = typeof req.body === 'string' ? new TextEncoder().encode(req.body) : req.body;
+  const canonical = canonicalRequest({
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: url.search.slice(1),
+    body,
+  });
+  return `${url.origin}\n${canonical}`;
+}
+
+/** The Request as a RequestSpec: the redeeming request must repeat its exact body bytes. */
+async function specOf(request: Request): Promise<RequestSpec> {
+  const bytes = ['GET', 'HEAD'].includes(request.method) ? null : new Uint8Array(await request.arrayBuffer());
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const spec: RequestSpec = { url: request.url, method: request.method, headers };
+  if (bytes && bytes.length > 0) spec.body = bytes;
+  return spec;
 }
 
 /**
@@ -305,37 +442,46 @@ export async function payAndFetch(req: RequestSpec, options: PayOptions): Promis
  * the identical request repeated with the payment header; any other answer is returned as it is. Give it to
  * `createSigilClient({ fetch })` (without an API key) to pay per call. The Request's own signal is not applied to
  * the flow: finality takes longer than one request's deadline (`waitForFinality` / `waitForFinalized` bound it).
+ *
+ * A payment is made once per call, whoever repeats the request: when the service answers that it consumed nothing
+ * (a retryable code, a 502, a handler failure) or no answer arrives, the payment is kept, and the identical request
+ * sent again through this fetch (the client's retry, or the caller's own) redeems it instead of paying anew.
  */
 export function createX402Fetch(
   options: PayOptions,
 ): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> {
+  const unconsumed = unconsumedPayments();
   return async (input, init) => {
-    const request = new Request(input, init);
-    const bytes = ['GET', 'HEAD'].includes(request.method) ? null : new Uint8Array(await request.arrayBuffer());
-    const headers: Record<string, string> = {};
-    request.headers.forEach((value, key) => {
-      headers[key] = value;
-    });
-    const spec: RequestSpec = { url: request.url, method: request.method, headers };
-    if (bytes && bytes.length > 0) spec.body = bytes;
-    return (await payAndFetch(spec, options)).response;
+    const req = await specOf(new Request(input, init));
+    const key = requestKey(req);
+    let payment = unconsumed.take(key);
+    if (!payment) {
+      const first = await requestChallenge(req, options.payer.address, options.fetch ?? fetch);
+      const paid = await payChallenge(first, options);
+      if (!paid) return first.response;
+      payment = paid;
+    }
+    try {
+      const { response } = await redeemPayment(req, payment, options);
+      if (await leavesPaymentRedeemable(response)) unconsumed.keep(key, payment);
+      return response;
+    } catch (error) {
+      unconsumed.keep(key, payment); // no answer (or no finality yet): the payment bought nothing so far
+      throw error;
+    }
   };
 }
 
 /**
  * The facilitator rail: the challenge's facilitator entry paid with a transaction whose fee payer is the
  * facilitator (`extra.feePayer`): SetComputeUnitLimit, SetComputeUnitPrice, TransferChecked to payTo's account,
- * signed by the payer only, sent in PAYMENT-SIGNATURE (x402 version 2). The server settles it before answering.
+ * signed by the payer only, sent in PAYMENT-SIGNATURE (x402 version 2). The server settles it before answering, and
+ * settles a payment once: sent again after a timeout it is resumed, not charged twice (docs/x402.md).
  */
-async function payThroughFacilitator(
-  req: RequestSpec,
-  options: PayOptions,
-  first: ChallengeResult,
-  fetchImpl: FetchLike,
-): Promise<PayResult> {
+async function payThroughFacilitator(first: ChallengeResult, options: PayOptions): Promise<Payment | null> {
   const challenge = first.challenge;
   const entry = challenge?.accepts.find((e): e is X402FacilitatorEntry => !isNativeEntry(e));
-  if (!entry) return { response: first.response, receipt: null, challenge };
+  if (!challenge || !entry) return null;
   const mint = address(entry.asset);
   const { tokenProgram, decimals } = options.mint ?? (await readMint(options.rpc, mint));
   const [source] = await findAssociatedTokenPda({ owner: options.payer.address, mint, tokenProgram });
@@ -362,13 +508,11 @@ async function payThroughFacilitator(
   const transaction = getBase64EncodedWireTransaction(await partiallySignTransactionMessageWithSigners(message));
   const header = encodeBase64Json({
     x402Version: 2,
-    ...(challenge!.resource && { resource: challenge!.resource }),
+    ...(challenge.resource && { resource: challenge.resource }),
     accepted: entry,
     payload: { transaction },
   });
-  const response = await send(fetchImpl, req, { [X402_HEADERS.payment]: header });
-  const receiptHeader = response.headers.get(X402_HEADERS.response);
-  return { response, receipt: receiptHeader ? decodeSettlementReceipt(receiptHeader) : null, challenge };
+  return { headers: { [X402_HEADERS.payment]: header }, challenge, finalized: true, paidAt: Date.now() };
 }
 
 /**
