@@ -13,9 +13,10 @@ export const disable = sessionProcedure
     rest('POST', '/v1/keys/{id}/webhooks/{stream}/{webhookId}/disable', {
       summary: 'Disable one of your webhooks',
       description:
-        'It gets no deliveries (none are queued for it, pending ones wait) until `enable`: `status` `paused`, `paused_reason` ' +
-        '`disabled: by the owner`, `state` `disabled`. From `active` or `auto_paused`; a disabled or `scope_changed` ' +
-        'webhook is answered as it is. `resume` does not lift it. No request body needed.',
+        'It gets no deliveries until `enable`: events that happen meanwhile are not queued for it and are never ' +
+        'delivered to it (not after `enable`, not by `recover`); deliveries already queued wait, pending. `status` ' +
+        '`paused`, `paused_reason` `disabled: by the owner`, `state` `disabled`. From `active` or `auto_paused`; a ' +
+        'disabled or `scope_changed` webhook is answered as it is. `resume` does not lift it. No request body needed.',
       tags: TAGS,
       protect: true,
       errors: OWNER_WEBHOOK_ERRORS,
@@ -36,8 +37,10 @@ export const enable = sessionProcedure
     rest('POST', '/v1/keys/{id}/webhooks/{stream}/{webhookId}/enable', {
       summary: 'Enable one of your webhooks you disabled',
       description:
-        'Active again (the dead-letter streak restarts); deliveries that waited go out. Only a `disabled` webhook: anything ' +
-        'else is 409 NOT_DISABLED (an auto-paused one resumes with `resume`). No request body needed.',
+        'Active again (the dead-letter streak restarts): events from now on are delivered, and so are the deliveries ' +
+        'that were already queued (before the disable, or since by `test`, `redeliver` or `recover`). Events that ' +
+        'happened while it was disabled were never queued for it and are not delivered. Only a `disabled` webhook: ' +
+        'anything else is 409 NOT_DISABLED (an auto-paused one resumes with `resume`). No request body needed.',
       tags: TAGS,
       protect: true,
       errors: { ...OWNER_WEBHOOK_ERRORS, NOT_DISABLED: 'the webhook is not disabled' },

@@ -1,6 +1,7 @@
 // The indexer end to end on the local chain: native, SPL, Token-2022 with a transfer fee, invoice
 // create/pay/cancel/close → sigil.pay-events/v1 payloads with literal fields, fan-out to wallet and @name
-// subscriptions, idempotence across restarts, RPC faults, scope changes. Both dialects.
+// subscriptions, idempotence across restarts, RPC faults, scope changes, a new URL's re-proven wallets, nothing queued
+// while disabled. Both dialects.
 import { generateKeyPairSigner, type Address, type Instruction, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getTransferCheckedInstruction } from '@solana-program/token';
@@ -20,7 +21,8 @@ import {
 } from '../../platform/chain/registry';
 import type { ChainReader } from '../../platform/chain/types';
 import { runIndexerPass, type IndexerDeps } from './indexer';
-import { registerWebhook, type WebhookServiceDeps } from './service';
+import { selectWatchedWallets } from './queries';
+import { editWebhook, issueUrlChallenge, registerWebhook, type WebhookServiceDeps } from './service';
 import {
   createFeeMint,
   createMint,
@@ -28,11 +30,13 @@ import {
   fundedWallet,
   fundTokens,
   registerName,
+  setPaymentAddress,
   signRaw,
   TOKEN_2022_PROGRAM_ADDRESS,
   TOKEN_PROGRAM_ADDRESS,
   transferName,
   issueChallengeFromBody,
+  payWebhooksService,
 } from '@sigil/test/support/webhooks-world';
 
 const MEMO = SPL_MEMO_PROGRAM_ADDRESS;
@@ -47,6 +51,14 @@ describeEachDialect('pay indexer', (ctx) => {
   let walletHook: string;
   let nameHook: string;
   let deps: IndexerDeps;
+  let service: WebhookServiceDeps;
+  const caller = { keyId: 'key_idx', account: 'acct_idx' };
+  const register = async (scope: string, signer: KeyPairSigner) => {
+    const c = await issueChallengeFromBody(ctx.db, service, caller, { scope, url: 'https://shop.example.com/h' });
+    return (
+      await registerWebhook(ctx.db, service, caller, { nonce: c.nonce, signature: await signRaw(signer, c.message) })
+    ).id;
+  };
 
   beforeAll(async () => {
     chain = await startLocalChain({ autoAdvance: false, scenario: false });
@@ -56,17 +68,7 @@ describeEachDialect('pay indexer', (ctx) => {
     payer = await fundedWallet(chain);
     shop = await registerName(chain, 'shop', merchant, till);
     await chain.finalizeAll();
-    const service: WebhookServiceDeps = {
-      chain: reader,
-      resolver: async () => [{ address: '93.184.216.34', family: 4 }],
-    };
-    const caller = { keyId: 'key_idx', account: 'acct_idx' };
-    const register = async (scope: string, signer: KeyPairSigner) => {
-      const c = await issueChallengeFromBody(ctx.db, service, caller, { scope, url: 'https://shop.example.com/h' });
-      return (
-        await registerWebhook(ctx.db, service, caller, { nonce: c.nonce, signature: await signRaw(signer, c.message) })
-      ).id;
-    };
+    service = { chain: reader, resolver: async () => [{ address: '93.184.216.34', family: 4 }] };
     walletHook = await register(till.address, till);
     nameHook = await register('@shop', merchant);
     deps = { chain: reader };
@@ -358,5 +360,63 @@ describeEachDialect('pay indexer', (ctx) => {
     await send(payer, [getTransferSolInstruction({ source: payer, destination: till.address, amount: 999n })]);
     await runIndexerPass(ctx.db, deps);
     expect(await deliveriesOf(nameHook)).toEqual(before);
+  });
+
+  it('a new URL re-proves an @name: its moved payment address is watched from then on and its payments are delivered', async () => {
+    const owner = await fundedWallet(chain);
+    const [oldTill, newTill] = [await fundedWallet(chain), await fundedWallet(chain)];
+    const cafe = await registerName(chain, 'cafe', owner, oldTill);
+    await chain.finalizeAll();
+    const hook = await register('@cafe', owner);
+    await setPaymentAddress(chain, cafe, owner, newTill);
+    await chain.finalizeAll();
+
+    const url = 'https://shop.example.com/v2';
+    const c = await issueUrlChallenge(ctx.db, service, caller, hook, { url });
+    const edited = await editWebhook(ctx.db, service, caller, hook, {
+      url,
+      nonce: c.nonce,
+      signature: await signRaw(owner, c.message),
+    });
+    expect(edited.scope.wallets).toEqual([owner.address, newTill.address]);
+
+    const paid = await send(payer, [
+      getTransferSolInstruction({ source: payer, destination: newTill.address, amount: 31n }),
+    ]);
+    await send(payer, [getTransferSolInstruction({ source: payer, destination: oldTill.address, amount: 32n })]);
+    const result = await runIndexerPass(ctx.db, deps);
+    // Its recorded payment address is the chain's: nothing to pause.
+    expect(result.paused).toBe(0);
+    expect(await deliveriesOf(hook)).toEqual([`payment.received ${payEventId(paid.sig, 0, -1, 'payment.received')}`]);
+    // The index is the subscription's wallets again: the old payment address is watched by no one.
+    const watched = await ctx.db
+      .selectFrom('webhook_watched_wallets')
+      .select('wallet')
+      .where('subscription_id', '=', hook)
+      .execute();
+    expect(watched.map((row) => row.wallet).sort()).toEqual([owner.address, newTill.address].sort());
+    expect([...(await selectWatchedWallets(ctx.db, [newTill.address, oldTill.address])).keys()]).toEqual([
+      newTill.address,
+    ]);
+  });
+
+  it('a disabled webhook is queued nothing: a payment meanwhile never reaches it, not after enable, not by recover', async () => {
+    const hooks = payWebhooksService(ctx.db, service);
+    const since = Date.now();
+    await hooks.disable(caller, walletHook);
+    const during = await send(payer, [
+      getTransferSolInstruction({ source: payer, destination: till.address, amount: 41n }),
+    ]);
+    await runIndexerPass(ctx.db, deps);
+    await hooks.enable(caller, walletHook);
+    expect(await hooks.recover(caller, walletHook, { since })).toMatchObject({ requeued: 0 });
+    const after = await send(payer, [
+      getTransferSolInstruction({ source: payer, destination: till.address, amount: 42n }),
+    ]);
+    // The webhook is among the newest: enabled again, it is still not taken for a new one to look back for.
+    await runIndexerPass(ctx.db, deps);
+    const delivered = await deliveriesOf(walletHook);
+    expect(delivered).not.toContain(`payment.received ${payEventId(during.sig, 0, -1, 'payment.received')}`);
+    expect(delivered).toContain(`payment.received ${payEventId(after.sig, 0, -1, 'payment.received')}`);
   });
 });

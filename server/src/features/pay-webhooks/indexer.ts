@@ -40,7 +40,7 @@ import {
   selectEarliestPayWatch,
   selectInvoice,
   selectPayCreatedSince,
-  selectPayNameScopes,
+  selectPayNamesWatching,
   selectPaySubscriptionsFor,
   selectUnverifiedBindings,
   selectWatchedWallets,
@@ -271,9 +271,7 @@ async function transferBinding(
   slot: bigint,
   recordKey: string,
 ): Promise<Binding> {
-  const names = new Set<string>();
-  for (const sub of await selectPayNameScopes(db))
-    if ((JSON.parse(sub.wallets) as string[]).includes(wallet)) names.add(sub.scope_value.slice(1));
+  const names = new Set((await selectPayNamesWatching(db, wallet)).map((scope) => scope.slice(1)));
   let unverifiable = false;
   try {
     const primary = await chain.getPrimary(wallet, 'finalized');

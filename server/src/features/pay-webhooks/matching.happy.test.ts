@@ -1,7 +1,8 @@
 // What matching a block against the pay subscriptions costs the db does not depend on how many there are: the same
 // payments, delivered the same way, read the same number of rows in the same number of statements with 10 and with
-// 1,000 wallet subscriptions over distinct wallets (the watched-wallet index is looked up by the block's own
-// addresses; no pass loads every subscription). Counts, not timings. Both dialects.
+// 1,000 wallet subscriptions over distinct wallets, beside a tenth as many paused `@name` ones (the watched-wallet
+// index is looked up by the block's own addresses, and a payment's binding candidates by its recipient; no pass loads
+// every subscription). Counts, not timings. Both dialects.
 import { randomBytes } from 'node:crypto';
 import { getAddressDecoder, type Address, type KeyPairSigner } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
@@ -16,7 +17,7 @@ import { deleteWebhook, insertSubscriptions, newSubscriptionRow } from '../webho
 import { migrateToLatest } from '../../platform/db/index';
 import { migrations } from '../../platform/db/migrations/index';
 import { runIndexerPass } from './indexer';
-import { selectWatchedWallets } from './queries';
+import { selectPaySubscriptionsFor, selectWatchedWallets } from './queries';
 import { payWebhookStream } from './stream';
 
 const randomAddress = () => getAddressDecoder().decode(randomBytes(32)) as Address;
@@ -65,6 +66,19 @@ describeEachDialect('pay matching cost', (ctx) => {
       stream: 'pay',
     });
 
+  /**
+   * A paused `@name` subscription over two other wallets: a binding candidate only for payments to them. (Active ones
+   * are re-read on chain by every pass, to pause them when their scope changes: that cost grows with them by design.)
+   */
+  const pausedName = (n: number, createdAt: number, watchFrom: number) => ({
+    ...subscription(randomAddress(), createdAt, watchFrom),
+    scope_type: 'name' as const,
+    scope_value: `@name${n}`,
+    wallets: JSON.stringify([randomAddress(), randomAddress()]),
+    status: 'paused' as const,
+    paused_reason: 'scope_changed: owner changed',
+  });
+
   /** One pass over a block paying one watched and one unwatched wallet, beside `others` watched wallets. */
   async function passCost(others: number) {
     const database = await freshDatabase(ctx.dialect);
@@ -75,6 +89,7 @@ describeEachDialect('pay matching cost', (ctx) => {
       const hourAgo = Date.now() - 3_600_000;
       await insertSubscriptions(database.db, [
         ...Array.from({ length: others }, () => subscription(randomAddress(), hourAgo, from)),
+        ...Array.from({ length: others / 10 }, (_, n) => pausedName(n, hourAgo, from)),
         subscription(watched, Date.now(), from),
       ]);
       await runIndexerPass(database.db, { chain: reader });
@@ -133,6 +148,26 @@ describeEachDialect('pay matching cost', (ctx) => {
     expect(await selectWatchedWallets(ctx.db, [a, b])).toEqual(new Map());
     const left = await ctx.db.selectFrom('webhook_watched_wallets').select('subscription_id').execute();
     expect(left.map((row) => row.subscription_id).sort()).toEqual([early.id, elsewhere.id].sort());
+  });
+
+  it("an event's fan-out reads only the active subscriptions watching its wallets, `@name` ones included", async () => {
+    const [a, b, c, d] = [randomAddress(), randomAddress(), randomAddress(), randomAddress()];
+    const named = (wallets: Address[]) => ({
+      ...subscription(wallets[0]!, Date.now(), 0),
+      scope_type: 'name' as const,
+      scope_value: '@named',
+      wallets: JSON.stringify(wallets),
+    });
+    const walletScope = subscription(a, Date.now(), 0);
+    const [first, second] = [named([b, c]), named([d])];
+    const paused = { ...subscription(a, Date.now(), 0), status: 'paused' as const };
+    await insertSubscriptions(ctx.db, [walletScope, first, second, paused]);
+    const ids = async (wallets: Address[]) =>
+      (await selectPaySubscriptionsFor(ctx.db, wallets)).map((row) => row.id).sort();
+    expect(await ids([a])).toEqual([walletScope.id]);
+    expect(await ids([c])).toEqual([first.id]);
+    expect(await ids([a, d])).toEqual([walletScope.id, second.id].sort());
+    expect(await ids([randomAddress()])).toEqual([]);
   });
 
   it('the index is built from the subscriptions that exist when it is added', async () => {

@@ -46,14 +46,17 @@ export async function selectWatchedWallets(
   return out;
 }
 
-/** The active pay subscriptions created at or after `since` (epoch ms): id, creation time, watch start. */
+/**
+ * The pay subscriptions created at or after `since` (epoch ms): id, creation time, watch start. Paused ones too: a
+ * pass that did not see a webhook because it was paused would take it for new once it is active again and re-read
+ * the blocks since its registration, delivering what happened while it was paused.
+ */
 export function selectPayCreatedSince(db: Kysely<Database>, since: number) {
   return db
     .selectFrom('webhook_subscriptions')
     .select(['id', 'created_at', 'watch_from_slot'])
     .where('stream', '=', 'pay')
     .where('created_at', '>=', since)
-    .where('status', '=', 'active')
     .execute();
 }
 
@@ -71,8 +74,9 @@ export async function selectEarliestPayWatch(db: Kysely<Database>): Promise<numb
 // ── the indexer ─────────────────────────────────────────────────────────────────────────────────────
 
 /**
- * The active pay subscriptions that may receive an event about one of `wallets`: those scoped to one of them, and
- * every `@name` one (few; its proven wallets are checked per event). A filter in the db, not a scan of all of them.
+ * The active pay subscriptions that may receive an event about one of `wallets`: those watching one of them (a wallet
+ * scope watches its wallet, an `@name` scope its proven wallets), found through the watched-wallet index by the
+ * wallets, whatever the number of subscriptions.
  */
 export function selectPaySubscriptionsFor(
   db: Kysely<Database>,
@@ -83,18 +87,31 @@ export function selectPaySubscriptionsFor(
     .selectAll()
     .where('status', '=', 'active')
     .where('stream', '=', 'pay')
-    .where((eb) => eb.or([eb('scope_type', '=', 'name'), eb('scope_value', 'in', ['', ...wallets])]))
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_watched_wallets')
+        .select('subscription_id')
+        .where('wallet', 'in', ['', ...wallets])
+        .where('stream', '=', 'pay'),
+    )
     .execute();
 }
 
-/** The names and proven wallets of every `@name` pay subscription (whatever its status). */
-export function selectPayNameScopes(db: Kysely<Database>): Promise<{ scope_value: string; wallets: string }[]> {
-  return db
-    .selectFrom('webhook_subscriptions')
-    .select(['scope_value', 'wallets'])
-    .where('scope_type', '=', 'name')
-    .where('stream', '=', 'pay')
+/**
+ * The scopes (`@name`) of the `@name` pay subscriptions, whatever their status, whose proven wallets include `wallet`:
+ * a lookup of the watched-wallet index by the wallet, whatever the number of subscriptions.
+ */
+export async function selectPayNamesWatching(db: Kysely<Database>, wallet: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('webhook_watched_wallets as w')
+    .innerJoin('webhook_subscriptions as s', 's.id', 'w.subscription_id')
+    .select('s.scope_value')
+    .distinct()
+    .where('w.wallet', '=', wallet)
+    .where('w.stream', '=', 'pay')
+    .where('s.scope_type', '=', 'name')
     .execute();
+  return rows.map((row) => row.scope_value);
 }
 
 /** The active `@name` pay subscriptions. */

@@ -25,8 +25,8 @@ import {
   issueChallenge,
   registerByChallenge,
   vetWebhookUrl,
+  type ProvenScope,
   type QueueSignal,
-  type SubscriptionRow,
   type WebhookCaller,
   type WebhookStreamVerbs,
 } from '../webhooks/index';
@@ -93,7 +93,6 @@ export async function issueWebhookChallenge(
 }
 
 type Challenge = { scope_type: 'wallet' | 'name'; scope_value: string; wallet: string | null; message: string };
-type ProvenScope = Pick<SubscriptionRow, 'wallets' | 'handle_account' | 'authority_wallet' | 'payment_wallet'>;
 
 /** A wallet scope: the scope wallet itself must have signed. */
 function proveWallet(challenge: Challenge, verifies: (signer: string) => boolean): ProvenScope {

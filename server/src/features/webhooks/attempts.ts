@@ -18,6 +18,7 @@ import {
 } from '@sigil/contract/webhooks';
 import {
   withoutFsync,
+  withoutFsyncTogether,
   type Database,
   type WebhookAttemptsTable,
   type WebhookDeliveriesTable,
@@ -162,8 +163,8 @@ async function loadBatchEvents(
  * Claims up to `limit` due deliveries and readies them to be sent NOW (the caller starts every returned attempt at
  * once: the webhook's url, status and secret are read by the claim, so a rotation applies from the next attempt).
  * Claims of a webhook that is no longer active are released ('skipped'); those over the per-minute budget are
- * released due at the next minute ('deferred'). `claimed`: how many rows the claim took (fewer than `limit`: nothing
- * more is due now).
+ * released due at the next minute ('deferred'); those whose event is gone by the time the bodies are read are
+ * 'skipped' and stay leased. `claimed`: how many rows the claim took (fewer than `limit`: nothing more is due now).
  */
 export async function claimReadyAttempts(
   db: Kysely<Database>,
@@ -203,8 +204,13 @@ export async function claimReadyAttempts(
   const ids = (claims: ClaimedDelivery[]) => claims.map((c) => c.id);
   await releaseClaims(db, ids(inactive), deps.holder, null);
   await releaseClaims(db, ids(overBudget), deps.holder, now - (now % MINUTE) + MINUTE);
+  // On Postgres the claim and the read of the bodies commit apart: a retention prune committing in between takes
+  // claimed events away (with their rows). Nothing is sent for those; they are not released, so a row left without
+  // its event is tried again only when its lease expires instead of being claimed again at once.
+  const sendable = granted.filter((claim) => events.has(claim.eventId));
+  const gone = granted.filter((claim) => !events.has(claim.eventId));
 
-  const ready = granted.map((claim): ReadyAttempt => {
+  const ready = sendable.map((claim): ReadyAttempt => {
     const event = events.get(claim.eventId)!;
     const headers = signedHeaders(
       event.body,
@@ -217,7 +223,11 @@ export async function claimReadyAttempts(
   });
   return {
     ready,
-    settled: [...inactive.map(() => 'skipped' as const), ...overBudget.map(() => 'deferred' as const)],
+    settled: [
+      ...inactive.map(() => 'skipped' as const),
+      ...overBudget.map(() => 'deferred' as const),
+      ...gone.map(() => 'skipped' as const),
+    ],
     claimed,
   };
 }
@@ -340,9 +350,10 @@ export async function finishAttempt(
 
   const failed = { attempts, last_status: status, response_ms: ms, last_error: error };
   const next = afterFailedAttempt(attempts, deps.rand);
-  // Only the lease holder may finish: if our lease ran out and another worker took the row, we lost it.
+  // Only the lease holder may finish: if our lease ran out and another worker took the row, we lost it. The outcome
+  // and its attempt row commit together: a crash between them would leave the attempt out of the history.
   if (!next.dead) {
-    const won = await withoutFsync(db, (conn) =>
+    const won = await withoutFsyncTogether(db, (conn) =>
       finishFailedWithAttempt(
         conn,
         deps.holder,

@@ -1,5 +1,6 @@
-// Crash safety and several workers: a claimed-but-unfinished delivery is delivered after its lease expires; two
-// workers with their own connection pools on one database never attempt the same delivery at once.
+// Crash safety and several workers: a claimed-but-unfinished delivery is delivered after its lease expires; a
+// retention prune between a claim and the read of its bodies costs only the pruned events; two workers with their own
+// connection pools on one database never attempt the same delivery at once.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, postgresReachable } from '@sigil/test/support/db';
@@ -8,6 +9,7 @@ import { createOutboundClient, type OutboundClient } from '../../platform/outbou
 import { selfSignedCert, startHttpsReceiver, type HttpsReceiver } from '@sigil/test/support/https-receiver';
 import { startDeliveryWorker } from './delivery-worker';
 import { payWebhookStream } from '../pay-webhooks/index';
+import type { WebhookStream } from './stream';
 import { claimDueDeliveries } from './delivery-queries';
 import { queueEvents, seedWebhook } from '@sigil/test/support/webhooks-world';
 
@@ -55,6 +57,30 @@ describeEachDialect('delivery crash safety', (ctx) => {
       .where('id', '=', id!)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'delivered', attempts: 1, lease_holder: null });
+  });
+
+  it('a prune that takes a claimed event away before its body is read skips it; the rest of the batch is delivered', async () => {
+    const path = `/pruned-${ctx.dialect}`;
+    const hook = await seedWebhook(ctx.db, `https://127.0.0.1:${receiver.port}${path}`);
+    const [pruned, kept] = await queueEvents(ctx.db, hook.id, 2);
+    const { event_id: prunedEvent } = await ctx.db
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('id', '=', pruned!)
+      .executeTakeFirstOrThrow();
+    // The stream's read of the bodies comes right after the claim: the prune commits in between (as a retention
+    // prune does: the event's deliveries, then the event).
+    const pruning: WebhookStream = {
+      ...payWebhookStream,
+      async loadEvents(db, ids) {
+        await db.deleteFrom('webhook_deliveries').where('event_id', '=', prunedEvent).execute();
+        await db.deleteFrom('pay_events').where('id', '=', prunedEvent).execute();
+        return payWebhookStream.loadEvents(db, ids);
+      },
+    };
+    const worker = startDeliveryWorker({ db: ctx.db, client, streams: [pruning] }, { loop: false });
+    expect((await worker.runOnce()).sort()).toEqual(['delivered', 'skipped']);
+    expect(receiver.requests.filter((r) => r.url === path).map((r) => r.headers['sigil-delivery-id'])).toEqual([kept]);
   });
 });
 

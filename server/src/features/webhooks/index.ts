@@ -20,7 +20,7 @@ export {
   vetWebhookUrl,
   type WebhookCaller,
 } from './subscriptions';
-export type { SubscriptionRow } from './subscription-queries';
+export type { ProvenScope, SubscriptionRow } from './subscription-queries';
 export { insertSubscriptions } from './subscription-queries';
 export { changeUrlByChallenge, issueChallenge, registerByChallenge } from './registration';
 export { seconds } from './records';

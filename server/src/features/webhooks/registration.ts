@@ -22,8 +22,9 @@ import {
   consumeChallenge,
   insertChallenge,
   selectOpenChallenge,
-  updateSubscription,
+  updateProvenSubscription,
   type ChallengeRow,
+  type ProvenScope,
   type SubscriptionRow,
 } from './subscription-queries';
 
@@ -72,8 +73,14 @@ export async function issueChallenge(
 
 const challengeInvalid = () => new ApiError('CHALLENGE_INVALID', 'nonce is unknown, used or expired');
 
-/** The stream's scope rule: proves the signer controls the challenge's scope; answers the row fields it establishes. */
-export type ProveScope = (challenge: ChallengeRow, signature: Uint8Array) => Promise<Partial<SubscriptionRow>>;
+/**
+ * The stream's scope rule: proves the signer controls the challenge's scope; answers the row fields it establishes
+ * (the proven scope always; others, such as the watch position, only at registration).
+ */
+export type ProveScope = (
+  challenge: ChallengeRow,
+  signature: Uint8Array,
+) => Promise<ProvenScope & Partial<SubscriptionRow>>;
 
 /**
  * `{nonce, signature}`: the challenge must be unused, unexpired and issued to this key (else CHALLENGE_INVALID); the
@@ -131,15 +138,15 @@ export async function changeUrlByChallenge(
   if (!challenge || challenge.url !== request.url) throw challengeInvalid();
   const decoded = decodeSignature(request.signature);
   if (!decoded.ok) throw new ApiError('SIGNATURE_INVALID', `signature: ${decoded.message}`);
-  // Only the scope's proven wallets and the URL change; the watch position stays (a new destination neither replays
-  // nor skips events).
+  // Only the scope's proven wallets (with their watched-wallet rows) and the URL change; the watch position stays (a
+  // new destination neither replays nor skips events).
   const { wallets, handle_account, authority_wallet, payment_wallet } = await request.prove(challenge, decoded.bytes);
   const proven = { wallets, handle_account, authority_wallet, payment_wallet };
   const now = request.now();
   const owned = { account: caller.account, id: request.id, stream: stream.name };
   await db.transaction().execute(async (trx) => {
     if ((await consumeChallenge(trx, caller.keyId, request.nonce, now)) !== 1) throw challengeInvalid();
-    await updateSubscription(trx, owned, { ...proven, url: challenge.url }, now);
+    await updateProvenSubscription(trx, owned, { ...proven, url: challenge.url }, now);
   });
   return ownRow(db, stream, caller, request.id);
 }

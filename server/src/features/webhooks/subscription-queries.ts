@@ -207,19 +207,45 @@ export async function consumeChallenge(
   );
 }
 
-/** The fields an owner may change on a webhook (url only after its proof). */
-export type SubscriptionChange = Partial<
-  Pick<
-    SubscriptionRow,
-    'url' | 'event_types' | 'description' | 'wallets' | 'handle_account' | 'authority_wallet' | 'payment_wallet'
-  >
->;
+/** The fields an owner may change on a webhook without a new proof of its scope. */
+export type SubscriptionChange = Partial<Pick<SubscriptionRow, 'url' | 'event_types' | 'description'>>;
+
+/** What a proof of the scope establishes: the wallets it watches and who controls it. */
+export type ProvenScope = Pick<SubscriptionRow, 'wallets' | 'handle_account' | 'authority_wallet' | 'payment_wallet'>;
 
 /** Writes `change` on the webhook; rows changed. */
 export async function updateSubscription(
   db: Kysely<Database>,
   owned: OwnedWebhook,
   change: SubscriptionChange,
+  now: number,
+): Promise<number> {
+  return setSubscription(db, owned, change, now);
+}
+
+/**
+ * Writes a freshly proven scope (and the url it was proven for) on the webhook inside the caller's transaction, and
+ * makes its watched-wallet rows the new wallets in the same transaction: the indexer finds a webhook's payments only
+ * through those rows, so a wallet proven here but missing there would lose its payments. Rows changed.
+ */
+export async function updateProvenSubscription(
+  trx: Kysely<Database>,
+  owned: OwnedWebhook,
+  change: ProvenScope & { url: string },
+  now: number,
+): Promise<number> {
+  // The row's update comes first: on Postgres it locks the row, so concurrent re-proofs rewrite the index in turn.
+  if ((await setSubscription(trx, owned, change, now)) !== 1) return 0;
+  await trx.deleteFrom('webhook_watched_wallets').where('subscription_id', '=', owned.id).execute();
+  const row = await selectOwnedSubscription(trx, owned);
+  if (row) await insertWatchedWallets(trx, [row]);
+  return 1;
+}
+
+async function setSubscription(
+  db: Kysely<Database>,
+  owned: OwnedWebhook,
+  change: SubscriptionChange & Partial<ProvenScope>,
   now: number,
 ): Promise<number> {
   return affectedRows(

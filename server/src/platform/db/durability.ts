@@ -24,10 +24,22 @@ import { dialectOf, postgresRelaxedOf, sqliteControlOf, sqliteFileOf, type Sqlit
  * lock is held.
  */
 export function withoutFsync<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
-  // Postgres: the same write on a connection with synchronous_commit=off (crash-safe, atomic; a server crash may
-  // forget the last fraction of a second of such commits). A transaction or derived handle keeps its own setting.
+  // Postgres: the same write on a connection with synchronous_commit=off (crash-safe; a server crash may forget the
+  // last fraction of a second of such commits). Each statement of `work` commits alone there: a write of several
+  // statements that must commit together takes withoutFsyncTogether. A transaction or derived handle keeps its own
+  // setting.
   if (dialectOf(db) !== 'sqlite') return work(postgresRelaxedOf(db) ?? db);
   return joinBatch(db, () => ({ work: work as PendingWrite['work'] }));
+}
+
+/**
+ * `withoutFsync` for a write of several statements that commit together or not at all. SQLite already gives each
+ * write of the group commit its own savepoint; on Postgres, where `withoutFsync` would commit each statement alone,
+ * `work` runs in a transaction of its own on the relaxed connections (inside a caller's transaction: in that one).
+ */
+export function withoutFsyncTogether<DB, T>(db: Kysely<DB>, work: (db: Kysely<DB>) => Promise<T>): Promise<T> {
+  if (dialectOf(db) === 'sqlite' || db.isTransaction) return withoutFsync(db, work);
+  return (postgresRelaxedOf(db) ?? db).transaction().execute(work);
 }
 
 interface PendingWrite {

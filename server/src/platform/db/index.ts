@@ -13,7 +13,7 @@ export { acquireLease, renewLease, releaseLease, currentLease } from './lease';
 export { affectedRows } from './rows';
 export { prepared, type Slots } from './prepared';
 export { executeServerPrepared } from './server-prepared';
-export { createDurabilityBarrier, withoutFsync } from './durability';
+export { createDurabilityBarrier, withoutFsync, withoutFsyncTogether } from './durability';
 export { durableNative, nativeStatement, withoutFsyncNative, type NativeQuery } from './native';
 export { ensureKv, readKv, writeKv } from './kv';
 export type * from './schema';

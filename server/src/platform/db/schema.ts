@@ -368,8 +368,9 @@ export interface IdentityEventsTable {
 }
 
 /**
- * One wallet a webhook subscription watches (its `wallets`), kept with the subscription: inserted with it, removed
- * with it (ON DELETE CASCADE). Matching a block is a lookup of its addresses here, whatever the number of webhooks.
+ * One wallet a webhook subscription watches (its `wallets`), kept with the subscription: inserted with it, rewritten
+ * with a new proof of its scope (a new URL), removed with it (ON DELETE CASCADE). Matching a block is a lookup of its
+ * addresses here, whatever the number of webhooks.
  */
 export interface WebhookWatchedWalletsTable {
   wallet: string;
