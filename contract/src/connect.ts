@@ -228,16 +228,17 @@ export function parseVerifySigninRequest(body: unknown): VerifySigninRequest {
 /** `POST /v1/auth/logout`: the presented session is revoked (false when it already was not active). */
 export const LogoutResponseSchema = z.object({ revoked: z.boolean() }).meta({ id: 'ConnectLogoutResponse' });
 
-const revokedWallet = z.string().max(64).refine(isBase58Address, 'expected a base58 32-byte address');
+/** A wallet named in a lifecycle route (a body field or the list filter): a base58 32-byte address (INVALID_WALLET). */
+const walletAddress = z.string().max(64).refine(isBase58Address, 'expected a base58 32-byte address');
 
 /** `POST /v1/auth/sessions/revoke`: every active session of `wallet` issued through the presenting key. */
-export const RevokeWalletSessionsRequestSchema = withFieldCodes(z.object({ wallet: revokedWallet }), {
+export const RevokeWalletSessionsRequestSchema = withFieldCodes(z.object({ wallet: walletAddress }), {
   fields: { wallet: 'INVALID_WALLET' },
 }).meta({ id: 'RevokeWalletSessionsRequest' });
 
 /** `POST /v1/keys/{id}/sessions/revoke`: the same, by the key's owner (portal session) for key `id`. */
 export const RevokeKeyWalletSessionsRequestSchema = withFieldCodes(
-  z.object({ id: z.string().min(1).max(64), wallet: revokedWallet }),
+  z.object({ id: z.string().min(1).max(64), wallet: walletAddress }),
   { fields: { wallet: 'INVALID_WALLET' } },
 ).meta({ id: 'RevokeKeyWalletSessionsRequest' });
 
@@ -277,12 +278,13 @@ export const ConnectSessionInfoSchema = z
   })
   .meta({ id: 'ConnectSessionInfo' });
 
-export const KeySessionsParamsSchema = z
-  .object({
+export const KeySessionsParamsSchema = withFieldCodes(
+  z.object({
     id: z.string().min(1).max(64),
-    wallet: z.string().max(64).optional().meta({ description: 'Only this wallet’s sessions.' }),
-  })
-  .meta({ id: 'KeySessionsParams' });
+    wallet: walletAddress.optional().meta({ description: 'Only this wallet’s sessions.' }),
+  }),
+  { fields: { wallet: 'INVALID_WALLET' } },
+).meta({ id: 'KeySessionsParams' });
 
 export const KeySessionsResponseSchema = z
   .object({

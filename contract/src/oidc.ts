@@ -28,28 +28,48 @@ export const CLIENT_SECRET_PREFIX = 'sigil_cs_';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
-/** https anywhere, http only on a loopback host (native apps and local development); no fragment, no credentials. */
-export function redirectUriProblem(value: string): string | undefined {
+/** An absolute URL without a fragment or credentials, or what is wrong with it. */
+function plainUrlProblem(value: string): { url?: URL; problem?: string } {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    return 'is not an absolute URL';
+    return { problem: 'is not an absolute URL' };
   }
-  if (url.hash) return 'must not have a fragment';
-  if (url.username || url.password) return 'must not carry credentials';
+  // Not `url.hash`: it is '' for a bare trailing '#', which the provider still refuses as a fragment.
+  if (value.includes('#')) return { problem: 'must not have a fragment' };
+  if (url.username || url.password) return { problem: 'must not carry credentials' };
+  return { url };
+}
+
+/** https anywhere, http only on a loopback host (native apps and local development); no fragment, no credentials. */
+export function redirectUriProblem(value: string): string | undefined {
+  const { url, problem } = plainUrlProblem(value);
+  if (!url) return problem;
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return undefined;
   return 'must be https (http only on 127.0.0.1, localhost or [::1])';
 }
 
-const uri = z
-  .string()
-  .max(2048)
-  .superRefine((value, ctx) => {
-    const problem = redirectUriProblem(value);
-    if (problem) ctx.addIssue({ code: 'custom', message: `${value} ${problem}` });
-  });
+/**
+ * https only, loopback included: logout tokens go through the outbound client, which speaks nothing else
+ * (docs/outbound.md), so an http URI would be accepted and never reached. No fragment, no credentials.
+ */
+export function backchannelLogoutUriProblem(value: string): string | undefined {
+  const { url, problem } = plainUrlProblem(value);
+  if (!url) return problem;
+  return url.protocol === 'https:' ? undefined : 'must be https';
+}
+
+const checkedUri = (problemOf: (value: string) => string | undefined) =>
+  z
+    .string()
+    .max(2048)
+    .superRefine((value, ctx) => {
+      const problem = problemOf(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: `${value} ${problem}` });
+    });
+const uri = checkedUri(redirectUriProblem);
 
 export const OidcClientParamsSchema = z.object({ id: z.string().min(1).max(64) }).meta({ id: 'OidcClientParams' });
 
@@ -66,7 +86,7 @@ export const PutOidcClientRequestSchema = z
       .max(OIDC_SCOPES.length)
       .default([...OIDC_SCOPES])
       .meta({ description: 'Scopes the client may ask for; `openid` is always added.' }),
-    backchannel_logout_uri: uri.nullable().default(null),
+    backchannel_logout_uri: checkedUri(backchannelLogoutUriProblem).nullable().default(null),
     rotate_secret: z
       .boolean()
       .default(false)

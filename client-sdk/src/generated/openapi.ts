@@ -1394,7 +1394,7 @@ export interface paths {
     put?: never;
     /**
      * Disable one of your webhooks
-     * @description It gets no deliveries (none are queued for it, pending ones wait) until `enable`: `status` `paused`, `paused_reason` `disabled: by the owner`, `state` `disabled`. From `active` or `auto_paused`; a disabled or `scope_changed` webhook is answered as it is. `resume` does not lift it. No request body needed.
+     * @description It gets no deliveries until `enable`: events that happen meanwhile are not queued for it and are never delivered to it (not after `enable`, not by `recover`); deliveries already queued wait, pending. `status` `paused`, `paused_reason` `disabled: by the owner`, `state` `disabled`. From `active` or `auto_paused`; a disabled or `scope_changed` webhook is answered as it is. `resume` does not lift it. No request body needed.
      */
     post: operations['ownerWebhooks-disable'];
     delete?: never;
@@ -1414,7 +1414,7 @@ export interface paths {
     put?: never;
     /**
      * Enable one of your webhooks you disabled
-     * @description Active again (the dead-letter streak restarts); deliveries that waited go out. Only a `disabled` webhook: anything else is 409 NOT_DISABLED (an auto-paused one resumes with `resume`). No request body needed.
+     * @description Active again (the dead-letter streak restarts): events from now on are delivered, and so are the deliveries that were already queued (before the disable, or since by `test`, `redeliver` or `recover`). Events that happened while it was disabled were never queued for it and are not delivered. Only a `disabled` webhook: anything else is 409 NOT_DISABLED (an auto-paused one resumes with `resume`). No request body needed.
      */
     post: operations['ownerWebhooks-enable'];
     delete?: never;
@@ -18366,7 +18366,11 @@ export interface operations {
           'application/json': components['schemas']['KeySessionsResponse'];
         };
       };
-      /** @description `BAD_REQUEST`: a path parameter with malformed percent-encoding */
+      /**
+       * @description `INVALID_WALLET`: `wallet` is not a base58 32-byte address
+       *
+       *     `BAD_REQUEST`: a path parameter with malformed percent-encoding
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -18374,7 +18378,7 @@ export interface operations {
         content: {
           'application/json': {
             /** @enum {unknown} */
-            code?: 'BAD_REQUEST';
+            code?: 'INVALID_WALLET' | 'BAD_REQUEST';
           } & components['schemas']['V1Error'];
         };
       };

@@ -49,6 +49,25 @@ function payloadOf(row: PayloadRow | undefined, now: number): AdapterPayload | u
   return row.consumed_at === null ? payload : { ...payload, consumed: Math.floor(row.consumed_at / 1000) };
 }
 
+/**
+ * A browser session as the library reads it, with no client's authorization marked `persistsLogout`. The library
+ * marks one so when its tokens do not expire with the browser session, which ours never do (`expiresWithSession`,
+ * provider.ts: they end with the Connect session instead), and end-session then leaves that client's grant alone. A
+ * logout here ends the sign-ins it logs out of (docs/oidc.md "Logging out"), so without the mark end-session revokes
+ * them itself, by its own rule: with `logout=yes` every client's grant, otherwise only the grant of the client that
+ * asked; each revocation ends its Connect session (AdapterHooks.grantRevoked).
+ */
+function loggingOutEndsGrants(payload: AdapterPayload | undefined): AdapterPayload | undefined {
+  if (!payload?.authorizations) return payload;
+  const authorizations = Object.fromEntries(
+    Object.entries(payload.authorizations).map(([clientId, { persistsLogout: _kept, ...authorization }]) => [
+      clientId,
+      authorization,
+    ]),
+  );
+  return { ...payload, authorizations };
+}
+
 export interface AdapterHooks {
   /** A grant's tokens were revoked (revocation, end-session, replay): the sign-in behind it ends too. */
   grantRevoked(grantId: string): Promise<void>;
@@ -91,6 +110,11 @@ class PayloadAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    const payload = await this.read(id);
+    return this.model === 'Session' ? loggingOutEndsGrants(payload) : payload;
+  }
+
+  private async read(id: string): Promise<AdapterPayload | undefined> {
     // A row this step wrote is read as the step left it (the write is still collected: writes.ts).
     const written = collector<PendingWrites>()?.find(this.model, id);
     if (written !== undefined) return payloadOf(written ?? undefined, this.now());

@@ -55,7 +55,7 @@ async function findAll(provider: Provider) {
 }
 
 describe('clients kept built', () => {
-  const rows = () => new Map(Array.from({ length: CLIENTS }, (_, i) => [`key_${i}`, row(i)] as const));
+  const rows = () => new Map<string, ClientRow>(Array.from({ length: CLIENTS }, (_, i) => [`key_${i}`, row(i)]));
 
   it('builds each of 256 clients in use once, where the library alone builds them again', async () => {
     const registrations = rows();

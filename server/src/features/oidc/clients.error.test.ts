@@ -11,7 +11,7 @@ async function ownerWithKey() {
   const owner = await generateKeyPairSigner();
   const { token } = await portalSession(world.app, owner);
   const created = await world.app.call('POST', '/v1/keys', { bearer: token, body: { name: 'app' } });
-  return { keyId: created.body.key.id as string, bearer: token };
+  return { keyId: created.body.key.id as string, bearer: token, account: owner.address };
 }
 
 const put = (keyId: string, bearer: string, body: unknown) =>
@@ -62,6 +62,15 @@ describe('PUT /v1/keys/{id}/oidc', () => {
   it.each([
     ['http on a public host', { type: 'public', redirect_uris: ['http://app.example/cb'] }],
     ['a fragment', { type: 'public', redirect_uris: ['https://app.example/cb#x'] }],
+    ['a bare trailing #', { type: 'public', redirect_uris: ['https://app.example/cb#'] }],
+    [
+      'a bare trailing # in a post-logout URI',
+      {
+        type: 'public',
+        redirect_uris: ['https://app.example/cb'],
+        post_logout_redirect_uris: ['https://app.example/#'],
+      },
+    ],
     ['credentials', { type: 'public', redirect_uris: ['https://u:p@app.example/cb'] }],
     ['not a URL', { type: 'public', redirect_uris: ['/cb'] }],
     ['no redirect URI', { type: 'public', redirect_uris: [] }],
@@ -71,6 +80,10 @@ describe('PUT /v1/keys/{id}/oidc', () => {
     [
       'an http back-channel URI',
       { type: 'public', redirect_uris: ['https://a.example/cb'], backchannel_logout_uri: 'http://a.example/b' },
+    ],
+    [
+      'an http back-channel URI on loopback (logout tokens go out over https only)',
+      { type: 'public', redirect_uris: ['https://a.example/cb'], backchannel_logout_uri: 'http://127.0.0.1:9/bcl' },
     ],
   ])('refuses %s with 400', async (_what, body) => {
     const { keyId, bearer } = await ownerWithKey();
@@ -90,6 +103,27 @@ describe('PUT /v1/keys/{id}/oidc', () => {
       'invalid input: redirect_uris.1: http://app.example/cb must be https (http only on 127.0.0.1, localhost or [::1])',
     );
     expect(res.body.error.data.errorCode).toBe('BAD_REQUEST');
+  });
+
+  it('a registration the provider itself would refuse is 400 with its reason, and nothing is stored', async () => {
+    const { keyId, bearer, account } = await ownerWithKey();
+    // Past the contract's checks (as a contract rule missing one of the library's would let it through): the
+    // library's own schema refuses the client as a whole.
+    const refused = world.app.app.services.oidc.putClient(account, {
+      id: keyId,
+      type: 'public',
+      redirect_uris: ['https://app.example/cb#'],
+      post_logout_redirect_uris: [],
+      scopes: ['openid'],
+      backchannel_logout_uri: null,
+      rotate_secret: false,
+    });
+    await expect(refused).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      message: 'invalid client: redirect_uris must not contain fragments',
+    });
+    const read = await world.app.call('GET', `/v1/keys/${keyId}/oidc`, { bearer });
+    expect(read.status, show(read)).toBe(404);
   });
 
   it('another account’s key, or a revoked key: 404 KEY_NOT_FOUND; no session: 401', async () => {

@@ -5,6 +5,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { base58 } from '@scure/base';
 import type { Kysely } from 'kysely';
+import type Provider from 'oidc-provider';
+import type { ClientMetadata } from 'oidc-provider';
 import { ApiError } from '@sigil/contract/errors';
 import {
   CLIENT_SECRET_PREFIX,
@@ -15,7 +17,14 @@ import {
 } from '@sigil/contract/oidc';
 import type { Database } from '../../platform/db/index';
 import type { KeysService } from '../keys/index';
-import { clientRowsOfAccount, deleteClientRow, findClientRow, putClientRow, type ClientRow } from './queries';
+import {
+  clientRowsOfAccount,
+  deleteClientRow,
+  endClientSignInsTogether,
+  findClientRow,
+  putClientRow,
+  type ClientRow,
+} from './queries';
 
 export function hashClientSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
@@ -41,6 +50,39 @@ export function clientMetadata(row: ClientRow): Record<string, unknown> {
   };
 }
 
+/** The library's errors for metadata it refuses (its own schema): a registration it cannot build a client from. */
+const METADATA_ERRORS = new Set(['invalid_client_metadata', 'invalid_redirect_uri']);
+
+function refusedMetadata(error: unknown): error is Error & { error_description: string } {
+  return error instanceof Error && METADATA_ERRORS.has((error as { error?: unknown }).error as string);
+}
+
+/** Why the library refuses to build a client from `metadata`, or undefined when it accepts it. */
+export async function clientMetadataProblem(provider: Provider, metadata: ClientMetadata): Promise<string | undefined> {
+  try {
+    await provider.Client.validate(metadata);
+    return undefined;
+  } catch (error) {
+    if (refusedMetadata(error)) return error.error_description;
+    throw error;
+  }
+}
+
+/**
+ * The client as the provider finds it, or undefined when there is none or the library refuses its registration (one
+ * stored before registrations were checked against the library's schema). For lookups outside a request the library
+ * answers itself (the sign-in page, back-channel logout), which must not fail on such a registration: to them it is
+ * no client, as it is to the library's own end-session.
+ */
+export async function findClientOrNone(provider: Provider, id: string) {
+  try {
+    return await provider.Client.find(id);
+  } catch (error) {
+    if (refusedMetadata(error)) return undefined;
+    throw error;
+  }
+}
+
 function view(row: ClientRow, issuer: string): OidcClient {
   return {
     client_id: row.key_id,
@@ -61,6 +103,8 @@ export interface OidcClientsDeps {
   keys: Pick<KeysService, 'own'>;
   issuer: string;
   now: () => number;
+  /** Why the provider would refuse a registration's metadata (clientMetadataProblem), or undefined. */
+  metadataProblem(metadata: ClientMetadata): Promise<string | undefined>;
 }
 
 /** The caller's active key with this id, or 404 KEY_NOT_FOUND (another account's key is not told apart). */
@@ -110,13 +154,25 @@ export async function putClient(
     created_at: existing?.created_at ?? now,
     updated_at: now,
   };
+  // The contract checks each field; the library checks the client as a whole, by its own rules. A registration it
+  // refuses would be stored as a client that cannot sign anyone in, so it is refused here instead.
+  const problem = await deps.metadataProblem(clientMetadata(row) as ClientMetadata);
+  if (problem) throw new ApiError('BAD_REQUEST', `invalid client: ${problem}`);
   await putClientRow(deps.db, row);
   return { client: view(row, deps.issuer), ...(newSecret ? { client_secret: newSecret } : {}) };
 }
 
+/**
+ * A key was revoked: its client no longer exists for the provider, and its sign-ins end as a removed registration's
+ * do (deleteClient), so that nothing the client was given outlives it in the database either.
+ */
+export async function endSignInsOfRevokedKey(deps: OidcClientsDeps, keyId: string): Promise<void> {
+  await endClientSignInsTogether(deps.db, keyId, deps.now());
+}
+
 export async function deleteClient(deps: OidcClientsDeps, account: string, keyId: string): Promise<void> {
   await ownActiveKey(deps, account, keyId);
-  if (!(await deleteClientRow(deps.db, keyId))) {
+  if (!(await deleteClientRow(deps.db, keyId, deps.now()))) {
     throw new ApiError('OIDC_CLIENT_NOT_FOUND', `key ${keyId} has no OpenID Connect client`);
   }
 }

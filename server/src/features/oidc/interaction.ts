@@ -22,6 +22,7 @@ import { ApiError } from '@sigil/contract/errors';
 import { OIDC_AMR, type OidcProofPath } from '@sigil/contract/oidc';
 import type { OpenedSession } from '../connect/index';
 import type { SignedInClaims } from './account';
+import { findClientOrNone } from './clients';
 import type { ProviderDeps } from './deps';
 import { errorPage, PAGE_HEADERS, requestedScopes, signInPage } from './page';
 import { collectInto } from './request-scope';
@@ -44,6 +45,21 @@ const VERIFIERS: Record<
   'verify-signin': (deps, audience, body) =>
     deps.connect.proofs.verifySignin(audience, parseVerifySigninRequest(body), [new URL(deps.issuer).host]),
 };
+
+/**
+ * The interaction's client while it still is one: its key unrevoked, its registration present (and one the library
+ * can build). A key revoked or a registration removed while the page is open ends the sign-in at the next step.
+ */
+async function clientOf(provider: Provider, details: Details) {
+  return findClientOrNone(provider, String(details.params.client_id));
+}
+
+const CLIENT_GONE = 'this application is no longer registered with Sigil; start again from the application';
+
+/** Before a challenge or a proof: no Connect session is made for a client that no longer exists. */
+async function requireClient(provider: Provider, details: Details): Promise<void> {
+  if (!(await clientOf(provider, details))) throw new ApiError('OIDC_CLIENT_NOT_FOUND', CLIENT_GONE);
+}
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -131,20 +147,22 @@ const ACTIONS: Record<
   (deps: ProviderDeps, provider: Provider, req: IncomingMessage, res: ServerResponse, details: Details) => Promise<void>
 > = {
   'GET ': async (_deps, provider, _req, res, details) => {
-    const client = await provider.Client.find(String(details.params.client_id));
+    const client = await clientOf(provider, details);
+    if (!client) return sendHtml(res, 400, errorPage('invalid_client', CLIENT_GONE));
     sendHtml(
       res,
       200,
       signInPage({
         uid: details.uid,
         clientId: String(details.params.client_id),
-        clientName: client?.clientName,
+        clientName: client.clientName,
         scopes: requestedScopes(details.params),
       }),
     );
   },
-  'POST challenge': async (deps, _provider, req, res, details) => {
+  'POST challenge': async (deps, provider, req, res, details) => {
     const request = parseChallengeRequest(await readJson(req));
+    await requireClient(provider, details);
     sendJson(res, 200, await deps.connect.createChallenge(String(details.params.client_id), request));
   },
   'POST verify': async (deps, provider, req, res, details) => {
@@ -153,6 +171,7 @@ const ACTIONS: Record<
     if (typeof path !== 'string' || !Object.hasOwn(VERIFIERS, path)) {
       throw new ApiError('BAD_REQUEST', 'path must be verify, verify-tx or verify-signin');
     }
+    await requireClient(provider, details);
     const session = await VERIFIERS[path as OidcProofPath](deps, String(details.params.client_id), proof);
     await finish(deps, provider, res, details, path as OidcProofPath, session);
   },

@@ -9,6 +9,7 @@ import type { Database } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
 import type { SessionService } from '../connect/index';
 import type { KeysService } from '../keys/index';
+import { findClientOrNone } from './clients';
 import { loginsOfSessions } from './queries';
 
 export interface LifecycleDeps {
@@ -27,7 +28,7 @@ export async function notifyLogout(deps: LifecycleDeps, jtis: readonly string[])
   const provider = await deps.provider();
   await Promise.all(
     logins.map(async (login) => {
-      const client = await provider.Client.find(login.client_id);
+      const client = await findClientOrNone(provider, login.client_id);
       if (!client?.backchannelLogoutUri || !login.sid) return;
       try {
         // The library's Client method (absent from its type definitions): signs a logout token, POSTs it.

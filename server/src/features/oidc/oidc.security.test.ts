@@ -91,6 +91,34 @@ describe('authorization request', () => {
     );
   });
 
+  it('prompt=none without a live sign-in for the client: login_required at the client, no page', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const other = await registerClient(world.app, { type: 'confidential' });
+    const heidi = await demoWallet('heidi');
+    const browser = new CookieBrowser();
+    await signInThroughPage(browser, world.app, (await start(registered)).url, {
+      wallet: heidi,
+      audience: registered.clientId,
+    });
+    const silently = async (client: RegisteredClient) => {
+      const res = await browser.fetch((await start(client, { prompt: 'none', state: 'st1' })).url.href);
+      expect(res.status).toBe(303);
+      const location = new URL(res.headers.get('location')!);
+      expect(location.origin + location.pathname).toBe(client.redirectUri);
+      return [location.searchParams.get('error'), location.searchParams.get('state')];
+    };
+    // The browser is signed in, but not to this client; then its sign-in to the first one is revoked.
+    expect(await silently(other)).toEqual(['login_required', 'st1']);
+    await world.app.call('POST', '/v1/auth/sessions/revoke', {
+      key: registered.apiSecret,
+      body: { wallet: heidi.address },
+    });
+    expect(await silently(registered)).toEqual(['login_required', 'st1']);
+    // No browser session at all is the library's own case, answered the same.
+    const fresh = await new CookieBrowser().fetch((await start(registered, { prompt: 'none' })).url.href);
+    expect(new URL(fresh.headers.get('location')!).searchParams.get('error')).toBe('login_required');
+  });
+
   it('an unknown client_id gets an error page, not a sign-in', async () => {
     const registered = await registerClient(world.app, { type: 'confidential' });
     const { url } = await start(registered);
@@ -268,6 +296,70 @@ describe('the sign-in page', () => {
   });
 });
 
+describe('a client gone while its sign-in page is open', () => {
+  const removals = {
+    'its key revoked': (r: RegisteredClient) =>
+      world.app.call('DELETE', `/v1/keys/${r.clientId}`, { bearer: r.ownerBearer }),
+    'its registration removed': (r: RegisteredClient) =>
+      world.app.call('DELETE', `/v1/keys/${r.clientId}/oidc`, { bearer: r.ownerBearer }),
+  };
+
+  it.each(Object.keys(removals))('%s: challenge and verify answer 404, and no Connect session is made', async (how) => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, (await start(registered)).url);
+    const heidi = await demoWallet('heidi');
+    const challenge = await browser.postJson(`${pageUrl}/challenge`, { wallet: heidi.address });
+    expect(challenge.status).toBe(200);
+    const proof = await signChallenge(challenge.body, heidi, registered.clientId);
+    expect((await removals[how as keyof typeof removals](registered)).status).toBe(200);
+
+    const gone = {
+      status: 404,
+      body: {
+        code: 'OIDC_CLIENT_NOT_FOUND',
+        message: 'this application is no longer registered with Sigil; start again from the application',
+      },
+    };
+    expect(await browser.postJson(`${pageUrl}/verify`, { path: 'verify', ...proof })).toEqual(gone);
+    expect(await browser.postJson(`${pageUrl}/challenge`, { wallet: heidi.address })).toEqual(gone);
+    const page = await browser.fetch(pageUrl);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('invalid_client');
+    const sessions = await world.app.call('GET', `/v1/keys/${registered.clientId}/sessions`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(sessions.body).toEqual({ sessions: [] });
+  });
+
+  it('a stored registration the library refuses is no client: the page and a revocation answer, never a 500', async () => {
+    const registered = await registerClient(world.app, {
+      type: 'confidential',
+      extra: { backchannel_logout_uri: 'https://127.0.0.1:9/backchannel' },
+    });
+    const heidi = await demoWallet('heidi');
+    await codeFor(registered);
+    const browser = new CookieBrowser();
+    const { pageUrl } = await openSignInPage(browser, world.app, (await start(registered)).url);
+    // As one stored before registrations were checked against the library's schema.
+    await world.app.database.db
+      .updateTable('oidc_clients')
+      .set({ redirect_uris: JSON.stringify([`${registered.redirectUri}#`]) })
+      .where('key_id', '=', registered.clientId)
+      .execute();
+
+    const page = await browser.fetch(pageUrl);
+    expect(page.status).toBe(400);
+    expect(await page.text()).toContain('invalid_client');
+    const revoked = await world.app.call('POST', '/v1/auth/sessions/revoke', {
+      key: registered.apiSecret,
+      body: { wallet: heidi.address },
+    });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(revoked.body).toEqual({ revoked: 1 });
+  });
+});
+
 describe('token endpoint', () => {
   it('a missing or wrong PKCE verifier is invalid_grant', async () => {
     const registered = await registerClient(world.app, { type: 'confidential' });
@@ -354,6 +446,45 @@ describe('token endpoint', () => {
     const { url } = await start(registered);
     const page = await new CookieBrowser().fetch(url.href);
     expect(page.status).toBe(400);
+    // Its sign-ins ended with it, as a removed registration's do: no Connect session of them is left active.
+    const sessions = await world.app.call('GET', `/v1/keys/${registered.clientId}/sessions`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(sessions.body).toEqual({ sessions: [] });
+  });
+});
+
+describe('a removed registration', () => {
+  it('ends its sign-ins: registered again, the old tokens are refused and the Connect sessions are gone', async () => {
+    const registered = await registerClient(world.app, { type: 'confidential' });
+    const { callback, verifier } = await codeFor(registered);
+    const issued = await exchange(registered, callback.searchParams.get('code')!, verifier);
+    expect(issued.status).toBe(200);
+    const tokens = await issued.json();
+    const path = `/v1/keys/${registered.clientId}`;
+    const removed = await world.app.call('DELETE', `${path}/oidc`, { bearer: registered.ownerBearer });
+    expect(removed.status).toBe(200);
+    const again = await world.app.call('PUT', `${path}/oidc`, {
+      bearer: registered.ownerBearer,
+      body: { type: 'confidential', redirect_uris: [registered.redirectUri] },
+    });
+    expect(again.status).toBe(200);
+
+    const userinfo = await fetch(`${world.app.base}/oidc/me`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(userinfo.status).toBe(401);
+    const refresh = await fetch(`${world.app.base}/oidc/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${registered.clientId}:${again.body.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+    });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    const sessions = await world.app.call('GET', `${path}/sessions`, { bearer: registered.ownerBearer });
+    expect(sessions.body).toEqual({ sessions: [] });
   });
 });
 

@@ -490,8 +490,39 @@ export async function putClientRow(db: Kysely<Database>, row: ClientRow): Promis
     .execute();
 }
 
-export async function deleteClientRow(db: Kysely<Database>, keyId: string): Promise<boolean> {
-  return affectedRows(await db.deleteFrom('oidc_clients').where('key_id', '=', keyId).executeTakeFirst()) === 1;
+/**
+ * Ends every sign-in of client `keyId`: the library's rows naming it (grants, codes, access and refresh tokens) go,
+ * and the Connect sessions its sign-ins were made with are revoked at `at`. How many sessions were. Its open
+ * interactions stay, so that a sign-in page still open for it answers that the client is gone (interaction.ts)
+ * rather than that the sign-in expired; they make nothing without the client.
+ */
+export async function endClientSignIns(db: Kysely<Database>, keyId: string, at: number): Promise<number> {
+  await db.deleteFrom('oidc_payloads').where('client_id', '=', keyId).where('model', '!=', 'Interaction').execute();
+  const revoked = await db
+    .updateTable('connect_sessions')
+    .set({ revoked_at: at })
+    .where('revoked_at', 'is', null)
+    .where('jti', 'in', db.selectFrom('oidc_logins').select('session_jti').where('client_id', '=', keyId))
+    .executeTakeFirst();
+  return affectedRows(revoked);
+}
+
+/** endClientSignIns in one transaction (a revoked key's client: its registration stays, unusable). */
+export function endClientSignInsTogether(db: Kysely<Database>, keyId: string, at: number): Promise<number> {
+  return db.transaction().execute((trx) => endClientSignIns(trx, keyId, at));
+}
+
+/**
+ * Removes the registration of `keyId` and, in the same transaction, ends its sign-ins (endClientSignIns): registered
+ * again, the key is a new client, with nothing of the old one's. False when there was no registration.
+ */
+export async function deleteClientRow(db: Kysely<Database>, keyId: string, at: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const deleted = affectedRows(await trx.deleteFrom('oidc_clients').where('key_id', '=', keyId).executeTakeFirst());
+    if (deleted !== 1) return false;
+    await endClientSignIns(trx, keyId, at);
+    return true;
+  });
 }
 
 // ── logins ──────────────────────────────────────────────────────────────────────────────────────────

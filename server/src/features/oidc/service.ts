@@ -9,7 +9,15 @@ import type { OidcClientResponse, OidcClientsResponse, PutOidcClientRequest } fr
 
 type KeySessionsResponse = z.infer<typeof KeySessionsResponseSchema>;
 import type { KeysService } from '../keys/index';
-import { deleteClient, getClient, listClients, putClient, type OidcClientsDeps } from './clients';
+import {
+  clientMetadataProblem,
+  deleteClient,
+  endSignInsOfRevokedKey,
+  getClient,
+  listClients,
+  putClient,
+  type OidcClientsDeps,
+} from './clients';
 import { serveInteraction } from './interaction';
 import { inRequestScope } from './request-scope';
 import {
@@ -33,6 +41,8 @@ export interface OidcService {
   getClient(account: string, keyId: string): Promise<OidcClientResponse>;
   putClient(account: string, input: PutOidcClientRequest): Promise<OidcClientResponse>;
   deleteClient(account: string, keyId: string): Promise<void>;
+  /** The key `keyId` was revoked: the sign-ins of its client end (its tokens go, their Connect sessions are revoked). */
+  keyRevoked(keyId: string): Promise<void>;
   /** Revokes the presented Connect session (Bearer through `audience`); back-channel logout to its clients. */
   logout(audience: string, authorization: string | undefined): Promise<{ revoked: boolean }>;
   /** Revokes every active session of `wallet` through `audience`; back-channel logout to their clients. */
@@ -79,7 +89,13 @@ export function createOidcService(
     log: deps.log,
     now,
   };
-  const clients: OidcClientsDeps = { db: deps.db, keys: deps.keys, issuer: deps.issuer.replace(/\/+$/, ''), now };
+  const clients: OidcClientsDeps = {
+    db: deps.db,
+    keys: deps.keys,
+    issuer: deps.issuer.replace(/\/+$/, ''),
+    now,
+    metadataProblem: async (metadata) => clientMetadataProblem((await ready()).provider, metadata),
+  };
 
   return {
     handle: (req, res) =>
@@ -98,6 +114,7 @@ export function createOidcService(
     getClient: (account, keyId) => getClient(clients, account, keyId),
     putClient: (account, input) => putClient(clients, account, input),
     deleteClient: (account, keyId) => deleteClient(clients, account, keyId),
+    keyRevoked: (keyId) => endSignInsOfRevokedKey(clients, keyId),
     logout: (audience, authorization) => logout(lifecycle, audience, authorization),
     revokeWallet: (audience, wallet) => revokeWallet(lifecycle, audience, wallet),
     listKeySessions: (account, keyId, wallet) => listKeySessions(lifecycle, account, keyId, wallet),

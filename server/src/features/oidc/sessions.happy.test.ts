@@ -106,8 +106,13 @@ describe('sign out and revoke', () => {
   });
 });
 
-/** A stock openid-client sign-in of `wallet` through the sign-in page: the id token's `sid`. */
-async function oidcSignIn(registered: RegisteredClient, wallet: KeyPairSigner): Promise<string> {
+/** A stock openid-client sign-in of `wallet` through the sign-in page in `browser`: its config and tokens. */
+async function oidcTokens(
+  registered: RegisteredClient,
+  wallet: KeyPairSigner,
+  browser = new CookieBrowser(),
+  scope = 'openid',
+) {
   const config = await oidc.discovery(
     new URL(world.app.base),
     registered.clientId,
@@ -118,16 +123,19 @@ async function oidcSignIn(registered: RegisteredClient, wallet: KeyPairSigner): 
   const verifier = oidc.randomPKCECodeVerifier();
   const url = oidc.buildAuthorizationUrl(config, {
     redirect_uri: registered.redirectUri,
-    scope: 'openid',
+    scope,
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
+    // offline_access (a refresh token) is granted only with prompt=consent.
+    ...(scope.includes('offline_access') ? { prompt: 'consent' } : {}),
   });
-  const callback = await signInThroughPage(new CookieBrowser(), world.app, url, {
-    wallet,
-    audience: registered.clientId,
-  });
-  const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
-  const sid = tokens.claims()!.sid;
+  const callback = await signInThroughPage(browser, world.app, url, { wallet, audience: registered.clientId });
+  return { config, tokens: await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }) };
+}
+
+/** A stock openid-client sign-in of `wallet` through the sign-in page: the id token's `sid`. */
+async function oidcSignIn(registered: RegisteredClient, wallet: KeyPairSigner): Promise<string> {
+  const sid = (await oidcTokens(registered, wallet)).tokens.claims()!.sid;
   expect(typeof sid).toBe('string');
   return sid as string;
 }
@@ -309,5 +317,68 @@ describe('offline verification of a Connect session token', () => {
     const live = await sessionRead(secret, session.body.token);
     expect(live.status).toBe(401);
     expect(live.body).toEqual({ code: 'INVALID_SESSION', message: 'the session has been revoked' });
+  });
+});
+
+/** RP-initiated logout as a browser goes through it: end-session with the id token, then the confirm form's POST. */
+async function endSession(browser: CookieBrowser, idToken: string, choice: { logout?: 'yes' }) {
+  const page = await browser.fetch(
+    `${world.app.base}/oidc/session/end?${new URLSearchParams({ id_token_hint: idToken })}`,
+  );
+  const html = await page.text();
+  expect(page.status, html).toBe(200);
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(html)![1]!;
+  return browser.fetch(`${world.app.base}/oidc/session/end/confirm`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ xsrf, ...choice }),
+  });
+}
+
+describe('RP-initiated logout (end-session)', () => {
+  /** One browser signed in to two clients (refresh tokens included), and what tells whether each sign-in lives. */
+  async function signedInTwice() {
+    const heidi = await demoWallet('heidi');
+    const browser = new CookieBrowser();
+    const clients = [await withBackchannel(), await withBackchannel()];
+    const signIns: ({ registered: RegisteredClient } & Awaited<ReturnType<typeof oidcTokens>>)[] = [];
+    for (const registered of clients) {
+      signIns.push({ registered, ...(await oidcTokens(registered, heidi, browser, 'openid offline_access')) });
+    }
+    const alive = async ({ registered, config, tokens }: (typeof signIns)[number]) => {
+      const listed = await world.app.call('GET', `/v1/keys/${registered.clientId}/sessions`, {
+        bearer: registered.ownerBearer,
+      });
+      const userinfo = await fetch(`${world.app.base}/oidc/me`, {
+        headers: { authorization: `Bearer ${tokens.access_token}` },
+      });
+      const refresh = await oidc.refreshTokenGrant(config, tokens.refresh_token!).then(
+        () => 'tokens',
+        (error: { error?: string }) => error.error,
+      );
+      return { sessions: listed.body.sessions.length, userinfo: userinfo.status, refresh };
+    };
+    return { browser, signIns, alive };
+  }
+
+  it('logout=yes ends every sign-in of the browser session: sessions, access and refresh tokens', async () => {
+    const { browser, signIns, alive } = await signedInTwice();
+    const before = receiver.requests.length;
+    const confirmed = await endSession(browser, signIns[0]!.tokens.id_token!, { logout: 'yes' });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.headers.get('location')).toBe(`${world.app.base}/oidc/session/end/success`);
+    for (const signIn of signIns) {
+      expect(await alive(signIn)).toEqual({ sessions: 0, userinfo: 401, refresh: 'invalid_grant' });
+    }
+    // Each client is told by the library's own back-channel logout, once.
+    expect(receiver.requests.length - before).toBe(2);
+  });
+
+  it('"stay signed in" ends only the sign-in of the client that asked', async () => {
+    const { browser, signIns, alive } = await signedInTwice();
+    const confirmed = await endSession(browser, signIns[0]!.tokens.id_token!, {});
+    expect(confirmed.status).toBe(303);
+    expect(await alive(signIns[0]!)).toEqual({ sessions: 0, userinfo: 401, refresh: 'invalid_grant' });
+    expect(await alive(signIns[1]!)).toEqual({ sessions: 1, userinfo: 200, refresh: 'tokens' });
   });
 });

@@ -54,7 +54,11 @@ export const keySessions = sessionProcedure
         'sign-in (null for a session made through the Connect routes directly).',
       tags: ['keys'],
       protect: true,
-      errors: { ...SESSION_ERRORS, KEY_NOT_FOUND: 'not one of your keys' },
+      errors: {
+        ...SESSION_ERRORS,
+        KEY_NOT_FOUND: 'not one of your keys',
+        INVALID_WALLET: '`wallet` is not a base58 32-byte address',
+      },
     }),
   )
   .input(KeySessionsParamsSchema)

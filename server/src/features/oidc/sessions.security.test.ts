@@ -59,6 +59,18 @@ describe('revocations by the key owner', () => {
       expect(res.body.code).toBe('INVALID_WALLET');
     }
   });
+
+  it('the list’s wallet filter that is not a base58 32-byte address answers 400 INVALID_WALLET', async () => {
+    const owner = await registerClient(world.app, { type: 'public' });
+    for (const wallet of ['nope', 'x'.repeat(65)]) {
+      const res = await world.app.call('GET', `/v1/keys/${owner.clientId}/sessions?wallet=${wallet}`, {
+        bearer: owner.ownerBearer,
+      });
+      expect(res.status, show(res)).toBe(400);
+      expect(res.body.code).toBe('INVALID_WALLET');
+      expect(res.body.message).toMatch(/^wallet: /);
+    }
+  });
 });
 
 describe('shared session auth suite', () => {

@@ -50,7 +50,7 @@ export interface OutboundClientOptions {
   timeoutMs?: number;
   /** Default getJson body cap in bytes. Default 64 KiB. */
   maxBodyBytes?: number;
-  /** Extra trusted CA certificates (PEM) — for local HTTPS receivers in tests. The system store is replaced. */
+  /** Extra trusted CA certificates (PEM) — local receivers and demo hosts — trusted besides Node's default store. */
   ca?: string | Buffer | Array<string | Buffer>;
   /** User-Agent header sent with every request. */
   userAgent?: string;
@@ -78,8 +78,16 @@ export interface ProbeResult {
 }
 
 export interface OutboundClient {
-  /** POSTs `body`; resolves with the HTTP status of any answer (3xx included, not followed); rejects with OutboundError. */
-  post(url: string, body: string | Uint8Array, headers: Record<string, string>): Promise<PostResult>;
+  /**
+   * POSTs `body`; resolves with the HTTP status of any answer (3xx included, not followed); rejects with OutboundError.
+   * `signal`: the caller's own deadline, which ends the request as the client's does (a `timeout`), whichever is first.
+   */
+  post(
+    url: string,
+    body: string | Uint8Array,
+    headers: Record<string, string>,
+    options?: { signal?: AbortSignal },
+  ): Promise<PostResult>;
   /** GETs a JSON document: 2xx only, JSON content type only, at most `maxBytes`; rejects with OutboundError. */
   getJson(url: string, options?: { maxBytes?: number; timeoutMs?: number }): Promise<JsonResult>;
   /**
@@ -172,7 +180,7 @@ export function createOutboundClient(options: OutboundClientOptions = {}): Outbo
     userAgent: options.userAgent ?? 'sigil-outbound/1',
   };
   return {
-    post: (url, body, headers) => post(parts, url, body, headers),
+    post: (url, body, headers, options) => post(parts, url, body, headers, options),
     getJson: (url, opts) => getJson(parts, url, opts),
     probe: (url, opts) => probe(parts, url, opts),
     close: async () => {
@@ -211,10 +219,12 @@ async function post(
   url: string,
   body: string | Uint8Array,
   headers: Record<string, string>,
+  options: { signal?: AbortSignal } = {},
 ): Promise<PostResult> {
   const started = performance.now();
   const dest = parts.target(url, started);
   const signal = parts.deadlines.start(parts.timeoutMs);
+  const unhook = abortWith(signal, options.signal);
   try {
     const res = await parts.agent.request({
       origin: dest.origin,
@@ -231,8 +241,18 @@ async function post(
   } catch (err) {
     throw toOutboundError(err, signal, started);
   } finally {
+    unhook();
     signal.clear();
   }
+}
+
+/** Ends `deadline` when the caller's `signal` aborts (at once if it already has); returns the unhooking. */
+function abortWith(deadline: Deadline, signal: AbortSignal | undefined): () => void {
+  if (!signal) return () => {};
+  const abort = () => deadline.abort(signal.reason);
+  if (signal.aborted) abort();
+  else signal.addEventListener('abort', abort, { once: true });
+  return () => signal.removeEventListener('abort', abort);
 }
 
 /**
