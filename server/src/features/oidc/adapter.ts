@@ -68,6 +68,15 @@ function loggingOutEndsGrants(payload: AdapterPayload | undefined): AdapterPaylo
   return { ...payload, authorizations };
 }
 
+/**
+ * Whether an id the library looks up (from a request: a client_id, a code, a token, an interaction's uid) could name
+ * a stored row at all. No stored id is longer, and none holds U+0000, which Postgres refuses in a parameter (an error,
+ * where SQLite finds no row): such an id is simply not found.
+ */
+function storableId(id: string): boolean {
+  return id.length <= 200 && !id.includes('\0');
+}
+
 export interface AdapterHooks {
   /** A grant's tokens were revoked (revocation, end-session, replay): the sign-in behind it ends too. */
   grantRevoked(grantId: string): Promise<void>;
@@ -110,6 +119,7 @@ class PayloadAdapter implements Adapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
+    if (!storableId(id)) return undefined;
     const payload = await this.read(id);
     return this.model === 'Session' ? loggingOutEndsGrants(payload) : payload;
   }
@@ -134,10 +144,12 @@ class PayloadAdapter implements Adapter {
   }
 
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    if (!storableId(uid)) return undefined;
     return payloadOf(await findPayloadBy(this.db, this.model, 'uid', uid), this.now());
   }
 
   async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+    if (!storableId(userCode)) return undefined;
     return payloadOf(await findPayloadBy(this.db, this.model, 'user_code', userCode), this.now());
   }
 
@@ -188,7 +200,7 @@ class PayloadAdapter implements Adapter {
 
 /** The registration of the active key `id` (the request's read-ahead when it holds it), or undefined. */
 export async function activeClientRow(db: Kysely<Database>, id: string): Promise<ClientRow | undefined> {
-  if (id.length > 200) return undefined;
+  if (!storableId(id)) return undefined;
   const kept = take<ClientRow, typeof MISSED>(aheadKey('Client', id), MISSED);
   return kept === MISSED ? await findActiveClient(db, id) : kept;
 }
