@@ -10,7 +10,7 @@ import type { Logger } from '../../platform/log';
 import type { SessionService } from '../connect/index';
 import type { KeysService } from '../keys/index';
 import { findClientOrNone } from './clients';
-import { loginsOfSessions } from './queries';
+import { loginsOfSessions, loginsToLogOut } from './queries';
 
 export interface LifecycleDeps {
   db: Kysely<Database>;
@@ -21,20 +21,23 @@ export interface LifecycleDeps {
   now: () => number;
 }
 
-/** Back-channel logout to every client that signed in with one of these sessions; failures are logged only. */
+/**
+ * Back-channel logout to every client that signed in with one of these sessions, once per browser-session sid, and
+ * not for a sid a sign-in still active here holds (loginsToLogOut); failures are logged only.
+ */
 export async function notifyLogout(deps: LifecycleDeps, jtis: readonly string[]): Promise<void> {
-  const logins = await loginsOfSessions(deps.db, jtis);
+  const logins = await loginsToLogOut(deps.db, jtis, deps.now());
   if (logins.length === 0) return;
   const provider = await deps.provider();
   await Promise.all(
     logins.map(async (login) => {
       const client = await findClientOrNone(provider, login.client_id);
-      if (!client?.backchannelLogoutUri || !login.sid) return;
+      if (!client?.backchannelLogoutUri) return;
       try {
         // The library's Client method (absent from its type definitions): signs a logout token, POSTs it.
         const send = (client as unknown as { backchannelLogout(sub: string, sid: string): Promise<void> })
           .backchannelLogout;
-        await send.call(client, login.address, login.sid);
+        await send.call(client, login.address, login.sid!);
       } catch (error) {
         deps.log.warn({ err: error, clientId: login.client_id }, 'oidc back-channel logout failed');
       }

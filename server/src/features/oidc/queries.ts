@@ -562,6 +562,42 @@ export async function loginsOfSessions(db: Kysely<Database>, jtis: readonly stri
   return db.selectFrom('oidc_logins').selectAll().where('session_jti', 'in', jtis).execute();
 }
 
+/**
+ * The logins of these (just revoked) sessions whose browser-session `sid` no other login of the same client still
+ * holds with an active Connect session. The library keeps one sid per browser and client, so a second sign-in to a
+ * client from the same browser carries the first one's sid: a logout token for the first would end the app's
+ * session of the second, still signed in here. One row per client and sid.
+ */
+export async function loginsToLogOut(db: Kysely<Database>, jtis: readonly string[], now: number): Promise<LoginRow[]> {
+  if (jtis.length === 0) return [];
+  const rows = await db
+    .selectFrom('oidc_logins as l')
+    .selectAll('l')
+    .where('l.session_jti', 'in', jtis)
+    .where('l.sid', 'is not', null)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('oidc_logins as o')
+            .innerJoin('connect_sessions as s', 's.jti', 'o.session_jti')
+            .select('o.grant_id')
+            .whereRef('o.client_id', '=', 'l.client_id')
+            .whereRef('o.sid', '=', 'l.sid')
+            .where('s.revoked_at', 'is', null)
+            .where('s.expires_at', '>', now),
+        ),
+      ),
+    )
+    .execute();
+  const seen = new Set<string>();
+  return rows.filter((row) => {
+    const key = `${row.client_id} ${row.sid}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export function findLogin(
   db: Kysely<Database>,
   grantId: string,

@@ -112,6 +112,7 @@ async function oidcTokens(
   wallet: KeyPairSigner,
   browser = new CookieBrowser(),
   scope = 'openid',
+  prompt?: 'login',
 ) {
   const config = await oidc.discovery(
     new URL(world.app.base),
@@ -128,6 +129,7 @@ async function oidcTokens(
     code_challenge_method: 'S256',
     // offline_access (a refresh token) is granted only with prompt=consent.
     ...(scope.includes('offline_access') ? { prompt: 'consent' } : {}),
+    ...(prompt ? { prompt } : {}),
   });
   const callback = await signInThroughPage(browser, world.app, url, { wallet, audience: registered.clientId });
   return { config, tokens: await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }) };
@@ -179,6 +181,49 @@ describe('back-channel logout', () => {
       body: { wallet: heidi.address },
     });
     expect(res.body).toEqual({ revoked: 1 });
+    expect(await logoutTokensSince(before, registered)).toEqual([{ sub: heidi.address, sid }]);
+  });
+
+  it('a sid two sign-ins from one browser share is logged out once neither is active, and only once', async () => {
+    const registered = await withBackchannel();
+    const heidi = await demoWallet('heidi');
+    const browser = new CookieBrowser();
+    const first = (await oidcTokens(registered, heidi, browser)).tokens.claims()!.sid;
+    const second = (await oidcTokens(registered, heidi, browser, 'openid', 'login')).tokens.claims()!.sid;
+    // The library keeps one sid per browser and client: the second sign-in carries the first one's.
+    expect(second).toBe(first);
+    const list = await world.app.call('GET', `/v1/keys/${registered.clientId}/sessions`, {
+      bearer: registered.ownerBearer,
+    });
+    const [newer, older] = list.body.sessions.map((s: { jti: string }) => s.jti);
+
+    const before = receiver.requests.length;
+    const revokedOlder = await world.app.call('DELETE', `/v1/keys/${registered.clientId}/sessions/${older}`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(revokedOlder.body).toEqual({ revoked: true });
+    // The app's session under that sid is the newer sign-in's, still active here: it is not logged out.
+    expect(await logoutTokensSince(before, registered)).toEqual([]);
+
+    const revokedNewer = await world.app.call('DELETE', `/v1/keys/${registered.clientId}/sessions/${newer}`, {
+      bearer: registered.ownerBearer,
+    });
+    expect(revokedNewer.body).toEqual({ revoked: true });
+    expect(await logoutTokensSince(before, registered)).toEqual([{ sub: heidi.address, sid: first }]);
+  });
+
+  it('revoking both sign-ins that share a sid at once sends one logout token', async () => {
+    const registered = await withBackchannel();
+    const heidi = await demoWallet('heidi');
+    const browser = new CookieBrowser();
+    const sid = (await oidcTokens(registered, heidi, browser)).tokens.claims()!.sid;
+    await oidcTokens(registered, heidi, browser, 'openid', 'login');
+    const before = receiver.requests.length;
+    const res = await world.app.call('POST', '/v1/auth/sessions/revoke', {
+      key: registered.apiSecret,
+      body: { wallet: heidi.address },
+    });
+    expect(res.body).toEqual({ revoked: 2 });
     expect(await logoutTokensSince(before, registered)).toEqual([{ sub: heidi.address, sid }]);
   });
 });
