@@ -67,7 +67,8 @@ export function composeServices(deps: ComposeDeps): AppServices {
   deps.lifecycle.onStop('outbound client', () => outbound.close());
 
   const resolve = createResolveService({ chain, suffixes: config.domainSuffixes, cacheTtlMs: config.resolveCacheMs });
-  const keys = createKeysService({ db });
+  // A revoked key's OpenID Connect client ends with it (the oidc service, built below, reads keys).
+  const keys = createKeysService({ db, onRevoked: (keyId) => oidc.keyRevoked(keyId) });
   const sessions = createSessionService({ db, ttlSeconds: config.sessionTtlSeconds });
   const reverse = createReverseService({ chain });
   const agents = createAgentService({ chain, outbound, network: config.network, ipfsGateway: config.ipfsGateway });
@@ -86,6 +87,17 @@ export function composeServices(deps: ComposeDeps): AppServices {
     signinDomains: config.signinDomains,
     now: deps.now,
   });
+  const oidc = createOidcService({
+    db,
+    issuer: config.publicUrl,
+    connect,
+    sessions,
+    keys,
+    outbound, // back-channel logout goes through the same SSRF-safe client as webhooks
+    log,
+    sessionTtlSeconds: config.sessionTtlSeconds,
+    now: deps.now,
+  });
   return {
     config,
     chain,
@@ -102,17 +114,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     connect,
     keys,
     ownerWebhooks: createOwnerWebhooksService({ keys }),
-    oidc: createOidcService({
-      db,
-      issuer: config.publicUrl,
-      connect,
-      sessions,
-      keys,
-      outbound, // back-channel logout goes through the same SSRF-safe client as webhooks
-      log,
-      sessionTtlSeconds: config.sessionTtlSeconds,
-      now: deps.now,
-    }),
+    oidc,
     universal: createUniversalService({
       chain,
       suffixes: config.domainSuffixes,

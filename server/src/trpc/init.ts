@@ -68,11 +68,11 @@ function codedInputError(error: TRPCError): ApiError | undefined {
 
 /**
  * Postgres refuses U+0000 in text (it answers an error, where SQLite would store it or find no row), and no field of
- * this API has a use for it: the /v1 and tRPC faces refuse it in any string of the input, a key included, or of the
- * path, before anything reads or writes. (The public face's names are checked by its own rules and answer their own
- * codes; it stores nothing.)
+ * this API has a use for it: every procedure but the public ones refuses it in any string of the input, a key
+ * included, or of the path, before anything reads or writes, on the REST and tRPC faces alike. (The public
+ * procedures' names are checked by their own rules and answer their own codes; they store nothing.)
  */
-const NUL_TEXT = new ApiError('BAD_REQUEST', 'text may not contain the character U+0000');
+const nulText = () => new ApiError('BAD_REQUEST', 'text may not contain the character U+0000');
 
 function holdsNul(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return value.includes('\0');
@@ -83,7 +83,7 @@ function holdsNul(value: unknown, depth = 0): boolean {
 
 /**
  * Every procedure's first step (one middleware, since tRPC copies its call options at every middleware level):
- * - text holding U+0000 is refused (NUL_TEXT above);
+ * - text holding U+0000 is refused (nulText above);
  * - REST path parameters arrive from trpc-to-openapi still percent-encoded; the HTTP layer decodes them once into
  *   `ctx.pathParams`, and this hands the decoded values to the input parser in place of the raw ones;
  * - the procedure runs inside the request's deadline budget for chain reads (platform/deadline.ts);
@@ -95,7 +95,8 @@ const base = t.middleware(async ({ ctx, meta, next, getRawInput }) => {
   const result = await withDeadline(ctx.services.config.requestDeadlineMs, async () => {
     const raw = await getRawInput();
     if (!(meta?.openapi && faceOf(meta.openapi.path) === 'public') && (holdsNul(raw) || holdsNul(ctx.pathParams))) {
-      throw new TRPCError({ code: 'BAD_REQUEST', message: NUL_TEXT.message, cause: NUL_TEXT });
+      const refused = nulText();
+      throw new TRPCError({ code: 'BAD_REQUEST', message: refused.message, cause: refused });
     }
     if (!ctx.pathParams) return next();
     // A body that is not an object (an array, a string, a number, null) stays the input as sent, so its parser

@@ -1,6 +1,6 @@
 // What every procedure's input step refuses before anything reads or writes (trpc/init.ts), over real HTTP on both
-// databases: text holding U+0000 (Postgres cannot take it: it answered 500 there), a JSON body that is not an object
-// (merged with the path parameters it used to become a valid input), and a body whose media type is not JSON.
+// databases: text holding U+0000 (Postgres refuses it as a parameter), a JSON body that is not an object (merged with
+// the path parameters, it would become a valid input), and a body whose media type is not JSON.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DIALECTS, postgresReachable } from '@sigil/test/support/db';
 import { startKeyedApp, type KeyedApp } from '@sigil/test/support/keyed-app';

@@ -28,6 +28,18 @@ export async function revokeSessionRow(db: Kysely<Database>, jti: string, at: nu
   return affectedRows(result) === 1;
 }
 
+/** Marks each of these sessions revoked at `at` (those still active); how many were. */
+export async function revokeSessionRowsIn(db: Kysely<Database>, jtis: readonly string[], at: number): Promise<number> {
+  if (jtis.length === 0) return 0;
+  const result = await db
+    .updateTable('connect_sessions')
+    .set({ revoked_at: at })
+    .where('jti', 'in', jtis)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return affectedRows(result);
+}
+
 /** Marks every active session of `address` (only those through `audience`, when given) revoked; how many. */
 export async function revokeSessionRowsOf(
   db: Kysely<Database>,

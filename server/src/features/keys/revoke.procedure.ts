@@ -20,7 +20,5 @@ export const revoke = sessionProcedure
   .mutation(async ({ ctx, input }) => {
     const key = await ctx.services.keys.revoke(ctx.session.address, input.id);
     if (!key) throw new ApiError('KEY_NOT_FOUND', `no key ${input.id} in your account`);
-    // The key's OpenID Connect client goes with it; what that client was given ends as when it is removed.
-    await ctx.services.oidc.keyRevoked(input.id);
     return { key: toKeyView(key) };
   });

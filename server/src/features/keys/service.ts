@@ -338,14 +338,25 @@ export interface KeysService {
   ): Promise<PortalKey>;
 }
 
-export function createKeysService(deps: { db: Kysely<Database> }): KeysService {
+export function createKeysService(deps: {
+  db: Kysely<Database>;
+  /**
+   * After a key was revoked: what other features end with it (its OpenID Connect client's sign-ins). Runs after the
+   * revocation, which no failure of it undoes: the route then answers 500, and revoking again runs it again.
+   */
+  onRevoked?: (keyId: string) => Promise<void>;
+}): KeysService {
   const { db } = deps;
   return {
     create: (input, now) => createKey(db, input, now),
     listWithUsage: (account, now) => listKeysWithUsage(db, account, now),
     own: (account, keyId) => getOwnKey(db, account, keyId),
     usage: (account, now) => accountUsage(db, account, now),
-    revoke: (account, keyId, now) => revokeKey(db, account, keyId, now),
+    revoke: async (account, keyId, now) => {
+      const key = await revokeKey(db, account, keyId, now);
+      if (key) await deps.onRevoked?.(keyId);
+      return key;
+    },
     rename: (account, keyId, name) => renameKey(db, account, keyId, name),
     authenticate: (secret) => authenticateKey(db, secret),
     admit: (secret, cost, now) => admitKeyRequest(db, secret, cost, now),

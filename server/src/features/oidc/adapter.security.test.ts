@@ -241,11 +241,9 @@ describeEachDialect('oidc adapter: reads of one turn', (ctx) => {
 });
 
 describeEachDialect('oidc adapter: ids no row can have', (ctx) => {
-  it('finds nothing for an id holding U+0000 or longer than any stored one, on every lookup (Postgres raised an error)', async () => {
+  it('finds nothing for an id holding U+0000, on every lookup (Postgres refuses it as a parameter)', async () => {
     const { factory } = adapters(ctx.db, async () => {});
-    const nul = 'a\u0000b';
-    const long = 'x'.repeat(201);
-    for (const id of [nul, long]) {
+    for (const id of ['a\u0000b', '\u0000']) {
       expect(await factory('Client').find(id)).toBeUndefined();
       expect(await factory('AuthorizationCode').find(id)).toBeUndefined();
       expect(await factory('Session').find(id)).toBeUndefined();

@@ -1,10 +1,10 @@
 // The library builds a client from its metadata (every field checked against its schema: ~0.1 ms) and keeps what it
-// built in a cache of the last 100 to 200 registrations (two generations of 100), a size it does not let us set. With more clients in use than that (one per
-// partner app), lookups in turn miss it, and every authorization, resume, token and userinfo request builds its client
-// again: a sign-in would cost more as the number of clients grows. So each built client is kept here by its id, with
-// the metadata it was built from, for as many clients as are in use (docs/oidc.md "Clients are API keys"). The
-// registration itself is still read on every lookup, so a revoked key's client is gone at once and an edited one is
-// built again.
+// built for its last 100 to 200 registrations (two generations of 100), a size it does not let us set. With more
+// clients in use than that (one per partner app), lookups in turn miss it, and every authorization, resume, token and
+// userinfo request builds its client again: a sign-in would cost more as the number of clients grows. So each built
+// client is kept here by its id, with the metadata it was built from, for as many clients as are in use
+// (docs/oidc.md "Clients are API keys"). The registration itself is still read on every lookup, so a revoked key's
+// client is gone at once and an edited one is built again.
 import { LRUCache } from 'lru-cache';
 import type Provider from 'oidc-provider';
 import { aheadKey } from './adapter';
@@ -15,13 +15,14 @@ import { keep } from './request-scope';
 type Client = NonNullable<Awaited<ReturnType<Provider['Client']['find']>>>;
 
 /** Clients kept built: far more than a deployment has in use, each a few kilobytes. */
-export const BUILT_CLIENTS_MAX = 10_000;
+const BUILT_CLIENTS_MAX = 10_000;
 
 /**
  * Replaces the provider's client lookup: `readRow` reads the registration (as the adapter does); a client built from
- * the same metadata is returned as built, otherwise the library builds it (from the row just read: no second
- * statement). The configuration has no static clients and no client id metadata documents, so a registration the
- * adapter does not find is no client.
+ * the same metadata is returned as built, otherwise the library builds it (in a request of the provider, from the
+ * row just read through the request's read-ahead, with no second statement; elsewhere it reads the row again). The
+ * configuration has no static clients and no client id metadata documents, so a registration the adapter does not
+ * find is no client.
  */
 export function keepBuiltClients(
   provider: Provider,

@@ -69,10 +69,10 @@ export async function clientMetadataProblem(provider: Provider, metadata: Client
 }
 
 /**
- * The client as the provider finds it, or undefined when there is none or the library refuses its registration (one
- * stored before registrations were checked against the library's schema). For lookups outside a request the library
- * answers itself (the sign-in page, back-channel logout), which must not fail on such a registration: to them it is
- * no client, as it is to the library's own end-session.
+ * The client as the provider finds it, or undefined when there is none or the library refuses its stored
+ * registration (PUT checks a registration against the library's schema; a row written otherwise may fail it). For
+ * lookups outside a request the library answers itself (the sign-in page, back-channel logout), which must not fail
+ * on such a registration: to them it is no client, as it is to the library's own end-session.
  */
 export async function findClientOrNone(provider: Provider, id: string) {
   try {
@@ -170,6 +170,7 @@ export async function endSignInsOfRevokedKey(deps: OidcClientsDeps, keyId: strin
   await endClientSignInsTogether(deps.db, keyId, deps.now());
 }
 
+/** Removes the registration; its grants, tokens and sign-ins end with it, in one transaction. */
 export async function deleteClient(deps: OidcClientsDeps, account: string, keyId: string): Promise<void> {
   await ownActiveKey(deps, account, keyId);
   if (!(await deleteClientRow(deps.db, keyId, deps.now()))) {

@@ -341,7 +341,7 @@ describe('a client gone while its sign-in page is open', () => {
     await codeFor(registered);
     const browser = new CookieBrowser();
     const { pageUrl } = await openSignInPage(browser, world.app, (await start(registered)).url);
-    // As one stored before registrations were checked against the library's schema.
+    // A stored registration the library's schema refuses, written past PUT's check.
     await world.app.database.db
       .updateTable('oidc_clients')
       .set({ redirect_uris: JSON.stringify([`${registered.redirectUri}#`]) })

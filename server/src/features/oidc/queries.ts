@@ -4,6 +4,7 @@
 // connection (prepared.ts) and the group-committed writes inside the group commit's own transaction
 // (withoutFsyncNative): the same statements without Kysely's connection lock and promise hops.
 import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
+import { revokeSessionRowsIn } from '../connect/index';
 import {
   affectedRows,
   dialectOf,
@@ -492,23 +493,22 @@ export async function putClientRow(db: Kysely<Database>, row: ClientRow): Promis
 
 /**
  * Ends every sign-in of client `keyId`: the library's rows naming it (grants, codes, access and refresh tokens) go,
- * and the Connect sessions its sign-ins were made with are revoked at `at`. How many sessions were. Its open
+ * and the Connect sessions its sign-ins were made with are revoked at `at` (Connect's own statement). Its open
  * interactions stay, so that a sign-in page still open for it answers that the client is gone (interaction.ts)
  * rather than that the sign-in expired; they make nothing without the client.
  */
-export async function endClientSignIns(db: Kysely<Database>, keyId: string, at: number): Promise<number> {
+async function endClientSignIns(db: Kysely<Database>, keyId: string, at: number): Promise<void> {
   await db.deleteFrom('oidc_payloads').where('client_id', '=', keyId).where('model', '!=', 'Interaction').execute();
-  const revoked = await db
-    .updateTable('connect_sessions')
-    .set({ revoked_at: at })
-    .where('revoked_at', 'is', null)
-    .where('jti', 'in', db.selectFrom('oidc_logins').select('session_jti').where('client_id', '=', keyId))
-    .executeTakeFirst();
-  return affectedRows(revoked);
+  const logins = await db.selectFrom('oidc_logins').select('session_jti').where('client_id', '=', keyId).execute();
+  await revokeSessionRowsIn(
+    db,
+    logins.map((login) => login.session_jti),
+    at,
+  );
 }
 
 /** endClientSignIns in one transaction (a revoked key's client: its registration stays, unusable). */
-export function endClientSignInsTogether(db: Kysely<Database>, keyId: string, at: number): Promise<number> {
+export function endClientSignInsTogether(db: Kysely<Database>, keyId: string, at: number): Promise<void> {
   return db.transaction().execute((trx) => endClientSignIns(trx, keyId, at));
 }
 
@@ -519,9 +519,8 @@ export function endClientSignInsTogether(db: Kysely<Database>, keyId: string, at
 export async function deleteClientRow(db: Kysely<Database>, keyId: string, at: number): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const deleted = affectedRows(await trx.deleteFrom('oidc_clients').where('key_id', '=', keyId).executeTakeFirst());
-    if (deleted !== 1) return false;
-    await endClientSignIns(trx, keyId, at);
-    return true;
+    if (deleted === 1) await endClientSignIns(trx, keyId, at);
+    return deleted === 1;
   });
 }
 
