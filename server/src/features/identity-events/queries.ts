@@ -5,6 +5,7 @@ import {
   affectedRows,
   dialectOf,
   prepared,
+  withoutFsyncTogether,
   type Database,
   type IdentityEventsTable,
   type Slots,
@@ -140,11 +141,22 @@ export function selectStreamPosition(db: Kysely<Database>) {
     .executeTakeFirst();
 }
 
-/** Deletes events created before `cutoff` and their deliveries; answers the events deleted. */
-export async function deleteEventsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
-  await deleteDeliveriesOfEvents(db, db.selectFrom('identity_events').select('id').where('created_at', '<', cutoff));
-  const result = await db.deleteFrom('identity_events').where('created_at', '<', cutoff).executeTakeFirst();
-  return Number(result.numDeletedRows);
+/**
+ * Deletes events created before `cutoff` and their deliveries, in one transaction: a prune that fails half-way keeps
+ * both, and on SQLite no write lands between the two statements to keep a delivery without its event (Postgres reads
+ * committed rows anew per statement: a delivery committed after the first can outlive its event, and the delivery
+ * worker deletes it when it claims it). Without fsync on SQLite: a power cut may forget the prune, which the next
+ * pass repeats. Answers the events deleted.
+ */
+export function deleteEventsBefore(db: Kysely<Database>, cutoff: number): Promise<number> {
+  return withoutFsyncTogether(db, async (trx) => {
+    await deleteDeliveriesOfEvents(
+      trx,
+      trx.selectFrom('identity_events').select('id').where('created_at', '<', cutoff),
+    );
+    const result = await trx.deleteFrom('identity_events').where('created_at', '<', cutoff).executeTakeFirst();
+    return Number(result.numDeletedRows);
+  });
 }
 
 // ── the indexer ─────────────────────────────────────────────────────────────────────────────────────

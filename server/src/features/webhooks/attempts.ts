@@ -29,6 +29,7 @@ import { prefixedId } from '../../platform/ids';
 import {
   claimDueDeliveries,
   countDeadLetter,
+  deleteDeliveriesOfEvents,
   finishFailedWithAttempt,
   queuedDeliveryState,
   recordDelivered,
@@ -160,11 +161,31 @@ async function loadBatchEvents(
 }
 
 /**
+ * The claims whose event is not among `events`, after deleting every delivery of those events. On Postgres the claim
+ * and the read of the bodies commit apart: a retention prune committing in between takes claimed events away.
+ * Nothing is sent for those, and their events' deliveries go as the prune's do: a row the prune missed (written
+ * while it ran) could never be sent, and kept it would stay pending for good (the claim does not read the events,
+ * so it would take it again at every lease expiry).
+ */
+async function removeEventless(
+  db: Kysely<Database>,
+  claims: ClaimedDelivery[],
+  events: Map<string, StoredEvent>,
+): Promise<ClaimedDelivery[]> {
+  const gone = claims.filter((claim) => !events.has(claim.eventId));
+  await deleteDeliveriesOfEvents(
+    db,
+    gone.map((claim) => claim.eventId),
+  );
+  return gone;
+}
+
+/**
  * Claims up to `limit` due deliveries and readies them to be sent NOW (the caller starts every returned attempt at
  * once: the webhook's url, status and secret are read by the claim, so a rotation applies from the next attempt).
  * Claims of a webhook that is no longer active are released ('skipped'); those over the per-minute budget are
  * released due at the next minute ('deferred'); those whose event is gone by the time the bodies are read are
- * 'skipped' and stay leased. `claimed`: how many rows the claim took (fewer than `limit`: nothing more is due now).
+ * 'skipped' and deleted. `claimed`: how many rows the claim took (fewer than `limit`: nothing more is due now).
  */
 export async function claimReadyAttempts(
   db: Kysely<Database>,
@@ -177,8 +198,10 @@ export async function claimReadyAttempts(
   const granted: ClaimedDelivery[] = [];
   let claimed = 0;
   let events = new Map<string, StoredEvent>();
-  // SQLite: the claim and the budget counters commit without fsync. A power cut may forget a claim (the row is
-  // due again: at most a duplicate, which at-least-once allows) or the last moment's counts (docs/data.md).
+  let gone: ClaimedDelivery[] = [];
+  // SQLite: the claim, the budget counters and the removal of claims without an event commit without fsync. A power
+  // cut may forget a claim (the row is due again: at most a duplicate, which at-least-once allows), the last
+  // moment's counts (docs/data.md) or a removal (the row is claimed, found without its event and removed again).
   await withoutFsync(db, async (conn) => {
     const claims = await claimDueDeliveries(conn, {
       holder: deps.holder,
@@ -200,15 +223,12 @@ export async function claimReadyAttempts(
       overBudget.push(...group.slice(slots.get(webhookId)));
     }
     events = await loadBatchEvents(conn, deps.streams, granted);
+    gone = await removeEventless(conn, granted, events);
   });
   const ids = (claims: ClaimedDelivery[]) => claims.map((c) => c.id);
   await releaseClaims(db, ids(inactive), deps.holder, null);
   await releaseClaims(db, ids(overBudget), deps.holder, now - (now % MINUTE) + MINUTE);
-  // On Postgres the claim and the read of the bodies commit apart: a retention prune committing in between takes
-  // claimed events away (with their rows). Nothing is sent for those; they are not released, so a row left without
-  // its event is tried again only when its lease expires instead of being claimed again at once.
   const sendable = granted.filter((claim) => events.has(claim.eventId));
-  const gone = granted.filter((claim) => !events.has(claim.eventId));
 
   const ready = sendable.map((claim): ReadyAttempt => {
     const event = events.get(claim.eventId)!;

@@ -442,11 +442,15 @@ export async function countDeadDeliveries(db: Kysely<Database>): Promise<number>
   return Number(row?.n ?? 0);
 }
 
-/** Deletes every delivery of the events `eventIds` selects (a stream's retention removing old events). */
+/**
+ * Deletes every delivery of the events `eventIds` lists or selects: a stream's retention removing old events, and
+ * claims whose event such a prune removed (a delivery is never kept without its event).
+ */
 export async function deleteDeliveriesOfEvents<T extends keyof Database>(
   db: Kysely<Database>,
-  eventIds: SelectQueryBuilder<Database, T, { id: string }>,
+  eventIds: readonly string[] | SelectQueryBuilder<Database, T, { id: string }>,
 ): Promise<void> {
+  if (Array.isArray(eventIds) && eventIds.length === 0) return; // `in ()` is no SQL
   await db.deleteFrom('webhook_deliveries').where('event_id', 'in', eventIds).execute();
 }
 

@@ -1,6 +1,7 @@
 // Crash safety and several workers: a claimed-but-unfinished delivery is delivered after its lease expires; a
-// retention prune between a claim and the read of its bodies costs only the pruned events; two workers with their own
-// connection pools on one database never attempt the same delivery at once.
+// retention prune between a claim and the read of its bodies costs only the pruned events, and a claim left without
+// its event is deleted; two workers with their own connection pools on one database never attempt the same delivery
+// at once.
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEachDialect, freshDatabase, postgresReachable } from '@sigil/test/support/db';
@@ -81,6 +82,40 @@ describeEachDialect('delivery crash safety', (ctx) => {
     const worker = startDeliveryWorker({ db: ctx.db, client, streams: [pruning] }, { loop: false });
     expect((await worker.runOnce()).sort()).toEqual(['delivered', 'skipped']);
     expect(receiver.requests.filter((r) => r.url === path).map((r) => r.headers['sigil-delivery-id'])).toEqual([kept]);
+  });
+
+  it('a claim whose event is gone but whose row was left is deleted, not left pending', async () => {
+    const hook = await seedWebhook(ctx.db, `https://127.0.0.1:${receiver.port}/eventless-${ctx.dialect}`);
+    const [eventless] = await queueEvents(ctx.db, hook.id, 2);
+    const { event_id: prunedEvent } = await ctx.db
+      .selectFrom('webhook_deliveries')
+      .select('event_id')
+      .where('id', '=', eventless!)
+      .executeTakeFirstOrThrow();
+    // Only the event goes: its row stays, as one written while a prune ran, after the prune deleted the deliveries.
+    const pruning: WebhookStream = {
+      ...payWebhookStream,
+      async loadEvents(db, ids) {
+        await db.deleteFrom('pay_events').where('id', '=', prunedEvent).execute();
+        return payWebhookStream.loadEvents(db, ids);
+      },
+    };
+    let clock = Date.now();
+    const worker = startDeliveryWorker(
+      { db: ctx.db, client, streams: [pruning], now: () => clock, leaseMs: 60_000 },
+      { loop: false },
+    );
+    expect((await worker.runOnce()).sort()).toEqual(['delivered', 'skipped']);
+    const pending = () =>
+      ctx.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('webhook_id', '=', hook.id)
+        .where('status', '=', 'pending')
+        .execute();
+    expect(await pending()).toEqual([]);
+    clock += 60_000;
+    expect(await worker.runOnce()).toEqual([]); // nothing to claim again once the lease would have expired
   });
 });
 
