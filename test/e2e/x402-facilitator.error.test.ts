@@ -8,12 +8,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { KeyPairSigner } from '@solana/kit';
 import { X402_HEADERS, decodeBase64Json } from '@sigil/contract/x402';
 import { SOLANA_DEVNET_GENESIS_HASH } from '../../server/src/localchain/index';
 import {
-  DEVNET_USDC_MINT,
   startLocalFacilitator,
   startLocalFacilitatorRail,
   type LocalFacilitator,
@@ -29,6 +27,7 @@ import {
   type X402Chain,
   startX402Chain,
 } from '../support/x402-app';
+import { payeeBalance, payeeBalanceMoved } from '../support/facilitator-payee';
 
 let env: X402Chain;
 let rail: LocalFacilitatorRail;
@@ -50,14 +49,7 @@ const railVars = (facilitatorUrl: string, extra: Record<string, string> = {}) =>
   ...extra,
 });
 
-const payeeBalance = async () => {
-  const [ata] = await findAssociatedTokenPda({
-    owner: rail.payTo,
-    mint: DEVNET_USDC_MINT,
-    tokenProgram: TOKEN_PROGRAM_ADDRESS,
-  });
-  return BigInt((await env.chain.rpc.getTokenAccountBalance(ata, { commitment: 'processed' }).send()).value.amount);
-};
+const balance = () => payeeBalance(env, rail);
 
 /** The stock client's payment for `path` on `app`: the PAYMENT-SIGNATURE header it would send (not sent here). */
 async function stockPayment(app: X402App, path: string, payer: KeyPairSigner): Promise<Record<string, string>> {
@@ -84,15 +76,7 @@ async function tamperedPayment(
   return http.encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
 
-/** Waits (bounded) until the payee's balance moved off `from`. */
-async function balanceMoved(from: bigint): Promise<bigint> {
-  for (let i = 0; i < 400; i++) {
-    const now = await payeeBalance();
-    if (now !== from) return now;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the payment never landed');
-}
+const balanceMoved = (from: bigint) => payeeBalanceMoved(env, rail, from);
 
 describe('x402 facilitator rail: faults', () => {
   let app: X402App;
@@ -114,7 +98,7 @@ describe('x402 facilitator rail: faults', () => {
       const payment = await stockPayment(other, '/v1/resolve/down-1', env.payer1);
       await doomed.close();
       doomed = undefined;
-      const before = await payeeBalance();
+      const before = await balance();
       const r = await other.get('/v1/resolve/down-1', payment);
       expect(r.status).toBe(502);
       expect(r.body).toEqual({
@@ -125,7 +109,7 @@ describe('x402 facilitator rail: faults', () => {
       // Not consumed: the service whose facilitator is up takes the same payment.
       const ok = await app.get('/v1/resolve/down-1', payment);
       expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-      expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
+      expect(await balance()).toBe(before + PRICE_RESOLVE);
     } finally {
       await doomed?.close();
       await other.close();
@@ -139,7 +123,7 @@ describe('x402 facilitator rail: faults', () => {
     });
     try {
       const payment = await stockPayment(slow, '/v1/resolve/slow-settle', env.payer1);
-      const before = await payeeBalance();
+      const before = await balance();
       env.chain.faults.set({ delayMs: 9_000, methods: ['sendTransaction'] });
       const r = await slow.get('/v1/resolve/slow-settle', payment);
       expect(r.status).toBe(502);
@@ -167,7 +151,7 @@ describe('x402 facilitator rail: faults', () => {
       expect(again.status, JSON.stringify(again.body)).toBe(200);
       const receipt = decodeBase64Json(again.headers.get(X402_HEADERS.response)!) as Record<string, string>;
       expect(receipt).toMatchObject({ success: true, payer: env.payer1.address, amount: String(PRICE_RESOLVE) });
-      expect(await payeeBalance()).toBe(charged);
+      expect(await balance()).toBe(charged);
       // Served once: a third presentation is refused.
       const third = await slow.get('/v1/resolve/slow-settle', payment);
       expect(third.status).toBe(402);
@@ -180,7 +164,7 @@ describe('x402 facilitator rail: faults', () => {
 
   it('settlement refused → 402 SETTLEMENT_FAILED with a fresh challenge; nothing charged; the payment still works', async () => {
     const payment = await stockPayment(app, '/v1/resolve/refused', env.payer2);
-    const before = await payeeBalance();
+    const before = await balance();
     env.chain.faults.set({ rpcError: { code: -32002, message: 'Blockhash not found' }, methods: ['sendTransaction'] });
     let r;
     try {
@@ -197,15 +181,15 @@ describe('x402 facilitator rail: faults', () => {
     });
     const header = decodeBase64Json(r.headers.get(X402_HEADERS.required)!) as any;
     expect(header).toMatchObject({ x402Version: 2, code: 'SETTLEMENT_FAILED' });
-    expect(await payeeBalance()).toBe(before);
+    expect(await balance()).toBe(before);
     const ok = await app.get('/v1/resolve/refused', payment);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
+    expect(await balance()).toBe(before + PRICE_RESOLVE);
   });
 
   it('503 METERING_UNAVAILABLE when the settlement store fails after the handler: nothing settled, nothing charged', async () => {
     const payment = await stockPayment(app, '/v1/resolve/nostore-1', env.payer2);
-    const before = await payeeBalance();
+    const before = await balance();
     try {
       const r = await app.get('/v1/resolve/nostore-1', payment); // the handler takes the settlement table away
       expect(handlerCalls.get('nostore-1')).toBe(1);
@@ -220,25 +204,25 @@ describe('x402 facilitator rail: faults', () => {
     } finally {
       await app.database.db.schema.alterTable('x402_settlements_off').renameTo('x402_settlements').execute();
     }
-    expect(await payeeBalance()).toBe(before);
+    expect(await balance()).toBe(before);
     const ok = await app.get('/v1/resolve/nostore-1', payment);
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
-    expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
+    expect(await balance()).toBe(before + PRICE_RESOLVE);
   });
 
   it('a handler failure (404) settles nothing: the payment is not charged and buys the response later', async () => {
     const payment = await stockPayment(app, '/v1/resolve/flaky-fac', env.payer2);
-    const before = await payeeBalance();
+    const before = await balance();
     const r = await app.get('/v1/resolve/flaky-fac', payment);
     expect(r.status).toBe(404);
-    expect(await payeeBalance()).toBe(before);
+    expect(await balance()).toBe(before);
     const ok = await app.get('/v1/resolve/flaky-fac', payment);
     expect(ok.status).toBe(200);
-    expect(await payeeBalance()).toBe(before + PRICE_RESOLVE);
+    expect(await balance()).toBe(before + PRICE_RESOLVE);
   });
 
   it("the quote is Sigil's, not the client's copy: a lowered amount or another payTo → 402 PAYMENT_INVALID", async () => {
-    const before = await payeeBalance();
+    const before = await balance();
     const cheap = await tamperedPayment(app, '/v1/resolve/tamper', env.payer2, (e) => (e.amount = '1'));
     const r1 = await app.get('/v1/resolve/tamper', cheap);
     expect(r1.status).toBe(402);
@@ -256,7 +240,7 @@ describe('x402 facilitator rail: faults', () => {
     expect(r2.status).toBe(402);
     expect(r2.body.code).toBe('PAYMENT_INVALID');
     expect(handlerCalls.get('tamper')).toBeUndefined();
-    expect(await payeeBalance()).toBe(before);
+    expect(await balance()).toBe(before);
   });
 
   it('a payment for another network, or a transaction that does not decode → 402 with the code', async () => {
@@ -311,7 +295,7 @@ describeEachDialect('x402 facilitator rail: one payment, one response, across in
     const res = await wrapFetchWithPayment(spy, client)(one.base + path);
     expect(res.status).toBe(200);
     const header = sent.at(-1)!.get(X402_HEADERS.payment)!;
-    const before = await payeeBalance();
+    const before = await balance();
     for (const [app, target] of [
       [two, path],
       [one, path],
@@ -321,13 +305,13 @@ describeEachDialect('x402 facilitator rail: one payment, one response, across in
       expect(r.status).toBe(402);
       expect(r.body).toMatchObject({ code: 'PAYMENT_ALREADY_USED' });
     }
-    expect(await payeeBalance()).toBe(before);
+    expect(await balance()).toBe(before);
   });
 
   it('the same payment sent to both instances at once: one 200, the other refused; charged once', async () => {
     const path = `/v1/resolve/slow-race-${ctx.dialect}`;
     const payment = await stockPayment(one, path, env.payer2);
-    const before = await payeeBalance();
+    const before = await balance();
     const answers = await Promise.all([one.get(path, payment), two.get(path, payment)]);
     const statuses = answers.map((a) => a.status).sort();
     expect(statuses[0]).toBe(200);

@@ -4,17 +4,13 @@
 // retry and on the next identical call; the payee is charged once. A real fault: the chain delays the facilitator's
 // sendTransaction past SIGIL_X402_FACILITATOR_TIMEOUT_MS.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import { createSigilClient } from '@sigil/client-sdk';
 import { createX402Fetch } from '@sigil/client-sdk/x402';
 import { X402_HEADERS } from '@sigil/contract/x402';
 import { SOLANA_DEVNET_GENESIS_HASH } from '../../server/src/localchain/index';
-import {
-  DEVNET_USDC_MINT,
-  startLocalFacilitatorRail,
-  type LocalFacilitatorRail,
-} from '../../server/src/localchain/facilitator';
+import { startLocalFacilitatorRail, type LocalFacilitatorRail } from '../../server/src/localchain/facilitator';
 import { PRICE_RESOLVE, startX402App, startX402Chain, type X402App, type X402Chain } from '../support/x402-app';
+import { payeeBalance, payeeBalanceMoved } from '../support/facilitator-payee';
 
 let env: X402Chain;
 let rail: LocalFacilitatorRail;
@@ -41,24 +37,9 @@ afterAll(async () => {
   await env?.close();
 });
 
-const payeeBalance = async () => {
-  const [ata] = await findAssociatedTokenPda({
-    owner: rail.payTo,
-    mint: DEVNET_USDC_MINT,
-    tokenProgram: TOKEN_PROGRAM_ADDRESS,
-  });
-  return BigInt((await env.chain.rpc.getTokenAccountBalance(ata, { commitment: 'processed' }).send()).value.amount);
-};
+const balance = () => payeeBalance(env, rail);
 
-/** Waits (bounded) until the payee's balance moved off `from`. */
-async function balanceMoved(from: bigint): Promise<bigint> {
-  for (let i = 0; i < 400; i++) {
-    const now = await payeeBalance();
-    if (now !== from) return now;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the payment never landed');
-}
+const balanceMoved = (from: bigint) => payeeBalanceMoved(env, rail, from);
 
 describe('facilitator rail: one payment per call', () => {
   it('502 X402_SETTLE_TIMEOUT: every retry and the next identical call send the same transaction; charged once', async () => {
@@ -79,7 +60,7 @@ describe('facilitator rail: one payment per call', () => {
     const client = createSigilClient({ baseUrl: app.base, fetch: pay });
     const resolve = () => client.GET('/v1/resolve/{name}', { params: { path: { name: 'sdk-slow-settle' } } });
 
-    const before = await payeeBalance();
+    const before = await balance();
     env.chain.faults.set({ delayMs: 9_000, methods: ['sendTransaction'] });
     const first = await resolve(); // three attempts, each answered before the delayed settlement lands
     expect(first, JSON.stringify(first)).toMatchObject({ ok: false, status: 502, code: 'X402_SETTLE_TIMEOUT' });
@@ -91,7 +72,7 @@ describe('facilitator rail: one payment per call', () => {
     // transaction it may answer 502 once more, and the client's retry redeems the same payment again.
     const again = await resolve();
     expect(again.ok && again.data, JSON.stringify(again)).toMatchObject({ name: 'sdk-slow-settle' });
-    expect(await payeeBalance()).toBe(charged);
+    expect(await balance()).toBe(charged);
     expect(payments.size).toBe(1);
     // One challenge; then only redemptions of it: 502s until the landed settlement is seen, then the answer.
     expect(answers[0]).toBe('402');

@@ -19,13 +19,7 @@ export function findSession(db: Kysely<Database>, jti: string): Promise<Omit<Ses
 
 /** Marks one session revoked at `at`; true when it was active. */
 export async function revokeSessionRow(db: Kysely<Database>, jti: string, at: number): Promise<boolean> {
-  const result = await db
-    .updateTable('connect_sessions')
-    .set({ revoked_at: at })
-    .where('jti', '=', jti)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
-  return affectedRows(result) === 1;
+  return (await revokeSessionRowsIn(db, [jti], at)) === 1;
 }
 
 /** Marks each of these sessions revoked at `at` (those still active); how many were. */
