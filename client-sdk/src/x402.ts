@@ -174,6 +174,22 @@ export async function sendInstructions(
   instructions: Instruction[],
   options: { skipPreflight?: boolean } = {},
 ): Promise<Signature> {
+  return (await sendInstructionsWithLifetime(rpc, payer, instructions, options)).signature;
+}
+
+export interface SentTransaction {
+  signature: Signature;
+  /** The last block height at which the transaction can land (its blockhash's): past it, one not seen never will. */
+  lastValidBlockHeight: bigint;
+}
+
+/** sendInstructions, also answering how long the transaction can land, so that a dropped one can be told apart. */
+export async function sendInstructionsWithLifetime(
+  rpc: SolanaRpc,
+  payer: KeyPairSigner,
+  instructions: Instruction[],
+  options: { skipPreflight?: boolean } = {},
+): Promise<SentTransaction> {
   const { value: latest } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
   const message = pipe(
     createTransactionMessage({ version: 0 }),
@@ -189,10 +205,10 @@ export async function sendInstructions(
       skipPreflight: options.skipPreflight ?? false,
     })
     .send();
-  return getSignatureFromTransaction(signed);
+  return { signature: getSignatureFromTransaction(signed), lastValidBlockHeight: latest.lastValidBlockHeight };
 }
 
-/** Step 3: polls until the transaction is finalized (throws when it failed or the time runs out). */
+/** Step 3: polls until the transaction is finalized (throws when it failed on chain or the time runs out). */
 export async function waitForFinalized(
   rpc: SolanaRpc,
   signature: Signature,
@@ -202,10 +218,33 @@ export async function waitForFinalized(
   for (;;) {
     const { value } = await rpc.getSignatureStatuses([signature]).send();
     const status = value[0];
+    // A transaction that ran and failed stays failed (its signature cannot run again): waiting longer gains nothing.
+    if (status?.err) throw new Error(`transaction ${signature} failed on chain: ${jsonOf(status.err)}`);
     if (status?.confirmationStatus === 'finalized') return;
     if (Date.now() > deadline) throw new Error(`transaction ${signature} not finalized in time`);
     await new Promise((r) => setTimeout(r, options.pollMs ?? 400));
   }
+}
+
+/** A transaction error as JSON (the RPC client reads its integers as bigints, which JSON.stringify refuses). */
+function jsonOf(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+}
+
+/**
+ * Whether a transaction landed without an error, or may still land (its blockhash is valid). The block height is read
+ * before the status: a transaction that lands in between is then seen as landed, not judged by its blockhash.
+ */
+async function transactionMayStillSucceed(
+  rpc: SolanaRpc,
+  signature: Signature,
+  lastValidBlockHeight: bigint,
+): Promise<boolean> {
+  const height = await rpc.getBlockHeight({ commitment: 'confirmed' }).send();
+  // The history search finds a transaction older than the RPC's recent status cache (a long custom finality wait).
+  const { value } = await rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send();
+  const status = value[0];
+  return status ? status.err === null : height <= lastValidBlockHeight;
 }
 
 /**
@@ -297,6 +336,8 @@ export interface Payment {
   challenge: X402Challenge;
   /** Native rail: the payment transaction, redeemed once finalized. The facilitator rail has none to wait for. */
   signature?: Signature;
+  /** Native rail: the last block height at which the payment transaction can land (SentTransaction). */
+  lastValidBlockHeight?: bigint;
   /** Whether the transaction is known to be finalized, so redeeming need not wait (set once a wait succeeded). */
   finalized: boolean;
   /** When it was paid (ms): the service redeems a reference within X402_REDEEM_WINDOW_SECONDS of its challenge. */
@@ -325,14 +366,14 @@ async function payNative(first: ChallengeResult, options: PayOptions): Promise<P
   if (!entry || !first.challenge) return null;
   // Signed before paying: a challenge whose redeem message is not its own reference's is refused before money moves.
   const payerSig = await signRedeemMessage(options.payer, buildRedeemMessage(entry));
-  const signature = await sendInstructions(
+  const { signature, lastValidBlockHeight } = await sendInstructionsWithLifetime(
     options.rpc,
     options.payer,
     await paymentInstructions(options.rpc, entry, options.payer, options),
   );
   const proof = options.redeemBy === 'reference' ? { reference: entry.extra.reference } : { signature };
   const headers = redeemHeaders({ network: entry.network, payer: options.payer.address, payerSig, ...proof });
-  return { headers, challenge: first.challenge, signature, finalized: false, paidAt: Date.now() };
+  return { headers, challenge: first.challenge, signature, lastValidBlockHeight, finalized: false, paidAt: Date.now() };
 }
 
 /** Step 5 for a payment made: waits for its finality (once), then sends the identical request with it. Never pays. */
@@ -358,6 +399,17 @@ export async function payAndFetch(req: RequestSpec, options: PayOptions): Promis
   const payment = await payChallenge(first, options);
   if (!payment) return { response: first.response, receipt: null, challenge: first.challenge };
   return redeemPayment(req, payment, options);
+}
+
+/**
+ * Whether a payment whose redemption threw may still buy a response. A finalized one may (the request got no answer).
+ * One whose finality wait failed may only while its transaction landed without an error or may still land: kept
+ * otherwise, every identical call would wait for it again and throw, never paying anew. When the RPC cannot tell
+ * (it may be what failed the wait), the payment is kept: dropping one that lands would pay twice.
+ */
+async function mayStillBuy(rpc: SolanaRpc, payment: Payment): Promise<boolean> {
+  if (payment.finalized || !payment.signature || payment.lastValidBlockHeight === undefined) return true;
+  return transactionMayStillSucceed(rpc, payment.signature, payment.lastValidBlockHeight).catch(() => true);
 }
 
 /** Refusals that mean the payment already bought a response (409: a concurrent redemption of it won). */
@@ -411,7 +463,7 @@ function unconsumedPayments() {
   };
 }
 
-/** The identity of a request for its payment: the origin and the spec's canonical request (method, path, query, body). */
+/** The identity of a request for its payment: the origin and the canonical request (method, path, query, body). */
 function requestKey(req: RequestSpec): string {
   const url = new URL(req.url);
   const body = typeof req.body === 'string' ? new TextEncoder().encode(req.body) : req.body;
@@ -445,7 +497,9 @@ async function specOf(request: Request): Promise<RequestSpec> {
  *
  * A payment is made once per call, whoever repeats the request: when the service answers that it consumed nothing
  * (a retryable code, a 502, a handler failure) or no answer arrives, the payment is kept, and the identical request
- * sent again through this fetch (the client's retry, or the caller's own) redeems it instead of paying anew.
+ * sent again through this fetch (the client's retry, or the caller's own) redeems it instead of paying anew. When its
+ * finality wait fails, it is kept only while its transaction may still succeed: one that failed on chain, or was
+ * dropped (never seen, its blockhash expired), is forgotten, and the next identical call pays anew.
  */
 export function createX402Fetch(
   options: PayOptions,
@@ -466,7 +520,8 @@ export function createX402Fetch(
       if (await leavesPaymentRedeemable(response)) unconsumed.keep(key, payment);
       return response;
     } catch (error) {
-      unconsumed.keep(key, payment); // no answer (or no finality yet): the payment bought nothing so far
+      // No answer, or no finality: the payment bought nothing so far, and is kept while it may still buy something.
+      if (await mayStillBuy(options.rpc, payment)) unconsumed.keep(key, payment);
       throw error;
     }
   };

@@ -1,11 +1,32 @@
 // The x402 payer under the client's default retry policy, against the real x402 test app on the local chain: every
 // answer the spec says consumed nothing (PAYMENT_NOT_FINALIZED, VERIFIER_UNAVAILABLE, METERING_UNAVAILABLE, a 502, no
 // answer) is followed by a redemption of the SAME payment, never by a second payment. Each test counts what payTo
-// received on chain (one price = one payment) and lists the service's answers in order.
+// received on chain (one price = one payment) and lists the service's answers in order. A payment that can no longer
+// buy anything (it failed on chain, or was dropped and its blockhash expired) is not kept: the retry pays anew.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
+  generateKeyPairSigner,
+  getBase64Encoder,
+  getSignatureFromTransaction,
+  getTransactionDecoder,
+  type Base64EncodedWireTransaction,
+  type KeyPairSigner,
+  type RpcTransport,
+  type Signature,
+} from '@solana/kit';
 import { createSigilClient, type SigilResult } from '@sigil/client-sdk';
-import { createX402Fetch, wrappedNativeAccount, type PayOptions } from '@sigil/client-sdk/x402';
+import {
+  createX402Fetch,
+  sendInstructions,
+  waitForFinalized,
+  wrapNativeInstructions,
+  wrappedNativeAccount,
+  type PayOptions,
+} from '@sigil/client-sdk/x402';
 import { X402_HEADERS } from '@sigil/contract/x402';
+import { BLOCKHASH_VALIDITY_SLOTS } from '../../server/src/localchain/ledger';
 import {
   handlerCalls,
   PRICE_RESOLVE,
@@ -211,5 +232,152 @@ describe('what the payer keeps between calls', () => {
     }
     expect(sent.map((s) => s.answer)).toEqual(['402', '200', '402', '200', '402', '200']);
     expect(await received()).toBe(before + 3n * PRICE_RESOLVE);
+  });
+});
+
+/** A sendTransaction call as the payer sends it: the base64 wire transaction and its config. */
+interface SendCall {
+  jsonrpc: '2.0';
+  id: unknown;
+  method: 'sendTransaction';
+  params: [wire: Base64EncodedWireTransaction, config?: Record<string, unknown>];
+}
+
+/**
+ * The local chain's RPC with each sendTransaction handed to `onSend`, which may forward it (changed or not) or answer
+ * it itself. Every other call, the status and block-height reads included, is the real chain's.
+ */
+function rpcWithSends(onSend: (call: SendCall, forward: (call: SendCall) => Promise<unknown>) => Promise<unknown>) {
+  const chain = createDefaultRpcTransport({ url: env.chain.url });
+  const transport = (config: Parameters<RpcTransport>[0]) => {
+    const call = config.payload as SendCall;
+    if (call.method !== 'sendTransaction') return chain(config);
+    return onSend(call, (changed) => chain({ ...config, payload: changed }));
+  };
+  return createSolanaRpcFromTransport(transport as RpcTransport);
+}
+
+/**
+ * An RPC node that accepts the first transaction and never gets it to a leader: it answers its signature and sends
+ * nothing (`dropped` keeps it, to deliver late). The local chain cannot lose a transaction it was sent, so this
+ * stands in for the network; whatever the payer reads about the transaction afterwards is the real chain's.
+ */
+function droppingFirstSend() {
+  const dropped = new Map<Signature, Base64EncodedWireTransaction>();
+  const rpc = rpcWithSends(async (call, forward) => {
+    if (dropped.size > 0) return forward(call);
+    const wire = call.params[0];
+    const signature = getSignatureFromTransaction(getTransactionDecoder().decode(getBase64Encoder().encode(wire)));
+    dropped.set(signature, wire);
+    return { jsonrpc: '2.0', id: call.id, result: signature };
+  });
+  return { rpc, dropped };
+}
+
+/** Sends every transaction without preflight, as a wallet may: a payment that cannot succeed lands, failed. */
+const withoutPreflight = () =>
+  rpcWithSends((call, forward) =>
+    forward({ ...call, params: [call.params[0], { ...call.params[1], skipPreflight: true }] }),
+  );
+
+/** A payer holding 1 wrapped lamport, so that its payment fails on chain until `topUp`. */
+async function poorPayer(): Promise<{ payer: KeyPairSigner; topUp: () => Promise<void> }> {
+  const payer = await generateKeyPairSigner();
+  await env.chain.airdrop(payer.address, 100_000_000n);
+  const wrap = async (lamports: bigint) => {
+    const account = await wrappedNativeAccount(payer.address);
+    await sendInstructions(env.chain.rpc, payer, wrapNativeInstructions(payer, account, lamports));
+  };
+  await wrap(1n);
+  return { payer, topUp: () => wrap(10n * PRICE_RESOLVE) };
+}
+
+/**
+ * Slots after which a transaction sent now can no longer land: its blockhash's validity, plus a margin for the payer
+ * reading the block height at `confirmed` (a slot behind on the local chain).
+ */
+const BLOCKHASH_EXPIRY_SLOTS = Number(BLOCKHASH_VALIDITY_SLOTS) + 5;
+
+describe('a payment whose finality wait failed is kept only while it may still buy a response', () => {
+  it('waitForFinalized throws for a transaction that failed on chain, though it is finalized', async () => {
+    const { payer } = await poorPayer();
+    const { entry } = await app.challenge(`/v1/resolve/failed-${++seq}`, payer.address);
+    const signature = await app.pay(entry, payer, { skipPreflight: true });
+    await app.finalize();
+    await expect(waitForFinalized(env.chain.rpc, signature, { timeoutMs: 2_000 })).rejects.toThrow(
+      `transaction ${signature} failed on chain`,
+    );
+  });
+
+  it('a payment that failed on chain is dropped: the retry pays anew, and the call succeeds', async () => {
+    const { payer, topUp } = await poorPayer();
+    const { resolve, sent } = payingClient(
+      {
+        before: async (_redeem, n) => {
+          if (n === 2) await topUp(); // the next payment is funded, once the first has failed on chain
+          return undefined;
+        },
+      },
+      {
+        payer,
+        rpc: withoutPreflight(),
+        // The local chain advances by hand; then the SDK's own wait reads the status, as the default wait does.
+        waitForFinality: async (s) => {
+          await env.chain.waitForFinalized(s);
+          await waitForFinalized(env.chain.rpc, s, { timeoutMs: 2_000 });
+        },
+      },
+    );
+    const before = await received();
+    const result = await resolve(`failedpay-${++seq}`);
+    expect(result.ok, show(result)).toBe(true);
+    expect(sent.map((s) => s.answer)).toEqual(['402', '402', '200']);
+    expect(await received()).toBe(before + PRICE_RESOLVE);
+  });
+
+  it('a dropped payment (never seen, its blockhash expired) is dropped: the retry pays anew instead of waiting again', async () => {
+    const { rpc, dropped } = droppingFirstSend();
+    let waits = 0;
+    const { resolve, sent } = payingClient(
+      {},
+      {
+        rpc,
+        waitForFinality: async (s) => {
+          waits++;
+          // The wait outlives the blockhash, as the default 60 s poll does on a cluster, then fails: the local
+          // chain's wait rejects a transaction it does not know.
+          if (dropped.has(s)) await env.chain.advance(BLOCKHASH_EXPIRY_SLOTS);
+          await env.chain.waitForFinalized(s);
+        },
+      },
+    );
+    const before = await received();
+    const result = await resolve(`dropped-${++seq}`);
+    expect(result.ok, show(result)).toBe(true);
+    expect(waits).toBe(2); // the dropped payment's once, the new payment's once
+    expect(sent.map((s) => s.answer)).toEqual(['402', '402', '200']);
+    expect(await received()).toBe(before + PRICE_RESOLVE);
+  });
+
+  it('a payment not seen yet whose blockhash is valid is kept: redeemed once it lands late, never paid twice', async () => {
+    const { rpc, dropped } = droppingFirstSend();
+    let waits = 0;
+    const { resolve, sent } = payingClient(
+      {},
+      {
+        rpc,
+        waitForFinality: async (s) => {
+          // The first wait finds it nowhere; by the second the RPC's rebroadcast has delivered it.
+          if (++waits === 2) await env.chain.rpc.sendTransaction(dropped.get(s)!, { encoding: 'base64' }).send();
+          await env.chain.waitForFinalized(s);
+        },
+      },
+    );
+    const before = await received();
+    const result = await resolve(`late-${++seq}`);
+    expect(result.ok, show(result)).toBe(true);
+    expect(waits).toBe(2);
+    expect(sent.map((s) => s.answer)).toEqual(['402', '200']);
+    expect(await received()).toBe(before + PRICE_RESOLVE);
   });
 });
