@@ -96,6 +96,7 @@ export function composeServices(deps: ComposeDeps): AppServices {
     outbound, // back-channel logout goes through the same SSRF-safe client as webhooks
     log,
     sessionTtlSeconds: config.sessionTtlSeconds,
+    pageLimitPerMinute: config.oidcPageLimitPerMinute,
     now: deps.now,
   });
   return {

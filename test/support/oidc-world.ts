@@ -19,7 +19,7 @@ export interface OidcWorld {
 
 export function useOidcWorld(
   dialect: Dialect = 'sqlite',
-  options: { onQuery?: Parameters<typeof startKeyedApp>[0]['onQuery'] } = {},
+  options: { onQuery?: Parameters<typeof startKeyedApp>[0]['onQuery']; env?: Record<string, string> } = {},
 ): OidcWorld {
   const world = {} as OidcWorld;
   beforeAll(async () => {
@@ -29,7 +29,7 @@ export function useOidcWorld(
       dialect,
       chain: world.chain,
       ownPublicUrl: true,
-      env: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true' },
+      env: { SIGIL_OUTBOUND_ALLOW_LOOPBACK: 'true', ...options.env },
       outboundOptions: { ca: selfSignedCert().cert },
       onQuery: options.onQuery,
     });

@@ -51,6 +51,7 @@ describe('loadConfig', () => {
       signinDomains: ['portal.sigil.local', 'app.sigil-partner.dev'],
       challengeTtlSeconds: 300,
       sessionTtlSeconds: 86400,
+      oidcPageLimitPerMinute: 300,
       databaseUrl: undefined,
     });
   });

@@ -207,6 +207,11 @@ const ENV = {
     .min(60, 'must be at least 60')
     .max(30 * 86_400, 'must be at most 2592000')
     .default(86_400),
+  /** The OpenID Connect sign-in page's challenge and proof steps one client address may make per minute. */
+  SIGIL_OIDC_PAGE_LIMIT_PER_MINUTE: integer
+    .min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1000000')
+    .default(300),
   // x402 pay-per-call (docs/x402.md). SIGIL_X402_PAY_TO enables it; prices are smallest units of the asset.
   SIGIL_X402_PAY_TO: programId.optional(),
   SIGIL_X402_ASSET: programId.default(WRAPPED_NATIVE_MINT as never),
@@ -335,6 +340,8 @@ export const ENV_DOCS: { readonly [K in keyof typeof ENV]: string } = {
   SIGIL_SIGNIN_DOMAINS: 'Sign-in-with-Solana domains accepted; default: the portal domain and the partner domain.',
   SIGIL_CHALLENGE_TTL_SECONDS: 'Lifetime of a Connect challenge.',
   SIGIL_SESSION_TTL_SECONDS: 'Lifetime of a Connect session.',
+  SIGIL_OIDC_PAGE_LIMIT_PER_MINUTE:
+    "Challenge and proof steps of the OpenID Connect sign-in page one client address may make per minute (each replica's own count).",
   SIGIL_X402_PAY_TO: 'Enables x402 pay-per-call: the wallet payments go to. Replicas: same value.',
   SIGIL_X402_ASSET: 'The mint x402 payments transfer.',
   SIGIL_X402_PRICE_RESOLVE: 'x402 price of a resolve, smallest units of the asset.',
@@ -437,6 +444,7 @@ function toConfig(env: Env) {
     gateSigningKey: env.SIGIL_GATE_SIGNING_KEY || undefined,
     challengeTtlSeconds: env.SIGIL_CHALLENGE_TTL_SECONDS,
     sessionTtlSeconds: env.SIGIL_SESSION_TTL_SECONDS,
+    oidcPageLimitPerMinute: env.SIGIL_OIDC_PAGE_LIMIT_PER_MINUTE,
     /** `postgres://…` or `sqlite:<file>`; undefined means the default SQLite file (platform/db). */
     databaseUrl: env.DATABASE_URL || undefined,
     /** POST /privy/wallet: the Privy app and its verification key (PEM); undefined when either is unset (501). */

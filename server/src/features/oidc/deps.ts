@@ -1,6 +1,7 @@
 // What the provider's parts share: their dependencies and the provider's paths.
 import type { Kysely } from 'kysely';
 import type { Database } from '../../platform/db/index';
+import type { IpLimiter } from '../../platform/ip-limiter';
 import type { Logger } from '../../platform/log';
 import type { OutboundClient } from '../../platform/outbound/client';
 import type { ConnectService, SessionService } from '../connect/index';
@@ -24,4 +25,6 @@ export interface ProviderDeps {
   now: () => number;
   /** The durability barrier a delete or a revocation waits for before it is acted on (adapter.ts, writes.ts). */
   durable: () => Promise<void>;
+  /** The sign-in page's challenge and proof steps per client address (interaction.ts). */
+  pageLimiter: Pick<IpLimiter, 'limit'>;
 }

@@ -186,6 +186,24 @@ const ACTIONS: Record<
   },
 };
 
+/**
+ * The steps that make rows or read the chain for anyone who can open a sign-in page (no key is needed: any registered
+ * client's authorization request opens one), limited per client address like the other keyless routes.
+ */
+const LIMITED_STEPS = new Set(['POST challenge', 'POST verify']);
+
+/** 429 RATE_LIMITED with Retry-After, or false when the address may take this step now. */
+function refusedForRate(deps: ProviderDeps, req: IncomingMessage, res: ServerResponse): boolean {
+  const verdict = deps.pageLimiter.limit(req.socket.remoteAddress ?? '', deps.now());
+  if (verdict.passed) return false;
+  res.setHeader('retry-after', String(verdict.retryAfterSeconds));
+  sendJson(res, 429, {
+    code: 'RATE_LIMITED',
+    message: `too many sign-in steps from this address; retry after ${verdict.retryAfterSeconds} s`,
+  });
+  return true;
+}
+
 /** Serves `/oidc/interaction/<uid>[/<action>]`; true when the path was one of ours. */
 export async function serveInteraction(
   deps: ProviderDeps,
@@ -197,6 +215,7 @@ export async function serveInteraction(
   const [uid, action = ''] = path.split('/');
   const handler = ACTIONS[`${req.method} ${action}`];
   if (!handler) return sendJson(res, 404, { code: 'NOT_FOUND', message: 'no such interaction step' });
+  if (LIMITED_STEPS.has(`${req.method} ${action}`) && refusedForRate(deps, req, res)) return;
   let details: Details;
   try {
     // The library finds the interaction the browser's cookie names; the URL must name the same one (a step posted

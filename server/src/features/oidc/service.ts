@@ -1,6 +1,7 @@
 // The OpenID Connect feature's one service: the raw HTTP handler the host mounts at discovery and /oidc/*, and
 // the client registration verbs of the key routes. The provider is built on first use (its keys are read from,
 // or generated into, the database once).
+import { IpLimiter } from '../../platform/ip-limiter';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { z } from 'zod';
@@ -56,14 +57,19 @@ export interface OidcService {
 }
 
 export function createOidcService(
-  deps: Omit<ProviderDeps, 'now' | 'durable'> & { keys: KeysService; now?: () => number },
+  deps: Omit<ProviderDeps, 'now' | 'durable' | 'pageLimiter'> & {
+    keys: KeysService;
+    now?: () => number;
+    /** SIGIL_OIDC_PAGE_LIMIT_PER_MINUTE. */
+    pageLimitPerMinute: number;
+  },
 ): OidcService {
   const now = deps.now ?? Date.now;
   // Made on the first write that waits for it (a logout, a replaced session): a barrier is bound to the database
   // file it flushes.
   let barrier: (() => Promise<void>) | undefined;
   const durable = () => (barrier ??= createDurabilityBarrier(deps.db))();
-  const providerDeps: ProviderDeps = { ...deps, now, durable };
+  const providerDeps: ProviderDeps = { ...deps, now, durable, pageLimiter: new IpLimiter(deps.pageLimitPerMinute) };
   const issuer = new URL(deps.issuer);
   let provider: Promise<{ provider: Provider; serve: ReturnType<Provider['callback']> }> | undefined;
   const ready = () => {

@@ -7,7 +7,7 @@ import type { PriceClass, X402Settings } from '../../platform/config';
 import type { Database } from '../../platform/db/index';
 import type { Logger } from '../../platform/log';
 import type { FacilitatorClient } from './facilitator-client';
-import type { IpLimiter } from './ip-limiter';
+import type { IpLimiter } from '../../platform/ip-limiter';
 
 /** What x402 needs to know about a keyless request: declared by the meter interface it implements. */
 export type { MeteredRequest };

@@ -15,7 +15,7 @@ import type { Logger } from '../../platform/log';
 import { authorize } from './authorize';
 import { cachedNetwork, cachedNonceSecret } from './cached-reads';
 import type { MeteredRequest, VerifiedPayment, X402Deps } from './deps';
-import { IpLimiter } from './ip-limiter';
+import { IpLimiter } from '../../platform/ip-limiter';
 import { createFacilitatorClient } from './facilitator-client';
 import { cachedFeePayers } from './facilitator-quote';
 import { settleFacilitator, type FacilitatorPayment } from './facilitator-rail';

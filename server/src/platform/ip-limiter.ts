@@ -1,7 +1,7 @@
-// A small per-address limiter for keyless x402 traffic (challenges and redemptions): a fixed one-minute window
-// per client IP, in memory. Keyed traffic is limited per key in the shared store (features/ratelimit); keyless
-// traffic has no key to count against, and each replica guarding itself is enough to stop one address from
-// flooding the reference store and the RPC with unauthenticated work.
+// A small per-address limiter for keyless traffic that makes rows or reads the chain (x402 challenges and redemptions,
+// the OpenID Connect sign-in page's steps): a fixed one-minute window per client IP, in memory. Keyed traffic is
+// limited per key in the shared store (features/ratelimit); keyless traffic has no key to count against, and each
+// replica guarding itself is enough to stop one address from flooding the stores and the RPC with unauthenticated work.
 
 export interface IpLimitResult {
   passed: boolean;
